@@ -1,0 +1,97 @@
+#include "fuzzer/cli.h"
+
+#include "fuzzer/doctor.h"
+#include "fuzzer/run_case.h"
+#include "fuzzer/text_file.h"
+#include "fuzzer/version.h"
+#include "fuzzer/worker_client.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace fuzzer {
+namespace {
+
+constexpr int kExitCannotRun = 2;
+
+std::string JoinArguments(int argc, char **argv) {
+  std::string joined;
+  for (int i = 0; i < argc; ++i)
+    joined += (i ? " " : "") + std::string(argv[i]);
+  return joined;
+}
+
+} // namespace
+
+int RunCommandLine(int argc, char **argv) {
+  CLI::App app{"inductor-fuzz: fuzzes the C++ that PyTorch Inductor generates for flex-attention "
+               "masks, captures every generated translation unit with its exact compile command, "
+               "and reports what breaks.\n"
+               "Exit codes: 0 nothing found, 1 findings, 2 the tool could not do what was asked."};
+  app.set_version_flag("--version", ToolVersion());
+  app.require_subcommand(1);
+  std::optional<std::filesystem::path> venv;
+  app.add_option("--venv", venv,
+                 "Python virtual environment with torch (default: $INDUCTOR_FUZZ_VENV, else the "
+                 "project's .venv)");
+
+  RunCaseOptions run_case;
+  long timeout_seconds = 600;
+  auto *run_case_command = app.add_subcommand(
+      "run-case", "Run one case file through a worker: torch.compile(create_block_mask) against "
+                  "eager, capturing every generated C++ source and its compile command.\n"
+                  "Example: inductor-fuzz run-case corpus/seeds/causal-151290.json --out out/causal");
+  run_case_command->add_option("case", run_case.case_file, "Case file (JSON)")->required();
+  run_case_command
+      ->add_option("--out", run_case.out_dir,
+                   "Folder for result.json, commands.json, sources/, wrappers/ (created; a "
+                   "previous run-case output there is replaced)")
+      ->required();
+  run_case_command->add_option("--timeout", timeout_seconds, "Seconds before the case is stopped")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+
+  DoctorOptions doctor;
+  auto *doctor_command = app.add_subcommand(
+      "doctor", "Check torch, the worker, libtorch copies, the ABI flag and every compiler.\n"
+                "Example: inductor-fuzz doctor --json");
+  doctor_command->add_flag("--json", doctor.json, "Print the report as JSON");
+  doctor_command->add_option("--compilers", doctor.compilers, "Compilers to check")
+      ->delimiter(',')
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForVersion &) {
+    std::cout << ToolVersion() << "\n";
+    return 0;
+  } catch (const CLI::ParseError &error) {
+    std::cerr << "inductor-fuzz: " << error.what() << " (see inductor-fuzz --help)\n";
+    return kExitCannotRun;
+  }
+
+  try {
+    const ToolPaths paths = LocateToolPaths(venv);
+    if (*run_case_command) {
+      run_case.timeout = std::chrono::seconds(timeout_seconds);
+      run_case.command_line = JoinArguments(argc, argv);
+      return RunCaseCommand(run_case, paths, std::cout);
+    }
+    if (*doctor_command)
+      return DoctorCommand(doctor, paths, std::cout);
+  } catch (const InputError &error) {
+    std::cerr << "inductor-fuzz: " << error.what() << "\n";
+  } catch (const WorkerStartError &error) {
+    std::cerr << "inductor-fuzz: " << error.what() << "\n";
+  } catch (const std::exception &error) {
+    std::cerr << "inductor-fuzz: internal error: " << error.what() << "\n";
+  }
+  return kExitCannotRun;
+}
+
+} // namespace fuzzer

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+namespace fuzzer {
+
+struct ToolPaths {
+  std::filesystem::path worker_executable;
+  std::filesystem::path venv;
+};
+
+// Finds the worker next to this executable and the venv: the one given, else
+// $INDUCTOR_FUZZ_VENV, else the nearest `.venv` above this executable (build/../.venv).
+ToolPaths LocateToolPaths(const std::optional<std::filesystem::path> &venv);
+
+} // namespace fuzzer
