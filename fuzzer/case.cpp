@@ -51,8 +51,7 @@ public:
 
   std::int64_t CheckInteger(const std::string &key, const json &value, std::int64_t minimum) {
     if (!value.is_number_integer())
-      throw CaseError(
-          fmt::format("{} must be an integer, got {}", Label(key), TypeName(value)));
+      throw CaseError(fmt::format("{} must be an integer, got {}", Label(key), TypeName(value)));
     const auto number = value.get<std::int64_t>();
     if (number < minimum)
       throw CaseError(fmt::format("{} must be at least {}, got {}", Label(key), minimum, number));
@@ -140,8 +139,8 @@ Case CaseFromJson(const json &document) {
 
   if (const json *provenance = top.Optional("provenance")) {
     if (!provenance->is_object())
-      throw CaseError(fmt::format("field 'provenance' must be a JSON object, got {}",
-                                  TypeName(*provenance)));
+      throw CaseError(
+          fmt::format("field 'provenance' must be a JSON object, got {}", TypeName(*provenance)));
     c.provenance = *provenance;
   }
   top.RejectUnknown();

@@ -71,8 +71,7 @@ std::optional<std::filesystem::path> FindOnPath(const std::string &program) {
   std::string_view rest = path ? path : "/usr/bin:/bin";
   while (!rest.empty()) {
     auto colon = rest.find(':');
-    std::filesystem::path candidate =
-        std::filesystem::path(rest.substr(0, colon)) / program;
+    std::filesystem::path candidate = std::filesystem::path(rest.substr(0, colon)) / program;
     if (::access(candidate.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(candidate))
       return candidate;
     rest = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
@@ -110,7 +109,8 @@ ChildProcess::ChildProcess(const std::vector<std::string> &argv, const SpawnOpti
   } else {
     FILE *log = std::fopen(options.stderr_file.c_str(), "a");
     if (!log)
-      throw SpawnError(fmt::format("cannot open {} for the child's stderr", options.stderr_file.string()));
+      throw SpawnError(
+          fmt::format("cannot open {} for the child's stderr", options.stderr_file.string()));
     try {
       state_->process.emplace(state_->context.get_executor(), program, arguments,
                               bp2::process_stdio{child_input, child_output, log},

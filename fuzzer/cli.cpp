@@ -40,9 +40,10 @@ int RunCommandLine(int argc, char **argv) {
   RunCaseOptions run_case;
   long timeout_seconds = 600;
   auto *run_case_command = app.add_subcommand(
-      "run-case", "Run one case file through a worker: torch.compile(create_block_mask) against "
-                  "eager, capturing every generated C++ source and its compile command.\n"
-                  "Example: inductor-fuzz run-case corpus/seeds/causal-151290.json --out out/causal");
+      "run-case",
+      "Run one case file through a worker: torch.compile(create_block_mask) against "
+      "eager, capturing every generated C++ source and its compile command.\n"
+      "Example: inductor-fuzz run-case corpus/seeds/causal-151290.json --out out/causal");
   run_case_command->add_option("case", run_case.case_file, "Case file (JSON)")->required();
   run_case_command
       ->add_option("--out", run_case.out_dir,

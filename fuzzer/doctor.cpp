@@ -35,6 +35,16 @@ std::string LastNonEmptyLine(const std::string &text) {
   return last;
 }
 
+// The compiler's first "error:" line says more than its closing "1 error generated.".
+std::string FirstErrorLine(const std::string &text) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.find("error:") != std::string::npos)
+      return line;
+  return LastNonEmptyLine(text);
+}
+
 std::string CpuVectorIsa() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -69,7 +79,10 @@ json ProbeCompiler(Worker &worker, const std::string &compiler,
   entry["version"] = FirstLine(version.output);
   const auto reply = worker.Request({{"op", "compile_command"}, {"compiler", compiler}}, 120s);
   if (reply.status != ReplyStatus::kOk || !reply.message.contains("argv")) {
-    entry["error"] = "the worker could not form Inductor's command for it";
+    entry["error"] = fmt::format("the worker could not form Inductor's command for it: {}",
+                                 reply.status == ReplyStatus::kOk
+                                     ? reply.message.value("error", "no argv in the reply")
+                                     : reply.detail);
     return entry;
   }
   const auto folder = scratch / compiler;
@@ -92,7 +105,7 @@ json BuildProbe(json entry, const std::filesystem::path &scratch) {
   entry["builds_inductor_tu"] = result.status.Succeeded() && !result.timed_out;
   entry["build_seconds"] = result.seconds;
   if (!entry["builds_inductor_tu"].get<bool>())
-    entry["build_error"] = result.timed_out ? "timed out" : LastNonEmptyLine(result.output);
+    entry["build_error"] = result.timed_out ? "timed out" : FirstErrorLine(result.output);
   return entry;
 }
 
@@ -117,8 +130,8 @@ int DoctorCommand(const DoctorOptions &options, const ToolPaths &paths, std::ost
                  {"cpu_vector_isa", CpuVectorIsa()},
                  {"compilers", json::array()}};
   std::vector<std::string> problems;
-  const auto scratch = std::filesystem::temp_directory_path() /
-                       fmt::format("inductor-fuzz-doctor-{}", ::getpid());
+  const auto scratch =
+      std::filesystem::temp_directory_path() / fmt::format("inductor-fuzz-doctor-{}", ::getpid());
   try {
     Worker worker(WorkerOptions{.worker_executable = paths.worker_executable,
                                 .venv = paths.venv,
@@ -183,7 +196,8 @@ int DoctorCommand(const DoctorOptions &options, const ToolPaths &paths, std::ost
                          report.value("picked_vec_isa", "?"), report.value("widest_simdlen", 0));
     }
     out << fmt::format("CPU vector ISA   {}\n", report["cpu_vector_isa"].get<std::string>());
-    out << fmt::format("analysis Clang   {}\n", report["clang_analysis_version"].get<std::string>());
+    out << fmt::format("analysis Clang   {}\n",
+                       report["clang_analysis_version"].get<std::string>());
     out << fmt::format("nvcc             {}\n", report["nvcc_version"].is_string()
                                                     ? report["nvcc_version"].get<std::string>()
                                                     : "not found");
@@ -192,12 +206,12 @@ int DoctorCommand(const DoctorOptions &options, const ToolPaths &paths, std::ost
         out << fmt::format("  {:<11} not installed\n", compiler["name"].get<std::string>());
         continue;
       }
-      out << fmt::format("  {:<11} {:<45} {}\n", compiler["name"].get<std::string>(),
-                         compiler.value("version", ""),
-                         compiler["builds_inductor_tu"].get<bool>()
-                             ? fmt::format("builds Inductor TU ({:.1f} s)",
-                                           compiler.value("build_seconds", 0.0))
-                             : "FAILS: " + compiler.value("build_error", compiler.value("error", "")));
+      out << fmt::format(
+          "  {:<11} {:<45} {}\n", compiler["name"].get<std::string>(),
+          compiler.value("version", ""),
+          compiler["builds_inductor_tu"].get<bool>()
+              ? fmt::format("builds Inductor TU ({:.1f} s)", compiler.value("build_seconds", 0.0))
+              : "FAILS: " + compiler.value("build_error", compiler.value("error", "")));
     }
     for (const auto &problem : problems)
       out << "problem: " << problem << "\n";

@@ -14,9 +14,9 @@ namespace {
 using nlohmann::json;
 
 // Files run-case writes; a folder holding anything else is not ours to overwrite.
-const std::set<std::string> kOutputEntries = {"result.json",   "case.json", "commands.json",
-                                              "sources",       "wrappers",  "inductor-cache",
-                                              "worker.log",    "scratch"};
+const std::set<std::string> kOutputEntries = {"result.json", "case.json", "commands.json",
+                                              "sources",     "wrappers",  "inductor-cache",
+                                              "worker.log",  "scratch"};
 
 void PrepareOutputFolder(const std::filesystem::path &out_dir) {
   if (std::filesystem::exists(out_dir)) {
@@ -69,7 +69,8 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const Case &c, const std::filesystem
         fmt::format("the worker could not run the case: {}", reply.message["error"].dump()));
   outcome.result = reply.message.at("result");
   outcome.status = outcome.result.value("status", "");
-  outcome.kind = outcome.result["kind"].is_string() ? outcome.result["kind"].get<std::string>() : "";
+  outcome.kind =
+      outcome.result["kind"].is_string() ? outcome.result["kind"].get<std::string>() : "";
   return outcome;
 }
 
@@ -125,9 +126,9 @@ int RunCaseCommand(const RunCaseOptions &options, const ToolPaths &paths, std::o
   out << fmt::format("run-case {}: torch {}, worker pid {}\n", c.name,
                      ready.value("torch_version", "?"), ready.value("pid", 0));
   const auto started = std::chrono::steady_clock::now();
-  const CaseOutcome outcome = RunCaseOnWorker(worker, c, out_dir / "inductor-cache",
-                                              std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                  options.timeout));
+  const CaseOutcome outcome =
+      RunCaseOnWorker(worker, c, out_dir / "inductor-cache",
+                      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   json provenance = {{"tool_version", ToolVersion()},
@@ -152,9 +153,9 @@ int RunCaseCommand(const RunCaseOptions &options, const ToolPaths &paths, std::o
                        outcome.result["exception"].value("normalized_message", ""));
   if (outcome.result.contains("detail"))
     out << "  " << outcome.result["detail"].get<std::string>() << "\n";
-  out << fmt::format("  captured {} compile command(s) with {}; {:.1f} s\n", builds,
-                     compilers.empty() ? "no compiler" : fmt::format("{}", fmt::join(compilers, ", ")),
-                     seconds);
+  out << fmt::format(
+      "  captured {} compile command(s) with {}; {:.1f} s\n", builds,
+      compilers.empty() ? "no compiler" : fmt::format("{}", fmt::join(compilers, ", ")), seconds);
   out << fmt::format("  wrote {}/result.json\n", out_dir.string());
   return outcome.status == "pass" ? 0 : 1;
 }

@@ -22,8 +22,8 @@ void Worker::Start() {
     spawn.stderr_file = options_.log_file;
     process_ = std::make_unique<ChildProcess>(argv, spawn);
   } catch (const SpawnError &error) {
-    throw WorkerStartError(fmt::format("cannot start the worker: {}; run scripts/setup to build it",
-                                       error.what()));
+    throw WorkerStartError(
+        fmt::format("cannot start the worker: {}; run scripts/setup to build it", error.what()));
   }
   ++processes_started_;
   std::string line;
@@ -78,8 +78,8 @@ WorkerReply Worker::Request(nlohmann::json request, std::chrono::milliseconds ti
     for (;;) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
-      const auto status = left.count() > 0 ? process_->ReadLine(line, left)
-                                           : ChildProcess::ReadStatus::kTimeout;
+      const auto status =
+          left.count() > 0 ? process_->ReadLine(line, left) : ChildProcess::ReadStatus::kTimeout;
       if (status == ChildProcess::ReadStatus::kLine) {
         auto message = nlohmann::json::parse(line, nullptr, false);
         if (!message.is_object() || message.value("id", -1L) != id)

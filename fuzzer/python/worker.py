@@ -7,6 +7,7 @@ caches and explicitly set codegen knobs, so that what it generates depends on th
 """
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -325,13 +326,24 @@ def _failed(session, result, kind, phase, error):
     return result
 
 
-def compile_command(compiler):
+def clear_compiler_caches(cpp_builder):
+    """cpp_builder memoizes is_gcc()/is_clang() without the compiler as a key: forget them
+    whenever the compiler changes, or clang would get gcc's flags."""
+    for value in vars(cpp_builder).values():
+        if isinstance(value, functools._lru_cache_wrapper):
+            value.cache_clear()
+
+
+def compile_command(session, compiler):
     """Inductor's own command line for a CPU kernel, as it would build it with `compiler`."""
     from torch._inductor import config as inductor_config
     from torch._inductor.cpp_builder import CppBuilder, CppTorchDeviceOptions
     from torch._inductor.cpu_vec_isa import pick_vec_isa
 
-    with inductor_config.patch({"cpp.cxx": (None, compiler)}):
+    clear_compiler_caches(session.cpp_builder)
+    with contextlib.ExitStack() as restore:
+        restore.callback(clear_compiler_caches, session.cpp_builder)
+        restore.enter_context(inductor_config.patch({"cpp.cxx": (None, compiler)}))
         options = CppTorchDeviceOptions(
             vec_isa=pick_vec_isa(), device_type="cpu", compile_only=False
         )
@@ -380,7 +392,7 @@ def handle(session, request, scratch):
     if op == "info":
         return {"info": info()}
     if op == "compile_command":
-        return {"argv": compile_command(request["compiler"])}
+        return {"argv": compile_command(session, request["compiler"])}
     raise ValueError(f"unknown op {op!r}")
 
 

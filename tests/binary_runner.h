@@ -1,0 +1,35 @@
+#pragma once
+
+#include "fuzzer/child_process.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fuzzer::testing {
+
+struct BinaryRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs build/inductor-fuzz as a user would, with stdout and stderr kept apart.
+inline BinaryRun RunInductorFuzz(const std::vector<std::string> &arguments,
+                                 std::chrono::seconds timeout = std::chrono::seconds(900)) {
+  const auto err_file = std::filesystem::temp_directory_path() /
+                        ("inductor-fuzz-test-stderr-" + std::to_string(::getpid()));
+  std::filesystem::remove(err_file);
+  std::vector<std::string> argv = {INDUCTOR_FUZZ_BINARY};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  SpawnOptions options;
+  options.stderr_file = err_file;
+  const CommandResult result = RunCommand(argv, options, timeout);
+  std::stringstream err;
+  err << std::ifstream(err_file).rdbuf();
+  std::filesystem::remove(err_file);
+  return {result.status.exit_code.value_or(-1), result.output, err.str()};
+}
+
+} // namespace fuzzer::testing

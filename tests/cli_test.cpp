@@ -1,0 +1,89 @@
+// The command line on bad input: one line on stderr that says what to do, exit 2, and nothing
+// stored is touched. None of these needs torch: input is checked before a worker starts.
+#include "binary_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace fuzzer {
+namespace {
+
+using testing::RunInductorFuzz;
+
+const std::filesystem::path kSeed =
+    std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "corpus/seeds/causal-151290.json";
+
+class CliTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    folder_ = std::filesystem::temp_directory_path() /
+              ("inductor-fuzz-cli-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(folder_);
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+
+  std::filesystem::path Write(const std::string &name, const std::string &contents) {
+    std::ofstream(folder_ / name, std::ios::binary) << contents;
+    return folder_ / name;
+  }
+
+  void ExpectOneLineError(const std::vector<std::string> &arguments, const std::string &expected) {
+    const auto run = RunInductorFuzz(arguments);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_NE(run.err.find(expected), std::string::npos) << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+
+  std::filesystem::path folder_;
+};
+
+TEST_F(CliTest, HelpExplainsEverySubcommand) {
+  const auto run = RunInductorFuzz({"--help"});
+  EXPECT_EQ(run.exit_code, 0);
+  for (const char *word : {"run-case", "doctor", "Exit codes"})
+    EXPECT_NE(run.out.find(word), std::string::npos) << word;
+}
+
+TEST_F(CliTest, MalformedCaseFile) {
+  const auto file = Write("bad.json", R"({"format_version": 1, "name": "x", )");
+  ExpectOneLineError({"run-case", file.string(), "--out", (folder_ / "out").string()},
+                     "is not valid JSON");
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "out"));
+}
+
+TEST_F(CliTest, UnknownFieldType) {
+  std::stringstream seed;
+  seed << std::ifstream(kSeed).rdbuf();
+  std::string text = seed.str();
+  text.replace(text.find("\"B\": 1"), 6, "\"B\": [1]");
+  const auto file = Write("typed.json", text);
+  ExpectOneLineError({"run-case", file.string(), "--out", (folder_ / "out").string()},
+                     "field 'create_block_mask.B' must be an integer, got array");
+}
+
+TEST_F(CliTest, MissingAndBinaryFiles) {
+  ExpectOneLineError({"run-case", (folder_ / "nope.json").string(), "--out", folder_.string()},
+                     "does not exist");
+  const auto binary = Write("kernel.json", std::string("\x7f" "ELF\0\0\x02", 7));
+  ExpectOneLineError({"run-case", binary.string(), "--out", folder_.string()}, "binary file");
+}
+
+TEST_F(CliTest, RefusesAnOutputFolderItDidNotWrite) {
+  const auto keep = Write("precious.txt", "stored findings");
+  ExpectOneLineError({"run-case", kSeed.string(), "--out", folder_.string()},
+                     "which run-case did not write");
+  std::stringstream contents;
+  contents << std::ifstream(keep).rdbuf();
+  EXPECT_EQ(contents.str(), "stored findings");
+}
+
+TEST_F(CliTest, UnknownOptionsAndMissingVenv) {
+  ExpectOneLineError({"run-case", "--frobnicate"}, "see inductor-fuzz --help");
+  ExpectOneLineError({"--venv", (folder_ / "no-venv").string(), "run-case", kSeed.string(),
+                      "--out", (folder_ / "out").string()},
+                     "the worker did not start");
+}
+
+} // namespace
+} // namespace fuzzer

@@ -1,0 +1,145 @@
+// The worker on the real torch: serving cases, surviving crashes and hangs, capture, oracle.
+// One worker serves every test here, as in a campaign.
+#include "fuzzer/case.h"
+#include "fuzzer/child_process.h"
+#include "fuzzer/run_case.h"
+#include "fuzzer/worker_client.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+namespace fuzzer {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+const std::filesystem::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
+
+Case SmallCase(const std::string &name, const std::string &body) {
+  Case c;
+  c.name = name;
+  c.mask_mod = {"mask", "def mask(b, h, q_idx, kv_idx):\n" + body};
+  c.create_block_mask.batch = 1;
+  c.create_block_mask.heads = 1;
+  c.create_block_mask.q_len = 256;
+  c.create_block_mask.kv_len = 256;
+  c.inductor.cpp_threads = 2;
+  return c;
+}
+
+class WorkerTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    scratch_ = std::filesystem::temp_directory_path() /
+               ("inductor-fuzz-worker-test-" + std::to_string(::getpid()));
+    worker_ = std::make_unique<Worker>(WorkerOptions{
+        .worker_executable = INDUCTOR_FUZZ_WORKER,
+        .venv = kSourceDir / ".venv",
+        .scratch_dir = scratch_ / "worker",
+        .log_file = scratch_ / "worker.log",
+    });
+  }
+  static void TearDownTestSuite() {
+    worker_.reset();
+    std::filesystem::remove_all(scratch_);
+  }
+
+  static CaseOutcome Run(const Case &c, std::chrono::milliseconds timeout = 600s) {
+    return RunCaseOnWorker(*worker_, c, scratch_ / ("cache-" + c.name), timeout);
+  }
+
+  static inline std::unique_ptr<Worker> worker_;
+  static inline std::filesystem::path scratch_;
+};
+
+TEST_F(WorkerTest, CausalSeedMatchesEagerAndCapturesRebuildableTranslationUnits) {
+  const Case seed = LoadCaseFile(kSourceDir / "corpus/seeds/causal-151290.json");
+  const CaseOutcome outcome = Run(seed);
+  ASSERT_EQ(outcome.status, "pass") << outcome.result.dump(2);
+  EXPECT_FALSE(outcome.result.contains("mismatches"));
+  const json &builds = outcome.result["builds"];
+  ASSERT_GE(builds.size(), 1u);
+  bool saw_threads = false;
+  for (const auto &build : builds) {
+    ASSERT_GE(build["sources"].size(), 1u);
+    EXPECT_NE(build["compiler"]["version"].get<std::string>(), "");
+    const std::string text = build["sources"][0]["text"];
+    saw_threads |= text.find("#include") != std::string::npos &&
+                   text.find("num_threads(8)") != std::string::npos;
+  }
+  EXPECT_TRUE(saw_threads) << "cpp.threads=8 from the case should reach the generated C++";
+
+  // The captured command, run as captured, builds the TU again.
+  const json &first = builds[0];
+  const auto argv = first["argv"].get<std::vector<std::string>>();
+  const auto output = std::find(argv.begin(), argv.end(), "-o");
+  ASSERT_NE(output, argv.end());
+  std::filesystem::remove(*(output + 1));
+  std::filesystem::create_directories(first["cwd"].get<std::string>());
+  SpawnOptions spawn;
+  spawn.working_directory = first["cwd"].get<std::string>();
+  const auto rebuilt = RunCommand(argv, spawn, 300s);
+  EXPECT_TRUE(rebuilt.status.Succeeded()) << rebuilt.output;
+  EXPECT_TRUE(std::filesystem::exists(*(output + 1)));
+}
+
+TEST_F(WorkerTest, ServesThreeCasesThenShutsDownCleanly) {
+  const int pid = worker_->Pid();
+  const std::vector<Case> cases = {
+      SmallCase("sliding", "    return (q_idx - kv_idx).abs() <= 64\n"),
+      SmallCase("prefix", "    return (kv_idx < 32) | (q_idx >= kv_idx)\n"),
+      SmallCase("chunked", "    return (q_idx // 64) == (kv_idx // 64)\n"),
+  };
+  for (const auto &c : cases) {
+    const auto outcome = Run(c);
+    EXPECT_EQ(outcome.status, "pass") << c.name << outcome.result.dump(2);
+    EXPECT_GE(outcome.result["builds"].size(), 1u) << c.name;
+  }
+  EXPECT_EQ(worker_->Pid(), pid) << "one worker process serves every case";
+  const int started = worker_->processes_started();
+  worker_->Shutdown();
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, WNOHANG), -1) << "the worker was reaped";
+  EXPECT_EQ(worker_->processes_started(), started);
+}
+
+TEST_F(WorkerTest, SyntaxErrorInTheMaskIsAnExceptionResult) {
+  const auto outcome = Run(SmallCase("syntax", "    return q_idx >= = kv_idx\n"));
+  EXPECT_EQ(outcome.status, "finding");
+  EXPECT_EQ(outcome.kind, "exception");
+  EXPECT_EQ(outcome.result["exception"]["type"], "builtins.SyntaxError");
+  EXPECT_EQ(outcome.result["phase"], "define_mask");
+}
+
+TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {
+  const int pid = worker_->Pid();
+  const int started = worker_->processes_started();
+  std::thread killer([pid] {
+    std::this_thread::sleep_for(3s);
+    ::kill(pid, SIGKILL);
+  });
+  const auto outcome =
+      Run(SmallCase("sleeps", "    import time\n    time.sleep(120)\n    return q_idx >= kv_idx\n"));
+  killer.join();
+  EXPECT_EQ(outcome.kind, "crash") << outcome.result.dump(2);
+  EXPECT_NE(outcome.result["detail"].get<std::string>().find("signal 9"), std::string::npos);
+
+  const auto next = Run(SmallCase("after-crash", "    return q_idx >= kv_idx\n"));
+  EXPECT_EQ(next.status, "pass") << next.result.dump(2);
+  EXPECT_EQ(worker_->processes_started(), started + 1);
+  EXPECT_NE(worker_->Pid(), pid);
+}
+
+TEST_F(WorkerTest, CaseRunningPastItsTimeoutIsStopped) {
+  const auto outcome =
+      Run(SmallCase("hangs", "    import time\n    time.sleep(600)\n    return q_idx >= kv_idx\n"),
+          5s);
+  EXPECT_EQ(outcome.kind, "timeout") << outcome.result.dump(2);
+}
+
+} // namespace
+} // namespace fuzzer
