@@ -65,7 +65,9 @@ TEST_F(CliTest, UnknownFieldType) {
 TEST_F(CliTest, MissingAndBinaryFiles) {
   ExpectOneLineError({"run-case", (folder_ / "nope.json").string(), "--out", folder_.string()},
                      "does not exist");
-  const auto binary = Write("kernel.json", std::string("\x7f" "ELF\0\0\x02", 7));
+  const auto binary = Write("kernel.json", std::string("\x7f"
+                                                       "ELF\0\0\x02",
+                                                       7));
   ExpectOneLineError({"run-case", binary.string(), "--out", folder_.string()}, "binary file");
 }
 
@@ -80,8 +82,8 @@ TEST_F(CliTest, RefusesAnOutputFolderItDidNotWrite) {
 
 TEST_F(CliTest, UnknownOptionsAndMissingVenv) {
   ExpectOneLineError({"run-case", "--frobnicate"}, "see inductor-fuzz --help");
-  ExpectOneLineError({"--venv", (folder_ / "no-venv").string(), "run-case", kSeed.string(),
-                      "--out", (folder_ / "out").string()},
+  ExpectOneLineError({"--venv", (folder_ / "no-venv").string(), "run-case", kSeed.string(), "--out",
+                      (folder_ / "out").string()},
                      "the worker did not start");
 }
 

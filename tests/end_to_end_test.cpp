@@ -17,10 +17,11 @@ const std::filesystem::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
 json ReadJson(const std::filesystem::path &path) { return json::parse(std::ifstream(path)); }
 
 TEST(EndToEnd, RunCaseOnTheCausalSeedWritesResultSourcesAndCommands) {
-  const auto out = std::filesystem::temp_directory_path() /
-                   ("inductor-fuzz-e2e-" + std::to_string(::getpid()));
-  const auto run = RunInductorFuzz(
-      {"run-case", (kSourceDir / "corpus/seeds/causal-151290.json").string(), "--out", out.string()});
+  const auto out =
+      std::filesystem::temp_directory_path() / ("inductor-fuzz-e2e-" + std::to_string(::getpid()));
+  const auto run =
+      RunInductorFuzz({"run-case", (kSourceDir / "corpus/seeds/causal-151290.json").string(),
+                       "--out", out.string()});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("result: pass"), std::string::npos) << run.out;
 

@@ -122,8 +122,8 @@ TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {
     std::this_thread::sleep_for(3s);
     ::kill(pid, SIGKILL);
   });
-  const auto outcome =
-      Run(SmallCase("sleeps", "    import time\n    time.sleep(120)\n    return q_idx >= kv_idx\n"));
+  const auto outcome = Run(
+      SmallCase("sleeps", "    import time\n    time.sleep(120)\n    return q_idx >= kv_idx\n"));
   killer.join();
   EXPECT_EQ(outcome.kind, "crash") << outcome.result.dump(2);
   EXPECT_NE(outcome.result["detail"].get<std::string>().find("signal 9"), std::string::npos);
@@ -135,9 +135,8 @@ TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {
 }
 
 TEST_F(WorkerTest, CaseRunningPastItsTimeoutIsStopped) {
-  const auto outcome =
-      Run(SmallCase("hangs", "    import time\n    time.sleep(600)\n    return q_idx >= kv_idx\n"),
-          5s);
+  const auto outcome = Run(
+      SmallCase("hangs", "    import time\n    time.sleep(600)\n    return q_idx >= kv_idx\n"), 5s);
   EXPECT_EQ(outcome.kind, "timeout") << outcome.result.dump(2);
 }
 
