@@ -25,9 +25,10 @@ int main(int argc, char **argv) {
   const double mib = 1024.0 * 1024.0;
   fmt::print("worker rss after import torch: {:.0f} MiB\n",
              ready["rss_after_import_bytes"].get<double>() / mib);
-  const std::array<const char *, 4> bodies = {
-      "    return q_idx >= kv_idx\n", "    return (q_idx - kv_idx).abs() <= 64\n",
-      "    return (q_idx // 64) == (kv_idx // 64)\n", "    return (kv_idx < 32) | (q_idx >= kv_idx)\n"};
+  const std::array<const char *, 4> bodies = {"    return q_idx >= kv_idx\n",
+                                              "    return (q_idx - kv_idx).abs() <= 64\n",
+                                              "    return (q_idx // 64) == (kv_idx // 64)\n",
+                                              "    return (kv_idx < 32) | (q_idx >= kv_idx)\n"};
   double total_seconds = 0;
   for (int i = 0; i < count; ++i) {
     fuzzer::Case c;

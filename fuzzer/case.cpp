@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <set>
 
 namespace fuzzer {
@@ -101,6 +104,67 @@ std::vector<std::int64_t> ReadBlockSize(FieldReader &reader) {
                               reader.Label("BLOCK_SIZE"), value.dump()));
 }
 
+std::optional<MaskFunction> ReadFunction(FieldReader &top, const std::string &key) {
+  const json *value = top.Optional(key);
+  if (!value || value->is_null())
+    return std::nullopt;
+  FieldReader reader(*value, key);
+  MaskFunction function{reader.String("name"), reader.String("source")};
+  reader.RejectUnknown();
+  return function;
+}
+
+CapturedTensor ReadTensor(const json &value, const std::string &where) {
+  FieldReader reader(value, where);
+  CapturedTensor tensor;
+  tensor.name = reader.String("name");
+  tensor.dtype = reader.String("dtype");
+  if (tensor.dtype != "int64" && tensor.dtype != "bool" && tensor.dtype != "float32")
+    throw CaseError(
+        fmt::format("{} is '{}'; use int64, bool or float32", reader.Label("dtype"), tensor.dtype));
+  const json &shape = reader.Required("shape");
+  if (!shape.is_array())
+    throw CaseError(fmt::format("{} must be a list of integers", reader.Label("shape")));
+  std::int64_t elements = 1;
+  for (const auto &extent : shape)
+    elements *= tensor.shape.emplace_back(reader.CheckInteger("shape", extent, 1));
+  const json &values = reader.Required("values");
+  if (!values.is_array() || static_cast<std::int64_t>(values.size()) != elements)
+    throw CaseError(fmt::format("{} must be a list of {} numbers (the product of the shape)",
+                                reader.Label("values"), elements));
+  for (const auto &element : values) {
+    if (!element.is_number() && !element.is_boolean())
+      throw CaseError(
+          fmt::format("{} must hold numbers, got {}", reader.Label("values"), TypeName(element)));
+    tensor.values.push_back(element.is_boolean() ? element.get<bool>() : element.get<double>());
+  }
+  reader.RejectUnknown();
+  return tensor;
+}
+
+AttentionArguments ReadAttention(const json &value) {
+  FieldReader reader(value, "attention");
+  AttentionArguments a;
+  a.batch = reader.Integer("B", 1);
+  a.q_heads = reader.Integer("Hq", 1);
+  a.kv_heads = reader.Integer("Hkv", 1);
+  a.q_len = reader.Integer("Q_LEN", 1);
+  a.kv_len = reader.Integer("KV_LEN", 1);
+  a.head_dim = reader.Integer("E", 1);
+  a.value_dim = reader.Integer("Ev", 1);
+  a.dtype = reader.String("dtype");
+  if (a.dtype != "float32" && a.dtype != "bfloat16" && a.dtype != "float16")
+    throw CaseError(fmt::format("{} is '{}'; use float32, bfloat16 or float16",
+                                reader.Label("dtype"), a.dtype));
+  a.input_seed = reader.Integer("input_seed", 0);
+  a.use_block_mask = reader.Boolean("use_block_mask");
+  a.enable_gqa = reader.Boolean("enable_gqa");
+  if (a.q_heads % a.kv_heads != 0)
+    throw CaseError("field 'attention.Hq' must be a multiple of 'attention.Hkv'");
+  reader.RejectUnknown();
+  return a;
+}
+
 } // namespace
 
 Case CaseFromJson(const json &document) {
@@ -111,11 +175,25 @@ Case CaseFromJson(const json &document) {
     throw CaseError(fmt::format("format_version {} is not supported; this build reads version {}",
                                 c.format_version, kCaseFormatVersion));
   c.name = top.String("name");
+  if (top.Optional("api"))
+    c.api = top.String("api");
+  if (std::find(kApis.begin(), kApis.end(), c.api) == kApis.end())
+    throw CaseError(
+        fmt::format("field 'api' is '{}'; use one of {}", c.api, fmt::join(kApis, ", ")));
 
-  FieldReader mask(top.Required("mask_mod"), "mask_mod");
-  c.mask_mod.name = mask.String("name");
-  c.mask_mod.source = mask.String("source");
-  mask.RejectUnknown();
+  c.mask_mod = ReadFunction(top, "mask_mod");
+  c.score_mod = ReadFunction(top, "score_mod");
+  if (!c.mask_mod && c.api != "flex_attention")
+    throw CaseError(fmt::format("field 'mask_mod' is needed by {}", c.api));
+  if (c.score_mod && c.api != "flex_attention")
+    throw CaseError("field 'score_mod' is only used by flex_attention; remove it or change 'api'");
+
+  if (const json *tensors = top.Optional("tensors")) {
+    if (!tensors->is_array())
+      throw CaseError(fmt::format("field 'tensors' must be a list, got {}", TypeName(*tensors)));
+    for (std::size_t i = 0; i < tensors->size(); ++i)
+      c.tensors.push_back(ReadTensor((*tensors)[i], fmt::format("tensors[{}]", i)));
+  }
 
   FieldReader args(top.Required("create_block_mask"), "create_block_mask");
   c.create_block_mask.batch = args.IntegerOrNull("B", 1);
@@ -129,13 +207,36 @@ Case CaseFromJson(const json &document) {
                                 args.Label("device"), c.create_block_mask.device));
   args.RejectUnknown();
 
+  if (const json *attention = top.Optional("attention"); attention && !attention->is_null())
+    c.attention = ReadAttention(*attention);
+  if (c.api == "flex_attention" && !c.attention)
+    throw CaseError("field 'attention' (query/key/value shapes and dtype) is needed by "
+                    "flex_attention");
+  if (c.attention && c.api != "flex_attention")
+    throw CaseError("field 'attention' is only used by flex_attention; set it to null");
+
   FieldReader knobs(top.Required("inductor"), "inductor");
   c.inductor.cpp_threads = static_cast<int>(knobs.Integer("cpp.threads", 1));
   if (const auto simdlen = knobs.IntegerOrNull("cpp.simdlen", 0))
     c.inductor.cpp_simdlen = static_cast<int>(*simdlen);
   c.inductor.cpp_wrapper = knobs.Boolean("cpp_wrapper");
   c.inductor.dynamic = knobs.Boolean("dynamic");
+  auto optional_flag = [&knobs](const char *key, bool &target) {
+    if (knobs.Optional(key))
+      target = knobs.Boolean(key);
+  };
+  optional_flag("max_autotune", c.inductor.max_autotune);
+  optional_flag("freezing", c.inductor.freezing);
+  optional_flag("cpp.enable_loop_tail_vec", c.inductor.enable_loop_tail_vec);
+  optional_flag("cpp.dynamic_threads", c.inductor.dynamic_threads);
   knobs.RejectUnknown();
+
+  if (const json *expect = top.Optional("expect")) {
+    FieldReader reader(*expect, "expect");
+    if (const json *raises = reader.Optional("raises"); raises && !raises->is_null())
+      c.expect_raises = reader.String("raises");
+    reader.RejectUnknown();
+  }
 
   if (const json *provenance = top.Optional("provenance")) {
     if (!provenance->is_object())
@@ -150,10 +251,47 @@ Case CaseFromJson(const json &document) {
 json CaseToJson(const Case &c) {
   const auto &args = c.create_block_mask;
   json block_size = args.block_size.size() == 1 ? json(args.block_size[0]) : json(args.block_size);
+  auto function = [](const std::optional<MaskFunction> &f) {
+    return f ? json{{"name", f->name}, {"source", f->source}} : json(nullptr);
+  };
+  json tensors = json::array();
+  for (const auto &tensor : c.tensors) {
+    json values = json::array();
+    for (double value : tensor.values) {
+      if (tensor.dtype == "float32")
+        values.push_back(value);
+      else if (tensor.dtype == "bool")
+        values.push_back(value != 0);
+      else
+        values.push_back(static_cast<std::int64_t>(value));
+    }
+    tensors.push_back({{"name", tensor.name},
+                       {"dtype", tensor.dtype},
+                       {"shape", tensor.shape},
+                       {"values", values}});
+  }
+  json attention = nullptr;
+  if (c.attention) {
+    const auto &a = *c.attention;
+    attention = {{"B", a.batch},
+                 {"Hq", a.q_heads},
+                 {"Hkv", a.kv_heads},
+                 {"Q_LEN", a.q_len},
+                 {"KV_LEN", a.kv_len},
+                 {"E", a.head_dim},
+                 {"Ev", a.value_dim},
+                 {"dtype", a.dtype},
+                 {"input_seed", a.input_seed},
+                 {"use_block_mask", a.use_block_mask},
+                 {"enable_gqa", a.enable_gqa}};
+  }
   return json{
       {"format_version", c.format_version},
       {"name", c.name},
-      {"mask_mod", {{"name", c.mask_mod.name}, {"source", c.mask_mod.source}}},
+      {"api", c.api},
+      {"mask_mod", function(c.mask_mod)},
+      {"score_mod", function(c.score_mod)},
+      {"tensors", tensors},
       {"create_block_mask",
        {{"B", args.batch ? json(*args.batch) : json(nullptr)},
         {"H", args.heads ? json(*args.heads) : json(nullptr)},
@@ -161,11 +299,17 @@ json CaseToJson(const Case &c) {
         {"KV_LEN", args.kv_len},
         {"BLOCK_SIZE", block_size},
         {"device", args.device}}},
+      {"attention", attention},
       {"inductor",
        {{"cpp.threads", c.inductor.cpp_threads},
         {"cpp.simdlen", c.inductor.cpp_simdlen ? json(*c.inductor.cpp_simdlen) : json(nullptr)},
         {"cpp_wrapper", c.inductor.cpp_wrapper},
-        {"dynamic", c.inductor.dynamic}}},
+        {"dynamic", c.inductor.dynamic},
+        {"max_autotune", c.inductor.max_autotune},
+        {"freezing", c.inductor.freezing},
+        {"cpp.enable_loop_tail_vec", c.inductor.enable_loop_tail_vec},
+        {"cpp.dynamic_threads", c.inductor.dynamic_threads}}},
+      {"expect", {{"raises", c.expect_raises.empty() ? json(nullptr) : json(c.expect_raises)}}},
       {"provenance", c.provenance},
   };
 }

@@ -1,6 +1,7 @@
 #include "fuzzer/cli.h"
 
 #include "fuzzer/doctor.h"
+#include "fuzzer/gen_command.h"
 #include "fuzzer/run_case.h"
 #include "fuzzer/text_file.h"
 #include "fuzzer/version.h"
@@ -63,6 +64,20 @@ int RunCommandLine(int argc, char **argv) {
       ->delimiter(',')
       ->capture_default_str();
 
+  GenOptions gen;
+  auto *gen_command = app.add_subcommand(
+      "gen", "Generate cases from a seed: mask and score functions, shapes, dtypes and Inductor "
+             "settings. The same seed, tool version and policy give byte-identical cases.\n"
+             "Example: inductor-fuzz gen --seed 7 --count 3 --python");
+  gen_command->add_option("--seed", gen.seed, "First seed")->capture_default_str();
+  gen_command->add_option("--count", gen.count, "Number of cases")->capture_default_str();
+  gen_command->add_option("--policy", gen.policy_file,
+                          "JSON file overriding weights and numbers of the default policy");
+  gen_command->add_flag("--python", gen.python, "Print standalone Python scripts, not JSON lines");
+  gen_command->add_flag("--stats", gen.stats,
+                        "Print how often each operator, pattern, API, dtype and setting came up");
+  gen_command->add_flag("--print-policy", gen.print_policy, "Print the policy in force as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &) {
@@ -82,6 +97,10 @@ int RunCommandLine(int argc, char **argv) {
       run_case.timeout = std::chrono::seconds(timeout_seconds);
       run_case.command_line = JoinArguments(argc, argv);
       return RunCaseCommand(run_case, paths, std::cout);
+    }
+    if (*gen_command) {
+      gen.command_line = JoinArguments(argc, argv);
+      return GenCommand(gen, std::cout);
     }
     if (*doctor_command)
       return DoctorCommand(doctor, paths, std::cout);

@@ -51,8 +51,13 @@ std::string SafeFileName(const std::string &path, std::size_t index) {
 } // namespace
 
 CaseOutcome RunCaseOnWorker(Worker &worker, const Case &c, const std::filesystem::path &cache_dir,
-                            std::chrono::milliseconds timeout) {
-  const json request = {{"op", "run"}, {"case", CaseToJson(c)}, {"cache_dir", cache_dir.string()}};
+                            std::chrono::milliseconds timeout,
+                            const WorkerRunOptions &run_options) {
+  json request = {{"op", "run"}, {"case", CaseToJson(c)}, {"cache_dir", cache_dir.string()}};
+  if (run_options.eager_only)
+    request["eager_only"] = true;
+  if (!run_options.test_plant.empty())
+    request["test_plant"] = run_options.test_plant;
   WorkerReply reply = worker.Request(request, timeout);
   CaseOutcome outcome;
   if (reply.status != ReplyStatus::kOk) {
@@ -157,7 +162,7 @@ int RunCaseCommand(const RunCaseOptions &options, const ToolPaths &paths, std::o
       "  captured {} compile command(s) with {}; {:.1f} s\n", builds,
       compilers.empty() ? "no compiler" : fmt::format("{}", fmt::join(compilers, ", ")), seconds);
   out << fmt::format("  wrote {}/result.json\n", out_dir.string());
-  return outcome.status == "pass" ? 0 : 1;
+  return outcome.status == "finding" ? 1 : 0;
 }
 
 } // namespace fuzzer

@@ -22,14 +22,20 @@ struct RunCaseOptions {
 
 // What the driver learnt from running one case, ready to be stored.
 struct CaseOutcome {
-  std::string status; // "pass", "finding"
+  std::string status; // "pass", "expected" (raised as the case said it would), "finding"
   std::string kind;   // empty, or an oracle kind: "wrong-result", "exception", "crash", ...
   nlohmann::json result;
 };
 
+struct WorkerRunOptions {
+  bool eager_only = false; // check the case is valid: run eager only, compile nothing
+  std::string test_plant;  // tests only: corrupt the compiled result so the oracle must fire
+};
+
 // Sends one case to the worker and turns its reply, or its death, into an outcome.
 CaseOutcome RunCaseOnWorker(Worker &worker, const Case &c, const std::filesystem::path &cache_dir,
-                            std::chrono::milliseconds timeout);
+                            std::chrono::milliseconds timeout,
+                            const WorkerRunOptions &run_options = {});
 
 // Writes result.json, case.json, commands.json, sources/ and wrappers/ into out_dir.
 void WriteCaseArtifacts(const std::filesystem::path &out_dir, const Case &c,

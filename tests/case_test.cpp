@@ -32,7 +32,7 @@ TEST(Case, SeedLoadsWithTheFieldsOfPytorch151290) {
   EXPECT_EQ(seed.create_block_mask.kv_len, 512);
   EXPECT_EQ(seed.inductor.cpp_threads, 8);
   EXPECT_EQ(seed.inductor.cpp_simdlen, 512);
-  EXPECT_NE(seed.mask_mod.source.find("q_idx >= kv_idx"), std::string::npos);
+  EXPECT_NE(seed.mask_mod->source.find("q_idx >= kv_idx"), std::string::npos);
 }
 
 TEST(Case, RoundTripsThroughJson) {

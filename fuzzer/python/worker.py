@@ -169,8 +169,6 @@ def describe_exception(error, torch_root):
 
 
 def compare_block_masks(eager, compiled):
-    import torch
-
     mismatches = []
     for field in ("BLOCK_SIZE", "seq_lengths"):
         if tuple(getattr(eager, field)) != tuple(getattr(compiled, field)):
@@ -188,37 +186,19 @@ def compare_block_masks(eager, compiled):
         if left is None or right is None:
             mismatches.append({"field": field, "problem": "present in only one of the two"})
             continue
-        if left.shape != right.shape or left.dtype != right.dtype:
-            mismatches.append(
-                {
-                    "field": field,
-                    "problem": "shape or dtype differs",
-                    "eager": f"{tuple(left.shape)} {left.dtype}",
-                    "compiled": f"{tuple(right.shape)} {right.dtype}",
-                }
-            )
-            continue
-        differs = left.cpu() != right.cpu()
-        if bool(differs.any()):
-            first = torch.nonzero(differs)[0].tolist()
-            mismatches.append(
-                {
-                    "field": field,
-                    "problem": "values differ",
-                    "elements_differing": int(differs.sum()),
-                    "first_index": first,
-                    "eager_value": left.cpu()[tuple(first)].item(),
-                    "compiled_value": right.cpu()[tuple(first)].item(),
-                }
-            )
+        mismatches += compare_tensors(field, left.cpu(), right.cpu())
     return mismatches
 
 
 def inductor_patches(knobs):
-    patches = {
+    return {
         "cpp.threads": knobs["cpp.threads"],
         "cpp.simdlen": knobs["cpp.simdlen"],
         "cpp_wrapper": knobs["cpp_wrapper"],
+        "max_autotune": knobs["max_autotune"],
+        "freezing": knobs["freezing"],
+        "cpp.enable_loop_tail_vec": knobs["cpp.enable_loop_tail_vec"],
+        "cpp.dynamic_threads": knobs["cpp.dynamic_threads"],
         "compile_threads": 1,
         "force_disable_caches": True,
         "fx_graph_cache": False,
@@ -228,7 +208,29 @@ def inductor_patches(knobs):
         "cpp_cache_precompile_headers": False,
         "aot_inductor.precompile_headers": False,
     }
-    return patches
+
+
+# Exceptions a case can be meant to raise, recognised by what torch says; the class is what a
+# case's expect.raises names.
+EXPECTED_EXCEPTION_CLASSES = {
+    "data-dependent": re.compile(
+        r"_local_scalar_dense|data.dependent|DataDependent|\.item\(\)|GuardOnDataDependent"
+        r"|unbacked",
+        re.IGNORECASE,
+    ),
+}
+
+# flex_attention against a float64 reference: the largest absolute error allowed, per dtype.
+# The compiled output may also be as far off as four times eager's own error.
+ATTENTION_TOLERANCE = {"float32": 1e-4, "bfloat16": 3e-2, "float16": 3e-3}
+
+
+def classify_exception(described):
+    text = described["message"] + " " + " ".join(described["chain"])
+    for name, pattern in EXPECTED_EXCEPTION_CLASSES.items():
+        if pattern.search(text):
+            return name
+    return None
 
 
 @contextlib.contextmanager
@@ -265,64 +267,219 @@ def collect_wrapper_code(cache_dir):
     return wrappers
 
 
-def run_case(session, case, cache_dir):
+def build_namespace(case):
+    import torch
+    from torch.nn.attention import flex_attention as flex
+
+    namespace = {
+        "torch": torch,
+        "and_masks": flex.and_masks,
+        "or_masks": flex.or_masks,
+        "__name__": "inductor_fuzz_case",
+    }
+    dtypes = {"int64": torch.int64, "bool": torch.bool, "float32": torch.float32}
+    for tensor in case.get("tensors", []):
+        namespace[tensor["name"]] = torch.tensor(
+            tensor["values"], dtype=dtypes[tensor["dtype"]]
+        ).reshape(tensor["shape"])
+    for key in ("mask_mod", "score_mod"):
+        if case.get(key):
+            exec(compile(case[key]["source"], f"<{key}>", "exec"), namespace)
+    return namespace
+
+
+def function_of(namespace, case, key):
+    return namespace[case[key]["name"]] if case.get(key) else None
+
+
+def mask_arguments(case, mask_mod):
+    args = case["create_block_mask"]
+    return (mask_mod, args["B"], args["H"], args["Q_LEN"], args["KV_LEN"]), {
+        "device": args["device"]
+    }
+
+
+def block_size(case):
+    size = case["create_block_mask"]["BLOCK_SIZE"]
+    return tuple(size) if isinstance(size, list) else size
+
+
+class Api:
+    """How one API runs eagerly and compiled, and how its two results are compared."""
+
+    def __init__(self, case, namespace):
+        import torch
+        from torch.nn.attention import flex_attention as flex
+
+        self.case = case
+        self.torch = torch
+        self.flex = flex
+        self.mask_mod = function_of(namespace, case, "mask_mod")
+        self.score_mod = function_of(namespace, case, "score_mod")
+        self.api = case["api"]
+        if self.api == "flex_attention":
+            self._make_attention_inputs()
+
+    def _make_attention_inputs(self):
+        torch = self.torch
+        a = self.case["attention"]
+        generator = torch.Generator().manual_seed(a["input_seed"])
+        dtype = getattr(torch, a["dtype"])
+        self.q = torch.randn((a["B"], a["Hq"], a["Q_LEN"], a["E"]), generator=generator).to(dtype)
+        self.k = torch.randn((a["B"], a["Hkv"], a["KV_LEN"], a["E"]), generator=generator).to(dtype)
+        self.v = torch.randn((a["B"], a["Hkv"], a["KV_LEN"], a["Ev"]), generator=generator).to(dtype)
+        self.block_mask = None
+        if a["use_block_mask"]:
+            args, kwargs = mask_arguments(self.case, self.mask_mod)
+            self.block_mask = self.flex.create_block_mask(
+                *args, BLOCK_SIZE=block_size(self.case), **kwargs
+            )
+        self.kwargs = dict(
+            score_mod=self.score_mod, block_mask=self.block_mask, enable_gqa=a["enable_gqa"]
+        )
+
+    def run(self, function):
+        if self.api == "flex_attention":
+            return function(self.q, self.k, self.v, **self.kwargs)
+        args, kwargs = mask_arguments(self.case, self.mask_mod)
+        if self.api == "create_block_mask":
+            kwargs["BLOCK_SIZE"] = block_size(self.case)
+        return function(*args, **kwargs)
+
+    def eager_function(self):
+        return getattr(self.flex, self.api)
+
+    def compare(self, eager, compiled):
+        if self.api == "create_block_mask":
+            return compare_block_masks(eager, compiled), {}
+        if self.api == "create_mask":
+            return compare_tensors("mask", eager, compiled), {}
+        return self._compare_attention(eager, compiled)
+
+    def _compare_attention(self, eager, compiled):
+        torch = self.torch
+        reference = self.flex.flex_attention(
+            self.q.double(), self.k.double(), self.v.double(), **self.kwargs
+        )
+        errors = {}
+        for name, output in (("eager", eager), ("compiled", compiled)):
+            difference = (output.double() - reference).abs().nan_to_num(0)
+            flat = int(difference.argmax())
+            index = list(torch.unravel_index(torch.tensor(flat), difference.shape))
+            largest = difference.flatten()[flat].item()
+            scale = reference.abs().flatten()[flat].item()
+            errors[name] = {
+                "max_abs_error": largest,
+                "max_rel_error": largest / scale if scale else None,
+                "index": [int(i) for i in index],
+            }
+        limit = max(
+            ATTENTION_TOLERANCE[self.case["attention"]["dtype"]],
+            4 * errors["eager"]["max_abs_error"],
+        )
+        errors["limit"] = limit
+        mismatches = []
+        if errors["compiled"]["max_abs_error"] > limit or (
+            compiled.isnan().any().item() and not reference.isnan().any().item()
+        ):
+            mismatches.append({"field": "output", "problem": "compiled output off the reference",
+                               **errors["compiled"]})
+        return mismatches, {"attention_errors": errors}
+
+
+def compare_tensors(field, left, right):
+    import torch
+
+    if left.shape != right.shape or left.dtype != right.dtype:
+        return [{"field": field, "problem": "shape or dtype differs",
+                 "eager": f"{tuple(left.shape)} {left.dtype}",
+                 "compiled": f"{tuple(right.shape)} {right.dtype}"}]
+    differs = left != right
+    if not bool(differs.any()):
+        return []
+    first = torch.nonzero(differs)[0].tolist()
+    return [{"field": field, "problem": "values differ",
+             "elements_differing": int(differs.sum()), "first_index": first,
+             "eager_value": left[tuple(first)].item(),
+             "compiled_value": right[tuple(first)].item()}]
+
+
+def plant_difference(api, compiled):
+    """Test-only: corrupts the compiled result so the oracle has something to catch."""
+    if api == "create_block_mask":
+        compiled.kv_num_blocks.view(-1)[0] += 1
+    elif api == "create_mask":
+        compiled.view(-1)[0] = ~compiled.view(-1)[0]
+    else:
+        compiled.view(-1)[0] += 1.0
+    return compiled
+
+
+def run_case(session, case, cache_dir, eager_only=False, plant=None):
     import torch
     from torch._inductor import config as inductor_config
-    from torch.nn.attention.flex_attention import create_block_mask
 
     result = {"status": "pass", "kind": None, "phases": {}, "builds": [], "wrappers": []}
-    mask = case["mask_mod"]
-    namespace = {"torch": torch, "__name__": "inductor_fuzz_case"}
+    expected = case.get("expect", {}).get("raises")
     started = time.monotonic()
     try:
-        exec(compile(mask["source"], "<mask_mod>", "exec"), namespace)
-        mask_mod = namespace[mask["name"]]
+        api = Api(case, build_namespace(case))
     except BaseException as error:  # a SyntaxError or NameError in the case is a finding
-        return _failed(session, result, "exception", "define_mask", error)
+        return _failed(session, result, "exception", "define", error, expected)
 
-    args = case["create_block_mask"]
-    call = dict(
-        B=args["B"],
-        H=args["H"],
-        Q_LEN=args["Q_LEN"],
-        KV_LEN=args["KV_LEN"],
-        device=args["device"],
-        BLOCK_SIZE=args["BLOCK_SIZE"],
-    )
-    knobs = case["inductor"]
     capture = Capture(session.cpp_builder, session.versions)
     with fresh_inductor_state(cache_dir):
+        eager = None
         try:
-            eager = create_block_mask(mask_mod, **call)
+            eager = api.run(api.eager_function())
         except BaseException as error:
-            return _failed(session, result, "exception", "eager", error)
+            if not expected:
+                return _failed(session, result, "exception", "eager", error, expected)
+            # Meant to raise: eager's exception is kept, and the compile still runs, since what
+            # torch.compile raises for it is what the case is about.
+            result["eager_exception"] = describe_exception(error, session.torch_root)
         result["phases"]["eager_seconds"] = round(time.monotonic() - started, 3)
+        if eager_only:
+            return result
         started = time.monotonic()
         try:
-            with inductor_config.patch(inductor_patches(knobs)), capture.installed():
-                compiled_create = torch.compile(create_block_mask, dynamic=knobs["dynamic"])
-                compiled = compiled_create(mask_mod, **call)
+            with inductor_config.patch(inductor_patches(case["inductor"])), capture.installed():
+                compiled_function = torch.compile(
+                    api.eager_function(), dynamic=case["inductor"]["dynamic"]
+                )
+                compiled = api.run(compiled_function)
         except BaseException as error:
             result["builds"] = capture.builds
             result["wrappers"] = collect_wrapper_code(cache_dir)
-            described_kind = "exception"
+            kind = "exception"
             if any(b["exit_code"] != 0 for b in capture.builds):
-                described_kind = "compile-error"
-            return _failed(session, result, described_kind, "compile", error)
+                kind = "compile-error"
+            return _failed(session, result, kind, "compile", error, expected)
         result["phases"]["compiled_seconds"] = round(time.monotonic() - started, 3)
         result["builds"] = capture.builds
         result["wrappers"] = collect_wrapper_code(cache_dir)
-    mismatches = compare_block_masks(eager, compiled)
+    if eager is None:
+        result["expected_exception_missing"] = expected
+        return result
+    if plant:
+        compiled = plant_difference(case["api"], compiled)
+    mismatches, details = api.compare(eager, compiled)
+    result.update(details)
     if mismatches:
         result.update(status="finding", kind="wrong-result", mismatches=mismatches)
+    if expected:
+        result["expected_exception_missing"] = expected
     return result
 
 
-def _failed(session, result, kind, phase, error):
+def _failed(session, result, kind, phase, error, expected):
     described = describe_exception(error, session.torch_root)
     if kind == "exception" and "compile_error" in described:
         kind = "compile-error"
-    result.update(status="finding", kind=kind, phase=phase, exception=described)
+    described["class"] = classify_exception(described)
+    described["expected"] = bool(expected) and described["class"] == expected
+    status = "expected" if described["expected"] else "finding"
+    result.update(status=status, kind=kind, phase=phase, exception=described)
     return result
 
 
@@ -386,7 +543,13 @@ def handle(session, request, scratch):
     op = request.get("op")
     if op == "run":
         cache_dir = request.get("cache_dir") or os.path.join(scratch, f"case-{request['id']}")
-        result = run_case(session, request["case"], cache_dir)
+        result = run_case(
+            session,
+            request["case"],
+            cache_dir,
+            eager_only=request.get("eager_only", False),
+            plant=request.get("test_plant"),
+        )
         result["rss_bytes"] = resident_bytes()
         return {"result": result}
     if op == "info":

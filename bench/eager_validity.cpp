@@ -1,0 +1,59 @@
+// Generator validity: cases for seeds FIRST..LAST run in eager mode on one worker. Every case
+// must run, except those marked expected to raise (which must raise that class).
+// Usage: build/bench_eager_validity [FIRST [LAST]]   (default 1 1000)
+#include "fuzzer/generator.h"
+#include "fuzzer/run_case.h"
+#include "fuzzer/tool_paths.h"
+#include "fuzzer/worker_client.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  const std::uint64_t first = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1;
+  const std::uint64_t last = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000;
+  const auto paths = fuzzer::LocateToolPaths(std::nullopt);
+  const auto scratch = std::filesystem::temp_directory_path() /
+                       fmt::format("inductor-fuzz-bench-validity-{}", ::getpid());
+  fuzzer::Worker worker({.worker_executable = paths.worker_executable,
+                         .venv = paths.venv,
+                         .scratch_dir = scratch / "worker",
+                         .log_file = scratch / "worker.log"});
+  const auto policy = fuzzer::GenerationPolicy::Default();
+  std::map<std::string, int> counts;
+  std::map<std::string, int> by_api;
+  const auto started = std::chrono::steady_clock::now();
+  for (std::uint64_t seed = first; seed <= last; ++seed) {
+    const fuzzer::Case c = fuzzer::GenerateCase({seed, 0, ""}, policy).c;
+    const auto outcome = fuzzer::RunCaseOnWorker(worker, c, scratch / "cache",
+                                                 std::chrono::minutes(2), {.eager_only = true});
+    std::string verdict;
+    if (outcome.status == "pass")
+      verdict = c.expect_raises.empty() ? "ran" : "expected to raise, but ran";
+    else if (outcome.status == "expected")
+      verdict = "raised as expected";
+    else
+      verdict = "FAILED";
+    ++counts[verdict];
+    ++by_api[c.api + (outcome.status == "finding" ? " FAILED" : " ok")];
+    if (outcome.status == "finding")
+      fmt::print("seed {} ({}): {} {}\n", seed, c.api, outcome.kind,
+                 outcome.result.contains("exception")
+                     ? outcome.result["exception"].value("normalized_message", "")
+                     : outcome.result.value("detail", ""));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  fmt::print("eager validity over seeds {}..{} ({:.0f} s):\n", first, last, seconds);
+  for (const auto &[verdict, n] : counts)
+    fmt::print("  {:<28} {:>5}\n", verdict, n);
+  for (const auto &[api, n] : by_api)
+    fmt::print("  {:<28} {:>5}\n", api, n);
+  worker.Shutdown();
+  std::filesystem::remove_all(scratch);
+  return counts.contains("FAILED") ? 1 : 0;
+}
