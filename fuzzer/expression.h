@@ -25,8 +25,7 @@ struct Expression {
   static Expression Float(double value);
   static Expression Binary(const std::string &op, Expression left, Expression right);
   static Expression Unary(const std::string &op, Expression operand);
-  static Expression Call(const std::string &function, std::vector<Expression> args,
-                         ValueType type);
+  static Expression Call(const std::string &function, std::vector<Expression> args, ValueType type);
   static Expression Table(const std::string &table, ValueType type, Expression index);
 };
 

@@ -20,7 +20,7 @@ using E = Expression;
 // Phase 1: what the case is made of, before any concrete number.
 struct Structure {
   std::string api;
-  std::string mask_form; // pattern, composed, random_expression, none
+  std::string mask_form;               // pattern, composed, random_expression, none
   std::vector<std::string> mask_parts; // pattern names, or "random_expression"
   bool and_masks = true;
   std::string score_pattern; // empty: no score_mod
@@ -91,12 +91,11 @@ Structure Builder::DrawStructure() {
   } else if (s.mask_form == "random_expression") {
     s.mask_parts = {"random_expression"};
   }
-  if (s.api == "flex_attention" &&
-      (s.mask_form == "none" || Chance("p_score_mod")))
+  if (s.api == "flex_attention" && (s.mask_form == "none" || Chance("p_score_mod")))
     s.score_pattern = Draw("score_pattern");
   s.q_length_class = Draw("length");
-  s.kv_length_class = Chance("p_q_len_differs", "shape:q_len!=kv_len") ? Draw("length")
-                                                                       : s.q_length_class;
+  s.kv_length_class =
+      Chance("p_q_len_differs", "shape:q_len!=kv_len") ? Draw("length") : s.q_length_class;
   s.block_size_class = Draw("block_size");
   s.batch_none = Chance("p_batch_none", "shape:B=None");
   s.heads_none = Chance("p_heads_none", "shape:H=None");
@@ -210,8 +209,8 @@ E Builder::Int(int depth) {
 }
 
 E Builder::Bool(int depth) {
-  const std::string op = depth <= 0 ? random_.Pick(std::vector<std::string>{"<=", ">="})
-                                    : Draw("bool_operator");
+  const std::string op =
+      depth <= 0 ? random_.Pick(std::vector<std::string>{"<=", ">="}) : Draw("bool_operator");
   if (op == "&" || op == "|" || op == "^")
     return E::Binary(op, Bool(depth - 1), Bool(depth - 1));
   if (op == "~")
@@ -246,12 +245,12 @@ E Builder::MaskPattern(const std::string &pattern) {
       document += random_.Chance(0.02) ? 1 : 0;
       return document;
     });
-    return E::Binary("==", E::Table(table, ValueType::kInt, q), E::Table(table, ValueType::kInt, kv));
+    return E::Binary("==", E::Table(table, ValueType::kInt, q),
+                     E::Table(table, ValueType::kInt, kv));
   }
   if (pattern == "jagged") {
-    const std::string table = AddTable("sequence_length", "int64", batch_, [&](std::int64_t) {
-      return random_.Between(1, kv_len_);
-    });
+    const std::string table = AddTable("sequence_length", "int64", batch_,
+                                       [&](std::int64_t) { return random_.Between(1, kv_len_); });
     const E b = E::Var("b", ValueType::kInt);
     return E::Binary("&", E::Binary("<", kv, E::Table(table, ValueType::kInt, b)),
                      E::Binary("<", q, E::Table(table, ValueType::kInt, b)));
@@ -266,8 +265,8 @@ E Builder::MaskPattern(const std::string &pattern) {
   // head_offset: each head sees a differently shifted causal band.
   const std::string table = AddTable("head_offset", "int64", heads_,
                                      [&](std::int64_t) { return random_.Between(-64, 64); });
-  return E::Binary(">=", E::Binary("+", q, E::Table(table, ValueType::kInt, E::Var("h", ValueType::kInt))),
-                   kv);
+  return E::Binary(
+      ">=", E::Binary("+", q, E::Table(table, ValueType::kInt, E::Var("h", ValueType::kInt))), kv);
 }
 
 E Builder::ScorePattern(const std::string &pattern) {
@@ -286,18 +285,21 @@ E Builder::ScorePattern(const std::string &pattern) {
   }
   if (pattern == "soft_cap") {
     const E cap = E::Float(random_.Pick(std::vector<double>{5.0, 20.0, 50.0}));
-    return E::Binary("*", cap, E::Call("torch.tanh", {E::Binary("/", score, cap)}, ValueType::kFloat));
+    return E::Binary("*", cap,
+                     E::Call("torch.tanh", {E::Binary("/", score, cap)}, ValueType::kFloat));
   }
   if (pattern == "relative_bias") {
-    const std::string bias = AddTable("relative_bias", "float32", q_len_ + kv_len_ - 1,
-                                      [&](std::int64_t) { return random_.Between(-64, 64) / 32.0; });
+    const std::string bias =
+        AddTable("relative_bias", "float32", q_len_ + kv_len_ - 1,
+                 [&](std::int64_t) { return random_.Between(-64, 64) / 32.0; });
     return E::Binary("+", score,
                      E::Table(bias, ValueType::kFloat,
                               E::Binary("+", E::Binary("-", q, kv), E::Int(kv_len_ - 1))));
   }
   if (pattern == "head_bias") {
-    const std::string bias = AddTable("head_bias", "float32", heads_,
-                                      [&](std::int64_t) { return random_.Between(-64, 64) / 32.0; });
+    const std::string bias = AddTable("head_bias", "float32", heads_, [&](std::int64_t) {
+      return random_.Between(-64, 64) / 32.0;
+    });
     return E::Binary("+", score, E::Table(bias, ValueType::kFloat, h));
   }
   if (pattern == "scale_shift")
@@ -362,15 +364,16 @@ void Builder::DrawValues(const Structure &s, Case &c) {
     parts.back() = E::Binary(
         "&", parts.back(),
         E::Binary(">=", E::Var("q_idx", ValueType::kInt),
-                  E::Unary("item", E::Table(table, ValueType::kInt,
-                                            E::Binary("%", E::Var("q_idx", ValueType::kInt),
-                                                      E::Int(4))))));
+                  E::Unary("item",
+                           E::Table(table, ValueType::kInt,
+                                    E::Binary("%", E::Var("q_idx", ValueType::kInt), E::Int(4))))));
     c.expect_raises = "data-dependent";
   }
   if (!parts.empty()) {
     std::string source;
     if (parts.size() == 1) {
-      source = fmt::format("def mask_mod(b, h, q_idx, kv_idx):\n    return {}\n", ToPython(parts[0]));
+      source =
+          fmt::format("def mask_mod(b, h, q_idx, kv_idx):\n    return {}\n", ToPython(parts[0]));
     } else {
       std::vector<std::string> names;
       for (std::size_t i = 0; i < parts.size(); ++i) {

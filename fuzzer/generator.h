@@ -19,8 +19,8 @@ struct GeneratedCase {
 
 struct GenerationRequest {
   std::uint64_t seed = 0;
-  std::uint64_t index = 0;      // case `index` of the run started at `seed`
-  std::string command_line;     // recorded in the case
+  std::uint64_t index = 0;  // case `index` of the run started at `seed`
+  std::string command_line; // recorded in the case
 };
 
 // Generates one case in three phases: structure (API, mask form, patterns, shape classes,

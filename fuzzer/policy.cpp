@@ -103,8 +103,8 @@ void GenerationPolicy::Override(const nlohmann::json &overrides) {
     throw InputError("a policy is a JSON object with \"weights\" and/or \"numbers\"");
   for (const auto &[section, body] : overrides.items()) {
     if (section != "weights" && section != "numbers")
-      throw InputError(fmt::format("policy section '{}' is unknown; use \"weights\" or \"numbers\"",
-                                   section));
+      throw InputError(
+          fmt::format("policy section '{}' is unknown; use \"weights\" or \"numbers\"", section));
     if (!body.is_object())
       throw InputError(fmt::format("policy section '{}' must be an object", section));
   }
@@ -117,7 +117,8 @@ void GenerationPolicy::Override(const nlohmann::json &overrides) {
                                    "(see `inductor-fuzz gen --print-policy`)",
                                    category));
     if (!options.is_object())
-      throw InputError(fmt::format("policy weights.{} must be an object of option weights", category));
+      throw InputError(
+          fmt::format("policy weights.{} must be an object of option weights", category));
     for (const auto &[option, weight] : options.items()) {
       if (!known->second.contains(option))
         throw InputError(fmt::format("policy weights.{}.{} is not an option of that category",

@@ -26,9 +26,7 @@ struct GenerationPolicy {
 
   const std::string &Draw(Random &random, const std::string &category) const;
   double Number(const std::string &name) const;
-  bool Chance(Random &random, const std::string &name) const {
-    return random.Chance(Number(name));
-  }
+  bool Chance(Random &random, const std::string &name) const { return random.Chance(Number(name)); }
 };
 
 GenerationPolicy LoadPolicyFile(const std::filesystem::path &path);

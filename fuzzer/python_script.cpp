@@ -123,14 +123,16 @@ std::string EmitPythonScript(const Case &c) {
         "eager_error = (eager.double() - reference).abs().nan_to_num(0).max().item()\n"
         "compiled_error = (compiled.double() - reference).abs().nan_to_num(0).max().item()\n"
         "tolerance = {{\"float32\": 1e-4, \"bfloat16\": 3e-2, \"float16\": 3e-3}}[\"{dtype}\"]\n"
-        "print(f\"largest absolute error: compiled {{compiled_error:.3g}}, eager {{eager_error:.3g}}\")\n"
+        "print(f\"largest absolute error: compiled {{compiled_error:.3g}}, eager "
+        "{{eager_error:.3g}}\")\n"
         "differs = [\"output\"] if compiled_error > max(tolerance, 4 * eager_error) else []\n",
         fmt::arg("seed", a.input_seed), fmt::arg("b", a.batch), fmt::arg("hq", a.q_heads),
         fmt::arg("hkv", a.kv_heads), fmt::arg("lq", a.q_len), fmt::arg("lkv", a.kv_len),
         fmt::arg("e", a.head_dim), fmt::arg("ev", a.value_dim), fmt::arg("dtype", a.dtype),
-        fmt::arg("block_mask", a.use_block_mask ? fmt::format("create_block_mask({}, BLOCK_SIZE={})",
-                                                              mask_call, BlockSize(m))
-                                                : "None"),
+        fmt::arg("block_mask",
+                 a.use_block_mask
+                     ? fmt::format("create_block_mask({}, BLOCK_SIZE={})", mask_call, BlockSize(m))
+                     : "None"),
         fmt::arg("score", c.score_mod ? c.score_mod->name : "None"),
         fmt::arg("gqa", PythonBool(a.enable_gqa)));
   }

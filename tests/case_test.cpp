@@ -59,8 +59,14 @@ TEST(Case, UnknownAndMissingFieldsAreRejected) {
   document["inductor"]["cpp.thread"] = 4;
   EXPECT_EQ(ErrorFor(document), "field 'inductor.cpp.thread' is not a known field (misspelt?)");
   document = SeedJson();
-  document.erase("mask_mod");
-  EXPECT_EQ(ErrorFor(document), "field 'mask_mod' is missing");
+  document.erase("create_block_mask");
+  EXPECT_EQ(ErrorFor(document), "field 'create_block_mask' is missing");
+  document = SeedJson();
+  document["mask_mod"] = nullptr;
+  EXPECT_EQ(ErrorFor(document), "field 'mask_mod' is needed by create_block_mask");
+  document = SeedJson();
+  document["api"] = "flex_attention";
+  EXPECT_NE(ErrorFor(document).find("field 'attention'"), std::string::npos);
 }
 
 TEST(Case, OutOfRangeValuesAndOtherVersionsAreRejected) {

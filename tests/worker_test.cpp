@@ -112,7 +112,7 @@ TEST_F(WorkerTest, SyntaxErrorInTheMaskIsAnExceptionResult) {
   EXPECT_EQ(outcome.status, "finding");
   EXPECT_EQ(outcome.kind, "exception");
   EXPECT_EQ(outcome.result["exception"]["type"], "builtins.SyntaxError");
-  EXPECT_EQ(outcome.result["phase"], "define_mask");
+  EXPECT_EQ(outcome.result["phase"], "define");
 }
 
 TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {

@@ -404,8 +404,10 @@ def compare_tensors(field, left, right):
              "compiled_value": right[tuple(first)].item()}]
 
 
-def plant_difference(api, compiled):
+def plant_difference(api, compiled, plant):
     """Test-only: corrupts the compiled result so the oracle has something to catch."""
+    if plant != "flip-one-block":
+        raise ValueError(f"unknown test_plant {plant!r}; the one there is is flip-one-block")
     if api == "create_block_mask":
         compiled.kv_num_blocks.view(-1)[0] += 1
     elif api == "create_mask":
@@ -462,7 +464,7 @@ def run_case(session, case, cache_dir, eager_only=False, plant=None):
         result["expected_exception_missing"] = expected
         return result
     if plant:
-        compiled = plant_difference(case["api"], compiled)
+        compiled = plant_difference(case["api"], compiled, plant)
     mismatches, details = api.compare(eager, compiled)
     result.update(details)
     if mismatches:
