@@ -32,6 +32,8 @@ int main(int argc, char **argv) {
     const auto outcome = fuzzer::RunCaseOnWorker(worker, c, scratch / "cache",
                                                  std::chrono::minutes(2), {.eager_only = true});
     std::string verdict;
+    if (outcome.status == "pass" && !c.expect_raises.empty())
+      fmt::print("seed {} ({}): marked to raise {}, ran\n", seed, c.api, c.expect_raises);
     if (outcome.status == "pass")
       verdict = c.expect_raises.empty() ? "ran" : "expected to raise, but ran";
     else if (outcome.status == "expected")

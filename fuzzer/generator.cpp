@@ -409,7 +409,6 @@ GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPol
                   {"tool_version", ToolVersion()},
                   {"command_line", request.command_line}};
   generated.features = std::move(builder.features_);
-  ++generated.features["api_used:" + c.api];
   return generated;
 }
 

@@ -27,8 +27,7 @@ TEST(Generator, GoldenHashesOfSeedsOneToFive) {
       "cbe1d75011880086398c0d2cc083f7b1fbba9cfaf8944ba5bad9299e9d42dfd7",
       "153f8e0029e7dc05295d1fc183e6a3c1424e396cdaaea7227f687d864d4de67d",
       "f932b530179e4a29a27e2e2be637e24e04b200b2fe3d69c1af978b7617a87aab",
-      "ae2459a2e5f8bae12517f2e6b9413ef3147a84b0087426145db45dc1b1e08b76"
-  };
+      "ae2459a2e5f8bae12517f2e6b9413ef3147a84b0087426145db45dc1b1e08b76"};
   for (std::uint64_t seed = 1; seed <= 5; ++seed)
     EXPECT_EQ(StableCaseHash(GenerateCase({seed, 0, "any command line"}, kPolicy).c),
               golden[seed - 1])
@@ -58,12 +57,11 @@ TEST(Generator, EveryOptionOfThePolicyIsReachedOver2000Seeds) {
   for (const auto &[category, options] : kPolicy.weights)
     for (const auto &[option, weight] : options)
       EXPECT_GT(totals.at(category + ":" + option), 0) << category << ":" << option;
-  for (const char *feature : {"compose:and_masks", "compose:or_masks", "shape:B=None",
-                              "shape:H=None", "shape:q_len!=kv_len", "shape:grouped_query",
-                              "shape:Ev!=E", "data_dependent", "negative_divisor",
-                              "cpp_wrapper:true", "dynamic:true", "max_autotune:true",
-                              "freezing:true", "cpp.enable_loop_tail_vec:false",
-                              "cpp.dynamic_threads:true"})
+  for (const char *feature :
+       {"compose:and_masks", "compose:or_masks", "shape:B=None", "shape:H=None",
+        "shape:q_len!=kv_len", "shape:grouped_query", "shape:Ev!=E", "data_dependent",
+        "negative_divisor", "cpp_wrapper:true", "dynamic:true", "max_autotune:true",
+        "freezing:true", "cpp.enable_loop_tail_vec:false", "cpp.dynamic_threads:true"})
     EXPECT_GT(totals.count(feature) ? totals.at(feature) : 0, 0) << feature;
 }
 

@@ -114,8 +114,8 @@ TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
     WriteFileAtomically(script, EmitPythonScript(c));
     SpawnOptions options;
     options.stderr_file = scratch_ / (c.name + ".stderr");
-    const auto run = RunCommand({(kSourceDir / ".venv/bin/python").string(), script.string()},
-                                options, 900s);
+    const auto run =
+        RunCommand({(kSourceDir / ".venv/bin/python").string(), script.string()}, options, 900s);
     EXPECT_EQ(run.output.rfind("torch 2.15.0", 0), 0u) << run.output;
     EXPECT_NE(run.output.find("cpp.threads = " + std::to_string(c.inductor.cpp_threads)),
               std::string::npos);

@@ -435,7 +435,7 @@ def run_case(session, case, cache_dir, eager_only=False, plant=None):
         try:
             eager = api.run(api.eager_function())
         except BaseException as error:
-            if not expected:
+            if not expected or eager_only:
                 return _failed(session, result, "exception", "eager", error, expected)
             # Meant to raise: eager's exception is kept, and the compile still runs, since what
             # torch.compile raises for it is what the case is about.
