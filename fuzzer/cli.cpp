@@ -1,5 +1,6 @@
 #include "fuzzer/cli.h"
 
+#include "fuzzer/check_command.h"
 #include "fuzzer/doctor.h"
 #include "fuzzer/gen_command.h"
 #include "fuzzer/run_case.h"
@@ -78,8 +79,39 @@ int RunCommandLine(int argc, char **argv) {
                         "Print how often each operator, pattern, API, dtype and setting came up");
   gen_command->add_flag("--print-policy", gen.print_policy, "Print the policy in force as JSON");
 
+  CheckOptions check;
+  auto *check_command = app.add_subcommand(
+      "check", "Analyse generated C++ with Clang for conflicting declarations: redeclarations "
+               "in one scope (pytorch#151290), conflicting types, return types or linkage, "
+               "macro redefinitions, and extern \"C\" mismatches across linked TUs. Flags come "
+               "from --commands, else from the arguments after `--`, else torch's include "
+               "paths.\nExample: inductor-fuzz check out/causal/sources/*.cpp --commands "
+               "out/causal/commands.json --format sarif");
+  check_command->add_option("files", check.files, "C++ translation units")->required();
+  check_command->add_option("--commands", check.commands,
+                            "commands.json from run-case: each file is parsed with its own flags");
+  check_command->add_option("--format", check.format, "text, json or sarif (SARIF 2.1.0)")
+      ->capture_default_str();
+  check_command->add_flag("--linked", check.linked,
+                          "The files are linked into one binary: compare extern \"C\" names");
+  check_command->add_flag("!--no-shadowing", check.shadowing,
+                          "Do not report inner declarations shadowing generated locals");
+  check_command->add_flag("!--no-prefix-cache", check.prefix_cache,
+                          "Parse every TU from scratch instead of reusing the precompiled prefix");
+  check_command->add_option("--cache-dir", check.cache_dir,
+                            "Where precompiled prefixes are kept (default ~/.cache/inductor-fuzz)");
+
+  // Everything after `--` is compile flags for check, not for the command line parser.
+  int parsed_argc = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") {
+      check.compile_args.assign(argv + i + 1, argv + argc);
+      parsed_argc = i;
+      break;
+    }
+
   try {
-    app.parse(argc, argv);
+    app.parse(parsed_argc, argv);
   } catch (const CLI::CallForHelp &) {
     std::cout << app.help();
     return 0;
@@ -102,6 +134,8 @@ int RunCommandLine(int argc, char **argv) {
       gen.command_line = JoinArguments(argc, argv);
       return GenCommand(gen, std::cout);
     }
+    if (*check_command)
+      return CheckCommand(check, paths, std::cout);
     if (*doctor_command)
       return DoctorCommand(doctor, paths, std::cout);
   } catch (const InputError &error) {

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "parsers/finding.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace parsers {
+
+struct AnalysisOptions {
+  std::filesystem::path prefix_cache_dir; // precompiled prefixes live here (created)
+  bool use_prefix_cache = true;
+  bool report_shadowing = true;
+};
+
+struct TranslationUnitInput {
+  std::filesystem::path path;           // the source to parse
+  std::string display_name;             // how findings name it (default: path)
+  std::vector<std::string> clang_args;  // from TranslateForClang, or given by hand
+};
+
+// An `extern "C"` function a TU declares or defines: what the cross-TU check compares.
+struct ExternCFunction {
+  std::string name;
+  std::string type;
+  bool is_definition = false;
+  SourcePosition position;
+};
+
+struct TranslationUnitReport {
+  std::string display_name;
+  std::vector<Finding> findings;
+  std::vector<ExternCFunction> extern_c;
+  std::vector<std::string> fatal_errors; // the TU could not be analysed
+  std::vector<std::string> other_errors; // errors that are not conflicts (kept for the record)
+  double seconds = 0;
+  bool used_prefix_cache = false;
+};
+
+// Parses TUs with Clang (the version we link) and turns its diagnostics, keyed by ID, into
+// findings. The leading #include block of a TU (Inductor's cpp_prefix.h and friends) is
+// precompiled once per flag set and reused, which is what makes analysing many TUs cheap.
+class Analyzer {
+public:
+  explicit Analyzer(AnalysisOptions options);
+  ~Analyzer();
+  Analyzer(const Analyzer &) = delete;
+  Analyzer &operator=(const Analyzer &) = delete;
+
+  TranslationUnitReport Analyze(const TranslationUnitInput &input);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Across TUs linked into one binary: the same extern "C" name with different types.
+std::vector<Finding> CompareLinkedUnits(const std::vector<TranslationUnitReport> &reports);
+
+// Flags every analysis adds: syntax only, all errors, Clang's own resource dir, and an omp.h
+// (Debian's libomp headers exist for one LLVM version at a time; gcc's omp.h parses the same).
+std::vector<std::string> AnalysisBaseArguments(bool report_shadowing);
+
+} // namespace parsers

@@ -1,0 +1,246 @@
+// The fixture suite of the Clang analysis: annotated TUs under fixtures/analysis, found by
+// walking the folder. Prints precision and recall; anything below 100% fails.
+#include "parsers/clang_analysis.h"
+#include "parsers/flag_translation.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace parsers {
+namespace {
+
+const std::filesystem::path kFixtures =
+    std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "tests/fixtures/analysis";
+const std::filesystem::path kTorchInclude = std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                                            ".venv/lib/python3.11/site-packages/torch/include";
+
+struct Expectation {
+  std::string kind, check, name;
+  std::vector<unsigned> lines; // later, earlier
+};
+
+struct Fixture {
+  std::string label;
+  std::vector<std::filesystem::path> files;
+  std::vector<Expectation> expected;
+  bool expects_none = false;
+  std::vector<std::string> flags;
+};
+
+std::string Read(const std::filesystem::path &path) {
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> Split(const std::string &text) {
+  std::istringstream words(text);
+  return {std::istream_iterator<std::string>(words), {}};
+}
+
+std::vector<std::string> FlagsFor(const std::string &line) {
+  std::vector<std::string> argv = {"c++"};
+  if (line == "inductor") {
+    std::string flags = Read(kFixtures / "inductor_flags.txt");
+    flags = std::regex_replace(flags, std::regex(R"(\$\{TORCH\})"), kTorchInclude.string());
+    for (auto &word : Split(flags))
+      argv.push_back(word);
+  } else {
+    for (auto &word : Split(line))
+      argv.push_back(word);
+  }
+  auto args = TranslateForClang(argv).clang_args;
+  args.insert(args.end(), {"-I", (kFixtures / "include").string()});
+  return args;
+}
+
+void ReadAnnotations(const std::filesystem::path &file, Fixture &fixture) {
+  static const std::regex expect(R"(//\s*EXPECT:\s*(\S+)(.*))");
+  static const std::regex flags(R"(//\s*FLAGS:\s*(.*))");
+  static const std::regex pair(R"((\w+)=(\S*))");
+  std::istringstream lines(Read(file));
+  std::string line;
+  std::smatch match;
+  while (std::getline(lines, line)) {
+    if (std::regex_search(line, match, flags)) {
+      fixture.flags = FlagsFor(match[1]);
+    } else if (std::regex_search(line, match, expect)) {
+      if (match[1] == "none") {
+        fixture.expects_none = true;
+        continue;
+      }
+      Expectation expectation{.kind = match[1]};
+      const std::string rest = match[2];
+      for (std::sregex_iterator it(rest.begin(), rest.end(), pair), end; it != end; ++it) {
+        const std::string key = (*it)[1], value = (*it)[2];
+        if (key == "check")
+          expectation.check = value;
+        else if (key == "name")
+          expectation.name = value;
+        else if (key == "lines")
+          for (auto &number : std::vector<std::string>{value.substr(0, value.find(',')),
+                                                       value.substr(value.find(',') + 1)})
+            expectation.lines.push_back(std::stoul(number));
+      }
+      fixture.expected.push_back(expectation);
+    }
+  }
+}
+
+std::vector<Fixture> DiscoverFixtures() {
+  std::vector<Fixture> fixtures;
+  for (const char *folder : {"broken", "clean"}) {
+    for (const auto &entry : std::filesystem::directory_iterator(kFixtures / folder)) {
+      if (entry.path().extension() != ".cpp")
+        continue;
+      Fixture fixture{.label = std::string(folder) + "/" + entry.path().filename().string(),
+                      .files = {entry.path()}};
+      fixture.flags = FlagsFor("-std=c++20");
+      ReadAnnotations(entry.path(), fixture);
+      fixtures.push_back(std::move(fixture));
+    }
+  }
+  for (const auto &group : std::filesystem::directory_iterator(kFixtures / "linked")) {
+    Fixture fixture{.label = "linked/" + group.path().filename().string()};
+    fixture.flags = FlagsFor("-std=c++20");
+    for (const auto &entry : std::filesystem::directory_iterator(group.path()))
+      if (entry.path().extension() == ".cpp") {
+        fixture.files.push_back(entry.path());
+        ReadAnnotations(entry.path(), fixture);
+      }
+    std::sort(fixture.files.begin(), fixture.files.end());
+    fixtures.push_back(std::move(fixture));
+  }
+  std::sort(fixtures.begin(), fixtures.end(),
+            [](const Fixture &a, const Fixture &b) { return a.label < b.label; });
+  return fixtures;
+}
+
+TEST(AnalysisFixtures, EveryAnnotatedFindingAndNothingElse) {
+  const auto fixtures = DiscoverFixtures();
+  std::size_t broken = 0, clean_captured = 0;
+  for (const auto &fixture : fixtures) {
+    broken += fixture.label.starts_with("broken/");
+    clean_captured += fixture.label.starts_with("clean/inductor_");
+  }
+  EXPECT_GE(broken, 30u);
+  EXPECT_GE(clean_captured, 10u);
+
+  Analyzer analyzer({.prefix_cache_dir = std::filesystem::temp_directory_path() /
+                                         "inductor-fuzz-analysis-test-prefixes"});
+  std::size_t true_positives = 0, false_positives = 0, false_negatives = 0;
+  for (const auto &fixture : fixtures) {
+    SCOPED_TRACE(fixture.label);
+    EXPECT_TRUE(fixture.expects_none != !fixture.expected.empty())
+        << "a fixture says EXPECT: none or lists its findings";
+    std::vector<TranslationUnitReport> reports;
+    std::vector<Finding> found;
+    for (const auto &file : fixture.files) {
+      reports.push_back(analyzer.Analyze({.path = file, .clang_args = fixture.flags}));
+      EXPECT_TRUE(reports.back().fatal_errors.empty())
+          << fmt::format("{}", fmt::join(reports.back().fatal_errors, "\n"));
+      found.insert(found.end(), reports.back().findings.begin(), reports.back().findings.end());
+    }
+    if (fixture.files.size() > 1) {
+      const auto cross = CompareLinkedUnits(reports);
+      found.insert(found.end(), cross.begin(), cross.end());
+    }
+    std::vector<bool> matched(found.size(), false);
+    for (const auto &expected : fixture.expected) {
+      bool hit = false;
+      for (std::size_t i = 0; i < found.size() && !hit; ++i) {
+        if (matched[i] || found[i].kind != expected.kind || found[i].check != expected.check ||
+            found[i].name != expected.name)
+          continue;
+        hit = matched[i] = true;
+        if (!expected.lines.empty()) {
+          EXPECT_EQ(found[i].location.line, expected.lines[0]) << expected.name;
+          EXPECT_EQ(found[i].previous.line, expected.lines[1]) << expected.name;
+        }
+        EXPECT_FALSE(found[i].previous.file.empty()) << expected.name << ": no earlier location";
+      }
+      if (hit) {
+        ++true_positives;
+      } else {
+        ++false_negatives;
+        ADD_FAILURE() << "missed " << expected.kind << " " << expected.check << " "
+                      << expected.name;
+      }
+    }
+    for (std::size_t i = 0; i < found.size(); ++i)
+      if (!matched[i]) {
+        ++false_positives;
+        ADD_FAILURE() << "unexpected " << found[i].kind << " " << found[i].check << " '"
+                      << found[i].name << "' at " << found[i].location.line << ": "
+                      << found[i].message;
+      }
+  }
+  const double precision =
+      true_positives + false_positives ? 100.0 * true_positives / (true_positives + false_positives)
+                                       : 100.0;
+  const double recall = true_positives + false_negatives
+                            ? 100.0 * true_positives / (true_positives + false_negatives)
+                            : 100.0;
+  fmt::print("analysis fixtures: {} ({} broken, {} clean captured from Inductor); "
+             "precision {:.1f}%, recall {:.1f}% ({} true, {} false positives, {} missed)\n",
+             fixtures.size(), broken, clean_captured, precision, recall, true_positives,
+             false_positives, false_negatives);
+  EXPECT_EQ(precision, 100.0);
+  EXPECT_EQ(recall, 100.0);
+}
+
+TEST(FlagTranslation, EveryRuleOfTheTable) {
+  for (const auto &rule : FlagRules()) {
+    SCOPED_TRACE(std::string(rule.pattern));
+    const std::string flag =
+        std::string(rule.pattern) + (rule.match == FlagMatch::kPrefix ? "x" : "");
+    const auto out = TranslateForClang({"g++", flag, "VALUE", "kernel.cpp"});
+    const bool keeps = rule.action == FlagAction::kKeep || rule.action == FlagAction::kKeepWithValue;
+    const bool takes_value =
+        rule.action == FlagAction::kKeepWithValue || rule.action == FlagAction::kDropWithValue;
+    EXPECT_EQ(std::count(out.clang_args.begin(), out.clang_args.end(), flag), keeps ? 1 : 0);
+    EXPECT_EQ(std::count(out.clang_args.begin(), out.clang_args.end(), "VALUE"),
+              keeps && takes_value ? 1 : 0);
+    EXPECT_EQ(out.sources, std::vector<std::string>{"kernel.cpp"});
+  }
+}
+
+TEST(FlagTranslation, InductorsCapturedCommandKeepsWhatParsingNeeds) {
+  std::vector<std::string> argv = {"g++", "/tmp/x/k.cpp"};
+  for (auto &word : Split(Read(kFixtures / "inductor_flags.txt")))
+    argv.push_back(word);
+  argv.insert(argv.end(), {"-o", "/tmp/x/k.so"});
+  const auto out = TranslateForClang(argv);
+  EXPECT_EQ(out.sources, std::vector<std::string>{"/tmp/x/k.cpp"});
+  for (const char *kept : {"-std=c++20", "-fopenmp", "-march=native", "-DNDEBUG", "-O3"})
+    EXPECT_EQ(std::count(out.clang_args.begin(), out.clang_args.end(), kept), 1) << kept;
+  for (const char *dropped : {"-fno-tree-loop-vectorize", "-fexcess-precision=fast", "-shared",
+                              "-ltorch", "-g1", "-o", "/tmp/x/k.so"})
+    EXPECT_EQ(std::count(out.clang_args.begin(), out.clang_args.end(), dropped), 0) << dropped;
+  const auto define = std::find(out.clang_args.begin(), out.clang_args.end(), "-D");
+  ASSERT_NE(define, out.clang_args.end());
+  EXPECT_EQ(*(define + 1), "TORCH_INDUCTOR_CPP_WRAPPER");
+}
+
+TEST(FindingSignature, NamesReduceToTheirShape) {
+  EXPECT_EQ(NameShape("tmp_acc0_arr"), "tmp_acc<N>_arr");
+  EXPECT_EQ(NameShape("buf6_scalar"), "buf<N>_scalar");
+  EXPECT_EQ(NameShape("in_out_ptr6"), "in_out_ptr<N>");
+  Finding a{.check = "variable-redeclared", .name = "tmp_acc0_arr", .type = "float[8]",
+            .previous_type = "float[8]", .kernel = "cpp_fused_sum_0"};
+  Finding b = a;
+  b.name = "tmp_acc3_arr";
+  b.kernel = "cpp_fused_sum_7";
+  b.location = {"other.cpp", 99, 3};
+  EXPECT_EQ(FindingSignature(a), FindingSignature(b));
+  b.check = "conflicting-types";
+  EXPECT_NE(FindingSignature(a), FindingSignature(b));
+}
+
+} // namespace
+} // namespace parsers
