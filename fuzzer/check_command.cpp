@@ -28,11 +28,11 @@ struct CommandEntry {
 };
 
 std::vector<CommandEntry> LoadCommands(const std::filesystem::path &path) {
-  const auto document = json::parse(ReadTextFile(path, "commands file", kLargestSource), nullptr,
-                                    false);
+  const auto document =
+      json::parse(ReadTextFile(path, "commands file", kLargestSource), nullptr, false);
   if (!document.is_array())
-    throw InputError(fmt::format("{} is not a commands.json (a JSON list as run-case writes)",
-                                 path.string()));
+    throw InputError(
+        fmt::format("{} is not a commands.json (a JSON list as run-case writes)", path.string()));
   std::vector<CommandEntry> entries;
   for (const auto &item : document) {
     if (!item.is_object() || !item.contains("argv") || !item["argv"].is_array())
@@ -43,9 +43,9 @@ std::vector<CommandEntry> LoadCommands(const std::filesystem::path &path) {
       if (source.contains("captured_path"))
         entry.source_paths.insert(source["captured_path"].get<std::string>());
       if (source.contains("stored"))
-        entry.source_paths.insert(
-            std::filesystem::weakly_canonical(path.parent_path() / source["stored"].get<std::string>())
-                .string());
+        entry.source_paths.insert(std::filesystem::weakly_canonical(
+                                      path.parent_path() / source["stored"].get<std::string>())
+                                      .string());
     }
     for (std::size_t i = 1; i < entry.argv.size(); ++i) {
       if (entry.argv[i] == "-o" && i + 1 < entry.argv.size())
@@ -60,8 +60,13 @@ std::vector<CommandEntry> LoadCommands(const std::filesystem::path &path) {
 
 std::vector<std::string> DefaultArguments(const ToolPaths &paths) {
   const auto torch = paths.venv / "lib/python3.11/site-packages/torch/include";
-  return {"-std=c++20", "-I", torch.string(), "-I", (torch / "torch/csrc/api/include").string(),
-          "-I", "/usr/include/python3.11"};
+  return {"-std=c++20",
+          "-I",
+          torch.string(),
+          "-I",
+          (torch / "torch/csrc/api/include").string(),
+          "-I",
+          "/usr/include/python3.11"};
 }
 
 std::filesystem::path DefaultCacheDir() {
@@ -80,10 +85,11 @@ json Sarif(const std::vector<parsers::Finding> &findings) {
   std::map<std::string, json> rules;
   json results = json::array();
   auto location = [](const parsers::SourcePosition &p) {
-    return json{{"physicalLocation",
-                 {{"artifactLocation", {{"uri", p.file}}},
-                  {"region", {{"startLine", std::max(1u, p.line)},
-                              {"startColumn", std::max(1u, p.column)}}}}}};
+    return json{
+        {"physicalLocation",
+         {{"artifactLocation", {{"uri", p.file}}},
+          {"region",
+           {{"startLine", std::max(1u, p.line)}, {"startColumn", std::max(1u, p.column)}}}}}};
   };
   for (const auto &finding : findings) {
     rules[finding.check] = {{"id", finding.check},
@@ -93,8 +99,8 @@ json Sarif(const std::vector<parsers::Finding> &findings) {
                    {"level", finding.severity == "error" ? "error" : "warning"},
                    {"message", {{"text", finding.message}}},
                    {"locations", json::array({location(finding.location)})},
-                   {"partialFingerprints", {{"inductorFuzzSignature/v1",
-                                             parsers::FindingSignature(finding)}}}};
+                   {"partialFingerprints",
+                    {{"inductorFuzzSignature/v1", parsers::FindingSignature(finding)}}}};
     if (finding.previous.line)
       result["relatedLocations"] = json::array({location(finding.previous)});
     results.push_back(result);
@@ -119,11 +125,12 @@ int CheckCommand(const CheckOptions &options, const ToolPaths &paths, std::ostre
   if (options.files.empty())
     throw InputError("check needs at least one C++ file");
   if (options.format != "text" && options.format != "json" && options.format != "sarif")
-    throw InputError(fmt::format("--format {} is unknown; use text, json or sarif", options.format));
+    throw InputError(
+        fmt::format("--format {} is unknown; use text, json or sarif", options.format));
   for (const auto &file : options.files)
     ReadTextFile(file, "C++ source", kLargestSource);
-  const auto commands = options.commands ? LoadCommands(*options.commands)
-                                         : std::vector<CommandEntry>{};
+  const auto commands =
+      options.commands ? LoadCommands(*options.commands) : std::vector<CommandEntry>{};
 
   parsers::Analyzer analyzer({.prefix_cache_dir = options.cache_dir.value_or(DefaultCacheDir()),
                               .use_prefix_cache = options.prefix_cache,
@@ -188,7 +195,8 @@ int CheckCommand(const CheckOptions &options, const ToolPaths &paths, std::ostre
   for (const auto &finding : findings)
     errors += finding.severity == "error";
   if (options.format == "json") {
-    json document = {{"tool_version", ToolVersion()}, {"findings", json::array()}, {"files", json::array()}};
+    json document = {
+        {"tool_version", ToolVersion()}, {"findings", json::array()}, {"files", json::array()}};
     for (const auto &finding : findings)
       document["findings"].push_back(parsers::FindingToJson(finding));
     for (const auto &report : reports)

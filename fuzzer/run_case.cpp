@@ -2,8 +2,10 @@
 
 #include "fuzzer/text_file.h"
 #include "fuzzer/version.h"
+#include "parsers/diagnostics.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <ostream>
 #include <set>
@@ -48,6 +50,35 @@ std::string SafeFileName(const std::string &path, std::size_t index) {
   return fmt::format("{:02}-{}", index, name);
 }
 
+// What dedups this outcome: the oracle kind and its normalized essence (see parsers/).
+std::string OutcomeSignature(const Case &c, const json &result) {
+  const std::string kind =
+      result.value("kind", json(nullptr)).is_string() ? result["kind"].get<std::string>() : "";
+  if (result.contains("exception")) {
+    const json &exception = result["exception"];
+    if (exception.value("expected", false))
+      return fmt::format("expected|{}", exception.value("class", ""));
+    if (kind == "compile-error" && exception.contains("compile_error")) {
+      const auto &error = exception["compile_error"];
+      const auto argv = error.value("argv", std::vector<std::string>{});
+      const auto family = parsers::FamilyOfCompiler(argv.empty() ? "g++" : argv[0]);
+      return parsers::CompileErrorSignature(
+          family, parsers::ParseCompilerText(error.value("output", ""), family));
+    }
+    return parsers::ExceptionSignature(exception.value("type", ""), exception.value("message", ""),
+                                       exception.value("torch_frames", std::vector<std::string>{}));
+  }
+  if (kind == "wrong-result") {
+    std::set<std::string> fields;
+    for (const auto &mismatch : result["mismatches"])
+      fields.insert(mismatch.value("field", ""));
+    return fmt::format("wrong-result|{}|{}", c.api, fmt::join(fields, ","));
+  }
+  if (!kind.empty())
+    return fmt::format("{}|{}", kind, c.api);
+  return "";
+}
+
 } // namespace
 
 CaseOutcome RunCaseOnWorker(Worker &worker, const Case &c, const std::filesystem::path &cache_dir,
@@ -67,6 +98,7 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const Case &c, const std::filesystem
                       {"kind", outcome.kind},
                       {"detail", reply.detail},
                       {"worker_log_tail", reply.stderr_tail}};
+    outcome.result["signature"] = OutcomeSignature(c, outcome.result);
     return outcome;
   }
   if (reply.message.contains("error"))
@@ -74,6 +106,7 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const Case &c, const std::filesystem
         fmt::format("the worker could not run the case: {}", reply.message["error"].dump()));
   outcome.result = reply.message.at("result");
   outcome.status = outcome.result.value("status", "");
+  outcome.result["signature"] = OutcomeSignature(c, outcome.result);
   outcome.kind =
       outcome.result["kind"].is_string() ? outcome.result["kind"].get<std::string>() : "";
   return outcome;
@@ -158,6 +191,8 @@ int RunCaseCommand(const RunCaseOptions &options, const ToolPaths &paths, std::o
                        outcome.result["exception"].value("normalized_message", ""));
   if (outcome.result.contains("detail"))
     out << "  " << outcome.result["detail"].get<std::string>() << "\n";
+  if (!outcome.result.value("signature", "").empty())
+    out << "  signature: " << outcome.result["signature"].get<std::string>() << "\n";
   out << fmt::format(
       "  captured {} compile command(s) with {}; {:.1f} s\n", builds,
       compilers.empty() ? "no compiler" : fmt::format("{}", fmt::join(compilers, ", ")), seconds);

@@ -73,9 +73,9 @@ public:
 
   bool VisitTypedefNameDecl(clang::TypedefNameDecl *declaration) {
     if (InMainFile(declaration))
-      facts_.declarations[Key(declaration)] = {declaration->getNameAsString(),
-                                               declaration->getUnderlyingType().getAsString(policy_),
-                                               kernel_};
+      facts_.declarations[Key(declaration)] = {
+          declaration->getNameAsString(), declaration->getUnderlyingType().getAsString(policy_),
+          kernel_};
     return true;
   }
 
@@ -97,7 +97,8 @@ private:
         declaration->getNameAsString(), declaration->getType().getAsString(policy_), kernel};
     if (auto *function = llvm::dyn_cast<clang::FunctionDecl>(declaration);
         function && function->isExternC())
-      facts_.extern_c.push_back({function->getNameAsString(), function->getType().getAsString(policy_),
+      facts_.extern_c.push_back({function->getNameAsString(),
+                                 function->getType().getAsString(policy_),
                                  function->isThisDeclarationADefinition(), position});
   }
 
@@ -148,9 +149,9 @@ public:
     DiagnosticConsumer::HandleDiagnostic(level, info);
     llvm::SmallString<256> text;
     info.FormatDiagnostic(text);
-    const auto position =
-        info.hasSourceManager() ? PositionOf(info.getSourceManager(), info.getLocation())
-                                : SourcePosition{};
+    const auto position = info.hasSourceManager()
+                              ? PositionOf(info.getSourceManager(), info.getLocation())
+                              : SourcePosition{};
     if (level == clang::DiagnosticsEngine::Note) {
       if (awaiting_previous_ && findings.back().previous.line == 0)
         findings.back().previous = position;
@@ -173,7 +174,8 @@ public:
       awaiting_previous_ = true;
       return;
     }
-    const std::string where = fmt::format("{}:{}:{}", position.file, position.line, position.column);
+    const std::string where =
+        fmt::format("{}:{}:{}", position.file, position.line, position.column);
     if (level == clang::DiagnosticsEngine::Fatal)
       fatal_errors.push_back(fmt::format("{}: {}", where, text.str().str()));
     else if (level == clang::DiagnosticsEngine::Error)
@@ -205,9 +207,9 @@ private:
     std::vector<std::string> types;
     for (unsigned i = 0; i < info.getNumArgs(); ++i)
       if (info.getArgKind(i) == clang::DiagnosticsEngine::ak_qualtype)
-        types.push_back(clang::QualType::getFromOpaquePtr(
-                            reinterpret_cast<void *>(info.getRawArg(i)))
-                            .getAsString(CppPrintingPolicy()));
+        types.push_back(
+            clang::QualType::getFromOpaquePtr(reinterpret_cast<void *>(info.getRawArg(i)))
+                .getAsString(CppPrintingPolicy()));
     if (types.size() >= 2) {
       finding.type = types[0];
       finding.previous_type = types[1];
@@ -245,14 +247,19 @@ std::string Sha256Hex(const std::string &bytes) {
 } // namespace
 
 std::vector<std::string> AnalysisBaseArguments(bool report_shadowing) {
-  std::vector<std::string> arguments = {
-      "-fsyntax-only", "-ferror-limit=0", "-fno-caret-diagnostics",
-      "-resource-dir=" INDUCTOR_FUZZ_CLANG_RESOURCE_DIR,
-      "-isystem", INDUCTOR_FUZZ_OMP_INCLUDE_DIR, "-Wno-unknown-pragmas"};
+  std::vector<std::string> arguments = {"-fsyntax-only",
+                                        "-ferror-limit=0",
+                                        "-fno-caret-diagnostics",
+                                        "-resource-dir=" INDUCTOR_FUZZ_CLANG_RESOURCE_DIR,
+                                        "-isystem",
+                                        INDUCTOR_FUZZ_OMP_INCLUDE_DIR,
+                                        "-Wno-unknown-pragmas"};
   if (report_shadowing)
     arguments.push_back("-Wshadow");
   return arguments;
 }
+
+std::string OmpIncludeDirectory() { return INDUCTOR_FUZZ_OMP_INCLUDE_DIR; }
 
 struct Analyzer::Impl {
   AnalysisOptions options;
@@ -263,14 +270,14 @@ struct Analyzer::Impl {
   bool RunClang(std::vector<std::string> arguments, std::unique_ptr<clang::FrontendAction> action,
                 clang::DiagnosticConsumer &consumer) {
     arguments.insert(arguments.begin(), "clang++");
-    clang::tooling::ToolInvocation invocation(std::move(arguments), std::move(action),
-                                              files.get());
+    clang::tooling::ToolInvocation invocation(std::move(arguments), std::move(action), files.get());
     invocation.setDiagnosticConsumer(&consumer);
     return invocation.run();
   }
 
   // The precompiled prefix for these flags and this leading include block, built on first use.
-  std::filesystem::path Prefix(const std::vector<std::string> &arguments, const std::string &block) {
+  std::filesystem::path Prefix(const std::vector<std::string> &arguments,
+                               const std::string &block) {
     std::string key_text = block;
     for (const auto &argument : arguments)
       key_text += "\n" + argument;
@@ -400,9 +407,9 @@ std::vector<Finding> CompareLinkedUnits(const std::vector<TranslationUnitReport>
       finding.previous = earlier.position;
       finding.type = function.type;
       finding.previous_type = earlier.type;
-      finding.message = fmt::format("extern \"C\" {} is {} in {} but {} in {}", function.name,
-                                    function.type, report.display_name, earlier.type,
-                                    seen->second.unit->display_name);
+      finding.message =
+          fmt::format("extern \"C\" {} is {} in {} but {} in {}", function.name, function.type,
+                      report.display_name, earlier.type, seen->second.unit->display_name);
       findings.push_back(std::move(finding));
     }
   }

@@ -17,9 +17,9 @@ struct AnalysisOptions {
 };
 
 struct TranslationUnitInput {
-  std::filesystem::path path;           // the source to parse
-  std::string display_name;             // how findings name it (default: path)
-  std::vector<std::string> clang_args;  // from TranslateForClang, or given by hand
+  std::filesystem::path path;          // the source to parse
+  std::string display_name;            // how findings name it (default: path)
+  std::vector<std::string> clang_args; // from TranslateForClang, or given by hand
 };
 
 // An `extern "C"` function a TU declares or defines: what the cross-TU check compares.
@@ -63,5 +63,8 @@ std::vector<Finding> CompareLinkedUnits(const std::vector<TranslationUnitReport>
 // Flags every analysis adds: syntax only, all errors, Clang's own resource dir, and an omp.h
 // (Debian's libomp headers exist for one LLVM version at a time; gcc's omp.h parses the same).
 std::vector<std::string> AnalysisBaseArguments(bool report_shadowing);
+
+// The folder holding the omp.h every Clang of ours parses with.
+std::string OmpIncludeDirectory();
 
 } // namespace parsers

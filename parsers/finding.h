@@ -17,9 +17,9 @@ struct SourcePosition {
 // kernel, and which check of ours (keyed by Clang's diagnostic, never its text) found it.
 struct Finding {
   std::string kind = "conflicting-declaration"; // or "shadowing" (warning level)
-  std::string check;                             // e.g. "variable-redeclared"
-  std::string severity = "error";                // "error" or "warning"
-  std::string clang_diagnostic;                  // e.g. "err_redefinition"; empty for cross-TU
+  std::string check;                            // e.g. "variable-redeclared"
+  std::string severity = "error";               // "error" or "warning"
+  std::string clang_diagnostic;                 // e.g. "err_redefinition"; empty for cross-TU
   std::string name;
   SourcePosition location; // the later declaration
   SourcePosition previous; // the earlier one

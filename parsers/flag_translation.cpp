@@ -18,8 +18,7 @@ const std::vector<FlagRule> &FlagRules() {
       {"-MD", FlagMatch::kExact, FlagAction::kDrop, "dependency file"},
       {"-MMD", FlagMatch::kExact, FlagAction::kDrop, "dependency file"},
       {"-g", FlagMatch::kPrefix, FlagAction::kDrop, "debug info: no effect on declarations"},
-      {"-Werror", FlagMatch::kPrefix, FlagAction::kDrop,
-       "a warning must not stop the analysis"},
+      {"-Werror", FlagMatch::kPrefix, FlagAction::kDrop, "a warning must not stop the analysis"},
       {"-fno-tree-loop-vectorize", FlagMatch::kExact, FlagAction::kDrop, "gcc-only optimizer flag"},
       {"-fexcess-precision=", FlagMatch::kPrefix, FlagAction::kDrop,
        "gcc-only; older Clang rejects it"},
@@ -53,7 +52,6 @@ const FlagRule *FindRule(std::string_view argument) {
   }
   return nullptr;
 }
-
 
 } // namespace
 

@@ -45,15 +45,10 @@ std::vector<std::string> Split(const std::string &text) {
 
 std::vector<std::string> FlagsFor(const std::string &line) {
   std::vector<std::string> argv = {"c++"};
-  if (line == "inductor") {
-    std::string flags = Read(kFixtures / "inductor_flags.txt");
-    flags = std::regex_replace(flags, std::regex(R"(\$\{TORCH\})"), kTorchInclude.string());
-    for (auto &word : Split(flags))
-      argv.push_back(word);
-  } else {
-    for (auto &word : Split(line))
-      argv.push_back(word);
-  }
+  std::string flags = line == "inductor" ? Read(kFixtures / "inductor_flags.txt") : line;
+  flags = std::regex_replace(flags, std::regex(R"(\$\{TORCH\})"), kTorchInclude.string());
+  for (auto &word : Split(flags))
+    argv.push_back(word);
   auto args = TranslateForClang(argv).clang_args;
   args.insert(args.end(), {"-I", (kFixtures / "include").string()});
   return args;
@@ -180,9 +175,9 @@ TEST(AnalysisFixtures, EveryAnnotatedFindingAndNothingElse) {
                       << found[i].message;
       }
   }
-  const double precision =
-      true_positives + false_positives ? 100.0 * true_positives / (true_positives + false_positives)
-                                       : 100.0;
+  const double precision = true_positives + false_positives
+                               ? 100.0 * true_positives / (true_positives + false_positives)
+                               : 100.0;
   const double recall = true_positives + false_negatives
                             ? 100.0 * true_positives / (true_positives + false_negatives)
                             : 100.0;
@@ -200,7 +195,8 @@ TEST(FlagTranslation, EveryRuleOfTheTable) {
     const std::string flag =
         std::string(rule.pattern) + (rule.match == FlagMatch::kPrefix ? "x" : "");
     const auto out = TranslateForClang({"g++", flag, "VALUE", "kernel.cpp"});
-    const bool keeps = rule.action == FlagAction::kKeep || rule.action == FlagAction::kKeepWithValue;
+    const bool keeps =
+        rule.action == FlagAction::kKeep || rule.action == FlagAction::kKeepWithValue;
     const bool takes_value =
         rule.action == FlagAction::kKeepWithValue || rule.action == FlagAction::kDropWithValue;
     EXPECT_EQ(std::count(out.clang_args.begin(), out.clang_args.end(), flag), keeps ? 1 : 0);
@@ -231,8 +227,11 @@ TEST(FindingSignature, NamesReduceToTheirShape) {
   EXPECT_EQ(NameShape("tmp_acc0_arr"), "tmp_acc<N>_arr");
   EXPECT_EQ(NameShape("buf6_scalar"), "buf<N>_scalar");
   EXPECT_EQ(NameShape("in_out_ptr6"), "in_out_ptr<N>");
-  Finding a{.check = "variable-redeclared", .name = "tmp_acc0_arr", .type = "float[8]",
-            .previous_type = "float[8]", .kernel = "cpp_fused_sum_0"};
+  Finding a{.check = "variable-redeclared",
+            .name = "tmp_acc0_arr",
+            .type = "float[8]",
+            .previous_type = "float[8]",
+            .kernel = "cpp_fused_sum_0"};
   Finding b = a;
   b.name = "tmp_acc3_arr";
   b.kernel = "cpp_fused_sum_7";

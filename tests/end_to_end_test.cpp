@@ -39,6 +39,53 @@ TEST(EndToEnd, RunCaseOnTheCausalSeedWritesResultSourcesAndCommands) {
   }
   EXPECT_GE(result["wrappers"].size(), 1u);
   EXPECT_EQ(ReadJson(out / "case.json")["name"], "causal-151290");
+
+  // The captured TUs, each parsed by Clang with its own captured flags, are clean.
+  std::vector<std::string> check = {"check", "--format", "json", "--commands",
+                                    (out / "commands.json").string()};
+  for (const auto &command : commands)
+    for (const auto &source : command["sources"])
+      check.push_back((out / source["stored"].get<std::string>()).string());
+  const auto clean = RunInductorFuzz(check);
+  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  const json clean_report = json::parse(clean.out);
+  EXPECT_TRUE(clean_report["findings"].empty()) << clean.out;
+  for (const auto &file : clean_report["files"])
+    EXPECT_TRUE(file["precompiled_prefix"].get<bool>());
+
+  // The same TU with tmp_acc0_arr declared twice in one scope: exactly one finding.
+  const auto original = out / commands[0]["sources"][0]["stored"].get<std::string>();
+  std::ifstream in(original);
+  std::ofstream modified(out / "sources" / "modified.cpp");
+  std::string line;
+  unsigned number = 0, first = 0;
+  while (std::getline(in, line)) {
+    modified << line << "\n";
+    ++number;
+    if (!first && line.find('{') != std::string::npos && number > 10) {
+      const auto indent = line.substr(0, line.find('{')) + "    ";
+      modified << indent << "float tmp_acc0_arr[8];\n" << indent << "float tmp_acc0_arr[8];\n";
+      first = number + 1;
+      number += 2;
+    }
+  }
+  modified.close();
+  ASSERT_GT(first, 0u);
+  std::vector<std::string> broken = {"check", "--format", "json",
+                                     (out / "sources" / "modified.cpp").string(), "--"};
+  const auto argv = commands[0]["argv"].get<std::vector<std::string>>();
+  broken.insert(broken.end(), argv.begin() + 1, argv.end());
+  const auto found = RunInductorFuzz(broken);
+  ASSERT_EQ(found.exit_code, 1) << found.out << found.err;
+  const json findings = json::parse(found.out)["findings"];
+  ASSERT_EQ(findings.size(), 1u) << found.out;
+  EXPECT_EQ(findings[0]["kind"], "conflicting-declaration");
+  EXPECT_EQ(findings[0]["check"], "variable-redeclared");
+  EXPECT_EQ(findings[0]["name"], "tmp_acc0_arr");
+  EXPECT_EQ(findings[0]["previous"]["line"], first);
+  EXPECT_EQ(findings[0]["location"]["line"], first + 1);
+  EXPECT_EQ(findings[0]["type"], "float[8]");
+  EXPECT_EQ(findings[0]["kernel"], "kernel");
   std::filesystem::remove_all(out);
 }
 

@@ -113,6 +113,9 @@ TEST_F(WorkerTest, SyntaxErrorInTheMaskIsAnExceptionResult) {
   EXPECT_EQ(outcome.kind, "exception");
   EXPECT_EQ(outcome.result["exception"]["type"], "builtins.SyntaxError");
   EXPECT_EQ(outcome.result["phase"], "define");
+  EXPECT_EQ(
+      outcome.result["signature"].get<std::string>().rfind("exception|builtins.SyntaxError|", 0),
+      0u);
 }
 
 TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {

@@ -1,0 +1,114 @@
+// Real compiler output on the broken fixtures, parsed into diagnostics and signatures.
+#include "fuzzer/child_process.h"
+#include "parsers/diagnostics.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace parsers {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::filesystem::path kBroken =
+    std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "tests/fixtures/analysis/broken";
+
+const std::vector<std::string> kFixtures = {"pytorch140606_bool_scalar.cpp",
+                                            "local_different_types.cpp", "return_type_only.cpp",
+                                            "global_redefinition.cpp", "extern_c_overload.cpp"};
+
+fuzzer::CommandResult Compile(const std::string &compiler, const std::string &fixture,
+                              std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {compiler};
+  if (FamilyOfCompiler(compiler) == CompilerFamily::kNvcc)
+    argv.insert(argv.end(), {"-std=c++20", "-x", "cu", "-c", "-o", "/dev/null"});
+  else
+    argv.insert(argv.end(), {"-std=c++20", "-fsyntax-only"});
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back((kBroken / fixture).string());
+  return fuzzer::RunCommand(argv, {}, 120s);
+}
+
+std::vector<std::string> InstalledCompilers() {
+  std::vector<std::string> found;
+  for (const char *compiler : {"g++-11", "g++-12", "clang++-14", "clang++-15", "clang++-16",
+                               "clang++-19", "nvcc"})
+    if (fuzzer::FindOnPath(compiler))
+      found.push_back(compiler);
+  return found;
+}
+
+TEST(Diagnostics, RealCompilerOutputGivesStableSignatures) {
+  const auto compilers = InstalledCompilers();
+  ASSERT_GE(compilers.size(), 2u);
+  for (const auto &compiler : compilers) {
+    for (const auto &fixture : kFixtures) {
+      SCOPED_TRACE(compiler + " " + fixture);
+      const auto family = FamilyOfCompiler(compiler);
+      const auto first = Compile(compiler, fixture);
+      const auto second = Compile(compiler, fixture);
+      ASSERT_FALSE(first.status.Succeeded()) << first.output;
+      const auto parsed = ParseCompilerText(first.output, family);
+      ASSERT_FALSE(parsed.empty()) << first.output;
+      const auto signature = CompileErrorSignature(family, parsed);
+      EXPECT_EQ(signature, CompileErrorSignature(family, ParseCompilerText(second.output, family)));
+      EXPECT_EQ(signature.find('/'), std::string::npos) << signature;
+      EXPECT_EQ(signature.find_first_of("0123456789"), std::string::npos) << signature;
+      EXPECT_NE(signature.find("compile-error|" + FamilyName(family)), std::string::npos);
+      if (family != CompilerFamily::kNvcc) {
+        EXPECT_EQ(parsed.front().location.file, (kBroken / fixture).string());
+        EXPECT_GT(parsed.front().location.line, 0u);
+      }
+    }
+  }
+}
+
+TEST(Diagnostics, GccJsonAndTextAgree) {
+  for (const char *compiler : {"g++-11", "g++-12"}) {
+    if (!fuzzer::FindOnPath(compiler))
+      continue;
+    for (const auto &fixture : kFixtures) {
+      SCOPED_TRACE(std::string(compiler) + " " + fixture);
+      const auto json = ParseGccJson(
+          Compile(compiler, fixture, {"-fdiagnostics-format=json"}).output);
+      const auto text = ParseCompilerText(Compile(compiler, fixture).output, CompilerFamily::kGcc);
+      ASSERT_FALSE(json.empty());
+      ASSERT_FALSE(text.empty());
+      EXPECT_EQ(json.front().severity, "error");
+      EXPECT_EQ(json.front().location.line, text.front().location.line);
+      EXPECT_EQ(CompileErrorSignature(CompilerFamily::kGcc, json),
+                CompileErrorSignature(CompilerFamily::kGcc, text));
+    }
+  }
+}
+
+TEST(Diagnostics, TemplatesKeepNameShapesAndDropWhatVaries) {
+  EXPECT_EQ(MessageTemplate("redefinition of \u2018float tmp_acc0_arr [8]\u2019"),
+            "redefinition of 'float tmp_acc<N>_arr [<N>]'");
+  EXPECT_EQ(MessageTemplate("redefinition of 'tmp_acc3_arr'"),
+            MessageTemplate("redefinition of 'tmp_acc0_arr'"));
+  EXPECT_EQ(MessageTemplate("/tmp/torchinductor_root/ab/cab12345.cpp: No such file"),
+            "<path>: No such file");
+  EXPECT_EQ(MessageTemplate("kernel cq5cdmilhi46ujuypwphc2hz2jgbp6un6cpsxp62qofuaxteshwr failed"),
+            "kernel <hash> failed");
+  const auto parsed = ParseCompilerText(
+      "k.cu(12): error: identifier \"tmp0\" is undefined\n"
+      "1 error detected in the compilation of \"k.cu\".\n",
+      CompilerFamily::kNvcc);
+  ASSERT_EQ(parsed.size(), 1u);
+  EXPECT_EQ(parsed[0].location.line, 12u);
+  EXPECT_EQ(parsed[0].severity, "error");
+}
+
+TEST(Diagnostics, ExceptionSignaturesIgnoreAddressesAndPaths) {
+  const auto a = ExceptionSignature("torch._dynamo.exc.Unsupported",
+                                    "data dependent at 0x7f3a12 in /tmp/x/y.py line 12",
+                                    {"_dynamo/a.py:f", "_dynamo/b.py:g", "_dynamo/c.py:h", "x.py:i"});
+  const auto b = ExceptionSignature("torch._dynamo.exc.Unsupported",
+                                    "data dependent at 0x7f3a99 in /tmp/z/w.py line 40",
+                                    {"_dynamo/q.py:f", "_dynamo/b.py:g", "_dynamo/c.py:h", "x.py:i"});
+  EXPECT_EQ(a, b);
+}
+
+} // namespace
+} // namespace parsers
