@@ -7,6 +7,7 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendActions.h>
 #include <clang/Tooling/Tooling.h>
@@ -116,6 +117,8 @@ public:
       parsed_.push_back(declaration);
     return true;
   }
+  // Declarations the precompiled prefix hands over are not this TU's: keep them out.
+  void HandleInterestingDecl(clang::DeclGroupRef) override {}
   void HandleTranslationUnit(clang::ASTContext &context) override {
     FactsVisitor visitor(context, facts_);
     for (clang::Decl *declaration : parsed_)
@@ -225,10 +228,8 @@ std::string LeadingIncludeBlock(const std::string &text) {
   std::string line, block;
   while (std::getline(lines, line)) {
     const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line.compare(first, 2, "//") == 0) {
-      block += "\n";
-      continue;
-    }
+    if (first == std::string::npos || line.compare(first, 2, "//") == 0)
+      continue; // comments and blank lines do not change what the prefix declares
     if (line.compare(first, 8, "#include") != 0)
       break;
     block += line + "\n";
@@ -278,7 +279,8 @@ struct Analyzer::Impl {
   // The precompiled prefix for these flags and this leading include block, built on first use.
   std::filesystem::path Prefix(const std::vector<std::string> &arguments,
                                const std::string &block) {
-    std::string key_text = block;
+    // The salt changes whenever the way prefixes are built changes, so old ones are not reused.
+    std::string key_text = std::string("prefix-v2 ") + clang::getClangFullVersion() + "\n" + block;
     for (const auto &argument : arguments)
       key_text += "\n" + argument;
     const std::string key = Sha256Hex(key_text).substr(0, 24);
@@ -294,7 +296,10 @@ struct Analyzer::Impl {
     for (auto &argument : build)
       if (argument == "-fsyntax-only")
         argument = "-Wno-everything";
-    build.insert(build.end(), {"-x", "c++-header", header.string(), "-o", pch.string()});
+    // Instantiating the prefix's pending templates once, here, spares every TU that work: it
+    // is most of what a warm analysis would otherwise spend.
+    build.insert(build.end(), {"-fpch-instantiate-templates", "-x", "c++-header", header.string(),
+                               "-o", pch.string()});
     clang::IgnoringDiagConsumer quiet;
     const bool built = RunClang(build, std::make_unique<clang::GeneratePCHAction>(), quiet) &&
                        std::filesystem::exists(pch);

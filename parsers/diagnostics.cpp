@@ -74,7 +74,8 @@ std::vector<CompilerDiagnostic> ParseCompilerText(const std::string &text, Compi
       R"(^(.+?):(\d+):(?:(\d+):)?\s*(fatal error|error|warning|note|remark):\s*(.*?)(?:\s*\[(-W[^\]]+)\])?\s*$)");
   static const std::regex edg(
       R"(^(.+?)\((\d+)\):\s*(catastrophic error|error|warning|remark)(?: #\S+)?:\s*(.*)$)");
-  static const std::regex tool(R"(^(cc1plus|clang|nvcc|g\+\+|c\+\+)[^:]*:\s*(fatal error|error|warning):\s*(.*)$)");
+  static const std::regex tool(
+      R"(^(cc1plus|clang|nvcc|g\+\+|c\+\+)[^:]*:\s*(fatal error|error|warning):\s*(.*)$)");
   std::vector<CompilerDiagnostic> diagnostics;
   std::istringstream lines(text);
   std::string line;
@@ -89,7 +90,8 @@ std::vector<CompilerDiagnostic> ParseCompilerText(const std::string &text, Compi
       diagnostic.option = match[6].matched ? std::string(match[6]) : "";
     } else if (family == CompilerFamily::kNvcc && std::regex_match(line, match, edg)) {
       diagnostic.location = {match[1], static_cast<unsigned>(std::stoul(match[2])), 0};
-      diagnostic.severity = match[3] == "catastrophic error" ? "fatal error" : std::string(match[3]);
+      diagnostic.severity =
+          match[3] == "catastrophic error" ? "fatal error" : std::string(match[3]);
       diagnostic.message = match[4];
     } else if (std::regex_match(line, match, tool)) {
       diagnostic.severity = match[2];

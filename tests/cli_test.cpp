@@ -3,6 +3,7 @@
 #include "binary_runner.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 
@@ -85,6 +86,39 @@ TEST_F(CliTest, UnknownOptionsAndMissingVenv) {
   ExpectOneLineError({"--venv", (folder_ / "no-venv").string(), "run-case", kSeed.string(), "--out",
                       (folder_ / "out").string()},
                      "the worker did not start");
+}
+
+TEST_F(CliTest, CheckRejectsWhatIsNotCpp) {
+  const auto binary = Write("kernel.cpp", std::string("\x7f"
+                                                      "ELF\0\0\x02",
+                                                      7));
+  ExpectOneLineError({"check", binary.string()}, "binary file");
+  const auto empty = Write("empty.cpp", "");
+  ExpectOneLineError({"check", empty.string()}, "is empty");
+  ExpectOneLineError({"check", (folder_ / "missing.cpp").string()}, "does not exist");
+  const auto ok = Write("ok.cpp", "int main() { return 0; }\n");
+  ExpectOneLineError({"check", ok.string(), "--format", "xml"}, "--format xml is unknown");
+}
+
+TEST_F(CliTest, CheckReportsFindingsAsTextJsonAndSarif) {
+  const auto fixture = std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                       "tests/fixtures/analysis/broken/pytorch140606_bool_scalar.cpp";
+  const auto text = RunInductorFuzz({"check", fixture.string(), "--", "-std=c++20"});
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_NE(text.out.find(":8:10: error: conflicting-declaration [variable-redeclared] "
+                          "'buf6_scalar' (bool) in inductor_entry_impl"),
+            std::string::npos)
+      << text.out;
+  const auto sarif = RunInductorFuzz({"check", fixture.string(), "--format", "sarif"});
+  EXPECT_EQ(sarif.exit_code, 1);
+  const auto document = nlohmann::json::parse(sarif.out);
+  EXPECT_EQ(document["version"], "2.1.0");
+  const auto &result = document["runs"][0]["results"][0];
+  EXPECT_EQ(result["ruleId"], "variable-redeclared");
+  EXPECT_EQ(result["locations"][0]["physicalLocation"]["region"]["startLine"], 8);
+  EXPECT_EQ(result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"], 6);
+  const auto clean = Write("clean.cpp", "extern \"C\" void kernel(float* out) { out[0] = 1; }\n");
+  EXPECT_EQ(RunInductorFuzz({"check", clean.string(), "--format", "json"}).exit_code, 0);
 }
 
 } // namespace

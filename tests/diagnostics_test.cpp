@@ -31,8 +31,8 @@ fuzzer::CommandResult Compile(const std::string &compiler, const std::string &fi
 
 std::vector<std::string> InstalledCompilers() {
   std::vector<std::string> found;
-  for (const char *compiler : {"g++-11", "g++-12", "clang++-14", "clang++-15", "clang++-16",
-                               "clang++-19", "nvcc"})
+  for (const char *compiler :
+       {"g++-11", "g++-12", "clang++-14", "clang++-15", "clang++-16", "clang++-19", "nvcc"})
     if (fuzzer::FindOnPath(compiler))
       found.push_back(compiler);
   return found;
@@ -69,8 +69,8 @@ TEST(Diagnostics, GccJsonAndTextAgree) {
       continue;
     for (const auto &fixture : kFixtures) {
       SCOPED_TRACE(std::string(compiler) + " " + fixture);
-      const auto json = ParseGccJson(
-          Compile(compiler, fixture, {"-fdiagnostics-format=json"}).output);
+      const auto json =
+          ParseGccJson(Compile(compiler, fixture, {"-fdiagnostics-format=json"}).output);
       const auto text = ParseCompilerText(Compile(compiler, fixture).output, CompilerFamily::kGcc);
       ASSERT_FALSE(json.empty());
       ASSERT_FALSE(text.empty());
@@ -91,22 +91,21 @@ TEST(Diagnostics, TemplatesKeepNameShapesAndDropWhatVaries) {
             "<path>: No such file");
   EXPECT_EQ(MessageTemplate("kernel cq5cdmilhi46ujuypwphc2hz2jgbp6un6cpsxp62qofuaxteshwr failed"),
             "kernel <hash> failed");
-  const auto parsed = ParseCompilerText(
-      "k.cu(12): error: identifier \"tmp0\" is undefined\n"
-      "1 error detected in the compilation of \"k.cu\".\n",
-      CompilerFamily::kNvcc);
+  const auto parsed = ParseCompilerText("k.cu(12): error: identifier \"tmp0\" is undefined\n"
+                                        "1 error detected in the compilation of \"k.cu\".\n",
+                                        CompilerFamily::kNvcc);
   ASSERT_EQ(parsed.size(), 1u);
   EXPECT_EQ(parsed[0].location.line, 12u);
   EXPECT_EQ(parsed[0].severity, "error");
 }
 
 TEST(Diagnostics, ExceptionSignaturesIgnoreAddressesAndPaths) {
-  const auto a = ExceptionSignature("torch._dynamo.exc.Unsupported",
-                                    "data dependent at 0x7f3a12 in /tmp/x/y.py line 12",
-                                    {"_dynamo/a.py:f", "_dynamo/b.py:g", "_dynamo/c.py:h", "x.py:i"});
-  const auto b = ExceptionSignature("torch._dynamo.exc.Unsupported",
-                                    "data dependent at 0x7f3a99 in /tmp/z/w.py line 40",
-                                    {"_dynamo/q.py:f", "_dynamo/b.py:g", "_dynamo/c.py:h", "x.py:i"});
+  const auto a = ExceptionSignature(
+      "torch._dynamo.exc.Unsupported", "data dependent at 0x7f3a12 in /tmp/x/y.py line 12",
+      {"_dynamo/a.py:f", "_dynamo/b.py:g", "_dynamo/c.py:h", "x.py:i"});
+  const auto b = ExceptionSignature(
+      "torch._dynamo.exc.Unsupported", "data dependent at 0x7f3a99 in /tmp/z/w.py line 40",
+      {"_dynamo/q.py:f", "_dynamo/b.py:g", "_dynamo/c.py:h", "x.py:i"});
   EXPECT_EQ(a, b);
 }
 
