@@ -17,6 +17,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,12 +27,18 @@ namespace bp2 = boost::process::v2;
 
 namespace {
 
-// Puts the child in a new process group before exec, so KillGroup reaches its descendants.
+// Puts the child in a new process group before exec, so KillGroup reaches its descendants,
+// and applies its memory limit.
 struct NewProcessGroup {
+  std::size_t memory_limit_bytes = 0;
   template <typename Launcher>
   boost::system::error_code on_exec_setup(Launcher &, const std::filesystem::path &,
                                           const char *const *&) {
     ::setpgid(0, 0);
+    if (memory_limit_bytes) {
+      const rlimit limit{memory_limit_bytes, memory_limit_bytes};
+      ::setrlimit(RLIMIT_AS, &limit);
+    }
     return {};
   }
 };
@@ -105,7 +112,8 @@ ChildProcess::ChildProcess(const std::vector<std::string> &argv, const SpawnOpti
   if (options.stderr_file.empty()) {
     state_->process.emplace(state_->context.get_executor(), program, arguments,
                             bp2::process_stdio{child_input, child_output, child_output},
-                            bp2::process_start_dir{directory}, NewProcessGroup{});
+                            bp2::process_start_dir{directory},
+                            NewProcessGroup{options.memory_limit_bytes});
   } else {
     FILE *log = std::fopen(options.stderr_file.c_str(), "a");
     if (!log)
@@ -114,7 +122,8 @@ ChildProcess::ChildProcess(const std::vector<std::string> &argv, const SpawnOpti
     try {
       state_->process.emplace(state_->context.get_executor(), program, arguments,
                               bp2::process_stdio{child_input, child_output, log},
-                              bp2::process_start_dir{directory}, NewProcessGroup{});
+                              bp2::process_start_dir{directory},
+                              NewProcessGroup{options.memory_limit_bytes});
     } catch (...) {
       std::fclose(log);
       throw;

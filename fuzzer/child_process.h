@@ -19,6 +19,7 @@ public:
 struct SpawnOptions {
   std::filesystem::path working_directory; // empty: the caller's
   std::filesystem::path stderr_file;       // empty: stderr joins stdout
+  std::size_t memory_limit_bytes = 0;      // address-space limit of the child; 0: none
 };
 
 struct ExitStatus {

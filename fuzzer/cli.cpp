@@ -3,6 +3,7 @@
 #include "fuzzer/check_command.h"
 #include "fuzzer/doctor.h"
 #include "fuzzer/gen_command.h"
+#include "fuzzer/matrix_command.h"
 #include "fuzzer/run_case.h"
 #include "fuzzer/text_file.h"
 #include "fuzzer/version.h"
@@ -101,6 +102,39 @@ int RunCommandLine(int argc, char **argv) {
   check_command->add_option("--cache-dir", check.cache_dir,
                             "Where precompiled prefixes are kept (default ~/.cache/inductor-fuzz)");
 
+  MatrixCommandOptions matrix;
+  auto *matrix_command = app.add_subcommand(
+      "matrix", "Rebuild every captured TU on every compiler (g++-11/12, clang++-14/15/16/19 by "
+                "default) as Inductor would, load each build against torch's libtorch, and report "
+                "compiler-divergence and load-error findings.\n"
+                "Example: inductor-fuzz matrix out/causal --compilers g++-12,clang++-16");
+  matrix_command
+      ->add_option("folders", matrix.inputs, "run-case output folders (or folders of them)")
+      ->required();
+  matrix_command->add_option("--compilers", matrix.compilers, "Compiler names or paths")
+      ->delimiter(',');
+  matrix_command->add_option("--jobs", matrix.jobs, "Builds at once")->capture_default_str();
+  matrix_command->add_option("--timeout", matrix.timeout_seconds, "Seconds per build")
+      ->capture_default_str();
+  matrix_command->add_option("--json", matrix.json_out, "Write the whole matrix as JSON here");
+
+  CompareOptions compare;
+  auto *compare_command = app.add_subcommand(
+      "compare", "Compiler upgrade check: replay every captured TU of the corpus on a baseline "
+                 "and a candidate compiler and classify each (same, regression, fixed, both-fail, "
+                 "load-regression, new-warnings). Case files in the corpus are run first to "
+                 "capture their TUs. Exit 1 on any regression.\n"
+                 "Example: inductor-fuzz compare --baseline g++-12 --candidate clang++-16 "
+                 "--corpus corpus/seeds --report report/");
+  compare_command->add_option("--baseline", compare.baseline, "The compiler in use")->required();
+  compare_command->add_option("--candidate", compare.candidate, "The compiler to move to")
+      ->required();
+  compare_command->add_option("--corpus", compare.corpus,
+                              "run-case outputs and/or case files (default: corpus/seeds)");
+  compare_command->add_option("--report", compare.report_dir,
+                              "Write compare.json, compare.junit.xml and compare.md here");
+  compare_command->add_option("--jobs", compare.jobs, "Builds at once")->capture_default_str();
+
   // Everything after `--` is compile flags for check, not for the command line parser.
   int parsed_argc = argc;
   for (int i = 1; i < argc; ++i)
@@ -136,6 +170,13 @@ int RunCommandLine(int argc, char **argv) {
     }
     if (*check_command)
       return CheckCommand(check, paths, std::cout);
+    if (*matrix_command)
+      return MatrixCommand(matrix, paths, std::cout);
+    if (*compare_command) {
+      if (compare.corpus.empty())
+        compare.corpus.push_back(paths.project_root / "corpus" / "seeds");
+      return CompareCommand(compare, paths, std::cout);
+    }
     if (*doctor_command)
       return DoctorCommand(doctor, paths, std::cout);
   } catch (const InputError &error) {

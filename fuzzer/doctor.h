@@ -1,5 +1,6 @@
 #pragma once
 
+#include "fuzzer/compilers.h"
 #include "fuzzer/tool_paths.h"
 
 #include <iosfwd>
@@ -7,10 +8,6 @@
 #include <vector>
 
 namespace fuzzer {
-
-// The default compiler matrix: every one of these found on PATH.
-inline const std::vector<std::string> kDefaultCompilers = {
-    "g++-11", "g++-12", "clang++-14", "clang++-15", "clang++-16", "clang++-19"};
 
 struct DoctorOptions {
   bool json = false;

@@ -8,6 +8,7 @@ namespace fuzzer {
 struct ToolPaths {
   std::filesystem::path worker_executable;
   std::filesystem::path venv;
+  std::filesystem::path project_root; // where corpus/ is: the source tree this build came from
 };
 
 // Finds the worker next to this executable and the venv: the one given, else

@@ -556,6 +556,14 @@ def handle(session, request, scratch):
         return {"result": result}
     if op == "info":
         return {"info": info()}
+    if op == "load":
+        import ctypes
+
+        try:
+            ctypes.CDLL(request["path"], mode=os.RTLD_NOW | os.RTLD_LOCAL)
+            return {"load_error": ""}
+        except OSError as error:
+            return {"load_error": str(error)}
     if op == "compile_command":
         return {"argv": compile_command(session, request["compiler"])}
     raise ValueError(f"unknown op {op!r}")

@@ -1,0 +1,76 @@
+#pragma once
+
+#include "fuzzer/compiler_flags.h"
+#include "fuzzer/compilers.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fuzzer {
+
+class Worker;
+
+// A TU Inductor compiled, as run-case stored it: its source and its exact command.
+struct CapturedTu {
+  std::string label; // folder/file, for tables
+  std::filesystem::path source;
+  std::vector<std::string> argv;
+};
+
+// Every TU of every run-case output folder at or under `roots` (folders with commands.json).
+std::vector<CapturedTu> LoadCapturedTus(const std::vector<std::filesystem::path> &roots);
+
+struct MatrixOptions {
+  std::vector<Compiler> compilers;
+  unsigned jobs = 2;
+  std::chrono::seconds timeout{600};
+  std::size_t memory_limit_bytes = std::size_t{8} << 30;
+  std::filesystem::path work_dir; // objects go to work_dir/<compiler>/
+};
+
+// One TU built by one compiler.
+struct TuBuild {
+  std::string compiler;
+  std::vector<std::string> argv; // exactly what ran
+  bool built = false;
+  bool timed_out = false;
+  bool compiler_crashed = false; // killed by a signal: an internal compiler error
+  std::string exit;
+  double seconds = 0;
+  std::uintmax_t object_size = 0;
+  int errors = 0;
+  std::vector<std::string> warnings; // message templates, for comparing compilers
+  std::string signature;             // of the failure, when not built
+  std::string first_error;
+  std::filesystem::path output;
+  std::string load_error;            // dlopen(RTLD_NOW) in a worker, demangled
+};
+
+struct TuMatrix {
+  CapturedTu tu;
+  std::vector<TuBuild> builds; // in the order of MatrixOptions::compilers
+};
+
+using Progress = std::function<void(const std::string &)>;
+
+// Builds every TU on every compiler, `jobs` at a time, each under time and memory limits.
+std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const MatrixOptions &options,
+                                  const Progress &progress);
+
+// Loads every built .so with immediate binding in the worker (which has torch's libtorch
+// mapped, as a real run would), recording unresolved symbols, demangled.
+void CheckLoads(std::vector<TuMatrix> &matrix, Worker &worker);
+
+// A compiler-divergence finding when some compilers build the TU and others do not (or crash).
+std::optional<nlohmann::json> DivergenceFinding(const TuMatrix &row);
+
+std::string Demangle(const std::string &symbol);
+nlohmann::json MatrixToJson(const std::vector<TuMatrix> &matrix);
+
+} // namespace fuzzer

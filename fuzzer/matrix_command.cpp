@@ -1,0 +1,272 @@
+#include "fuzzer/matrix_command.h"
+
+#include "fuzzer/case.h"
+#include "fuzzer/compiler_matrix.h"
+#include "fuzzer/run_case.h"
+#include "fuzzer/text_file.h"
+#include "fuzzer/version.h"
+#include "fuzzer/worker_client.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <iostream>
+#include <map>
+#include <set>
+#include <unistd.h>
+
+namespace fuzzer {
+namespace {
+
+using nlohmann::json;
+
+std::filesystem::path ScratchFolder(const std::string &what) {
+  return std::filesystem::temp_directory_path() /
+         fmt::format("inductor-fuzz-{}-{}", what, ::getpid());
+}
+
+Worker MakeWorker(const ToolPaths &paths, const std::filesystem::path &scratch) {
+  return Worker(WorkerOptions{.worker_executable = paths.worker_executable,
+                              .venv = paths.venv,
+                              .scratch_dir = scratch / "worker",
+                              .log_file = scratch / "worker.log"});
+}
+
+std::string Cell(const TuBuild &build) {
+  if (build.compiler_crashed)
+    return "CRASH";
+  if (!build.built)
+    return build.timed_out ? "TIMEOUT" : "FAIL";
+  if (!build.load_error.empty())
+    return "LOAD-ERR";
+  return fmt::format("ok {:.1f}s", build.seconds);
+}
+
+std::string XmlEscape(const std::string &text) {
+  std::string escaped;
+  for (char ch : text) {
+    switch (ch) {
+    case '&': escaped += "&amp;"; break;
+    case '<': escaped += "&lt;"; break;
+    case '>': escaped += "&gt;"; break;
+    case '"': escaped += "&quot;"; break;
+    default: escaped += ch;
+    }
+  }
+  return escaped;
+}
+
+std::string Shorten(const std::string &label, std::size_t width) {
+  return label.size() <= width ? label : label.substr(0, width - 3) + "...";
+}
+
+// Case files in the corpus are run once through a worker to capture their TUs.
+std::vector<std::filesystem::path> CaptureCases(const std::vector<std::filesystem::path> &corpus,
+                                                const ToolPaths &paths,
+                                                const std::filesystem::path &scratch) {
+  std::vector<std::filesystem::path> folders;
+  std::vector<std::filesystem::path> case_files;
+  for (const auto &entry : corpus) {
+    if (!std::filesystem::exists(entry))
+      throw InputError(fmt::format("corpus {} does not exist", entry.string()));
+    if (std::filesystem::is_regular_file(entry)) {
+      case_files.push_back(entry);
+      continue;
+    }
+    folders.push_back(entry);
+    for (const auto &file : std::filesystem::recursive_directory_iterator(entry))
+      if (file.path().extension() == ".json" && file.path().filename() != "commands.json" &&
+          file.path().filename() != "result.json" && file.path().filename() != "case.json" &&
+          !std::filesystem::exists(file.path().parent_path() / "commands.json"))
+        case_files.push_back(file.path());
+  }
+  if (case_files.empty())
+    return folders;
+  Worker worker = MakeWorker(paths, scratch);
+  for (const auto &file : case_files) {
+    const Case c = LoadCaseFile(file);
+    const auto out = scratch / "captured" / c.name;
+    std::filesystem::create_directories(out);
+    std::cerr << fmt::format("capturing {} ({})\n", c.name, file.string());
+    const auto outcome = RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10));
+    WriteCaseArtifacts(out, c, outcome, {{"tool_version", ToolVersion()}});
+    folders.push_back(out);
+  }
+  return folders;
+}
+
+} // namespace
+
+int MatrixCommand(const MatrixCommandOptions &options, const ToolPaths &paths, std::ostream &out) {
+  const auto tus = LoadCapturedTus(options.inputs);
+  if (tus.empty())
+    throw InputError("no captured TU found (no commands.json under the given folders); "
+                     "run `inductor-fuzz run-case` first");
+  const auto scratch = ScratchFolder("matrix");
+  MatrixOptions matrix_options{.compilers = DiscoverCompilers(options.compilers),
+                               .jobs = options.jobs,
+                               .timeout = std::chrono::seconds(options.timeout_seconds),
+                               .work_dir = scratch / "objects"};
+  auto matrix = BuildMatrix(tus, matrix_options,
+                            [](const std::string &line) { std::cerr << line << "\n"; });
+  {
+    Worker worker = MakeWorker(paths, scratch);
+    CheckLoads(matrix, worker);
+  }
+  out << fmt::format("{:<50}", "TU");
+  for (const auto &compiler : matrix_options.compilers)
+    out << fmt::format(" {:>12}", Shorten(compiler.name, 12));
+  out << "\n";
+  std::size_t findings = 0;
+  for (const auto &row : matrix) {
+    out << fmt::format("{:<50}", Shorten(row.tu.label, 50));
+    for (const auto &build : row.builds)
+      out << fmt::format(" {:>12}", Cell(build));
+    out << "\n";
+  }
+  for (const auto &row : matrix) {
+    if (auto finding = DivergenceFinding(row)) {
+      ++findings;
+      out << fmt::format("compiler-divergence: {}: builds with {}, fails with {}{}\n", row.tu.label,
+                         fmt::join((*finding)["built_by"].get<std::vector<std::string>>(), ", "),
+                         fmt::join((*finding)["failed_on"].get<std::vector<std::string>>(), ", "),
+                         (*finding)["crashed"].empty() ? "" : " (compiler crashed)");
+      for (const auto &build : row.builds)
+        if (!build.built)
+          out << fmt::format("  {}: {}\n", build.compiler, build.first_error);
+    }
+    for (const auto &build : row.builds)
+      if (!build.load_error.empty()) {
+        ++findings;
+        out << fmt::format("load-error: {} built by {}: {}\n", row.tu.label, build.compiler,
+                           build.load_error);
+      }
+  }
+  out << fmt::format("{} TU(s) x {} compiler(s): {} finding(s)\n", tus.size(),
+                     matrix_options.compilers.size(), findings);
+  if (options.json_out)
+    WriteFileAtomically(*options.json_out, MatrixToJson(matrix).dump(2) + "\n");
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  return findings ? 1 : 0;
+}
+
+int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::ostream &out) {
+  const auto baseline = DescribeCompiler(options.baseline);
+  const auto candidate = DescribeCompiler(options.candidate);
+  const auto scratch = ScratchFolder("compare");
+  const auto folders = CaptureCases(options.corpus, paths, scratch);
+  const auto tus = LoadCapturedTus(folders);
+  if (tus.empty())
+    throw InputError("the corpus holds no captured TU and no case file");
+  auto matrix = BuildMatrix(tus,
+                            {.compilers = {baseline, candidate},
+                             .jobs = options.jobs,
+                             .timeout = std::chrono::seconds(options.timeout_seconds),
+                             .work_dir = scratch / "objects"},
+                            [](const std::string &line) { std::cerr << line << "\n"; });
+  {
+    Worker worker = MakeWorker(paths, scratch);
+    CheckLoads(matrix, worker);
+  }
+
+  json rows = json::array();
+  std::map<std::string, int> counts;
+  for (const auto &row : matrix) {
+    const TuBuild &old_build = row.builds[0], &new_build = row.builds[1];
+    std::string verdict;
+    if (old_build.built && !new_build.built)
+      verdict = "regression";
+    else if (!old_build.built && new_build.built)
+      verdict = "fixed";
+    else if (!old_build.built)
+      verdict = "both-fail";
+    else if (old_build.load_error.empty() && !new_build.load_error.empty())
+      verdict = "load-regression";
+    else {
+      const std::set<std::string> before(old_build.warnings.begin(), old_build.warnings.end());
+      verdict = "same";
+      for (const auto &warning : new_build.warnings)
+        if (!before.contains(warning))
+          verdict = "new-warnings";
+    }
+    ++counts[verdict];
+    rows.push_back({{"tu", row.tu.label},
+                    {"verdict", verdict},
+                    {"baseline", {{"built", old_build.built}, {"seconds", old_build.seconds},
+                                  {"object_size", old_build.object_size},
+                                  {"first_error", old_build.first_error},
+                                  {"warnings", old_build.warnings.size()},
+                                  {"load_error", old_build.load_error}}},
+                    {"candidate", {{"built", new_build.built}, {"seconds", new_build.seconds},
+                                   {"object_size", new_build.object_size},
+                                   {"first_error", new_build.first_error},
+                                   {"warnings", new_build.warnings.size()},
+                                   {"load_error", new_build.load_error}}},
+                    {"compile_seconds_delta", new_build.seconds - old_build.seconds},
+                    {"object_size_delta", static_cast<long long>(new_build.object_size) -
+                                              static_cast<long long>(old_build.object_size)}});
+  }
+  auto count = [&counts](const char *verdict) {
+    const auto found = counts.find(verdict);
+    return found == counts.end() ? 0 : found->second;
+  };
+  const int regressions = count("regression") + count("load-regression");
+
+  out << fmt::format("compare: baseline {} ({}), candidate {} ({})\n", baseline.name,
+                     baseline.version, candidate.name, candidate.version);
+  out << fmt::format("{:<50} {:<16} {:>10} {:>12}\n", "TU", "verdict", "time delta", "size delta");
+  for (const auto &row : rows)
+    out << fmt::format("{:<50} {:<16} {:>+9.2f}s {:>+12}\n",
+                       Shorten(row["tu"].get<std::string>(), 50), row["verdict"].get<std::string>(),
+                       row["compile_seconds_delta"].get<double>(),
+                       row["object_size_delta"].get<long long>());
+  std::string summary;
+  for (const auto &[verdict, n] : counts)
+    summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, verdict);
+  out << fmt::format("{} TU(s): {}; runtime comparison: not run (no recorded kernel inputs yet)\n",
+                     rows.size(), summary);
+
+  if (options.report_dir) {
+    std::filesystem::create_directories(*options.report_dir);
+    const json report = {{"tool_version", ToolVersion()},
+                         {"baseline", {{"name", baseline.name}, {"version", baseline.version}}},
+                         {"candidate", {{"name", candidate.name}, {"version", candidate.version}}},
+                         {"counts", counts},
+                         {"tus", rows}};
+    WriteFileAtomically(*options.report_dir / "compare.json", report.dump(2) + "\n");
+    std::string junit = fmt::format(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"compare {} to {}\" "
+        "tests=\"{}\" failures=\"{}\">\n",
+        XmlEscape(baseline.name), XmlEscape(candidate.name), rows.size(), regressions);
+    std::string markdown = fmt::format(
+        "# Compiler upgrade: {} -> {}\n\n{}\n\n| TU | verdict | compile time delta (s) | object "
+        "size delta (bytes) |\n|---|---|---|---|\n",
+        baseline.name, candidate.name, summary);
+    for (const auto &row : rows) {
+      const std::string verdict = row["verdict"];
+      const std::string tu = row["tu"];
+      junit += fmt::format("  <testcase classname=\"compare\" name=\"{}\" time=\"{:.3f}\">",
+                           XmlEscape(tu),
+                           row["candidate"]["seconds"].get<double>());
+      if (verdict == "regression" || verdict == "load-regression")
+        junit += fmt::format("<failure message=\"{}\">{}</failure>", verdict,
+                             XmlEscape(row["candidate"]["first_error"].get<std::string>() +
+                                       row["candidate"]["load_error"].get<std::string>()));
+      junit += "</testcase>\n";
+      markdown += fmt::format("| `{}` | {} | {:+.2f} | {:+} |\n", tu, verdict,
+                              row["compile_seconds_delta"].get<double>(),
+                              row["object_size_delta"].get<long long>());
+    }
+    junit += "</testsuite>\n";
+    WriteFileAtomically(*options.report_dir / "compare.junit.xml", junit);
+    WriteFileAtomically(*options.report_dir / "compare.md", markdown);
+    out << fmt::format("reports: {}/compare.json, compare.junit.xml, compare.md\n",
+                       options.report_dir->string());
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  return regressions ? 1 : 0;
+}
+
+} // namespace fuzzer
