@@ -27,13 +27,22 @@ std::vector<CompilerFlagRule> CompilerFlagRules(const OpenMpInstall &openmp) {
     clang_openmp.insert(clang_openmp.end(),
                         {"-L" + openmp.library_dir, "-Wl,-rpath," + openmp.library_dir});
   return {
-      {CompilerFamily::kClang, "-fno-tree-loop-vectorize", FlagFix::kDrop, {},
+      {CompilerFamily::kClang,
+       "-fno-tree-loop-vectorize",
+       FlagFix::kDrop,
+       {},
        "gcc-only optimizer flag; Clang warns and Inductor makes that an error for Clang"},
-      {CompilerFamily::kClang, "-fexcess-precision=fast", FlagFix::kDrop, {},
+      {CompilerFamily::kClang,
+       "-fexcess-precision=fast",
+       FlagFix::kDrop,
+       {},
        "Clang before 16 rejects it; Inductor adds it for gcc only"},
       {CompilerFamily::kClang, "-fopenmp", FlagFix::kAppend, clang_openmp,
        "Clang's -fopenmp needs omp.h and links libomp, which Debian ships for one LLVM only"},
-      {CompilerFamily::kGcc, "-Werror=ignored-optimization-argument", FlagFix::kDrop, {},
+      {CompilerFamily::kGcc,
+       "-Werror=ignored-optimization-argument",
+       FlagFix::kDrop,
+       {},
        "Clang-only warning Inductor adds for Clang"},
   };
 }

@@ -15,8 +15,8 @@ enum class FlagFix { kDrop, kAppend };
 // One adjustment of Inductor's captured command for another compiler family.
 struct CompilerFlagRule {
   CompilerFamily target;
-  std::string_view flag;      // the captured flag it is about (exact match)
-  FlagFix fix;                // drop the flag, or keep it and append `extra`
+  std::string_view flag; // the captured flag it is about (exact match)
+  FlagFix fix;           // drop the flag, or keep it and append `extra`
   std::vector<std::string> extra;
   std::string_view why;
 };

@@ -45,14 +45,16 @@ TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOption
   build.timed_out = result.timed_out;
   build.exit = result.timed_out ? "timed out" : result.status.Describe();
   build.compiler_crashed = result.status.signal.has_value() && !result.timed_out;
-  build.built = result.status.Succeeded() && !result.timed_out &&
-                std::filesystem::exists(build.output);
+  build.built =
+      result.status.Succeeded() && !result.timed_out && std::filesystem::exists(build.output);
   if (build.built)
     build.object_size = std::filesystem::file_size(build.output);
   const auto family = ParserFamily(compiler.family);
   const auto diagnostics = parsers::ParseCompilerText(result.output, family);
   for (const auto &diagnostic : diagnostics) {
-    if (diagnostic.severity == "warning")
+    // Warnings in torch's headers are the same for every kernel: only the generated code's
+    // own warnings say something about this TU.
+    if (diagnostic.severity == "warning" && diagnostic.location.file == tu.source.string())
       build.warnings.push_back(diagnostic.message_template + " " + diagnostic.option);
     else if (diagnostic.severity == "error" || diagnostic.severity == "fatal error") {
       if (build.first_error.empty())
@@ -89,7 +91,7 @@ std::vector<CapturedTu> LoadCapturedTus(const std::vector<std::filesystem::path>
     for (const auto &command : commands)
       for (const auto &source : command.value("sources", json::array()))
         tus.push_back({folder.filename().string() + "/" + source.value("stored", ""),
-                       folder / source.value("stored", ""),
+                       std::filesystem::absolute(folder / source.value("stored", "")),
                        command.value("argv", std::vector<std::string>{})});
   }
   return tus;
@@ -167,14 +169,14 @@ std::optional<json> DivergenceFinding(const TuMatrix &row) {
   for (const auto &build : row.builds)
     if (!build.built)
       signatures.insert(build.signature);
-  return json{{"kind", "compiler-divergence"},
-              {"tu", row.tu.label},
-              {"built_by", built},
-              {"failed_on", failed},
-              {"crashed", crashed},
-              {"signature", fmt::format("compiler-divergence|built:{}|failed:{}|{}",
-                                        fmt::join(built, ","), fmt::join(failed, ","),
-                                        fmt::join(signatures, ";"))}};
+  return json{
+      {"kind", "compiler-divergence"},
+      {"tu", row.tu.label},
+      {"built_by", built},
+      {"failed_on", failed},
+      {"crashed", crashed},
+      {"signature", fmt::format("compiler-divergence|built:{}|failed:{}|{}", fmt::join(built, ","),
+                                fmt::join(failed, ","), fmt::join(signatures, ";"))}};
 }
 
 json MatrixToJson(const std::vector<TuMatrix> &matrix) {

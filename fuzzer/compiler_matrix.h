@@ -49,7 +49,7 @@ struct TuBuild {
   std::string signature;             // of the failure, when not built
   std::string first_error;
   std::filesystem::path output;
-  std::string load_error;            // dlopen(RTLD_NOW) in a worker, demangled
+  std::string load_error; // dlopen(RTLD_NOW) in a worker, demangled
 };
 
 struct TuMatrix {

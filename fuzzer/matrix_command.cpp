@@ -46,11 +46,20 @@ std::string XmlEscape(const std::string &text) {
   std::string escaped;
   for (char ch : text) {
     switch (ch) {
-    case '&': escaped += "&amp;"; break;
-    case '<': escaped += "&lt;"; break;
-    case '>': escaped += "&gt;"; break;
-    case '"': escaped += "&quot;"; break;
-    default: escaped += ch;
+    case '&':
+      escaped += "&amp;";
+      break;
+    case '<':
+      escaped += "&lt;";
+      break;
+    case '>':
+      escaped += "&gt;";
+      break;
+    case '"':
+      escaped += "&quot;";
+      break;
+    default:
+      escaped += ch;
     }
   }
   return escaped;
@@ -88,7 +97,8 @@ std::vector<std::filesystem::path> CaptureCases(const std::vector<std::filesyste
     const auto out = scratch / "captured" / c.name;
     std::filesystem::create_directories(out);
     std::cerr << fmt::format("capturing {} ({})\n", c.name, file.string());
-    const auto outcome = RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10));
+    const auto outcome =
+        RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10));
     WriteCaseArtifacts(out, c, outcome, {{"tool_version", ToolVersion()}});
     folders.push_back(out);
   }
@@ -107,8 +117,8 @@ int MatrixCommand(const MatrixCommandOptions &options, const ToolPaths &paths, s
                                .jobs = options.jobs,
                                .timeout = std::chrono::seconds(options.timeout_seconds),
                                .work_dir = scratch / "objects"};
-  auto matrix = BuildMatrix(tus, matrix_options,
-                            [](const std::string &line) { std::cerr << line << "\n"; });
+  auto matrix =
+      BuildMatrix(tus, matrix_options, [](const std::string &line) { std::cerr << line << "\n"; });
   {
     Worker worker = MakeWorker(paths, scratch);
     CheckLoads(matrix, worker);
@@ -142,12 +152,20 @@ int MatrixCommand(const MatrixCommandOptions &options, const ToolPaths &paths, s
                            build.load_error);
       }
   }
-  out << fmt::format("{} TU(s) x {} compiler(s): {} finding(s)\n", tus.size(),
-                     matrix_options.compilers.size(), findings);
+  std::size_t built = 0;
+  for (const auto &row : matrix)
+    for (const auto &build : row.builds)
+      built += build.built;
+  out << fmt::format("{} TU(s) x {} compiler(s): {} built, {} finding(s)\n", tus.size(),
+                     matrix_options.compilers.size(), built, findings);
   if (options.json_out)
     WriteFileAtomically(*options.json_out, MatrixToJson(matrix).dump(2) + "\n");
   std::error_code ignored;
   std::filesystem::remove_all(scratch, ignored);
+  if (built == 0)
+    throw InputError(fmt::format("no compiler rebuilt any TU (first error: {}); check the "
+                                 "compilers with `inductor-fuzz doctor`",
+                                 matrix.front().builds.front().first_error));
   return findings ? 1 : 0;
 }
 
@@ -193,16 +211,20 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
     ++counts[verdict];
     rows.push_back({{"tu", row.tu.label},
                     {"verdict", verdict},
-                    {"baseline", {{"built", old_build.built}, {"seconds", old_build.seconds},
-                                  {"object_size", old_build.object_size},
-                                  {"first_error", old_build.first_error},
-                                  {"warnings", old_build.warnings.size()},
-                                  {"load_error", old_build.load_error}}},
-                    {"candidate", {{"built", new_build.built}, {"seconds", new_build.seconds},
-                                   {"object_size", new_build.object_size},
-                                   {"first_error", new_build.first_error},
-                                   {"warnings", new_build.warnings.size()},
-                                   {"load_error", new_build.load_error}}},
+                    {"baseline",
+                     {{"built", old_build.built},
+                      {"seconds", old_build.seconds},
+                      {"object_size", old_build.object_size},
+                      {"first_error", old_build.first_error},
+                      {"warnings", old_build.warnings.size()},
+                      {"load_error", old_build.load_error}}},
+                    {"candidate",
+                     {{"built", new_build.built},
+                      {"seconds", new_build.seconds},
+                      {"object_size", new_build.object_size},
+                      {"first_error", new_build.first_error},
+                      {"warnings", new_build.warnings.size()},
+                      {"load_error", new_build.load_error}}},
                     {"compile_seconds_delta", new_build.seconds - old_build.seconds},
                     {"object_size_delta", static_cast<long long>(new_build.object_size) -
                                               static_cast<long long>(old_build.object_size)}});
@@ -247,8 +269,7 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
       const std::string verdict = row["verdict"];
       const std::string tu = row["tu"];
       junit += fmt::format("  <testcase classname=\"compare\" name=\"{}\" time=\"{:.3f}\">",
-                           XmlEscape(tu),
-                           row["candidate"]["seconds"].get<double>());
+                           XmlEscape(tu), row["candidate"]["seconds"].get<double>());
       if (verdict == "regression" || verdict == "load-regression")
         junit += fmt::format("<failure message=\"{}\">{}</failure>", verdict,
                              XmlEscape(row["candidate"]["first_error"].get<std::string>() +

@@ -50,10 +50,11 @@ protected:
     std::filesystem::create_directories(out / "sources");
     WriteFileAtomically(out / "sources" / "00-kernel.cpp", source);
     const json commands = json::array(
-        {{{"argv", {"g++", "/tmp/gone/kernel.cpp", "-O2", "-std=c++20", "-shared", "-fPIC",
-                    "-fno-tree-loop-vectorize", "-o", "/tmp/gone/kernel.so"}},
-          {"sources", {{{"captured_path", "/tmp/gone/kernel.cpp"},
-                        {"stored", "sources/00-kernel.cpp"}}}}}});
+        {{{"argv",
+           {"g++", "/tmp/gone/kernel.cpp", "-O2", "-std=c++20", "-shared", "-fPIC",
+            "-fno-tree-loop-vectorize", "-o", "/tmp/gone/kernel.so"}},
+          {"sources",
+           {{{"captured_path", "/tmp/gone/kernel.cpp"}, {"stored", "sources/00-kernel.cpp"}}}}}});
     WriteFileAtomically(out / "commands.json", commands.dump());
     return out;
   }
@@ -66,7 +67,8 @@ protected:
 };
 
 TEST_F(MatrixTest, DivergenceNamesTheCompilersOnEachSide) {
-  const auto tus = LoadCapturedTus({Captured("gcc-only", kGccOnly), Captured("portable", kPortable)});
+  const auto tus =
+      LoadCapturedTus({Captured("gcc-only", kGccOnly), Captured("portable", kPortable)});
   ASSERT_EQ(tus.size(), 2u);
   const auto matrix = BuildMatrix(tus, Options({"g++-12", "clang++-14", "g++-11"}), {});
   const auto &gcc_only = matrix[0].tu.label.starts_with("gcc-only") ? matrix[0] : matrix[1];
@@ -112,17 +114,17 @@ TEST_F(MatrixTest, CompareClassifiesAndExitsOnRegressions) {
   Captured("gcc-only", kGccOnly);
   Captured("portable", kPortable);
   const auto report = folder_ / "report";
-  const auto upgrade = RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate",
-                                        "clang++-14", "--corpus", (folder_ / "corpus").string(),
-                                        "--report", report.string()});
+  const auto upgrade =
+      RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-14", "--corpus",
+                       (folder_ / "corpus").string(), "--report", report.string()});
   EXPECT_EQ(upgrade.exit_code, 1) << upgrade.out << upgrade.err;
   const json result = json::parse(std::ifstream(report / "compare.json"));
   std::map<std::string, std::string> verdicts;
   for (const auto &tu : result["tus"])
     verdicts[tu["tu"].get<std::string>().substr(0, tu["tu"].get<std::string>().find('/'))] =
         tu["verdict"];
-  EXPECT_EQ(verdicts, (std::map<std::string, std::string>{{"gcc-only", "regression"},
-                                                          {"portable", "same"}}));
+  EXPECT_EQ(verdicts,
+            (std::map<std::string, std::string>{{"gcc-only", "regression"}, {"portable", "same"}}));
   EXPECT_EQ(result["counts"], json({{"regression", 1}, {"same", 1}}));
   std::stringstream junit;
   junit << std::ifstream(report / "compare.junit.xml").rdbuf();
