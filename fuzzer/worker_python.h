@@ -4,7 +4,7 @@
 
 namespace fuzzer {
 
-// The source of fuzzer/python/worker.py, compiled into the worker.
+// fuzzer/python/worker.py and oracles.py, one after the other, compiled into the worker.
 extern const std::string_view kWorkerPython;
 
 } // namespace fuzzer
