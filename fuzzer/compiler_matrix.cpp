@@ -136,12 +136,36 @@ std::string Demangle(const std::string &symbol) {
   return result;
 }
 
+int CxxAbiOf(const std::vector<std::string> &argv) {
+  static const std::regex define(R"((?:-D)?_GLIBCXX_USE_CXX11_ABI=(\d))");
+  int abi = 1;
+  std::smatch match;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const bool separate = argv[i - 1] == "-D";
+    if ((separate || argv[i].starts_with("-D")) && std::regex_match(argv[i], match, define))
+      abi = std::stoi(match[1]);
+  }
+  return abi;
+}
+
 void CheckLoads(std::vector<TuMatrix> &matrix, Worker &worker) {
   static const std::regex undefined(R"(undefined symbol: (\S+))");
+  const auto info = worker.Request({{"op", "info"}}, std::chrono::minutes(2));
+  const int torch_abi = info.status == ReplyStatus::kOk
+                            ? info.message["info"].value("glibcxx_use_cxx11_abi", true)
+                            : 1;
   for (auto &row : matrix)
     for (auto &build : row.builds) {
       if (!build.built)
         continue;
+      if (const int abi = CxxAbiOf(build.argv); abi != torch_abi) {
+        build.load_error = fmt::format(
+            "ABI mismatch: built with _GLIBCXX_USE_CXX11_ABI={} but torch uses {}; std::string "
+            "and std::list in its signatures name different types, so calls into libtorch "
+            "would not resolve or would corrupt memory. Not loaded.",
+            abi, torch_abi);
+        continue;
+      }
       const auto reply = worker.Request({{"op", "load"}, {"path", build.output.string()}},
                                         std::chrono::minutes(2));
       if (reply.status != ReplyStatus::kOk) {

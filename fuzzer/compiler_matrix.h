@@ -64,8 +64,12 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
                                   const Progress &progress);
 
 // Loads every built .so with immediate binding in the worker (which has torch's libtorch
-// mapped, as a real run would), recording unresolved symbols, demangled.
+// mapped, as a real run would), recording unresolved symbols, demangled. A TU built with a
+// _GLIBCXX_USE_CXX11_ABI other than torch's is not loaded: the mismatch is explained instead.
 void CheckLoads(std::vector<TuMatrix> &matrix, Worker &worker);
+
+// The _GLIBCXX_USE_CXX11_ABI a command builds with: its -D, else libstdc++'s default (1).
+int CxxAbiOf(const std::vector<std::string> &argv);
 
 // A compiler-divergence finding when some compilers build the TU and others do not (or crash).
 std::optional<nlohmann::json> DivergenceFinding(const TuMatrix &row);

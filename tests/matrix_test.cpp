@@ -110,6 +110,25 @@ TEST_F(MatrixTest, MissingLibtorchSymbolIsALoadErrorWithTheDemangledName) {
   }
 }
 
+TEST_F(MatrixTest, OppositeCxx11AbiIsExplainedInsteadOfLoaded) {
+  auto tus = LoadCapturedTus({Captured("old-abi", kPortable)});
+  tus[0].argv.insert(tus[0].argv.begin() + 1, "-D_GLIBCXX_USE_CXX11_ABI=0");
+  EXPECT_EQ(CxxAbiOf(tus[0].argv), 0);
+  EXPECT_EQ(CxxAbiOf({"g++", "-D", "_GLIBCXX_USE_CXX11_ABI=1"}), 1);
+  EXPECT_EQ(CxxAbiOf({"g++", "k.cpp"}), 1);
+  auto matrix = BuildMatrix(tus, Options({"g++-12"}), {});
+  Worker worker(WorkerOptions{.worker_executable = INDUCTOR_FUZZ_WORKER,
+                              .venv = kSourceDir / ".venv",
+                              .scratch_dir = folder_ / "worker",
+                              .log_file = folder_ / "worker.log"});
+  CheckLoads(matrix, worker);
+  ASSERT_TRUE(matrix[0].builds[0].built);
+  EXPECT_NE(matrix[0].builds[0].load_error.find(
+                "ABI mismatch: built with _GLIBCXX_USE_CXX11_ABI=0 but torch uses 1"),
+            std::string::npos)
+      << matrix[0].builds[0].load_error;
+}
+
 TEST_F(MatrixTest, CompareClassifiesAndExitsOnRegressions) {
   Captured("gcc-only", kGccOnly);
   Captured("portable", kPortable);
