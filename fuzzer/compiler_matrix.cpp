@@ -2,6 +2,7 @@
 
 #include "fuzzer/child_process.h"
 #include "fuzzer/worker_client.h"
+#include "parsers/clang_analysis.h"
 #include "parsers/diagnostics.h"
 
 #include <cxxabi.h>
@@ -10,9 +11,11 @@
 
 #include <atomic>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 namespace fuzzer {
@@ -25,6 +28,19 @@ parsers::CompilerFamily ParserFamily(CompilerFamily family) {
                                           : parsers::CompilerFamily::kGcc;
 }
 
+// Runs work(0..count-1) on `jobs` threads.
+void RunInParallel(std::size_t count, unsigned jobs, const std::function<void(std::size_t)> &work) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < std::max(1u, jobs); ++i)
+    threads.emplace_back([&] {
+      for (std::size_t item; (item = next++) < count;)
+        work(item);
+    });
+  for (auto &thread : threads)
+    thread.join();
+}
+
 std::string SafeName(std::string text) {
   for (char &ch : text)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-')
@@ -32,13 +48,66 @@ std::string SafeName(std::string text) {
   return text;
 }
 
+// A precompiled prefix: the leading #includes of TUs, built once per compiler and flag set.
+struct Prefix {
+  std::filesystem::path header;
+  std::filesystem::path precompiled; // header.gch (gcc, found next to the header) or .pch
+  bool built = false;
+};
+
+std::string ReadSource(const std::filesystem::path &path) {
+  std::ifstream stream(path);
+  std::stringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+// The key of the prefix a TU can share: the compiler, its adapted flags and the include block.
+std::string PrefixKey(const CapturedTu &tu, const Compiler &compiler, const OpenMpInstall &openmp,
+                      const std::string &block) {
+  const auto argv = CommandForCompiler(tu.argv, compiler, "SOURCE", "OUTPUT", openmp);
+  return fmt::format("{}\n{}\n{}", compiler.path.string(), fmt::join(argv, " "), block);
+}
+
+Prefix BuildPrefix(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
+                   const OpenMpInstall &openmp, const std::string &block, std::size_t index) {
+  const auto folder = options.work_dir / "prefixes" / SafeName(compiler.name);
+  std::filesystem::create_directories(folder);
+  Prefix prefix{.header = folder / fmt::format("prefix-{}.h", index)};
+  prefix.precompiled =
+      prefix.header.string() + (compiler.family == CompilerFamily::kGcc ? ".gch" : ".pch");
+  std::ofstream(prefix.header) << block;
+  std::vector<std::string> argv;
+  for (const auto &argument :
+       CommandForCompiler(tu.argv, compiler, prefix.header, prefix.precompiled, openmp)) {
+    if (argument == "-shared" || argument.starts_with("-l") || argument.starts_with("-L") ||
+        argument.starts_with("-Wl,"))
+      continue; // a header is compiled, not linked
+    if (argument == prefix.header.string())
+      argv.insert(argv.end(), {"-x", "c++-header"});
+    argv.push_back(argument);
+  }
+  SpawnOptions spawn{.working_directory = folder, .memory_limit_bytes = options.memory_limit_bytes};
+  const auto result = RunCommand(argv, spawn, options.timeout);
+  prefix.built = result.status.Succeeded() && std::filesystem::exists(prefix.precompiled);
+  return prefix;
+}
+
 TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
-              const OpenMpInstall &openmp, std::size_t index) {
+              const OpenMpInstall &openmp, std::size_t index, const Prefix *prefix) {
   TuBuild build{.compiler = compiler.name};
   const auto folder = options.work_dir / SafeName(compiler.name);
   std::filesystem::create_directories(folder);
   build.output = folder / fmt::format("{:04}-{}.so", index, SafeName(tu.source.stem().string()));
   build.argv = CommandForCompiler(tu.argv, compiler, tu.source, build.output, openmp);
+  if (prefix && prefix->built) {
+    const auto source = std::find(build.argv.begin(), build.argv.end(), tu.source.string());
+    if (compiler.family == CompilerFamily::kGcc)
+      build.argv.insert(source, {"-include", prefix->header.string(), "-Winvalid-pch"});
+    else
+      build.argv.insert(source, {"-include-pch", prefix->precompiled.string()});
+    build.used_prefix = true;
+  }
   SpawnOptions spawn{.working_directory = folder, .memory_limit_bytes = options.memory_limit_bytes};
   const auto result = RunCommand(build.argv, spawn, options.timeout);
   build.seconds = result.seconds;
@@ -103,26 +172,55 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
   std::vector<TuMatrix> matrix;
   for (const auto &tu : tus)
     matrix.push_back({tu, std::vector<TuBuild>(options.compilers.size())});
-  const std::size_t total = tus.size() * options.compilers.size();
-  std::atomic<std::size_t> next{0}, done{0};
+  const std::size_t columns = options.compilers.size();
+  const std::size_t total = tus.size() * columns;
+
+  // First the shared prefixes, one per (compiler, flags, include block), in parallel.
+  std::vector<std::string> keys(total);
+  std::map<std::string, std::size_t> first_task_of_key;
+  std::map<std::string, std::string> block_of_key;
+  if (options.shared_prefix)
+    for (std::size_t task = 0; task < total; ++task) {
+      const auto &tu = tus[task / columns];
+      const std::string block = parsers::LeadingIncludeBlock(ReadSource(tu.source));
+      if (block.empty())
+        continue;
+      keys[task] = PrefixKey(tu, options.compilers[task % columns], openmp, block);
+      first_task_of_key.try_emplace(keys[task], task);
+      block_of_key[keys[task]] = block;
+    }
+  std::vector<std::string> unique_keys;
+  for (const auto &[key, task] : first_task_of_key)
+    unique_keys.push_back(key);
+  std::map<std::string, Prefix> prefixes;
   std::mutex report;
-  auto work = [&] {
-    for (std::size_t task; (task = next++) < total;) {
-      const std::size_t row = task / options.compilers.size();
-      const std::size_t column = task % options.compilers.size();
-      auto build = Build(tus[row], options.compilers[column], options, openmp, row);
+  RunInParallel(unique_keys.size(), options.jobs, [&](std::size_t i) {
+    const std::size_t task = first_task_of_key[unique_keys[i]];
+    auto prefix = BuildPrefix(tus[task / columns], options.compilers[task % columns], options,
+                              openmp, block_of_key[unique_keys[i]], i);
+    const std::lock_guard lock(report);
+    if (progress)
+      progress(fmt::format("prefix {}/{} for {}: {}", i + 1, unique_keys.size(),
+                           options.compilers[task % columns].name,
+                           prefix.built ? "built" : "failed, TUs parse it themselves"));
+    prefixes[unique_keys[i]] = std::move(prefix);
+  });
+
+  std::atomic<std::size_t> done{0};
+  RunInParallel(total, options.jobs, [&](std::size_t task) {
+    {
+      const std::size_t row = task / columns;
+      const std::size_t column = task % columns;
+      const auto found = prefixes.find(keys[task]);
+      auto build = Build(tus[row], options.compilers[column], options, openmp, row,
+                         found == prefixes.end() ? nullptr : &found->second);
       const std::lock_guard lock(report);
       if (progress)
         progress(fmt::format("[{}/{}] {} on {}: {} ({:.1f} s)", ++done, total, tus[row].label,
                              build.compiler, build.built ? "built" : build.exit, build.seconds));
       matrix[row].builds[column] = std::move(build);
     }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned i = 0; i < std::max(1u, options.jobs); ++i)
-    threads.emplace_back(work);
-  for (auto &thread : threads)
-    thread.join();
+  });
   return matrix;
 }
 

@@ -32,6 +32,7 @@ struct MatrixOptions {
   std::chrono::seconds timeout{600};
   std::size_t memory_limit_bytes = std::size_t{8} << 30;
   std::filesystem::path work_dir; // objects go to work_dir/<compiler>/
+  bool shared_prefix = true;      // precompile each TU's leading #includes once per flag set
 };
 
 // One TU built by one compiler.
@@ -49,7 +50,8 @@ struct TuBuild {
   std::string signature;             // of the failure, when not built
   std::string first_error;
   std::filesystem::path output;
-  std::string load_error; // dlopen(RTLD_NOW) in a worker, demangled
+  bool used_prefix = false; // built against a shared precompiled prefix
+  std::string load_error;   // dlopen(RTLD_NOW) in a worker, demangled
 };
 
 struct TuMatrix {

@@ -223,6 +223,16 @@ private:
   bool awaiting_previous_ = false;
 };
 
+std::string Sha256Hex(const std::string &bytes) {
+  const auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
+  std::string hex;
+  for (auto byte : digest)
+    hex += fmt::format("{:02x}", byte);
+  return hex;
+}
+
+} // namespace
+
 std::string LeadingIncludeBlock(const std::string &text) {
   std::istringstream lines(text);
   std::string line, block;
@@ -236,16 +246,6 @@ std::string LeadingIncludeBlock(const std::string &text) {
   }
   return block.find("#include") == std::string::npos ? "" : block;
 }
-
-std::string Sha256Hex(const std::string &bytes) {
-  const auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
-  std::string hex;
-  for (auto byte : digest)
-    hex += fmt::format("{:02x}", byte);
-  return hex;
-}
-
-} // namespace
 
 std::vector<std::string> AnalysisBaseArguments(bool report_shadowing) {
   std::vector<std::string> arguments = {"-fsyntax-only",

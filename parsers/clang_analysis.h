@@ -64,6 +64,10 @@ std::vector<Finding> CompareLinkedUnits(const std::vector<TranslationUnitReport>
 // (Debian's libomp headers exist for one LLVM version at a time; gcc's omp.h parses the same).
 std::vector<std::string> AnalysisBaseArguments(bool report_shadowing);
 
+// The #include lines a TU opens with (Inductor's cpp_prefix.h and friends), comments and blank
+// lines left out: what is worth precompiling once and sharing. Empty when it opens otherwise.
+std::string LeadingIncludeBlock(const std::string &text);
+
 // The folder holding the omp.h every Clang of ours parses with.
 std::string OmpIncludeDirectory();
 

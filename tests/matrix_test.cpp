@@ -82,6 +82,7 @@ TEST_F(MatrixTest, DivergenceNamesTheCompilersOnEachSide) {
   EXPECT_FALSE(DivergenceFinding(portable).has_value());
   for (const auto &build : portable.builds) {
     EXPECT_TRUE(build.built) << build.compiler << ": " << build.first_error;
+    EXPECT_TRUE(build.used_prefix) << build.compiler << ": its #include <cstdint> is shared";
     EXPECT_GT(build.object_size, 0u);
     EXPECT_EQ(build.argv.back() == "/tmp/gone/kernel.cpp", false) << "the stored source is built";
   }
