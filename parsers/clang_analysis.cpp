@@ -10,6 +10,8 @@
 #include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendActions.h>
+#include <clang/Sema/Sema.h>
+#include <clang/Sema/SemaConsumer.h>
 #include <clang/Tooling/Tooling.h>
 #include <fmt/format.h>
 #include <llvm/Support/SHA256.h>
@@ -17,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace parsers {
@@ -109,12 +112,20 @@ private:
   std::string kernel_;
 };
 
-class FactsConsumer : public clang::ASTConsumer {
+class FactsConsumer : public clang::SemaConsumer {
 public:
-  explicit FactsConsumer(AstFacts &facts) : facts_(facts) {}
+  FactsConsumer(AstFacts &facts, bool instantiate_templates)
+      : facts_(facts), instantiate_templates_(instantiate_templates) {}
+  void InitializeSema(clang::Sema &sema) override { sema_ = &sema; }
+  void ForgetSema() override { sema_ = nullptr; }
   bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
     for (clang::Decl *declaration : group)
       parsed_.push_back(declaration);
+    // A conflicting declaration is diagnosed where it is written, template or not; the
+    // implicit instantiations queued for the end of the TU (most of a template-heavy TU's
+    // time: the flex-attention kernels) cannot add one, so they are dropped.
+    if (!instantiate_templates_ && sema_)
+      sema_->PendingInstantiations.clear();
     return true;
   }
   // Declarations the precompiled prefix hands over are not this TU's: keep them out.
@@ -127,19 +138,23 @@ public:
 
 private:
   AstFacts &facts_;
+  bool instantiate_templates_;
+  clang::Sema *sema_ = nullptr;
   std::vector<clang::Decl *> parsed_; // only what this TU parsed, never the precompiled prefix
 };
 
 class FactsAction : public clang::ASTFrontendAction {
 public:
-  explicit FactsAction(AstFacts &facts) : facts_(facts) {}
+  FactsAction(AstFacts &facts, bool instantiate_templates)
+      : facts_(facts), instantiate_templates_(instantiate_templates) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
                                                         llvm::StringRef) override {
-    return std::make_unique<FactsConsumer>(facts_);
+    return std::make_unique<FactsConsumer>(facts_, instantiate_templates_);
   }
 
 private:
   AstFacts &facts_;
+  bool instantiate_templates_;
 };
 
 // Turns Clang's diagnostics into findings by ID; the note after a finding gives its other place.
@@ -247,6 +262,21 @@ std::string LeadingIncludeBlock(const std::string &text) {
   return block.find("#include") == std::string::npos ? "" : block;
 }
 
+std::string IncludedHeaders(const std::string &text) {
+  std::istringstream lines(text);
+  std::string line, block;
+  std::set<std::string> seen;
+  while (std::getline(lines, line)) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line.compare(first, 10, "#include <") != 0)
+      continue;
+    const std::string header = line.substr(first);
+    if (seen.insert(header).second)
+      block += header + "\n";
+  }
+  return block;
+}
+
 std::vector<std::string> AnalysisBaseArguments(bool report_shadowing) {
   std::vector<std::string> arguments = {"-fsyntax-only",
                                         "-ferror-limit=0",
@@ -280,7 +310,7 @@ struct Analyzer::Impl {
   std::filesystem::path Prefix(const std::vector<std::string> &arguments,
                                const std::string &block) {
     // The salt changes whenever the way prefixes are built changes, so old ones are not reused.
-    std::string key_text = std::string("prefix-v2 ") + clang::getClangFullVersion() + "\n" + block;
+    std::string key_text = std::string("prefix-v3 ") + clang::getClangFullVersion() + "\n" + block;
     for (const auto &argument : arguments)
       key_text += "\n" + argument;
     const std::string key = Sha256Hex(key_text).substr(0, 24);
@@ -325,7 +355,10 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
     std::ifstream stream(input.path);
     std::stringstream text;
     text << stream.rdbuf();
-    const std::string block = LeadingIncludeBlock(text.str());
+    // cpp_wrapper TUs include the heavy ATen headers only where their kernels start, far
+    // down: precompiling every <header> the TU names, in order, covers those too. Include
+    // guards then skip them in the TU.
+    const std::string block = IncludedHeaders(text.str());
     if (!block.empty()) {
       const auto pch = impl_->Prefix(arguments, block);
       if (!pch.empty()) {
@@ -338,7 +371,9 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
 
   AstFacts facts;
   auto collector = std::make_unique<FindingCollector>(impl_->options.report_shadowing);
-  impl_->RunClang(arguments, std::make_unique<FactsAction>(facts), *collector);
+  impl_->RunClang(arguments,
+                  std::make_unique<FactsAction>(facts, impl_->options.instantiate_templates),
+                  *collector);
   if (report.used_prefix_cache && !collector->fatal_errors.empty()) {
     // A prefix made stale by changed headers: parse from scratch rather than fail.
     const auto pch = std::find(arguments.begin(), arguments.end(), "-include-pch");
@@ -349,7 +384,9 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
     report.used_prefix_cache = false;
     facts = AstFacts{};
     collector = std::make_unique<FindingCollector>(impl_->options.report_shadowing);
-    impl_->RunClang(arguments, std::make_unique<FactsAction>(facts), *collector);
+    impl_->RunClang(arguments,
+                    std::make_unique<FactsAction>(facts, impl_->options.instantiate_templates),
+                    *collector);
   }
 
   for (auto &finding : collector->findings) {

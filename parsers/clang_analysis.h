@@ -14,6 +14,9 @@ struct AnalysisOptions {
   std::filesystem::path prefix_cache_dir; // precompiled prefixes live here (created)
   bool use_prefix_cache = true;
   bool report_shadowing = true;
+  // Implicit template instantiations at the end of the TU; off, since a conflicting
+  // declaration is diagnosed where it is written and cannot come from one.
+  bool instantiate_templates = false;
 };
 
 struct TranslationUnitInput {
@@ -67,6 +70,10 @@ std::vector<std::string> AnalysisBaseArguments(bool report_shadowing);
 // The #include lines a TU opens with (Inductor's cpp_prefix.h and friends), comments and blank
 // lines left out: what is worth precompiling once and sharing. Empty when it opens otherwise.
 std::string LeadingIncludeBlock(const std::string &text);
+
+// Every `#include <...>` line of a TU, in order of first appearance: what the analysis
+// precompiles once per flag set.
+std::string IncludedHeaders(const std::string &text);
 
 // The folder holding the omp.h every Clang of ours parses with.
 std::string OmpIncludeDirectory();

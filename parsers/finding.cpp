@@ -11,7 +11,9 @@ std::string NameShape(const std::string &name) {
   return std::regex_replace(name, digits, "<N>");
 }
 
-std::string FindingSignature(const Finding &finding) {
+std::string FindingSignature(const Finding &finding, bool include_shadowing) {
+  if (finding.kind == "shadowing" && !include_shadowing)
+    return "";
   return fmt::format("{}:{}:{}:{}|{}:{}", finding.kind, finding.check, NameShape(finding.name),
                      NameShape(finding.type), NameShape(finding.previous_type),
                      NameShape(finding.kernel));

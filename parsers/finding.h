@@ -34,8 +34,9 @@ struct Finding {
 std::string NameShape(const std::string &name);
 
 // What dedups: the kind, the check and the shapes of the name, types and kernel, without
-// paths, lines or numbers that vary between runs. Shadowing stays out unless asked for.
-std::string FindingSignature(const Finding &finding);
+// paths, lines or numbers that vary between runs. Shadowing (legal C++, a warning) has no
+// signature unless asked for, so it never makes a finding of its own in a corpus.
+std::string FindingSignature(const Finding &finding, bool include_shadowing = false);
 
 nlohmann::json FindingToJson(const Finding &finding);
 

@@ -239,6 +239,9 @@ TEST(FindingSignature, NamesReduceToTheirShape) {
   EXPECT_EQ(FindingSignature(a), FindingSignature(b));
   b.check = "conflicting-types";
   EXPECT_NE(FindingSignature(a), FindingSignature(b));
+  Finding shadow{.kind = "shadowing", .check = "shadowed-local", .name = "i"};
+  EXPECT_EQ(FindingSignature(shadow), "");
+  EXPECT_EQ(FindingSignature(shadow, true), "shadowing:shadowed-local:i:|:");
 }
 
 } // namespace
