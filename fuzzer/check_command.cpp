@@ -1,17 +1,20 @@
 #include "fuzzer/check_command.h"
 
+#include "fuzzer/compiler_matrix.h"
 #include "fuzzer/text_file.h"
 #include "fuzzer/version.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/flag_translation.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <map>
 #include <ostream>
 #include <set>
+#include <unistd.h>
 
 namespace fuzzer {
 namespace {
@@ -191,12 +194,42 @@ int CheckCommand(const CheckOptions &options, const ToolPaths &paths, std::ostre
     findings.insert(findings.end(), cross.begin(), cross.end());
   }
 
-  std::size_t errors = 0;
+  // With --compilers, every file is also built on each compiler with its own command.
+  json divergences = json::array();
+  if (!options.compilers.empty()) {
+    std::vector<CapturedTu> tus;
+    for (const auto &file : options.files) {
+      CapturedTu tu{.label = file.string(), .source = std::filesystem::absolute(file)};
+      const auto canonical = std::filesystem::weakly_canonical(file).string();
+      for (const auto &candidate : commands)
+        if (candidate.source_paths.contains(canonical))
+          tu.argv = candidate.argv;
+      if (tu.argv.empty()) {
+        tu.argv = {"c++"};
+        tu.argv.insert(tu.argv.end(), options.compile_args.begin(), options.compile_args.end());
+        tu.argv.insert(tu.argv.end(), {"-c", tu.source.string(), "-o", "check.o"});
+      }
+      tus.push_back(std::move(tu));
+    }
+    const auto scratch =
+        std::filesystem::temp_directory_path() / fmt::format("inductor-fuzz-check-{}", ::getpid());
+    const auto matrix = BuildMatrix(
+        tus, {.compilers = DiscoverCompilers(options.compilers), .work_dir = scratch}, {});
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch, ignored);
+    for (const auto &row : matrix)
+      if (auto finding = DivergenceFinding(row))
+        divergences.push_back(*finding);
+  }
+
+  std::size_t errors = divergences.size();
   for (const auto &finding : findings)
     errors += finding.severity == "error";
   if (options.format == "json") {
-    json document = {
-        {"tool_version", ToolVersion()}, {"findings", json::array()}, {"files", json::array()}};
+    json document = {{"tool_version", ToolVersion()},
+                     {"findings", json::array()},
+                     {"compiler_divergence", divergences},
+                     {"files", json::array()}};
     for (const auto &finding : findings)
       document["findings"].push_back(parsers::FindingToJson(finding));
     for (const auto &report : reports)
@@ -218,6 +251,11 @@ int CheckCommand(const CheckOptions &options, const ToolPaths &paths, std::ostre
         out << fmt::format("{}: note: previous declaration{}\n", Where(finding.previous),
                            finding.previous_type.empty() ? "" : " (" + finding.previous_type + ")");
     }
+    for (const auto &divergence : divergences)
+      out << fmt::format("{}: error: compiler-divergence: builds with {}, fails with {}\n",
+                         divergence["tu"].get<std::string>(),
+                         fmt::join(divergence["built_by"].get<std::vector<std::string>>(), ", "),
+                         fmt::join(divergence["failed_on"].get<std::vector<std::string>>(), ", "));
     for (const auto &report : reports)
       for (const auto &error : report.other_errors)
         out << "other error: " << error << "\n";

@@ -19,6 +19,7 @@ struct CheckOptions {
   bool prefix_cache = true;
   std::string format = "text"; // text, json, sarif
   std::optional<std::filesystem::path> cache_dir;
+  std::vector<std::string> compilers; // also build every file on these: compiler-divergence
 };
 
 // `inductor-fuzz check`: Clang analysis of generated TUs for conflicting declarations, within

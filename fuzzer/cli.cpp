@@ -99,6 +99,11 @@ int RunCommandLine(int argc, char **argv) {
                           "Do not report inner declarations shadowing generated locals");
   check_command->add_flag("!--no-prefix-cache", check.prefix_cache,
                           "Parse every TU from scratch instead of reusing the precompiled prefix");
+  check_command
+      ->add_option("--compilers", check.compilers,
+                   "Also build every file on these compilers and report "
+                   "compiler-divergence (see `matrix`)")
+      ->delimiter(',');
   check_command->add_option("--cache-dir", check.cache_dir,
                             "Where precompiled prefixes are kept (default ~/.cache/inductor-fuzz)");
 

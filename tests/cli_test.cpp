@@ -121,5 +121,19 @@ TEST_F(CliTest, CheckReportsFindingsAsTextJsonAndSarif) {
   EXPECT_EQ(RunInductorFuzz({"check", clean.string(), "--format", "json"}).exit_code, 0);
 }
 
+TEST_F(CliTest, CheckWithCompilersReportsDivergence) {
+  // gcc only warns about narrowing a non-constant in braces; Clang rejects it.
+  const auto narrowing =
+      Write("narrowing.cpp", "extern \"C\" int kernel(double d) { int v[] = {d}; return v[0]; }\n");
+  const auto run = RunInductorFuzz({"check", narrowing.string(), "--compilers", "g++-12,clang++-14",
+                                    "--format", "json", "--", "-std=c++20"});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  const auto document = nlohmann::json::parse(run.out);
+  ASSERT_EQ(document["compiler_divergence"].size(), 1u) << run.out;
+  EXPECT_EQ(document["compiler_divergence"][0]["built_by"], nlohmann::json::array({"g++-12"}));
+  EXPECT_EQ(document["compiler_divergence"][0]["failed_on"], nlohmann::json::array({"clang++-14"}));
+  EXPECT_TRUE(document["findings"].empty());
+}
+
 } // namespace
 } // namespace fuzzer
