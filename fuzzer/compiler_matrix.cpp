@@ -23,11 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-parsers::CompilerFamily ParserFamily(CompilerFamily family) {
-  return family == CompilerFamily::kClang ? parsers::CompilerFamily::kClang
-                                          : parsers::CompilerFamily::kGcc;
-}
-
 // Runs work(0..count-1) on `jobs` threads.
 void RunInParallel(std::size_t count, unsigned jobs, const std::function<void(std::size_t)> &work) {
   std::atomic<std::size_t> next{0};
@@ -118,7 +113,7 @@ TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOption
       result.status.Succeeded() && !result.timed_out && std::filesystem::exists(build.output);
   if (build.built)
     build.object_size = std::filesystem::file_size(build.output);
-  const auto family = ParserFamily(compiler.family);
+  const auto family = compiler.family;
   const auto diagnostics = parsers::ParseCompilerText(result.output, family);
   for (const auto &diagnostic : diagnostics) {
     // Warnings in torch's headers are the same for every kernel: only the generated code's

@@ -9,10 +9,6 @@
 
 namespace fuzzer {
 
-std::string FamilyName(CompilerFamily family) {
-  return family == CompilerFamily::kClang ? "clang" : "gcc";
-}
-
 Compiler DescribeCompiler(const std::string &name_or_path) {
   std::optional<std::filesystem::path> path;
   if (name_or_path.find('/') != std::string::npos) {

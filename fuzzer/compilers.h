@@ -1,5 +1,7 @@
 #pragma once
 
+#include "parsers/diagnostics.h"
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -10,7 +12,8 @@ namespace fuzzer {
 inline const std::vector<std::string> kDefaultCompilers = {
     "g++-11", "g++-12", "clang++-14", "clang++-15", "clang++-16", "clang++-19"};
 
-enum class CompilerFamily { kGcc, kClang };
+// The family comes from parsers/, where diagnostics are read per family.
+using parsers::CompilerFamily;
 
 // A compiler of the matrix, as it describes itself (not as it is named: a custom build in
 // /opt called `c++` is still recognised).
@@ -27,7 +30,5 @@ struct Compiler {
 // the installed ones of kDefaultCompilers.
 std::vector<Compiler> DiscoverCompilers(const std::vector<std::string> &requested);
 Compiler DescribeCompiler(const std::string &name_or_path);
-
-std::string FamilyName(CompilerFamily family);
 
 } // namespace fuzzer
