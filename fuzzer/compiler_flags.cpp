@@ -78,4 +78,9 @@ std::vector<std::string> CommandForCompiler(const std::vector<std::string> &capt
   return argv;
 }
 
+std::string OutputOfCommand(const std::vector<std::string> &argv) {
+  const auto found = std::find(argv.begin(), argv.end(), "-o");
+  return found == argv.end() || found + 1 == argv.end() ? "" : *(found + 1);
+}
+
 } // namespace fuzzer

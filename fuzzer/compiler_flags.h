@@ -40,4 +40,7 @@ std::vector<std::string> CommandForCompiler(const std::vector<std::string> &capt
                                             const std::filesystem::path &output,
                                             const OpenMpInstall &openmp);
 
+// What a captured command writes: the argument of its -o, or empty.
+std::string OutputOfCommand(const std::vector<std::string> &argv);
+
 } // namespace fuzzer

@@ -1,6 +1,7 @@
 #include "fuzzer/compiler_matrix.h"
 
 #include "fuzzer/child_process.h"
+#include "fuzzer/runtime_differential.h"
 #include "fuzzer/worker_client.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/diagnostics.h"
@@ -153,10 +154,17 @@ std::vector<CapturedTu> LoadCapturedTus(const std::vector<std::filesystem::path>
     if (!commands.is_array())
       continue;
     for (const auto &command : commands)
-      for (const auto &source : command.value("sources", json::array()))
-        tus.push_back({folder.filename().string() + "/" + source.value("stored", ""),
-                       std::filesystem::absolute(folder / source.value("stored", "")),
-                       command.value("argv", std::vector<std::string>{})});
+      for (const auto &source : command.value("sources", json::array())) {
+        CapturedTu tu{.label = folder.filename().string() + "/" + source.value("stored", ""),
+                      .source = std::filesystem::absolute(folder / source.value("stored", "")),
+                      .argv = command.value("argv", std::vector<std::string>{})};
+        if (command.contains("recording")) {
+          tu.recording = std::filesystem::absolute(folder / command.value("recording", ""));
+          tu.entry = command.value("entry", "kernel");
+          tu.reference_module = OutputOfCommand(tu.argv);
+        }
+        tus.push_back(std::move(tu));
+      }
   }
   return tus;
 }
@@ -313,10 +321,18 @@ json MatrixToJson(const std::vector<TuMatrix> &matrix) {
                         {"warnings", build.warnings},
                         {"first_error", build.first_error},
                         {"signature", build.signature},
-                        {"load_error", build.load_error}});
-    json entry = {{"tu", row.tu.label}, {"source", row.tu.source.string()}, {"builds", builds}};
+                        {"load_error", build.load_error},
+                        {"runtime", build.runtime},
+                        {"runtime_detail", build.runtime_detail}});
+    json entry = {{"tu", row.tu.label},
+                  {"source", row.tu.source.string()},
+                  {"recording", row.tu.recording.string()},
+                  {"reference_runtime", row.reference_runtime},
+                  {"builds", builds}};
     if (auto finding = DivergenceFinding(row))
       entry["finding"] = *finding;
+    if (auto finding = RuntimeDivergenceFinding(row))
+      entry["runtime_finding"] = *finding;
     rows.push_back(entry);
   }
   return rows;

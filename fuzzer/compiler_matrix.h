@@ -21,6 +21,9 @@ struct CapturedTu {
   std::string label; // folder/file, for tables
   std::filesystem::path source;
   std::vector<std::string> argv;
+  std::filesystem::path recording;        // its kernel calls as Inductor's build ran them, if any
+  std::string entry;                      // the recorded module's entry: kernel or cpp_wrapper's
+  std::filesystem::path reference_module; // the .so Inductor built (the command's -o)
 };
 
 // Every TU of every run-case output folder at or under `roots` (folders with commands.json).
@@ -52,11 +55,18 @@ struct TuBuild {
   std::filesystem::path output;
   bool used_prefix = false; // built against a shared precompiled prefix
   std::string load_error;   // dlopen(RTLD_NOW) in a worker, demangled
+  std::string runtime;      // recorded calls replayed: "same", "differs", "crashed", "timeout",
+                            // "error"; empty when not replayed
+  nlohmann::json runtime_detail; // the worst difference, or what went wrong
 };
 
 struct TuMatrix {
   CapturedTu tu;
   std::vector<TuBuild> builds; // in the order of MatrixOptions::compilers
+  // Inductor's own build replayed on its recording first: "same" (deterministic, builds are
+  // compared), "differs" (nondeterministic, builds are not compared), "missing" (the .so is
+  // gone; builds are compared with the recording alone) or empty (no recording).
+  std::string reference_runtime;
 };
 
 using Progress = std::function<void(const std::string &)>;

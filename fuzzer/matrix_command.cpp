@@ -3,6 +3,7 @@
 #include "fuzzer/case.h"
 #include "fuzzer/compiler_matrix.h"
 #include "fuzzer/run_case.h"
+#include "fuzzer/runtime_differential.h"
 #include "fuzzer/text_file.h"
 #include "fuzzer/version.h"
 #include "fuzzer/worker_client.h"
@@ -39,7 +40,11 @@ std::string Cell(const TuBuild &build) {
     return build.timed_out ? "TIMEOUT" : "FAIL";
   if (!build.load_error.empty())
     return "LOAD-ERR";
-  return fmt::format("ok {:.1f}s", build.seconds);
+  if (build.runtime == "differs")
+    return "DIFFERS";
+  if (build.runtime == "crashed" || build.runtime == "timeout")
+    return "RUN-" + std::string(build.runtime == "crashed" ? "CRASH" : "TIMEOUT");
+  return fmt::format("{} {:.1f}s", build.runtime == "same" ? "same" : "ok", build.seconds);
 }
 
 std::string XmlEscape(const std::string &text) {
@@ -67,6 +72,46 @@ std::string XmlEscape(const std::string &text) {
 
 std::string Shorten(const std::string &label, std::size_t width) {
   return label.size() <= width ? label : label.substr(0, width - 3) + "...";
+}
+
+std::string RuntimeFindingLine(const json &finding) {
+  std::string line =
+      fmt::format("runtime-divergence: {}: differs on {} (same as Inductor's build on {})",
+                  finding.value("tu", ""),
+                  fmt::join(finding["differs_on"].get<std::vector<std::string>>(), ", "),
+                  fmt::join(finding["same_as_inductor"].get<std::vector<std::string>>(), ", "));
+  if (finding.contains("max_abs_error"))
+    line += fmt::format(
+        "; worst on {}: {} ({}) at {}: {} instead of {}, max abs error {}, max "
+        "rel error {}",
+        finding.value("compiler", ""), finding.value("argument", ""), finding.value("dtype", ""),
+        finding.value("index", json()).dump(), finding.value("actual", json()).dump(),
+        finding.value("expected", json()).dump(), finding.value("max_abs_error", json()).dump(),
+        finding.value("max_rel_error", json()).dump());
+  else
+    line += fmt::format("; {} {}", finding.value("compiler", ""), finding.value("how", ""));
+  return line + "\n";
+}
+
+// How much of the matrix ran on recorded inputs, and why the rest did not.
+std::string RuntimeSummary(const std::vector<TuMatrix> &matrix) {
+  std::map<std::string, int> reference;
+  std::size_t replays = 0;
+  for (const auto &row : matrix) {
+    ++reference[row.reference_runtime.empty() ? "no recording" : row.reference_runtime];
+    for (const auto &build : row.builds)
+      replays += !build.runtime.empty();
+  }
+  std::string parts;
+  for (const auto &[what, n] : reference)
+    parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n,
+                         what == "same"           ? "reproduced by Inductor's build"
+                         : what == "differs"      ? "nondeterministic (not compared)"
+                         : what == "missing"      ? "compared with the recording only"
+                         : what == "no recording" ? "without recorded calls"
+                                                  : "Inductor's build " + what);
+  return fmt::format("runtime: {} build(s) replayed on recorded kernel calls; TUs: {}\n", replays,
+                     parts);
 }
 
 // Case files in the corpus are run once through a worker to capture their TUs.
@@ -98,7 +143,8 @@ std::vector<std::filesystem::path> CaptureCases(const std::vector<std::filesyste
     std::filesystem::create_directories(out);
     std::cerr << fmt::format("capturing {} ({})\n", c.name, file.string());
     const auto outcome =
-        RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10));
+        RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10),
+                        {.record_dir = out / "recordings"});
     WriteCaseArtifacts(out, c, outcome, {{"tool_version", ToolVersion()}});
     folders.push_back(out);
   }
@@ -117,11 +163,12 @@ int MatrixCommand(const MatrixCommandOptions &options, const ToolPaths &paths, s
                                .jobs = options.jobs,
                                .timeout = std::chrono::seconds(options.timeout_seconds),
                                .work_dir = scratch / "objects"};
-  auto matrix =
-      BuildMatrix(tus, matrix_options, [](const std::string &line) { std::cerr << line << "\n"; });
+  const Progress progress = [](const std::string &line) { std::cerr << line << "\n"; };
+  auto matrix = BuildMatrix(tus, matrix_options, progress);
   {
     Worker worker = MakeWorker(paths, scratch);
     CheckLoads(matrix, worker);
+    ReplayRecordedCalls(matrix, worker, {}, progress);
   }
   out << fmt::format("{:<50}", "TU");
   for (const auto &compiler : matrix_options.compilers)
@@ -151,6 +198,10 @@ int MatrixCommand(const MatrixCommandOptions &options, const ToolPaths &paths, s
         out << fmt::format("load-error: {} built by {}: {}\n", row.tu.label, build.compiler,
                            build.load_error);
       }
+    if (auto finding = RuntimeDivergenceFinding(row)) {
+      ++findings;
+      out << RuntimeFindingLine(*finding);
+    }
   }
   std::size_t built = 0;
   for (const auto &row : matrix)
@@ -158,6 +209,7 @@ int MatrixCommand(const MatrixCommandOptions &options, const ToolPaths &paths, s
       built += build.built;
   out << fmt::format("{} TU(s) x {} compiler(s): {} built, {} finding(s)\n", tus.size(),
                      matrix_options.compilers.size(), built, findings);
+  out << RuntimeSummary(matrix);
   if (options.json_out)
     WriteFileAtomically(*options.json_out, MatrixToJson(matrix).dump(2) + "\n");
   std::error_code ignored;
@@ -177,15 +229,17 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
   const auto tus = LoadCapturedTus(folders);
   if (tus.empty())
     throw InputError("the corpus holds no captured TU and no case file");
+  const Progress progress = [](const std::string &line) { std::cerr << line << "\n"; };
   auto matrix = BuildMatrix(tus,
                             {.compilers = {baseline, candidate},
                              .jobs = options.jobs,
                              .timeout = std::chrono::seconds(options.timeout_seconds),
                              .work_dir = scratch / "objects"},
-                            [](const std::string &line) { std::cerr << line << "\n"; });
+                            progress);
   {
     Worker worker = MakeWorker(paths, scratch);
     CheckLoads(matrix, worker);
+    ReplayRecordedCalls(matrix, worker, {}, progress);
   }
 
   json rows = json::array();
@@ -201,6 +255,9 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
       verdict = "both-fail";
     else if (old_build.load_error.empty() && !new_build.load_error.empty())
       verdict = "load-regression";
+    else if (old_build.runtime != new_build.runtime &&
+             (old_build.runtime == "same" || new_build.runtime == "same"))
+      verdict = "runtime-differs";
     else {
       const std::set<std::string> before(old_build.warnings.begin(), old_build.warnings.end());
       verdict = "same";
@@ -217,14 +274,18 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
                       {"object_size", old_build.object_size},
                       {"first_error", old_build.first_error},
                       {"warnings", old_build.warnings.size()},
-                      {"load_error", old_build.load_error}}},
+                      {"load_error", old_build.load_error},
+                      {"runtime", old_build.runtime}}},
                     {"candidate",
                      {{"built", new_build.built},
                       {"seconds", new_build.seconds},
                       {"object_size", new_build.object_size},
                       {"first_error", new_build.first_error},
                       {"warnings", new_build.warnings.size()},
-                      {"load_error", new_build.load_error}}},
+                      {"load_error", new_build.load_error},
+                      {"runtime", new_build.runtime}}},
+                    {"reference_runtime", row.reference_runtime},
+                    {"runtime_finding", RuntimeDivergenceFinding(row).value_or(json(nullptr))},
                     {"compile_seconds_delta", new_build.seconds - old_build.seconds},
                     {"object_size_delta", static_cast<long long>(new_build.object_size) -
                                               static_cast<long long>(old_build.object_size)}});
@@ -233,7 +294,7 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
     const auto found = counts.find(verdict);
     return found == counts.end() ? 0 : found->second;
   };
-  const int regressions = count("regression") + count("load-regression");
+  const int regressions = count("regression") + count("load-regression") + count("runtime-differs");
 
   out << fmt::format("compare: baseline {} ({}), candidate {} ({})\n", baseline.name,
                      baseline.version, candidate.name, candidate.version);
@@ -246,8 +307,11 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
   std::string summary;
   for (const auto &[verdict, n] : counts)
     summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, verdict);
-  out << fmt::format("{} TU(s): {}; runtime comparison: not run (no recorded kernel inputs yet)\n",
-                     rows.size(), summary);
+  out << fmt::format("{} TU(s): {}\n", rows.size(), summary);
+  out << RuntimeSummary(matrix);
+  for (const auto &row : rows)
+    if (!row["runtime_finding"].is_null())
+      out << RuntimeFindingLine(row["runtime_finding"]);
 
   if (options.report_dir) {
     std::filesystem::create_directories(*options.report_dir);
@@ -270,7 +334,10 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
       const std::string tu = row["tu"];
       junit += fmt::format("  <testcase classname=\"compare\" name=\"{}\" time=\"{:.3f}\">",
                            XmlEscape(tu), row["candidate"]["seconds"].get<double>());
-      if (verdict == "regression" || verdict == "load-regression")
+      if (verdict == "runtime-differs")
+        junit += fmt::format("<failure message=\"{}\">{}</failure>", verdict,
+                             XmlEscape(RuntimeFindingLine(row["runtime_finding"])));
+      else if (verdict == "regression" || verdict == "load-regression")
         junit += fmt::format("<failure message=\"{}\">{}</failure>", verdict,
                              XmlEscape(row["candidate"]["first_error"].get<std::string>() +
                                        row["candidate"]["load_error"].get<std::string>()));

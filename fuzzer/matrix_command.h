@@ -31,7 +31,8 @@ struct CompareOptions {
   long timeout_seconds = 600;
 };
 
-// `inductor-fuzz compare`: the compiler-upgrade check. Exit 1 on any regression.
+// `inductor-fuzz compare`: the compiler-upgrade check. Exit 1 on any regression (a build, a
+// load or a recorded kernel call that the baseline passes and the candidate does not).
 int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::ostream &out);
 
 } // namespace fuzzer

@@ -1,5 +1,6 @@
 #include "fuzzer/run_case.h"
 
+#include "fuzzer/compiler_flags.h"
 #include "fuzzer/text_file.h"
 #include "fuzzer/version.h"
 #include "parsers/diagnostics.h"
@@ -17,8 +18,8 @@ using nlohmann::json;
 
 // Files run-case writes; a folder holding anything else is not ours to overwrite.
 const std::set<std::string> kOutputEntries = {"result.json", "case.json", "commands.json",
-                                              "sources",     "wrappers",  "inductor-cache",
-                                              "worker.log",  "scratch"};
+                                              "sources",     "wrappers",  "recordings",
+                                              "worker.log",  "scratch",   "inductor-cache"};
 
 void PrepareOutputFolder(const std::filesystem::path &out_dir) {
   if (std::filesystem::exists(out_dir)) {
@@ -79,6 +80,24 @@ std::string OutcomeSignature(const Case &c, const json &result) {
   return "";
 }
 
+// Points each command that built a recorded module at its recording, relative to out_dir.
+void AttachRecordings(const std::filesystem::path &out_dir, json &result, json &commands) {
+  if (!result.contains("recordings"))
+    return;
+  for (auto &recording : result["recordings"]) {
+    const auto file = std::filesystem::path(recording.value("file", ""));
+    const auto relative = file.lexically_relative(out_dir);
+    if (!relative.empty() && !relative.string().starts_with(".."))
+      recording["file"] = relative.string();
+    for (auto &command : commands)
+      if (OutputOfCommand(command.value("argv", std::vector<std::string>{})) ==
+          recording.value("module", "")) {
+        command["recording"] = recording["file"];
+        command["entry"] = recording["entry"];
+      }
+  }
+}
+
 } // namespace
 
 CaseOutcome RunCaseOnWorker(Worker &worker, const Case &c, const std::filesystem::path &cache_dir,
@@ -89,6 +108,8 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const Case &c, const std::filesystem
     request["eager_only"] = true;
   if (!run_options.test_plant.empty())
     request["test_plant"] = run_options.test_plant;
+  if (!run_options.record_dir.empty())
+    request["record_dir"] = run_options.record_dir.string();
   WorkerReply reply = worker.Request(request, timeout);
   CaseOutcome outcome;
   if (reply.status != ReplyStatus::kOk) {
@@ -130,6 +151,7 @@ void WriteCaseArtifacts(const std::filesystem::path &out_dir, const Case &c,
     commands.push_back(build);
   }
   result.erase("builds");
+  AttachRecordings(out_dir, result, commands);
   if (result.contains("wrappers")) {
     std::filesystem::create_directories(out_dir / "wrappers");
     std::size_t wrapper_index = 0;
@@ -166,7 +188,8 @@ int RunCaseCommand(const RunCaseOptions &options, const ToolPaths &paths, std::o
   const auto started = std::chrono::steady_clock::now();
   const CaseOutcome outcome =
       RunCaseOnWorker(worker, c, out_dir / "inductor-cache",
-                      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout));
+                      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
+                      {.record_dir = out_dir / "recordings"});
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   json provenance = {{"tool_version", ToolVersion()},

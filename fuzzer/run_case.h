@@ -30,6 +30,7 @@ struct CaseOutcome {
 struct WorkerRunOptions {
   bool eager_only = false; // check the case is valid: run eager only, compile nothing
   std::string test_plant;  // tests only: corrupt the compiled result so the oracle must fire
+  std::filesystem::path record_dir; // where kernel calls are recorded; empty: not recorded
 };
 
 // Sends one case to the worker and turns its reply, or its death, into an outcome.

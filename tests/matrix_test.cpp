@@ -1,6 +1,9 @@
 // The compiler matrix on real compilers: builds, divergence, loads against torch, compare.
 #include "binary_runner.h"
+#include "fuzzer/case.h"
 #include "fuzzer/compiler_matrix.h"
+#include "fuzzer/run_case.h"
+#include "fuzzer/runtime_differential.h"
 #include "fuzzer/text_file.h"
 #include "fuzzer/worker_client.h"
 
@@ -35,6 +38,33 @@ struct TensorBase { template <typename T> const T* const_data_ptr() const; };
 extern "C" const void* kernel(const at::TensorBase* t) { return t->const_data_ptr<long double>(); }
 )";
 
+// Renames the TU's entry `kernel` and puts a new `kernel` before the Python bindings that calls
+// it and then, on Clang only, runs `planted`: a result that depends on the compiler.
+std::string PlantClangOnlyStatement(const std::string &source, const std::string &planted) {
+  const std::size_t name = source.find("kernel(", source.find("extern \"C\""));
+  const std::size_t close = source.find(')', name);
+  const std::size_t bindings = source.find("// Python bindings to call kernel()");
+  if (name == std::string::npos || close == std::string::npos || bindings == std::string::npos)
+    return "";
+  const std::string parameters = source.substr(name + 7, close - name - 7);
+  std::string arguments;
+  for (std::size_t start = 0; start < parameters.size();) {
+    std::size_t end = parameters.find(',', start);
+    if (end == std::string::npos)
+      end = parameters.size();
+    const std::string parameter = parameters.substr(start, end - start);
+    const std::size_t last = parameter.find_last_not_of(" \n");
+    const std::size_t first = parameter.find_last_of(" *", last) + 1;
+    arguments += (arguments.empty() ? "" : ", ") + parameter.substr(first, last + 1 - first);
+    start = end + 1;
+  }
+  std::string planted_source = source.substr(0, bindings) + "extern \"C\" void kernel(" +
+                               parameters + ") {\n  kernel_unplanted(" + arguments +
+                               ");\n#ifdef __clang__\n  " + planted + "\n#endif\n}\n" +
+                               source.substr(bindings);
+  return planted_source.replace(name, 7, "kernel_unplanted(");
+}
+
 class MatrixTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -57,6 +87,13 @@ protected:
            {{{"captured_path", "/tmp/gone/kernel.cpp"}, {"stored", "sources/00-kernel.cpp"}}}}}});
     WriteFileAtomically(out / "commands.json", commands.dump());
     return out;
+  }
+
+  Worker MakeWorker() {
+    return Worker(WorkerOptions{.worker_executable = INDUCTOR_FUZZ_WORKER,
+                                .venv = kSourceDir / ".venv",
+                                .scratch_dir = folder_ / "worker",
+                                .log_file = folder_ / "worker.log"});
   }
 
   MatrixOptions Options(std::vector<std::string> compilers) {
@@ -155,6 +192,74 @@ TEST_F(MatrixTest, CompareClassifiesAndExitsOnRegressions) {
                                           "g++-12", "--corpus", (folder_ / "corpus").string()});
   EXPECT_EQ(downgrade.exit_code, 0) << downgrade.out << downgrade.err;
   EXPECT_NE(downgrade.out.find("1 fixed, 1 same"), std::string::npos) << downgrade.out;
+}
+
+TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
+  // The seed run for real, its kernel calls recorded; then one TU's stored source planted.
+  const Case seed = LoadCaseFile(kSourceDir / "corpus/seeds/causal-151290.json");
+  const auto out = folder_ / "corpus" / "seed";
+  {
+    Worker worker = MakeWorker();
+    const auto outcome =
+        RunCaseOnWorker(worker, seed, out / "inductor-cache", std::chrono::minutes(10),
+                        {.record_dir = out / "recordings"});
+    ASSERT_EQ(outcome.status, "pass") << outcome.result.dump(2);
+    WriteCaseArtifacts(out, seed, outcome, {});
+  }
+  auto tus = LoadCapturedTus({out});
+  ASSERT_GE(tus.size(), 2u);
+  for (const auto &tu : tus) {
+    EXPECT_FALSE(tu.recording.empty()) << tu.label << ": every Python-wrapper kernel is recorded";
+    EXPECT_TRUE(std::filesystem::exists(tu.reference_module)) << tu.label;
+  }
+  const std::string planted = PlantClangOnlyStatement(
+      ReadTextFile(tus[0].source, "captured source", std::size_t{1} << 24), "out_ptr0[5] += 3;");
+  ASSERT_NE(planted.find("#ifdef __clang__"), std::string::npos);
+  WriteFileAtomically(tus[0].source, planted);
+
+  auto matrix = BuildMatrix(tus, Options({"g++-12", "clang++-14"}), {});
+  {
+    Worker worker = MakeWorker();
+    CheckLoads(matrix, worker);
+    ReplayRecordedCalls(matrix, worker, {}, {});
+  }
+  for (const auto &row : matrix) {
+    EXPECT_EQ(row.reference_runtime, "same") << row.tu.label << ": Inductor's build reproduces";
+    for (const auto &build : row.builds)
+      ASSERT_TRUE(build.built) << build.compiler << ": " << build.first_error;
+  }
+  const auto finding = RuntimeDivergenceFinding(matrix[0]);
+  ASSERT_TRUE(finding.has_value()) << MatrixToJson(matrix).dump(2);
+  EXPECT_EQ((*finding)["differs_on"], json::array({"clang++-14"}));
+  EXPECT_EQ((*finding)["same_as_inductor"], json::array({"g++-12"}));
+  EXPECT_EQ((*finding)["dtype"], "int32");
+  EXPECT_EQ((*finding)["flat_index"], 5);
+  EXPECT_EQ((*finding)["max_abs_error"], 3.0);
+  EXPECT_EQ((*finding)["actual"].get<double>() - (*finding)["expected"].get<double>(), 3.0);
+  EXPECT_EQ((*finding)["mismatched_elements"], 1);
+  EXPECT_NE((*finding)["argument"].get<std::string>().find("argument 0"), std::string::npos)
+      << "out_ptr0 is the kernel's first parameter";
+  for (std::size_t row = 1; row < matrix.size(); ++row) {
+    EXPECT_FALSE(RuntimeDivergenceFinding(matrix[row]).has_value()) << matrix[row].tu.label;
+    for (const auto &build : matrix[row].builds)
+      EXPECT_EQ(build.runtime, "same") << matrix[row].tu.label << " on " << build.compiler;
+  }
+
+  // The upgrade check sees the same: the planted TU differs at runtime, so exit 1.
+  const auto report = folder_ / "report";
+  const auto upgrade =
+      RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-14", "--corpus",
+                       (folder_ / "corpus").string(), "--report", report.string()});
+  EXPECT_EQ(upgrade.exit_code, 1) << upgrade.out << upgrade.err;
+  const json result = json::parse(std::ifstream(report / "compare.json"));
+  // The others are same or new-warnings (Clang's -Wunused-function on the bindings' parse_arg).
+  std::map<std::string, std::string> verdicts;
+  for (const auto &tu : result["tus"])
+    verdicts[tu["tu"]] = tu["verdict"];
+  EXPECT_EQ(verdicts[matrix[0].tu.label], "runtime-differs") << upgrade.out;
+  EXPECT_EQ(result["counts"].value("runtime-differs", 0), 1) << upgrade.out;
+  EXPECT_EQ(result["counts"].value("regression", 0), 0) << upgrade.out;
+  EXPECT_NE(upgrade.out.find("runtime-divergence: seed/"), std::string::npos) << upgrade.out;
 }
 
 } // namespace

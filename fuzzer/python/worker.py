@@ -211,7 +211,7 @@ def collect_wrapper_code(cache_dir):
     return wrappers
 
 
-def run_case(session, case, cache_dir, eager_only=False, plant=None):
+def run_case(session, case, cache_dir, eager_only=False, plant=None, record_dir=None):
     import torch
     from torch._inductor import config as inductor_config
 
@@ -224,6 +224,7 @@ def run_case(session, case, cache_dir, eager_only=False, plant=None):
         return _failed(session, result, "exception", "define", error, expected)
 
     capture = Capture(session.cpp_builder, session.versions)
+    recorder = KernelRecorder(record_dir)
     with fresh_inductor_state(cache_dir):
         eager = None
         try:
@@ -239,7 +240,11 @@ def run_case(session, case, cache_dir, eager_only=False, plant=None):
             return result
         started = time.monotonic()
         try:
-            with inductor_config.patch(inductor_patches(case["inductor"])), capture.installed():
+            with (
+                inductor_config.patch(inductor_patches(case["inductor"])),
+                capture.installed(),
+                recorder.installed(),
+            ):
                 compiled_function = torch.compile(
                     api.eager_function(), dynamic=case["inductor"]["dynamic"]
                 )
@@ -252,6 +257,8 @@ def run_case(session, case, cache_dir, eager_only=False, plant=None):
                 kind = "compile-error"
             return _failed(session, result, kind, "compile", error, expected)
         result["phases"]["compiled_seconds"] = round(time.monotonic() - started, 3)
+        result["recordings"] = recorder.save()
+        result["recording_skipped"] = sorted(set(recorder.skipped))
         result["builds"] = capture.builds
         result["wrappers"] = collect_wrapper_code(cache_dir)
     if eager is None:
@@ -345,6 +352,7 @@ def handle(session, request, scratch):
             cache_dir,
             eager_only=request.get("eager_only", False),
             plant=request.get("test_plant"),
+            record_dir=request.get("record_dir"),
         )
         result["rss_bytes"] = resident_bytes()
         return {"result": result}
@@ -358,6 +366,8 @@ def handle(session, request, scratch):
             return {"load_error": ""}
         except OSError as error:
             return {"load_error": str(error)}
+    if op == "replay":
+        return {"replay": replay(request["module"], request["entry"], request["recording"])}
     if op == "compile_command":
         return {"argv": compile_command(session, request["compiler"])}
     raise ValueError(f"unknown op {op!r}")
