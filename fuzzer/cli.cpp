@@ -110,8 +110,9 @@ int RunCommandLine(int argc, char **argv) {
   MatrixCommandOptions matrix;
   auto *matrix_command = app.add_subcommand(
       "matrix", "Rebuild every captured TU on every compiler (g++-11/12, clang++-14/15/16/19 by "
-                "default) as Inductor would, load each build against torch's libtorch, and report "
-                "compiler-divergence and load-error findings.\n"
+                "default) as Inductor would, load each build against torch's libtorch, run each on "
+                "the kernel calls run-case recorded, and report compiler-divergence, load-error "
+                "and runtime-divergence findings.\n"
                 "Example: inductor-fuzz matrix out/causal --compilers g++-12,clang++-16");
   matrix_command
       ->add_option("folders", matrix.inputs, "run-case output folders (or folders of them)")
@@ -126,9 +127,10 @@ int RunCommandLine(int argc, char **argv) {
   CompareOptions compare;
   auto *compare_command = app.add_subcommand(
       "compare", "Compiler upgrade check: replay every captured TU of the corpus on a baseline "
-                 "and a candidate compiler and classify each (same, regression, fixed, both-fail, "
-                 "load-regression, new-warnings). Case files in the corpus are run first to "
-                 "capture their TUs. Exit 1 on any regression.\n"
+                 "and a candidate compiler, run both builds on the recorded kernel calls, and classify "
+                 "each TU (same, regression, fixed, both-fail, load-regression, runtime-differs, "
+                 "new-warnings). Case files in the corpus are run first to capture their TUs and "
+                 "record their kernel calls. Exit 1 on any regression or runtime difference.\n"
                  "Example: inductor-fuzz compare --baseline g++-12 --candidate clang++-16 "
                  "--corpus corpus/seeds --report report/");
   compare_command->add_option("--baseline", compare.baseline, "The compiler in use")->required();
