@@ -126,13 +126,14 @@ int RunCommandLine(int argc, char **argv) {
 
   CompareOptions compare;
   auto *compare_command = app.add_subcommand(
-      "compare", "Compiler upgrade check: replay every captured TU of the corpus on a baseline "
-                 "and a candidate compiler, run both builds on the recorded kernel calls, and classify "
-                 "each TU (same, regression, fixed, both-fail, load-regression, runtime-differs, "
-                 "new-warnings). Case files in the corpus are run first to capture their TUs and "
-                 "record their kernel calls. Exit 1 on any regression or runtime difference.\n"
-                 "Example: inductor-fuzz compare --baseline g++-12 --candidate clang++-16 "
-                 "--corpus corpus/seeds --report report/");
+      "compare",
+      "Compiler upgrade check: replay every captured TU of the corpus on a baseline "
+      "and a candidate compiler, run both builds on the recorded kernel calls, and classify "
+      "each TU (same, regression, fixed, both-fail, load-regression, runtime-differs, "
+      "new-warnings). Case files in the corpus are run first to capture their TUs and "
+      "record their kernel calls. Exit 1 on any regression or runtime difference.\n"
+      "Example: inductor-fuzz compare --baseline g++-12 --candidate clang++-16 "
+      "--corpus corpus/seeds --report report/");
   compare_command->add_option("--baseline", compare.baseline, "The compiler in use")->required();
   compare_command->add_option("--candidate", compare.candidate, "The compiler to move to")
       ->required();
