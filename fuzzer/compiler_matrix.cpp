@@ -83,6 +83,10 @@ Prefix BuildPrefix(const CapturedTu &tu, const Compiler &compiler, const MatrixO
       argv.insert(argv.end(), {"-x", "c++-header"});
     argv.push_back(argument);
   }
+  // Clang can also instantiate the header's templates once, in the prefix, instead of at the
+  // end of every TU that includes it: a third of what remains of a kernel's build.
+  if (compiler.family == CompilerFamily::kClang)
+    argv.insert(argv.begin() + 1, "-fpch-instantiate-templates");
   SpawnOptions spawn{.working_directory = folder, .memory_limit_bytes = options.memory_limit_bytes};
   const auto result = RunCommand(argv, spawn, options.timeout);
   prefix.built = result.status.Succeeded() && std::filesystem::exists(prefix.precompiled);

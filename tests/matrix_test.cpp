@@ -96,6 +96,20 @@ protected:
                                 .log_file = folder_ / "worker.log"});
   }
 
+  // Runs the case in a worker as run-case does, recording its kernel calls.
+  std::filesystem::path RunAndRecord(const std::filesystem::path &case_file,
+                                     const std::string &name) {
+    const Case c = LoadCaseFile(case_file);
+    const auto out = folder_ / "corpus" / name;
+    Worker worker = MakeWorker();
+    const auto outcome =
+        RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10),
+                        {.record_dir = out / "recordings"});
+    EXPECT_EQ(outcome.status, "pass") << outcome.result.dump(2);
+    WriteCaseArtifacts(out, c, outcome, {});
+    return out;
+  }
+
   MatrixOptions Options(std::vector<std::string> compilers) {
     return {.compilers = DiscoverCompilers(compilers), .jobs = 2, .work_dir = folder_ / "objects"};
   }
@@ -196,16 +210,7 @@ TEST_F(MatrixTest, CompareClassifiesAndExitsOnRegressions) {
 
 TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
   // The seed run for real, its kernel calls recorded; then one TU's stored source planted.
-  const Case seed = LoadCaseFile(kSourceDir / "corpus/seeds/causal-151290.json");
-  const auto out = folder_ / "corpus" / "seed";
-  {
-    Worker worker = MakeWorker();
-    const auto outcome =
-        RunCaseOnWorker(worker, seed, out / "inductor-cache", std::chrono::minutes(10),
-                        {.record_dir = out / "recordings"});
-    ASSERT_EQ(outcome.status, "pass") << outcome.result.dump(2);
-    WriteCaseArtifacts(out, seed, outcome, {});
-  }
+  const auto out = RunAndRecord(kSourceDir / "corpus/seeds/causal-151290.json", "seed");
   auto tus = LoadCapturedTus({out});
   ASSERT_GE(tus.size(), 2u);
   for (const auto &tu : tus) {
@@ -260,6 +265,53 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
   EXPECT_EQ(result["counts"].value("runtime-differs", 0), 1) << upgrade.out;
   EXPECT_EQ(result["counts"].value("regression", 0), 0) << upgrade.out;
   EXPECT_NE(upgrade.out.find("runtime-divergence: seed/"), std::string::npos) << upgrade.out;
+}
+
+TEST_F(MatrixTest, FloatResultsAreComparedWithinTheirDtypeTolerance) {
+  // A flex-attention kernel (float32 output), planted twice: once by one ulp-sized relative
+  // step, which float32's tolerance absorbs, and once by a whole unit, which it does not.
+  const auto recorded = RunAndRecord(kSourceDir / "tests/cases/flex-attention-fp32.json", "flex");
+  const auto within = folder_ / "planted" / "within";
+  const auto beyond = folder_ / "planted" / "beyond";
+  for (const auto &copy : {within, beyond}) {
+    std::filesystem::create_directories(copy.parent_path());
+    std::filesystem::copy(recorded, copy, std::filesystem::copy_options::recursive);
+  }
+  auto tus = LoadCapturedTus({folder_ / "planted"});
+  ASSERT_EQ(tus.size(), 2u);
+  for (auto &tu : tus) {
+    const bool is_within = tu.label.starts_with("within/");
+    const std::string source = ReadTextFile(tu.source, "captured source", std::size_t{1} << 24);
+    ASSERT_NE(source.find("float* output)"), std::string::npos) << "the template's entry";
+    WriteFileAtomically(tu.source,
+                        PlantClangOnlyStatement(source, is_within ? "output[3] *= 1.0f + 1e-7f;"
+                                                                  : "output[3] += 1.0f;"));
+  }
+  auto matrix = BuildMatrix(tus, Options({"g++-12", "clang++-14"}), {});
+  {
+    Worker worker = MakeWorker();
+    CheckLoads(matrix, worker);
+    ReplayRecordedCalls(matrix, worker, {}, {});
+  }
+  for (const auto &row : matrix) {
+    SCOPED_TRACE(row.tu.label);
+    ASSERT_EQ(row.reference_runtime, "same");
+    EXPECT_EQ(row.builds[0].runtime, "same") << row.builds[0].runtime_detail.dump();
+    const auto finding = RuntimeDivergenceFinding(row);
+    if (row.tu.label.starts_with("within/")) {
+      EXPECT_EQ(row.builds[1].runtime, "same") << row.builds[1].runtime_detail.dump();
+      EXPECT_FALSE(finding.has_value());
+      continue;
+    }
+    ASSERT_TRUE(finding.has_value()) << MatrixToJson(matrix).dump(2);
+    EXPECT_EQ((*finding)["differs_on"], json::array({"clang++-14"}));
+    EXPECT_EQ((*finding)["dtype"], "float32");
+    EXPECT_EQ((*finding)["flat_index"], 3);
+    EXPECT_NEAR((*finding)["max_abs_error"].get<double>(), 1.0, 1e-5);
+    EXPECT_EQ((*finding)["mismatched_elements"], 1);
+    EXPECT_NE((*finding)["argument"].get<std::string>().find("argument 7"), std::string::npos)
+        << "output is the template kernel's eighth parameter";
+  }
 }
 
 } // namespace
