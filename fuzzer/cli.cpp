@@ -178,9 +178,12 @@ int RunCommandLine(int argc, char **argv) {
     }
     if (*check_command)
       return CheckCommand(check, paths, std::cout);
-    if (*matrix_command)
+    if (*matrix_command) {
+      matrix.command_line = JoinArguments(argc, argv);
       return MatrixCommand(matrix, paths, std::cout);
+    }
     if (*compare_command) {
+      compare.command_line = JoinArguments(argc, argv);
       if (compare.corpus.empty())
         compare.corpus.push_back(paths.project_root / "corpus" / "seeds");
       return CompareCommand(compare, paths, std::cout);

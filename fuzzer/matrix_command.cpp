@@ -114,6 +114,21 @@ std::string RuntimeSummary(const std::vector<TuMatrix> &matrix) {
                      parts);
 }
 
+// What makes a report reproducible: who made it, with which torch and compilers, how.
+json Provenance(const std::string &command_line, const json &worker_ready,
+                const std::vector<Compiler> &compilers) {
+  json described = json::array();
+  for (const auto &compiler : compilers)
+    described.push_back({{"name", compiler.name},
+                         {"path", compiler.path.string()},
+                         {"family", parsers::FamilyName(compiler.family)},
+                         {"version", compiler.version}});
+  return {{"tool_version", ToolVersion()},
+          {"torch_version", worker_ready.value("torch_version", "")},
+          {"command_line", command_line},
+          {"compilers", described}};
+}
+
 // Case files in the corpus are run once through a worker to capture their TUs.
 std::vector<std::filesystem::path> CaptureCases(const std::vector<std::filesystem::path> &corpus,
                                                 const ToolPaths &paths,
@@ -165,8 +180,10 @@ int MatrixCommand(const MatrixCommandOptions &options, const ToolPaths &paths, s
                                .work_dir = scratch / "objects"};
   const Progress progress = [](const std::string &line) { std::cerr << line << "\n"; };
   auto matrix = BuildMatrix(tus, matrix_options, progress);
+  json provenance;
   {
     Worker worker = MakeWorker(paths, scratch);
+    provenance = Provenance(options.command_line, worker.Ready(), matrix_options.compilers);
     CheckLoads(matrix, worker);
     ReplayRecordedCalls(matrix, worker, {}, progress);
   }
@@ -211,7 +228,9 @@ int MatrixCommand(const MatrixCommandOptions &options, const ToolPaths &paths, s
                      matrix_options.compilers.size(), built, findings);
   out << RuntimeSummary(matrix);
   if (options.json_out)
-    WriteFileAtomically(*options.json_out, MatrixToJson(matrix).dump(2) + "\n");
+    WriteFileAtomically(*options.json_out,
+                        json{{"provenance", provenance}, {"tus", MatrixToJson(matrix)}}.dump(2) +
+                            "\n");
   std::error_code ignored;
   std::filesystem::remove_all(scratch, ignored);
   if (built == 0)
@@ -236,8 +255,10 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
                              .timeout = std::chrono::seconds(options.timeout_seconds),
                              .work_dir = scratch / "objects"},
                             progress);
+  json provenance;
   {
     Worker worker = MakeWorker(paths, scratch);
+    provenance = Provenance(options.command_line, worker.Ready(), {baseline, candidate});
     CheckLoads(matrix, worker);
     ReplayRecordedCalls(matrix, worker, {}, progress);
   }
@@ -315,7 +336,7 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
 
   if (options.report_dir) {
     std::filesystem::create_directories(*options.report_dir);
-    const json report = {{"tool_version", ToolVersion()},
+    const json report = {{"provenance", provenance},
                          {"baseline", {{"name", baseline.name}, {"version", baseline.version}}},
                          {"candidate", {{"name", candidate.name}, {"version", candidate.version}}},
                          {"counts", counts},

@@ -16,6 +16,7 @@ struct MatrixCommandOptions {
   unsigned jobs = 2;
   long timeout_seconds = 600;
   std::optional<std::filesystem::path> json_out;
+  std::string command_line; // recorded in the JSON report
 };
 
 // `inductor-fuzz matrix`: every captured TU on every compiler, then loaded against torch.
@@ -29,6 +30,7 @@ struct CompareOptions {
   std::optional<std::filesystem::path> report_dir;
   unsigned jobs = 2;
   long timeout_seconds = 600;
+  std::string command_line; // recorded in the reports
 };
 
 // `inductor-fuzz compare`: the compiler-upgrade check. Exit 1 on any regression (a build, a
