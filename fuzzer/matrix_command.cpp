@@ -368,6 +368,13 @@ int CompareCommand(const CompareOptions &options, const ToolPaths &paths, std::o
                               row["object_size_delta"].get<long long>());
     }
     junit += "</testsuite>\n";
+    std::string runtime_findings;
+    for (const auto &row : rows)
+      if (!row["runtime_finding"].is_null())
+        runtime_findings += "- " + RuntimeFindingLine(row["runtime_finding"]);
+    markdown +=
+        fmt::format("\n## Runtime\n\n{}\n{}", RuntimeSummary(matrix),
+                    runtime_findings.empty() ? "No runtime difference.\n" : runtime_findings);
     WriteFileAtomically(*options.report_dir / "compare.junit.xml", junit);
     WriteFileAtomically(*options.report_dir / "compare.md", markdown);
     out << fmt::format("reports: {}/compare.json, compare.junit.xml, compare.md\n",

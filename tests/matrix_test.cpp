@@ -265,6 +265,10 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
   EXPECT_EQ(result["counts"].value("runtime-differs", 0), 1) << upgrade.out;
   EXPECT_EQ(result["counts"].value("regression", 0), 0) << upgrade.out;
   EXPECT_NE(upgrade.out.find("runtime-divergence: seed/"), std::string::npos) << upgrade.out;
+  std::stringstream markdown;
+  markdown << std::ifstream(report / "compare.md").rdbuf();
+  EXPECT_NE(markdown.str().find("- runtime-divergence: seed/"), std::string::npos)
+      << markdown.str();
 }
 
 TEST_F(MatrixTest, FloatResultsAreComparedWithinTheirDtypeTolerance) {
