@@ -49,19 +49,23 @@ int main(int argc, char **argv) {
   double with_builds = 0;
   for (std::size_t column = 0; column < options.compilers.size(); ++column) {
     double seconds_without = 0, seconds_with = 0;
-    int built_without = 0, built_with = 0, used = 0;
+    int built_without = 0, built_with = 0, used = 0, same_text = 0;
     for (std::size_t row = 0; row < tus.size(); ++row) {
       seconds_without += without[row].builds[column].seconds;
       seconds_with += with[row].builds[column].seconds;
       built_without += without[row].builds[column].built;
       built_with += with[row].builds[column].built;
       used += with[row].builds[column].used_prefix;
+      if (with[row].builds[column].built && without[row].builds[column].built)
+        same_text += fuzzer::TextSection(with[row].builds[column].output) ==
+                     fuzzer::TextSection(without[row].builds[column].output);
     }
     with_builds += seconds_with;
     fmt::print("{:<12} {:>12.1f} {:>12.1f} {:>7.1f}% {:>5}/{:<4} ({} with prefix built, {} used "
-               "it)\n",
+               "it, {} with the same .text)\n",
                options.compilers[column].name, seconds_without, seconds_with,
-               100 * seconds_with / seconds_without, built_without, tus.size(), built_with, used);
+               100 * seconds_with / seconds_without, built_without, tus.size(), built_with, used,
+               same_text);
   }
   fmt::print("building the prefixes once: {:.1f} s (goal: with at most 30% of without)\n",
              with_wall - with_builds);

@@ -51,7 +51,7 @@ struct Prefix {
   bool built = false;
 };
 
-std::string ReadSource(const std::filesystem::path &path) {
+std::string ReadWholeFile(const std::filesystem::path &path) {
   std::ifstream stream(path);
   std::stringstream text;
   text << stream.rdbuf();
@@ -189,7 +189,10 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
   if (options.shared_prefix)
     for (std::size_t task = 0; task < total; ++task) {
       const auto &tu = tus[task / columns];
-      const std::string block = parsers::LeadingIncludeBlock(ReadSource(tu.source));
+      const std::string source = ReadWholeFile(tu.source);
+      std::string block = parsers::HoistableDirectives(source);
+      if (block.empty())
+        block = parsers::LeadingIncludeBlock(source);
       if (block.empty())
         continue;
       keys[task] = PrefixKey(tu, options.compilers[task % columns], openmp, block);
@@ -239,6 +242,19 @@ std::string Demangle(const std::string &symbol) {
   std::string result = demangled;
   std::free(demangled);
   return result;
+}
+
+std::string TextSection(const std::filesystem::path &module) {
+  const auto text = std::filesystem::path(module.string() + ".text");
+  const auto result = RunCommand(
+      {"objcopy", "-O", "binary", "--only-section=.text", module.string(), text.string()}, {},
+      std::chrono::seconds(60));
+  std::string bytes;
+  if (result.status.Succeeded())
+    bytes = ReadWholeFile(text);
+  std::error_code ignored;
+  std::filesystem::remove(text, ignored);
+  return bytes;
 }
 
 int CxxAbiOf(const std::vector<std::string> &argv) {

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -275,6 +276,41 @@ std::string IncludedHeaders(const std::string &text) {
       block += header + "\n";
   }
   return block;
+}
+
+std::string HoistableDirectives(const std::string &text) {
+  std::istringstream lines(text);
+  std::string line, block;
+  std::map<std::string, std::string> definitions;
+  while (std::getline(lines, line)) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] != '#')
+      continue;
+    const auto name_start = line.find_first_not_of(" \t", first + 1);
+    if (name_start == std::string::npos)
+      continue;
+    const std::string directive =
+        line.substr(name_start, line.find_first_of(" \t<\"", name_start) - name_start);
+    if (directive == "define") {
+      if (!line.empty() && line.back() == '\\')
+        return ""; // a continued macro: keep it simple, do not hoist
+      const auto name =
+          line.substr(name_start + 6,
+                      line.find_first_of("( \t", line.find_first_not_of(" \t", name_start + 6)) -
+                          name_start - 6);
+      const auto [known, inserted] = definitions.try_emplace(name, line.substr(first));
+      if (!inserted && known->second != line.substr(first))
+        return ""; // redefined differently: the order of definitions matters
+      block += line.substr(first) + "\n";
+    } else if (directive == "include") {
+      if (line.find('<', name_start) == std::string::npos)
+        return "";
+      block += line.substr(first) + "\n";
+    } else if (directive != "pragma" && directive != "line") {
+      return ""; // #if, #ifdef, #else, #endif, #undef, #error...: order matters
+    }
+  }
+  return block.find("#include") == std::string::npos ? "" : block;
 }
 
 std::vector<std::string> AnalysisBaseArguments(bool report_shadowing) {

@@ -75,6 +75,11 @@ std::string LeadingIncludeBlock(const std::string &text);
 // precompiles once per flag set.
 std::string IncludedHeaders(const std::string &text);
 
+// What of a TU can be precompiled ahead of it without changing what it means: its `#define`
+// and `#include <...>` lines, in order. Empty when hoisting could change the meaning: the TU
+// has conditional directives, `#undef` or `#include "..."`.
+std::string HoistableDirectives(const std::string &text);
+
 // The folder holding the omp.h every Clang of ours parses with.
 std::string OmpIncludeDirectory();
 

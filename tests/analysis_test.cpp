@@ -244,5 +244,25 @@ TEST(FindingSignature, NamesReduceToTheirShape) {
   EXPECT_EQ(FindingSignature(shadow, true), "shadowing:shadowed-local:i:|:");
 }
 
+TEST(Prefixes, HoistableDirectivesKeepDefinitionsBeforeTheirIncludes) {
+  // The shape of a Python-binding kernel TU: the prefix header, code, then the bindings.
+  const std::string kernel = "\n#include <torch/csrc/inductor/cpp_prefix.h>\n"
+                             "extern \"C\" void kernel(float* out_ptr0) { out_ptr0[0] = 1; }\n"
+                             "// Python bindings to call kernel():\n"
+                             "#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n#include <sstream>\n"
+                             "#define PY_SSIZE_T_CLEAN\n";
+  EXPECT_EQ(HoistableDirectives(kernel), "#include <torch/csrc/inductor/cpp_prefix.h>\n"
+                                         "#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n"
+                                         "#include <sstream>\n#define PY_SSIZE_T_CLEAN\n");
+  EXPECT_EQ(LeadingIncludeBlock(kernel), "#include <torch/csrc/inductor/cpp_prefix.h>\n");
+  // Where hoisting could change the meaning, nothing is hoisted.
+  EXPECT_EQ(HoistableDirectives("#include <a.h>\n#ifdef X\n#include <b.h>\n#endif\n"), "");
+  EXPECT_EQ(HoistableDirectives("#include <a.h>\n#include \"local.h\"\n"), "");
+  EXPECT_EQ(HoistableDirectives("#define N 1\n#include <a.h>\n#define N 2\n#include <b.h>\n"), "");
+  EXPECT_EQ(HoistableDirectives("#include <a.h>\n#undef N\n"), "");
+  EXPECT_EQ(HoistableDirectives("#define LONG(x) \\\n  x\n#include <a.h>\n"), "");
+  EXPECT_EQ(HoistableDirectives("int x;\n"), "");
+}
+
 } // namespace
 } // namespace parsers

@@ -249,6 +249,21 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
     for (const auto &build : matrix[row].builds)
       EXPECT_EQ(build.runtime, "same") << matrix[row].tu.label << " on " << build.compiler;
   }
+  // The shared prefix hoists the TU's #define and #include <...> lines (the bindings' Python.h
+  // too): gcc emits the very same code with it as without it.
+  auto options = Options({"g++-12"});
+  options.shared_prefix = false;
+  options.work_dir = folder_ / "objects-without-prefix";
+  const std::vector<CapturedTu> untouched(tus.begin() + 1, tus.end());
+  const auto without = BuildMatrix(untouched, options, {});
+  for (std::size_t row = 0; row < untouched.size(); ++row) {
+    const auto &with = matrix[row + 1].builds[0];
+    ASSERT_TRUE(with.used_prefix);
+    ASSERT_TRUE(without[row].builds[0].built);
+    const std::string text = TextSection(with.output);
+    EXPECT_FALSE(text.empty());
+    EXPECT_TRUE(text == TextSection(without[row].builds[0].output)) << untouched[row].label;
+  }
 
   // The upgrade check sees the same: the planted TU differs at runtime, so exit 1.
   const auto report = folder_ / "report";
