@@ -56,9 +56,11 @@ int main(int argc, char **argv) {
       built_without += without[row].builds[column].built;
       built_with += with[row].builds[column].built;
       used += with[row].builds[column].used_prefix;
-      if (with[row].builds[column].built && without[row].builds[column].built)
-        same_text += fuzzer::TextSection(with[row].builds[column].output) ==
-                     fuzzer::TextSection(without[row].builds[column].output);
+      if (with[row].builds[column].built && without[row].builds[column].built) {
+        const std::string text = fuzzer::TextSection(with[row].builds[column].output);
+        same_text +=
+            !text.empty() && text == fuzzer::TextSection(without[row].builds[column].output);
+      }
     }
     with_builds += seconds_with;
     fmt::print("{:<12} {:>12.1f} {:>12.1f} {:>7.1f}% {:>5}/{:<4} ({} with prefix built, {} used "
