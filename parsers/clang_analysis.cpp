@@ -357,7 +357,12 @@ struct Analyzer::Impl {
     const auto pch = options.prefix_cache_dir / (key + ".pch");
     if (std::filesystem::exists(pch)) // from an earlier run; Clang checks it is still current
       return prefixes[key] = pch;
-    std::ofstream(header) << block;
+    // The header keeps its mtime when it already says this: a prefix records the mtime of
+    // everything it was built from, and is refused when one changed.
+    std::stringstream existing;
+    existing << std::ifstream(header).rdbuf();
+    if (existing.str() != block)
+      std::ofstream(header) << block;
     std::vector<std::string> build = arguments;
     for (auto &argument : build)
       if (argument == "-fsyntax-only")
@@ -387,43 +392,54 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   std::vector<std::string> arguments = AnalysisBaseArguments(impl_->options.report_shadowing);
   arguments.insert(arguments.end(), input.clang_args.begin(), input.clang_args.end());
 
+  // cpp_wrapper TUs include the heavy ATen headers only where their kernels start, far down:
+  // precompiling every <header> the TU names, in order, covers those too. Include guards then
+  // skip them in the TU.
+  std::string block;
   if (impl_->options.use_prefix_cache) {
     std::ifstream stream(input.path);
     std::stringstream text;
     text << stream.rdbuf();
-    // cpp_wrapper TUs include the heavy ATen headers only where their kernels start, far
-    // down: precompiling every <header> the TU names, in order, covers those too. Include
-    // guards then skip them in the TU.
-    const std::string block = IncludedHeaders(text.str());
-    if (!block.empty()) {
-      const auto pch = impl_->Prefix(arguments, block);
-      if (!pch.empty()) {
-        arguments.insert(arguments.end(), {"-include-pch", pch.string()});
-        report.used_prefix_cache = true;
-      }
-    }
+    block = IncludedHeaders(text.str());
   }
-  arguments.push_back(input.path.string());
-
   AstFacts facts;
-  auto collector = std::make_unique<FindingCollector>(impl_->options.report_shadowing);
-  impl_->RunClang(arguments,
-                  std::make_unique<FactsAction>(facts, impl_->options.instantiate_templates),
-                  *collector);
-  if (report.used_prefix_cache && !collector->fatal_errors.empty()) {
-    // A prefix made stale by changed headers: parse from scratch rather than fail.
-    const auto pch = std::find(arguments.begin(), arguments.end(), "-include-pch");
-    std::error_code ignored;
-    std::filesystem::remove(*(pch + 1), ignored);
-    impl_->prefixes.clear();
-    arguments.erase(pch, pch + 2);
-    report.used_prefix_cache = false;
+  std::unique_ptr<FindingCollector> collector;
+  auto parse = [&](const std::filesystem::path &pch) {
+    std::vector<std::string> invocation = arguments;
+    if (!pch.empty())
+      invocation.insert(invocation.end(), {"-include-pch", pch.string()});
+    invocation.push_back(input.path.string());
     facts = AstFacts{};
     collector = std::make_unique<FindingCollector>(impl_->options.report_shadowing);
-    impl_->RunClang(arguments,
+    impl_->RunClang(invocation,
                     std::make_unique<FactsAction>(facts, impl_->options.instantiate_templates),
                     *collector);
+    // Only a prefix Clang refuses (its headers changed since: a reinstalled venv) says the
+    // prefix is at fault; other fatal errors belong to the TU.
+    return std::none_of(collector->fatal_errors.begin(), collector->fatal_errors.end(),
+                        [](const std::string &error) {
+                          return error.find("precompiled header") != std::string::npos ||
+                                 error.find("PCH file") != std::string::npos;
+                        });
+  };
+  std::filesystem::path pch =
+      block.empty() ? std::filesystem::path() : impl_->Prefix(arguments, block);
+  if (!parse(pch) && !pch.empty()) {
+    // A prefix made stale by changed headers (a reinstalled venv): build it again, once,
+    // and if that does not help either, parse from scratch rather than fail.
+    std::error_code ignored;
+    std::filesystem::remove(pch, ignored);
+    impl_->prefixes.clear();
+    // Clang's file manager remembers what it saw of the old headers: start afresh, or the new
+    // prefix would record those stale times and be refused in turn.
+    impl_->files = new clang::FileManager(clang::FileSystemOptions());
+    pch = impl_->Prefix(arguments, block);
+    if (pch.empty() || !parse(pch)) {
+      pch.clear();
+      parse(pch);
+    }
   }
+  report.used_prefix_cache = !pch.empty();
 
   for (auto &finding : collector->findings) {
     for (auto *position : {&finding.location, &finding.previous})

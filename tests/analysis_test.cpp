@@ -10,6 +10,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <unistd.h>
 
 namespace parsers {
 namespace {
@@ -242,6 +243,52 @@ TEST(FindingSignature, NamesReduceToTheirShape) {
   Finding shadow{.kind = "shadowing", .check = "shadowed-local", .name = "i"};
   EXPECT_EQ(FindingSignature(shadow), "");
   EXPECT_EQ(FindingSignature(shadow, true), "shadowing:shadowed-local:i:|:");
+}
+
+// A venv reinstalled under the cache: the headers a prefix was built from change. The prefix
+// is built again once, and the next run (a new Analyzer, as a new process) reuses it.
+TEST(Prefixes, AStalePrefixIsRebuiltOnceAndThenReused) {
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("inductor-fuzz-stale-prefix-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder / "include");
+  std::ofstream(folder / "include" / "library.h")
+      << "#pragma once\ninline int twice(int x) { return 2 * x; }\n";
+  std::ofstream(folder / "tu.cpp") << "#include <library.h>\nint kernel() { return twice(3); }\n";
+  const TranslationUnitInput input{
+      .path = folder / "tu.cpp",
+      .clang_args = {"-std=c++20", "-I" + (folder / "include").string()}};
+  const AnalysisOptions options{.prefix_cache_dir = folder / "cache"};
+  auto analyze = [&] {
+    Analyzer analyzer(options);
+    return analyzer.Analyze(input);
+  };
+  auto prefix_files = [&] {
+    std::map<std::string, std::filesystem::file_time_type> times;
+    for (const auto &entry : std::filesystem::directory_iterator(folder / "cache"))
+      times[entry.path().filename().string()] = entry.last_write_time();
+    return times;
+  };
+  const auto first = analyze();
+  ASSERT_TRUE(first.used_prefix_cache);
+  ASSERT_TRUE(first.fatal_errors.empty());
+  const auto built = prefix_files();
+  EXPECT_EQ(analyze().used_prefix_cache, true);
+  EXPECT_EQ(prefix_files(), built) << "a current prefix is reused as it is";
+
+  const auto header = folder / "include" / "library.h";
+  std::filesystem::last_write_time(header, std::filesystem::last_write_time(header) +
+                                               std::chrono::seconds(5));
+  const auto stale = analyze();
+  EXPECT_TRUE(stale.used_prefix_cache);
+  EXPECT_TRUE(stale.fatal_errors.empty());
+  const auto rebuilt = prefix_files();
+  EXPECT_NE(rebuilt, built);
+  const auto after = analyze();
+  EXPECT_TRUE(after.used_prefix_cache);
+  EXPECT_TRUE(after.fatal_errors.empty());
+  EXPECT_EQ(prefix_files(), rebuilt) << "the rebuilt prefix is current";
+  std::filesystem::remove_all(folder);
 }
 
 TEST(Prefixes, HoistableDirectivesKeepDefinitionsBeforeTheirIncludes) {
