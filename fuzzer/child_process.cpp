@@ -1,7 +1,8 @@
 #include "fuzzer/child_process.h"
 
-// Boost 1.81's process v2 with std::filesystem misses these two includes of its own.
+// Boost 1.81's process v2 with std::filesystem misses these includes of its own.
 #include <boost/optional.hpp>
+#include <boost/type_traits/remove_pointer.hpp>
 #include <type_traits>
 
 #include <boost/asio/io_context.hpp>
@@ -41,6 +42,33 @@ struct NewProcessGroup {
     }
     return {};
   }
+};
+
+// Our environment with some variables replaced or added, handed to execve.
+class ChildEnvironment {
+public:
+  explicit ChildEnvironment(const std::map<std::string, std::string> &overrides) {
+    for (char **entry = environ; *entry; ++entry) {
+      const std::string variable = *entry;
+      if (!overrides.contains(variable.substr(0, variable.find('='))))
+        variables_.push_back(variable);
+    }
+    for (const auto &[key, value] : overrides)
+      variables_.push_back(key + "=" + value);
+    for (const auto &variable : variables_)
+      pointers_.push_back(variable.c_str());
+    pointers_.push_back(nullptr);
+  }
+  template <typename Launcher>
+  boost::system::error_code on_setup(Launcher &launcher, const std::filesystem::path &,
+                                     const char *const *&) {
+    launcher.env = pointers_.data();
+    return {};
+  }
+
+private:
+  std::vector<std::string> variables_;
+  std::vector<const char *> pointers_;
 };
 
 ExitStatus FromNative(int native) {
@@ -109,10 +137,11 @@ ChildProcess::ChildProcess(const std::vector<std::string> &argv, const SpawnOpti
                                               ? std::filesystem::current_path()
                                               : options.working_directory;
   boost::system::error_code error;
+  ChildEnvironment environment(options.environment);
   if (options.stderr_file.empty()) {
     state_->process.emplace(state_->context.get_executor(), program, arguments,
                             bp2::process_stdio{child_input, child_output, child_output},
-                            bp2::process_start_dir{directory},
+                            bp2::process_start_dir{directory}, environment,
                             NewProcessGroup{options.memory_limit_bytes});
   } else {
     FILE *log = std::fopen(options.stderr_file.c_str(), "a");
@@ -122,7 +151,7 @@ ChildProcess::ChildProcess(const std::vector<std::string> &argv, const SpawnOpti
     try {
       state_->process.emplace(state_->context.get_executor(), program, arguments,
                               bp2::process_stdio{child_input, child_output, log},
-                              bp2::process_start_dir{directory},
+                              bp2::process_start_dir{directory}, environment,
                               NewProcessGroup{options.memory_limit_bytes});
     } catch (...) {
       std::fclose(log);

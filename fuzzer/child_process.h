@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -17,9 +18,10 @@ public:
 };
 
 struct SpawnOptions {
-  std::filesystem::path working_directory; // empty: the caller's
-  std::filesystem::path stderr_file;       // empty: stderr joins stdout
-  std::size_t memory_limit_bytes = 0;      // address-space limit of the child; 0: none
+  std::filesystem::path working_directory;        // empty: the caller's
+  std::filesystem::path stderr_file;              // empty: stderr joins stdout
+  std::size_t memory_limit_bytes = 0;             // address-space limit of the child; 0: none
+  std::map<std::string, std::string> environment; // set in the child, over our own environment
 };
 
 struct ExitStatus {

@@ -56,6 +56,17 @@ protected:
   static inline std::filesystem::path scratch_;
 };
 
+TEST(ChildProcessTest, EnvironmentOverridesReachTheChildAndTheRestIsInherited) {
+  ::setenv("INDUCTOR_FUZZ_INHERITED", "kept", 1);
+  SpawnOptions options;
+  options.environment = {{"TMPDIR", "/somewhere/else"}, {"INDUCTOR_FUZZ_ADDED", "added"}};
+  const auto result = RunCommand(
+      {"sh", "-c", "echo $TMPDIR $INDUCTOR_FUZZ_ADDED $INDUCTOR_FUZZ_INHERITED"}, options, 30s);
+  EXPECT_EQ(result.output, "/somewhere/else added kept\n");
+  const auto plain = RunCommand({"sh", "-c", "echo ${INDUCTOR_FUZZ_ADDED:-unset}"}, {}, 30s);
+  EXPECT_EQ(plain.output, "unset\n");
+}
+
 TEST_F(WorkerTest, CausalSeedMatchesEagerAndCapturesRebuildableTranslationUnits) {
   const Case seed = LoadCaseFile(kSourceDir / "corpus/seeds/causal-151290.json");
   const CaseOutcome outcome = Run(seed);
