@@ -100,11 +100,20 @@ class KernelRecorder:
         self._wrapper_inputs = []  # cpp_wrapper: the tensors behind the handles of the call
         self._wrapper_pending = []  # cpp_wrapper: calls waiting for their returned tensors
 
-    def _budget_allows(self, nbytes):
+    def _snapshot_before(self, args):
+        """The storages behind args and how args view them, or None when not recordable."""
+        snapshot = _Snapshot()
+        try:
+            described = [snapshot.describe(arg) for arg in args]
+        except TypeError as error:
+            self.skipped.append(str(error))
+            return None
+        nbytes = 2 * snapshot.size_bytes()  # before and after
         if self._bytes + nbytes > RECORDED_BYTES_PER_CASE:
-            return False
+            self.skipped.append("recording budget spent")
+            return None
         self._bytes += nbytes
-        return True
+        return snapshot, described
 
     def installed(self):
         import contextlib
@@ -182,15 +191,10 @@ class KernelRecorder:
         def kernel(*args):
             if len(recording["calls"]) >= RECORDED_CALLS_PER_KERNEL:
                 return function(*args)
-            snapshot = _Snapshot()
-            try:
-                described = [snapshot.describe(arg) for arg in args]
-            except TypeError as error:
-                recorder.skipped.append(str(error))
+            before = recorder._snapshot_before(args)
+            if before is None:
                 return function(*args)
-            if not recorder._budget_allows(2 * snapshot.size_bytes()):
-                recorder.skipped.append("recording budget spent")
-                return function(*args)
+            snapshot, described = before
             result = function(*args)
             recording["calls"].append(
                 {
@@ -216,15 +220,10 @@ class KernelRecorder:
             # with None where Inductor passed no handle.
             tensors = iter(inputs)
             args = [None if handle is None else next(tensors, None) for handle in handles]
-            snapshot = _Snapshot()
-            try:
-                described = [snapshot.describe(arg) for arg in args]
-            except TypeError as error:
-                recorder.skipped.append(str(error))
+            before = recorder._snapshot_before(args)
+            if before is None:
                 return function(handles)
-            if not recorder._budget_allows(2 * snapshot.size_bytes()):
-                recorder.skipped.append("recording budget spent")
-                return function(handles)
+            snapshot, described = before
             output_handles = function(handles)
 
             def complete(outputs):
@@ -369,8 +368,7 @@ def replay(module_path, entry, recording_path):
     import torch
 
     recording = torch.load(recording_path, weights_only=True)
-    if recording["entry"] != entry:
-        entry = recording["entry"]
+    entry = recording["entry"]  # the recording knows which entry it called
     function = load_entry(module_path, entry)
     worst = None
     compared = 0
