@@ -1,7 +1,7 @@
 // Warm Clang analysis (precompiled prefix already built) against a cold `clang++-16
 // -fsyntax-only` of the same TU with the same flags, side by side in one run.
 // Usage: build/bench_analysis_speed RUN_CASE_OUTPUT_DIR...   (each with commands.json)
-#include "fuzzer/child_process.h"
+#include "fuzzer/support/child_process.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/flag_translation.h"
 
@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
                                      "-isystem", parsers::OmpIncludeDirectory()};
     cold.insert(cold.end(), unit.args.begin(), unit.args.end());
     cold.push_back(unit.source.string());
-    const auto cold_run = fuzzer::RunCommand(cold, {}, std::chrono::minutes(5));
+    const auto cold_run = fuzzer::support::RunCommand(cold, {}, std::chrono::minutes(5));
     const auto warm = analyzer.Analyze({.path = unit.source, .clang_args = unit.args});
     cold_total += cold_run.seconds;
     warm_total += warm.seconds;

@@ -1,10 +1,10 @@
 // Generator validity: cases for seeds FIRST..LAST run in eager mode on one worker. Every case
 // must run, except those marked expected to raise (which must raise that class).
 // Usage: build/bench_eager_validity [FIRST [LAST]]   (default 1 1000)
-#include "fuzzer/generator.h"
-#include "fuzzer/run_case.h"
-#include "fuzzer/tool_paths.h"
-#include "fuzzer/worker_client.h"
+#include "fuzzer/generate/generator.h"
+#include "fuzzer/support/tool_paths.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/worker_client.h"
 
 #include <fmt/format.h>
 
@@ -16,21 +16,21 @@
 int main(int argc, char **argv) {
   const std::uint64_t first = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1;
   const std::uint64_t last = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000;
-  const auto paths = fuzzer::LocateToolPaths(std::nullopt);
+  const auto paths = fuzzer::support::LocateToolPaths(std::nullopt);
   const auto scratch = std::filesystem::temp_directory_path() /
                        fmt::format("inductor-fuzz-bench-validity-{}", ::getpid());
-  fuzzer::Worker worker({.worker_executable = paths.worker_executable,
-                         .venv = paths.venv,
-                         .scratch_dir = scratch / "worker",
-                         .log_file = scratch / "worker.log"});
-  const auto policy = fuzzer::GenerationPolicy::Default();
+  fuzzer::worker::Worker worker({.worker_executable = paths.worker_executable,
+                                 .venv = paths.venv,
+                                 .scratch_dir = scratch / "worker",
+                                 .log_file = scratch / "worker.log"});
+  const auto policy = fuzzer::generate::GenerationPolicy::Default();
   std::map<std::string, int> counts;
   std::map<std::string, int> by_api;
   const auto started = std::chrono::steady_clock::now();
   for (std::uint64_t seed = first; seed <= last; ++seed) {
-    const fuzzer::Case c = fuzzer::GenerateCase({seed, 0, ""}, policy).c;
-    const auto outcome = fuzzer::RunCaseOnWorker(worker, c, scratch / "cache",
-                                                 std::chrono::minutes(2), {.eager_only = true});
+    const corpus::Case c = fuzzer::generate::GenerateCase({seed, 0, ""}, policy).c;
+    const auto outcome = fuzzer::worker::RunCaseOnWorker(
+        worker, c, scratch / "cache", std::chrono::minutes(2), {.eager_only = true});
     std::string verdict;
     if (outcome.status == "pass" && !c.expect_raises.empty())
       fmt::print("seed {} ({}): marked to raise {}, ran\n", seed, c.api, c.expect_raises);

@@ -1,7 +1,7 @@
 // Matrix rebuild time of captured TUs with and without the shared precompiled prefix, per
 // compiler, side by side in one run (one build at a time, so the two are comparable).
 // Usage: build/bench_matrix_prefix [--compilers=g++-12,clang++-16] RUN_CASE_OUTPUT_DIR...
-#include "fuzzer/compiler_matrix.h"
+#include "fuzzer/matrix/compiler_matrix.h"
 
 #include <fmt/format.h>
 
@@ -24,22 +24,22 @@ int main(int argc, char **argv) {
       folders.push_back(argument);
     }
   }
-  const auto tus = fuzzer::LoadCapturedTus(folders);
+  const auto tus = fuzzer::matrix::LoadCapturedTus(folders);
   if (tus.empty()) {
     fmt::print(stderr, "usage: bench_matrix_prefix [--compilers=A,B] RUN_CASE_OUTPUT_DIR...\n");
     return 2;
   }
   const auto scratch = std::filesystem::temp_directory_path() /
                        fmt::format("inductor-fuzz-bench-matrix-{}", ::getpid());
-  fuzzer::MatrixOptions options{.compilers = fuzzer::DiscoverCompilers(compilers),
-                                .jobs = 1,
-                                .work_dir = scratch / "without"};
+  fuzzer::matrix::MatrixOptions options{.compilers = fuzzer::matrix::DiscoverCompilers(compilers),
+                                        .jobs = 1,
+                                        .work_dir = scratch / "without"};
   options.shared_prefix = false;
-  const auto without = fuzzer::BuildMatrix(tus, options, {});
+  const auto without = fuzzer::matrix::BuildMatrix(tus, options, {});
   options.shared_prefix = true;
   options.work_dir = scratch / "with";
   const auto started = std::chrono::steady_clock::now();
-  const auto with = fuzzer::BuildMatrix(tus, options, {});
+  const auto with = fuzzer::matrix::BuildMatrix(tus, options, {});
   const double with_wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
@@ -57,9 +57,9 @@ int main(int argc, char **argv) {
       built_with += with[row].builds[column].built;
       used += with[row].builds[column].used_prefix;
       if (with[row].builds[column].built && without[row].builds[column].built) {
-        const std::string text = fuzzer::TextSection(with[row].builds[column].output);
-        same_text +=
-            !text.empty() && text == fuzzer::TextSection(without[row].builds[column].output);
+        const std::string text = fuzzer::matrix::TextSection(with[row].builds[column].output);
+        same_text += !text.empty() &&
+                     text == fuzzer::matrix::TextSection(without[row].builds[column].output);
       }
     }
     with_builds += seconds_with;

@@ -1,9 +1,9 @@
 // Resident memory of one worker: after `import torch`, then after each of N cases (default 20),
 // so that a leak across cases shows as growth. Usage: build/bench_worker_memory [N]
-#include "fuzzer/case.h"
-#include "fuzzer/run_case.h"
-#include "fuzzer/tool_paths.h"
-#include "fuzzer/worker_client.h"
+#include "corpus/case.h"
+#include "fuzzer/support/tool_paths.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/worker_client.h"
 
 #include <fmt/format.h>
 
@@ -14,13 +14,13 @@
 
 int main(int argc, char **argv) {
   const int count = argc > 1 ? std::atoi(argv[1]) : 20;
-  const auto paths = fuzzer::LocateToolPaths(std::nullopt);
+  const auto paths = fuzzer::support::LocateToolPaths(std::nullopt);
   const auto scratch = std::filesystem::temp_directory_path() /
                        fmt::format("inductor-fuzz-bench-memory-{}", ::getpid());
-  fuzzer::Worker worker({.worker_executable = paths.worker_executable,
-                         .venv = paths.venv,
-                         .scratch_dir = scratch / "worker",
-                         .log_file = scratch / "worker.log"});
+  fuzzer::worker::Worker worker({.worker_executable = paths.worker_executable,
+                                 .venv = paths.venv,
+                                 .scratch_dir = scratch / "worker",
+                                 .log_file = scratch / "worker.log"});
   const auto &ready = worker.Ready();
   const double mib = 1024.0 * 1024.0;
   fmt::print("worker rss after import torch: {:.0f} MiB\n",
@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
                                               "    return (kv_idx < 32) | (q_idx >= kv_idx)\n"};
   double total_seconds = 0;
   for (int i = 0; i < count; ++i) {
-    fuzzer::Case c;
+    corpus::Case c;
     c.name = fmt::format("memory-{}", i);
     c.mask_mod = {"mask", std::string("def mask(b, h, q_idx, kv_idx):\n") + bodies[i % 4]};
     c.create_block_mask.batch = 1;
@@ -40,8 +40,8 @@ int main(int argc, char **argv) {
     c.create_block_mask.kv_len = 128 * (1 + i % 3);
     c.inductor.cpp_threads = 1 << (i % 4);
     const auto started = std::chrono::steady_clock::now();
-    const auto outcome = fuzzer::RunCaseOnWorker(worker, c, scratch / fmt::format("cache-{}", i),
-                                                 std::chrono::minutes(10));
+    const auto outcome = fuzzer::worker::RunCaseOnWorker(
+        worker, c, scratch / fmt::format("cache-{}", i), std::chrono::minutes(10));
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     total_seconds += seconds;

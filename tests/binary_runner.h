@@ -1,6 +1,6 @@
 #pragma once
 
-#include "fuzzer/child_process.h"
+#include "fuzzer/support/child_process.h"
 
 #include <fstream>
 #include <sstream>
@@ -23,9 +23,9 @@ inline BinaryRun RunInductorFuzz(const std::vector<std::string> &arguments,
   std::filesystem::remove(err_file);
   std::vector<std::string> argv = {INDUCTOR_FUZZ_BINARY};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
-  SpawnOptions options;
+  support::SpawnOptions options;
   options.stderr_file = err_file;
-  const CommandResult result = RunCommand(argv, options, timeout);
+  const support::CommandResult result = support::RunCommand(argv, options, timeout);
   std::stringstream err;
   err << std::ifstream(err_file).rdbuf();
   std::filesystem::remove(err_file);

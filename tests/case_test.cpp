@@ -1,4 +1,4 @@
-#include "fuzzer/case.h"
+#include "corpus/case.h"
 
 #include <gtest/gtest.h>
 
@@ -16,15 +16,15 @@ json SeedJson() { return json::parse(std::ifstream(kSeed)); }
 
 std::string ErrorFor(const json &document) {
   try {
-    CaseFromJson(document);
-  } catch (const CaseError &error) {
+    corpus::CaseFromJson(document);
+  } catch (const corpus::CaseError &error) {
     return error.what();
   }
   return "";
 }
 
 TEST(Case, SeedLoadsWithTheFieldsOfPytorch151290) {
-  const Case seed = LoadCaseFile(kSeed);
+  const corpus::Case seed = corpus::LoadCaseFile(kSeed);
   EXPECT_EQ(seed.name, "causal-151290");
   EXPECT_EQ(seed.create_block_mask.batch, 1);
   EXPECT_EQ(seed.create_block_mask.heads, 1);
@@ -36,13 +36,13 @@ TEST(Case, SeedLoadsWithTheFieldsOfPytorch151290) {
 }
 
 TEST(Case, RoundTripsThroughJson) {
-  Case c = LoadCaseFile(kSeed);
-  EXPECT_EQ(CaseFromJson(CaseToJson(c)), c);
+  corpus::Case c = corpus::LoadCaseFile(kSeed);
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(c)), c);
   c.create_block_mask.batch.reset();
   c.create_block_mask.block_size = {64, 128};
   c.inductor.cpp_simdlen.reset();
   c.inductor.dynamic = true;
-  EXPECT_EQ(CaseFromJson(CaseToJson(c)), c);
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(c)), c);
 }
 
 TEST(Case, WrongFieldTypeNamesTheField) {
@@ -93,9 +93,9 @@ TEST(Case, UnusableFilesGiveOneLineErrors) {
                                                         {"empty.json", "is empty"},
                                                         {"missing.json", "does not exist"}}) {
     try {
-      LoadCaseFile(folder / file);
+      corpus::LoadCaseFile(folder / file);
       ADD_FAILURE() << file << " loaded";
-    } catch (const InputError &error) {
+    } catch (const support::InputError &error) {
       const std::string message = error.what();
       EXPECT_NE(message.find(expected), std::string::npos) << message;
       EXPECT_EQ(message.find('\n'), std::string::npos) << message;

@@ -1,7 +1,7 @@
-#include "fuzzer/gen_command.h"
-#include "fuzzer/generator.h"
-#include "fuzzer/python_script.h"
-#include "fuzzer/text_file.h"
+#include "fuzzer/cli/gen_command.h"
+#include "fuzzer/generate/generator.h"
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/worker/repro_script.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -9,14 +9,14 @@
 namespace fuzzer {
 namespace {
 
-const GenerationPolicy kPolicy = GenerationPolicy::Default();
+const generate::GenerationPolicy kPolicy = generate::GenerationPolicy::Default();
 
 TEST(Generator, SameSeedSameCaseWhateverElseRan) {
-  const auto alone = CaseToJson(GenerateCase({42, 3, "x"}, kPolicy).c).dump();
+  const auto alone = corpus::CaseToJson(generate::GenerateCase({42, 3, "x"}, kPolicy).c).dump();
   for (std::uint64_t i = 0; i < 3; ++i)
-    GenerateCase({42, i, "x"}, kPolicy);
-  EXPECT_EQ(CaseToJson(GenerateCase({42, 3, "x"}, kPolicy).c).dump(), alone);
-  EXPECT_NE(CaseToJson(GenerateCase({43, 3, "x"}, kPolicy).c).dump(), alone);
+    generate::GenerateCase({42, i, "x"}, kPolicy);
+  EXPECT_EQ(corpus::CaseToJson(generate::GenerateCase({42, 3, "x"}, kPolicy).c).dump(), alone);
+  EXPECT_NE(corpus::CaseToJson(generate::GenerateCase({43, 3, "x"}, kPolicy).c).dump(), alone);
 }
 
 // Pins generation: a change here means every stored seed now names a different case, so it
@@ -29,31 +29,33 @@ TEST(Generator, GoldenHashesOfSeedsOneToFive) {
       "f932b530179e4a29a27e2e2be637e24e04b200b2fe3d69c1af978b7617a87aab",
       "ae2459a2e5f8bae12517f2e6b9413ef3147a84b0087426145db45dc1b1e08b76"};
   for (std::uint64_t seed = 1; seed <= 5; ++seed)
-    EXPECT_EQ(StableCaseHash(GenerateCase({seed, 0, "any command line"}, kPolicy).c),
-              golden[seed - 1])
+    EXPECT_EQ(
+        generate::StableCaseHash(generate::GenerateCase({seed, 0, "any command line"}, kPolicy).c),
+        golden[seed - 1])
         << "seed " << seed;
 }
 
 TEST(Generator, CasesRoundTripThroughJson) {
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
-    const Case c = GenerateCase({seed, 0, "gen"}, kPolicy).c;
-    EXPECT_EQ(CaseFromJson(CaseToJson(c)), c) << "seed " << seed;
-    EXPECT_EQ(CaseFromJson(nlohmann::json::parse(CaseToJson(c).dump())), c) << "seed " << seed;
+    const corpus::Case c = generate::GenerateCase({seed, 0, "gen"}, kPolicy).c;
+    EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(c)), c) << "seed " << seed;
+    EXPECT_EQ(corpus::CaseFromJson(nlohmann::json::parse(corpus::CaseToJson(c).dump())), c)
+        << "seed " << seed;
   }
 }
 
 TEST(Generator, ProvenanceRecordsSeedPolicyAndCommandLine) {
-  const Case c = GenerateCase({7, 2, "inductor-fuzz gen --seed 7"}, kPolicy).c;
+  const corpus::Case c = generate::GenerateCase({7, 2, "inductor-fuzz gen --seed 7"}, kPolicy).c;
   EXPECT_EQ(c.provenance["seed"], 7);
   EXPECT_EQ(c.provenance["index"], 2);
-  EXPECT_EQ(c.provenance["generator_version"], kGeneratorVersion);
+  EXPECT_EQ(c.provenance["generator_version"], generate::kGeneratorVersion);
   EXPECT_EQ(c.provenance["policy_sha256"], kPolicy.Sha256());
   EXPECT_EQ(c.provenance["command_line"], "inductor-fuzz gen --seed 7");
   EXPECT_EQ(c.name, "s7-2");
 }
 
 TEST(Generator, EveryOptionOfThePolicyIsReachedOver2000Seeds) {
-  const auto totals = CountFeatures(kPolicy, 1, 2000);
+  const auto totals = generate::CountFeatures(kPolicy, 1, 2000);
   for (const auto &[category, options] : kPolicy.weights)
     for (const auto &[option, weight] : options)
       EXPECT_GT(totals.at(category + ":" + option), 0) << category << ":" << option;
@@ -67,7 +69,7 @@ TEST(Generator, EveryOptionOfThePolicyIsReachedOver2000Seeds) {
 
 TEST(Generator, GeneratedCasesAreWellFormed) {
   for (std::uint64_t seed = 1; seed <= 500; ++seed) {
-    const Case c = GenerateCase({seed, 0, ""}, kPolicy).c;
+    const corpus::Case c = generate::GenerateCase({seed, 0, ""}, kPolicy).c;
     SCOPED_TRACE("seed " + std::to_string(seed));
     if (c.api != "flex_attention") {
       ASSERT_TRUE(c.mask_mod.has_value());
@@ -91,26 +93,27 @@ TEST(Generator, GeneratedCasesAreWellFormed) {
 }
 
 TEST(Generator, PolicyOverridesSteerGenerationAndRejectUnknownNames) {
-  GenerationPolicy policy = GenerationPolicy::Default();
+  generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
   policy.Override(nlohmann::json::parse(
       R"({"weights": {"api": {"create_block_mask": 0, "create_mask": 0}}, "numbers": {"p_dynamic": 1}})"));
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
-    const Case c = GenerateCase({seed, 0, ""}, policy).c;
+    const corpus::Case c = generate::GenerateCase({seed, 0, ""}, policy).c;
     EXPECT_EQ(c.api, "flex_attention");
     EXPECT_TRUE(c.inductor.dynamic);
   }
   EXPECT_NE(policy.Sha256(), kPolicy.Sha256());
-  EXPECT_THROW(policy.Override(nlohmann::json::parse(R"({"weights": {"apis": {}}})")), InputError);
+  EXPECT_THROW(policy.Override(nlohmann::json::parse(R"({"weights": {"apis": {}}})")),
+               support::InputError);
   EXPECT_THROW(policy.Override(nlohmann::json::parse(R"({"numbers": {"p_dynamic": -1}})")),
-               InputError);
+               support::InputError);
   EXPECT_THROW(policy.Override(nlohmann::json::parse(R"({"weights": {"api": {"eager": 1}}})")),
-               InputError);
+               support::InputError);
 }
 
 TEST(Generator, PythonScriptIsStandaloneAndPrintsVersionAndSettingsFirst) {
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-    const Case c = GenerateCase({seed, 0, "gen"}, kPolicy).c;
-    const std::string script = EmitPythonScript(c);
+    const corpus::Case c = generate::GenerateCase({seed, 0, "gen"}, kPolicy).c;
+    const std::string script = worker::EmitPythonScript(c);
     EXPECT_NE(script.find("import torch\n"), std::string::npos);
     const auto version = script.find("print(\"torch\", torch.__version__)");
     ASSERT_NE(version, std::string::npos);

@@ -1,11 +1,11 @@
 // The compiler matrix on real compilers: builds, divergence, loads against torch, compare.
 #include "binary_runner.h"
-#include "fuzzer/case.h"
-#include "fuzzer/compiler_matrix.h"
-#include "fuzzer/run_case.h"
-#include "fuzzer/runtime_differential.h"
-#include "fuzzer/text_file.h"
-#include "fuzzer/worker_client.h"
+#include "corpus/case.h"
+#include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/matrix/runtime_differential.h"
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/worker_client.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -78,40 +78,42 @@ protected:
   std::filesystem::path Captured(const std::string &name, const std::string &source) {
     const auto out = folder_ / "corpus" / name;
     std::filesystem::create_directories(out / "sources");
-    WriteFileAtomically(out / "sources" / "00-kernel.cpp", source);
+    support::WriteFileAtomically(out / "sources" / "00-kernel.cpp", source);
     const json commands = json::array(
         {{{"argv",
            {"g++", "/tmp/gone/kernel.cpp", "-O2", "-std=c++20", "-shared", "-fPIC",
             "-fno-tree-loop-vectorize", "-o", "/tmp/gone/kernel.so"}},
           {"sources",
            {{{"captured_path", "/tmp/gone/kernel.cpp"}, {"stored", "sources/00-kernel.cpp"}}}}}});
-    WriteFileAtomically(out / "commands.json", commands.dump());
+    support::WriteFileAtomically(out / "commands.json", commands.dump());
     return out;
   }
 
-  Worker MakeWorker() {
-    return Worker(WorkerOptions{.worker_executable = INDUCTOR_FUZZ_WORKER,
-                                .venv = kSourceDir / ".venv",
-                                .scratch_dir = folder_ / "worker",
-                                .log_file = folder_ / "worker.log"});
+  worker::Worker MakeWorker() {
+    return worker::Worker(worker::WorkerOptions{.worker_executable = INDUCTOR_FUZZ_WORKER,
+                                                .venv = kSourceDir / ".venv",
+                                                .scratch_dir = folder_ / "worker",
+                                                .log_file = folder_ / "worker.log"});
   }
 
   // Runs the case in a worker as run-case does, recording its kernel calls.
   std::filesystem::path RunAndRecord(const std::filesystem::path &case_file,
                                      const std::string &name) {
-    const Case c = LoadCaseFile(case_file);
+    const corpus::Case c = corpus::LoadCaseFile(case_file);
     const auto out = folder_ / "corpus" / name;
-    Worker worker = MakeWorker();
+    worker::Worker worker = MakeWorker();
     const auto outcome =
-        RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10),
-                        {.record_dir = out / "recordings"});
+        worker::RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10),
+                                {.record_dir = out / "recordings"});
     EXPECT_EQ(outcome.status, "pass") << outcome.result.dump(2);
-    WriteCaseArtifacts(out, c, outcome, {});
+    worker::WriteCaseArtifacts(out, c, outcome, {});
     return out;
   }
 
-  MatrixOptions Options(std::vector<std::string> compilers) {
-    return {.compilers = DiscoverCompilers(compilers), .jobs = 2, .work_dir = folder_ / "objects"};
+  matrix::MatrixOptions Options(std::vector<std::string> compilers) {
+    return {.compilers = matrix::DiscoverCompilers(compilers),
+            .jobs = 2,
+            .work_dir = folder_ / "objects"};
   }
 
   std::filesystem::path folder_;
@@ -119,18 +121,18 @@ protected:
 
 TEST_F(MatrixTest, DivergenceNamesTheCompilersOnEachSide) {
   const auto tus =
-      LoadCapturedTus({Captured("gcc-only", kGccOnly), Captured("portable", kPortable)});
+      matrix::LoadCapturedTus({Captured("gcc-only", kGccOnly), Captured("portable", kPortable)});
   ASSERT_EQ(tus.size(), 2u);
-  const auto matrix = BuildMatrix(tus, Options({"g++-12", "clang++-14", "g++-11"}), {});
+  const auto matrix = matrix::BuildMatrix(tus, Options({"g++-12", "clang++-14", "g++-11"}), {});
   const auto &gcc_only = matrix[0].tu.label.starts_with("gcc-only") ? matrix[0] : matrix[1];
   const auto &portable = matrix[0].tu.label.starts_with("gcc-only") ? matrix[1] : matrix[0];
-  const auto finding = DivergenceFinding(gcc_only);
+  const auto finding = matrix::DivergenceFinding(gcc_only);
   ASSERT_TRUE(finding.has_value());
   EXPECT_EQ((*finding)["built_by"], json::array({"g++-12", "g++-11"}));
   EXPECT_EQ((*finding)["failed_on"], json::array({"clang++-14"}));
   EXPECT_NE((*finding)["signature"].get<std::string>().find("compile-error|clang|"),
             std::string::npos);
-  EXPECT_FALSE(DivergenceFinding(portable).has_value());
+  EXPECT_FALSE(matrix::DivergenceFinding(portable).has_value());
   for (const auto &build : portable.builds) {
     EXPECT_TRUE(build.built) << build.compiler << ": " << build.first_error;
     EXPECT_TRUE(build.used_prefix) << build.compiler << ": its #include <cstdint> is shared";
@@ -145,13 +147,13 @@ TEST_F(MatrixTest, DivergenceNamesTheCompilersOnEachSide) {
 }
 
 TEST_F(MatrixTest, MissingLibtorchSymbolIsALoadErrorWithTheDemangledName) {
-  const auto tus = LoadCapturedTus({Captured("missing-symbol", kMissingSymbol)});
-  auto matrix = BuildMatrix(tus, Options({"g++-12", "clang++-14"}), {});
-  Worker worker(WorkerOptions{.worker_executable = INDUCTOR_FUZZ_WORKER,
-                              .venv = kSourceDir / ".venv",
-                              .scratch_dir = folder_ / "worker",
-                              .log_file = folder_ / "worker.log"});
-  CheckLoads(matrix, worker);
+  const auto tus = matrix::LoadCapturedTus({Captured("missing-symbol", kMissingSymbol)});
+  auto matrix = matrix::BuildMatrix(tus, Options({"g++-12", "clang++-14"}), {});
+  worker::Worker worker(worker::WorkerOptions{.worker_executable = INDUCTOR_FUZZ_WORKER,
+                                              .venv = kSourceDir / ".venv",
+                                              .scratch_dir = folder_ / "worker",
+                                              .log_file = folder_ / "worker.log"});
+  matrix::CheckLoads(matrix, worker);
   for (const auto &build : matrix[0].builds) {
     ASSERT_TRUE(build.built) << build.first_error;
     EXPECT_NE(build.load_error.find(
@@ -163,17 +165,17 @@ TEST_F(MatrixTest, MissingLibtorchSymbolIsALoadErrorWithTheDemangledName) {
 }
 
 TEST_F(MatrixTest, OppositeCxx11AbiIsExplainedInsteadOfLoaded) {
-  auto tus = LoadCapturedTus({Captured("old-abi", kPortable)});
+  auto tus = matrix::LoadCapturedTus({Captured("old-abi", kPortable)});
   tus[0].argv.insert(tus[0].argv.begin() + 1, "-D_GLIBCXX_USE_CXX11_ABI=0");
-  EXPECT_EQ(CxxAbiOf(tus[0].argv), 0);
-  EXPECT_EQ(CxxAbiOf({"g++", "-D", "_GLIBCXX_USE_CXX11_ABI=1"}), 1);
-  EXPECT_EQ(CxxAbiOf({"g++", "k.cpp"}), 1);
-  auto matrix = BuildMatrix(tus, Options({"g++-12"}), {});
-  Worker worker(WorkerOptions{.worker_executable = INDUCTOR_FUZZ_WORKER,
-                              .venv = kSourceDir / ".venv",
-                              .scratch_dir = folder_ / "worker",
-                              .log_file = folder_ / "worker.log"});
-  CheckLoads(matrix, worker);
+  EXPECT_EQ(matrix::CxxAbiOf(tus[0].argv), 0);
+  EXPECT_EQ(matrix::CxxAbiOf({"g++", "-D", "_GLIBCXX_USE_CXX11_ABI=1"}), 1);
+  EXPECT_EQ(matrix::CxxAbiOf({"g++", "k.cpp"}), 1);
+  auto matrix = matrix::BuildMatrix(tus, Options({"g++-12"}), {});
+  worker::Worker worker(worker::WorkerOptions{.worker_executable = INDUCTOR_FUZZ_WORKER,
+                                              .venv = kSourceDir / ".venv",
+                                              .scratch_dir = folder_ / "worker",
+                                              .log_file = folder_ / "worker.log"});
+  matrix::CheckLoads(matrix, worker);
   ASSERT_TRUE(matrix[0].builds[0].built);
   EXPECT_NE(matrix[0].builds[0].load_error.find(
                 "ABI mismatch: built with _GLIBCXX_USE_CXX11_ABI=0 but torch uses 1"),
@@ -211,30 +213,31 @@ TEST_F(MatrixTest, CompareClassifiesAndExitsOnRegressions) {
 TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
   // The seed run for real, its kernel calls recorded; then one TU's stored source planted.
   const auto out = RunAndRecord(kSourceDir / "corpus/seeds/causal-151290.json", "seed");
-  auto tus = LoadCapturedTus({out});
+  auto tus = matrix::LoadCapturedTus({out});
   ASSERT_GE(tus.size(), 2u);
   for (const auto &tu : tus) {
     EXPECT_FALSE(tu.recording.empty()) << tu.label << ": every Python-wrapper kernel is recorded";
     EXPECT_TRUE(std::filesystem::exists(tu.reference_module)) << tu.label;
   }
   const std::string planted = PlantClangOnlyStatement(
-      ReadTextFile(tus[0].source, "captured source", std::size_t{1} << 24), "out_ptr0[5] += 3;");
+      support::ReadTextFile(tus[0].source, "captured source", std::size_t{1} << 24),
+      "out_ptr0[5] += 3;");
   ASSERT_NE(planted.find("#ifdef __clang__"), std::string::npos);
-  WriteFileAtomically(tus[0].source, planted);
+  support::WriteFileAtomically(tus[0].source, planted);
 
-  auto matrix = BuildMatrix(tus, Options({"g++-12", "clang++-14"}), {});
+  auto matrix = matrix::BuildMatrix(tus, Options({"g++-12", "clang++-14"}), {});
   {
-    Worker worker = MakeWorker();
-    CheckLoads(matrix, worker);
-    ReplayRecordedCalls(matrix, worker, {}, {});
+    worker::Worker worker = MakeWorker();
+    matrix::CheckLoads(matrix, worker);
+    matrix::ReplayRecordedCalls(matrix, worker, {}, {});
   }
   for (const auto &row : matrix) {
     EXPECT_EQ(row.reference_runtime, "same") << row.tu.label << ": Inductor's build reproduces";
     for (const auto &build : row.builds)
       ASSERT_TRUE(build.built) << build.compiler << ": " << build.first_error;
   }
-  const auto finding = RuntimeDivergenceFinding(matrix[0]);
-  ASSERT_TRUE(finding.has_value()) << MatrixToJson(matrix).dump(2);
+  const auto finding = matrix::RuntimeDivergenceFinding(matrix[0]);
+  ASSERT_TRUE(finding.has_value()) << matrix::MatrixToJson(matrix).dump(2);
   EXPECT_EQ((*finding)["differs_on"], json::array({"clang++-14"}));
   EXPECT_EQ((*finding)["same_as_inductor"], json::array({"g++-12"}));
   EXPECT_EQ((*finding)["dtype"], "int32");
@@ -245,7 +248,7 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
   EXPECT_NE((*finding)["argument"].get<std::string>().find("argument 0"), std::string::npos)
       << "out_ptr0 is the kernel's first parameter";
   for (std::size_t row = 1; row < matrix.size(); ++row) {
-    EXPECT_FALSE(RuntimeDivergenceFinding(matrix[row]).has_value()) << matrix[row].tu.label;
+    EXPECT_FALSE(matrix::RuntimeDivergenceFinding(matrix[row]).has_value()) << matrix[row].tu.label;
     for (const auto &build : matrix[row].builds)
       EXPECT_EQ(build.runtime, "same") << matrix[row].tu.label << " on " << build.compiler;
   }
@@ -254,15 +257,15 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
   auto options = Options({"g++-12"});
   options.shared_prefix = false;
   options.work_dir = folder_ / "objects-without-prefix";
-  const std::vector<CapturedTu> untouched(tus.begin() + 1, tus.end());
-  const auto without = BuildMatrix(untouched, options, {});
+  const std::vector<matrix::CapturedTu> untouched(tus.begin() + 1, tus.end());
+  const auto without = matrix::BuildMatrix(untouched, options, {});
   for (std::size_t row = 0; row < untouched.size(); ++row) {
     const auto &with = matrix[row + 1].builds[0];
     ASSERT_TRUE(with.used_prefix);
     ASSERT_TRUE(without[row].builds[0].built);
-    const std::string text = TextSection(with.output);
+    const std::string text = matrix::TextSection(with.output);
     EXPECT_FALSE(text.empty());
-    EXPECT_TRUE(text == TextSection(without[row].builds[0].output)) << untouched[row].label;
+    EXPECT_TRUE(text == matrix::TextSection(without[row].builds[0].output)) << untouched[row].label;
   }
 
   // The upgrade check sees the same: the planted TU differs at runtime, so exit 1.
@@ -296,33 +299,34 @@ TEST_F(MatrixTest, FloatResultsAreComparedWithinTheirDtypeTolerance) {
     std::filesystem::create_directories(copy.parent_path());
     std::filesystem::copy(recorded, copy, std::filesystem::copy_options::recursive);
   }
-  auto tus = LoadCapturedTus({folder_ / "planted"});
+  auto tus = matrix::LoadCapturedTus({folder_ / "planted"});
   ASSERT_EQ(tus.size(), 2u);
   for (auto &tu : tus) {
     const bool is_within = tu.label.starts_with("within/");
-    const std::string source = ReadTextFile(tu.source, "captured source", std::size_t{1} << 24);
+    const std::string source =
+        support::ReadTextFile(tu.source, "captured source", std::size_t{1} << 24);
     ASSERT_NE(source.find("float* output)"), std::string::npos) << "the template's entry";
-    WriteFileAtomically(tu.source,
-                        PlantClangOnlyStatement(source, is_within ? "output[3] *= 1.0f + 1e-7f;"
-                                                                  : "output[3] += 1.0f;"));
+    support::WriteFileAtomically(
+        tu.source, PlantClangOnlyStatement(source, is_within ? "output[3] *= 1.0f + 1e-7f;"
+                                                             : "output[3] += 1.0f;"));
   }
-  auto matrix = BuildMatrix(tus, Options({"g++-12", "clang++-14"}), {});
+  auto matrix = matrix::BuildMatrix(tus, Options({"g++-12", "clang++-14"}), {});
   {
-    Worker worker = MakeWorker();
-    CheckLoads(matrix, worker);
-    ReplayRecordedCalls(matrix, worker, {}, {});
+    worker::Worker worker = MakeWorker();
+    matrix::CheckLoads(matrix, worker);
+    matrix::ReplayRecordedCalls(matrix, worker, {}, {});
   }
   for (const auto &row : matrix) {
     SCOPED_TRACE(row.tu.label);
     ASSERT_EQ(row.reference_runtime, "same");
     EXPECT_EQ(row.builds[0].runtime, "same") << row.builds[0].runtime_detail.dump();
-    const auto finding = RuntimeDivergenceFinding(row);
+    const auto finding = matrix::RuntimeDivergenceFinding(row);
     if (row.tu.label.starts_with("within/")) {
       EXPECT_EQ(row.builds[1].runtime, "same") << row.builds[1].runtime_detail.dump();
       EXPECT_FALSE(finding.has_value());
       continue;
     }
-    ASSERT_TRUE(finding.has_value()) << MatrixToJson(matrix).dump(2);
+    ASSERT_TRUE(finding.has_value()) << matrix::MatrixToJson(matrix).dump(2);
     EXPECT_EQ((*finding)["differs_on"], json::array({"clang++-14"}));
     EXPECT_EQ((*finding)["dtype"], "float32");
     EXPECT_EQ((*finding)["flat_index"], 3);

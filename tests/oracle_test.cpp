@@ -1,10 +1,10 @@
 // The generator and the oracles on the real torch: eager validity, a planted wrong result,
 // expected exceptions, generated cases of every API, and the emitted Python scripts.
-#include "fuzzer/generator.h"
-#include "fuzzer/python_script.h"
-#include "fuzzer/run_case.h"
-#include "fuzzer/text_file.h"
-#include "fuzzer/worker_client.h"
+#include "fuzzer/generate/generator.h"
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/repro_script.h"
+#include "fuzzer/worker/worker_client.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ protected:
   static void SetUpTestSuite() {
     scratch_ = std::filesystem::temp_directory_path() /
                ("inductor-fuzz-oracle-test-" + std::to_string(::getpid()));
-    worker_ = std::make_unique<Worker>(WorkerOptions{
+    worker_ = std::make_unique<worker::Worker>(worker::WorkerOptions{
         .worker_executable = INDUCTOR_FUZZ_WORKER,
         .venv = kSourceDir / ".venv",
         .scratch_dir = scratch_ / "worker",
@@ -33,26 +33,29 @@ protected:
     worker_.reset();
     std::filesystem::remove_all(scratch_);
   }
-  static CaseOutcome Run(const Case &c, const WorkerRunOptions &options = {}) {
-    return RunCaseOnWorker(*worker_, c, scratch_ / ("cache-" + c.name), 900s, options);
+  static worker::CaseOutcome Run(const corpus::Case &c,
+                                 const worker::WorkerRunOptions &options = {}) {
+    return worker::RunCaseOnWorker(*worker_, c, scratch_ / ("cache-" + c.name), 900s, options);
   }
   // The first case of the default policy, from seed 1 on, that satisfies `wanted`.
-  template <typename Predicate> static Case FirstGenerated(Predicate wanted) {
+  template <typename Predicate> static corpus::Case FirstGenerated(Predicate wanted) {
     for (std::uint64_t seed = 1;; ++seed) {
-      Case c = GenerateCase({seed, 0, "oracle_test"}, GenerationPolicy::Default()).c;
+      corpus::Case c =
+          generate::GenerateCase({seed, 0, "oracle_test"}, generate::GenerationPolicy::Default()).c;
       if (wanted(c))
         return c;
     }
   }
 
-  static inline std::unique_ptr<Worker> worker_;
+  static inline std::unique_ptr<worker::Worker> worker_;
   static inline std::filesystem::path scratch_;
 };
 
 TEST_F(OracleTest, GeneratedCasesRunEagerlyUnlessMarkedToRaise) {
   int ran = 0;
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-    const Case c = GenerateCase({seed, 0, ""}, GenerationPolicy::Default()).c;
+    const corpus::Case c =
+        generate::GenerateCase({seed, 0, ""}, generate::GenerationPolicy::Default()).c;
     const auto outcome = Run(c, {.eager_only = true});
     if (c.expect_raises.empty()) {
       EXPECT_EQ(outcome.status, "pass") << "seed " << seed << " " << outcome.result.dump();
@@ -65,7 +68,7 @@ TEST_F(OracleTest, GeneratedCasesRunEagerlyUnlessMarkedToRaise) {
 }
 
 TEST_F(OracleTest, PlantedDifferenceInTheCompiledBlockMaskIsAWrongResult) {
-  Case c = FirstGenerated([](const Case &c) {
+  corpus::Case c = FirstGenerated([](const corpus::Case &c) {
     return c.api == "create_block_mask" && c.expect_raises.empty() &&
            c.create_block_mask.q_len <= 256 && c.create_block_mask.kv_len <= 256;
   });
@@ -80,10 +83,10 @@ TEST_F(OracleTest, PlantedDifferenceInTheCompiledBlockMaskIsAWrongResult) {
 }
 
 TEST_F(OracleTest, DataDependentMaskIsAnExpectedExceptionOfItsClass) {
-  GenerationPolicy policy = GenerationPolicy::Default();
+  generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
   policy.Override(nlohmann::json::parse(R"({"numbers": {"p_data_dependent": 1},
       "weights": {"api": {"create_mask": 0, "flex_attention": 0}}})"));
-  const Case c = GenerateCase({3, 0, ""}, policy).c;
+  const corpus::Case c = generate::GenerateCase({3, 0, ""}, policy).c;
   ASSERT_EQ(c.expect_raises, "data-dependent");
   const auto outcome = Run(c);
   EXPECT_EQ(outcome.status, "expected") << outcome.result.dump(2);
@@ -93,7 +96,7 @@ TEST_F(OracleTest, DataDependentMaskIsAnExpectedExceptionOfItsClass) {
 
 TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
   for (const std::string api : {"create_mask", "flex_attention"}) {
-    const Case c = FirstGenerated([&api](const Case &c) {
+    const corpus::Case c = FirstGenerated([&api](const corpus::Case &c) {
       return c.api == api && c.expect_raises.empty() && c.create_block_mask.q_len <= 256 &&
              c.create_block_mask.kv_len <= 256;
     });
@@ -111,11 +114,11 @@ TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
     }
 
     const auto script = scratch_ / (c.name + ".py");
-    WriteFileAtomically(script, EmitPythonScript(c));
-    SpawnOptions options;
+    support::WriteFileAtomically(script, worker::EmitPythonScript(c));
+    support::SpawnOptions options;
     options.stderr_file = scratch_ / (c.name + ".stderr");
-    const auto run =
-        RunCommand({(kSourceDir / ".venv/bin/python").string(), script.string()}, options, 900s);
+    const auto run = support::RunCommand(
+        {(kSourceDir / ".venv/bin/python").string(), script.string()}, options, 900s);
     EXPECT_EQ(run.output.rfind("torch 2.15.0", 0), 0u) << run.output;
     EXPECT_NE(run.output.find("cpp.threads = " + std::to_string(c.inductor.cpp_threads)),
               std::string::npos);

@@ -1,9 +1,9 @@
 // The worker on the real torch: serving cases, surviving crashes and hangs, capture, oracle.
 // One worker serves every test here, as in a campaign.
-#include "fuzzer/case.h"
-#include "fuzzer/child_process.h"
-#include "fuzzer/run_case.h"
-#include "fuzzer/worker_client.h"
+#include "corpus/case.h"
+#include "fuzzer/support/child_process.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/worker_client.h"
 
 #include <gtest/gtest.h>
 
@@ -19,8 +19,8 @@ using nlohmann::json;
 
 const std::filesystem::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
 
-Case SmallCase(const std::string &name, const std::string &body) {
-  Case c;
+corpus::Case SmallCase(const std::string &name, const std::string &body) {
+  corpus::Case c;
   c.name = name;
   c.mask_mod = {"mask", "def mask(b, h, q_idx, kv_idx):\n" + body};
   c.create_block_mask.batch = 1;
@@ -36,7 +36,7 @@ protected:
   static void SetUpTestSuite() {
     scratch_ = std::filesystem::temp_directory_path() /
                ("inductor-fuzz-worker-test-" + std::to_string(::getpid()));
-    worker_ = std::make_unique<Worker>(WorkerOptions{
+    worker_ = std::make_unique<worker::Worker>(worker::WorkerOptions{
         .worker_executable = INDUCTOR_FUZZ_WORKER,
         .venv = kSourceDir / ".venv",
         .scratch_dir = scratch_ / "worker",
@@ -48,28 +48,29 @@ protected:
     std::filesystem::remove_all(scratch_);
   }
 
-  static CaseOutcome Run(const Case &c, std::chrono::milliseconds timeout = 600s) {
-    return RunCaseOnWorker(*worker_, c, scratch_ / ("cache-" + c.name), timeout);
+  static worker::CaseOutcome Run(const corpus::Case &c, std::chrono::milliseconds timeout = 600s) {
+    return worker::RunCaseOnWorker(*worker_, c, scratch_ / ("cache-" + c.name), timeout);
   }
 
-  static inline std::unique_ptr<Worker> worker_;
+  static inline std::unique_ptr<worker::Worker> worker_;
   static inline std::filesystem::path scratch_;
 };
 
 TEST(ChildProcessTest, EnvironmentOverridesReachTheChildAndTheRestIsInherited) {
   ::setenv("INDUCTOR_FUZZ_INHERITED", "kept", 1);
-  SpawnOptions options;
+  support::SpawnOptions options;
   options.environment = {{"TMPDIR", "/somewhere/else"}, {"INDUCTOR_FUZZ_ADDED", "added"}};
-  const auto result = RunCommand(
+  const auto result = support::RunCommand(
       {"sh", "-c", "echo $TMPDIR $INDUCTOR_FUZZ_ADDED $INDUCTOR_FUZZ_INHERITED"}, options, 30s);
   EXPECT_EQ(result.output, "/somewhere/else added kept\n");
-  const auto plain = RunCommand({"sh", "-c", "echo ${INDUCTOR_FUZZ_ADDED:-unset}"}, {}, 30s);
+  const auto plain =
+      support::RunCommand({"sh", "-c", "echo ${INDUCTOR_FUZZ_ADDED:-unset}"}, {}, 30s);
   EXPECT_EQ(plain.output, "unset\n");
 }
 
 TEST_F(WorkerTest, CausalSeedMatchesEagerAndCapturesRebuildableTranslationUnits) {
-  const Case seed = LoadCaseFile(kSourceDir / "corpus/seeds/causal-151290.json");
-  const CaseOutcome outcome = Run(seed);
+  const corpus::Case seed = corpus::LoadCaseFile(kSourceDir / "corpus/seeds/causal-151290.json");
+  const worker::CaseOutcome outcome = Run(seed);
   ASSERT_EQ(outcome.status, "pass") << outcome.result.dump(2);
   EXPECT_FALSE(outcome.result.contains("mismatches"));
   const json &builds = outcome.result["builds"];
@@ -91,16 +92,16 @@ TEST_F(WorkerTest, CausalSeedMatchesEagerAndCapturesRebuildableTranslationUnits)
   ASSERT_NE(output, argv.end());
   std::filesystem::remove(*(output + 1));
   std::filesystem::create_directories(first["cwd"].get<std::string>());
-  SpawnOptions spawn;
+  support::SpawnOptions spawn;
   spawn.working_directory = first["cwd"].get<std::string>();
-  const auto rebuilt = RunCommand(argv, spawn, 300s);
+  const auto rebuilt = support::RunCommand(argv, spawn, 300s);
   EXPECT_TRUE(rebuilt.status.Succeeded()) << rebuilt.output;
   EXPECT_TRUE(std::filesystem::exists(*(output + 1)));
 }
 
 TEST_F(WorkerTest, ServesThreeCasesThenShutsDownCleanly) {
   const int pid = worker_->Pid();
-  const std::vector<Case> cases = {
+  const std::vector<corpus::Case> cases = {
       SmallCase("sliding", "    return (q_idx - kv_idx).abs() <= 64\n"),
       SmallCase("prefix", "    return (kv_idx < 32) | (q_idx >= kv_idx)\n"),
       SmallCase("chunked", "    return (q_idx // 64) == (kv_idx // 64)\n"),

@@ -1,0 +1,272 @@
+#include "fuzzer/cli/check_command.h"
+
+#include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/support/version.h"
+#include "parsers/clang_analysis.h"
+#include "parsers/flag_translation.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <map>
+#include <ostream>
+#include <set>
+#include <unistd.h>
+
+namespace fuzzer::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kLargestSource = 16 << 20;
+
+struct CommandEntry {
+  std::vector<std::string> argv;
+  std::set<std::string> source_paths; // captured and stored, as absolute paths
+  std::string output;                 // -o
+  std::vector<std::string> inputs;    // non-flag arguments
+};
+
+std::vector<CommandEntry> LoadCommands(const std::filesystem::path &path) {
+  const auto document =
+      json::parse(support::ReadTextFile(path, "commands file", kLargestSource), nullptr, false);
+  if (!document.is_array())
+    throw support::InputError(
+        fmt::format("{} is not a commands.json (a JSON list as run-case writes)", path.string()));
+  std::vector<CommandEntry> entries;
+  for (const auto &item : document) {
+    if (!item.is_object() || !item.contains("argv") || !item["argv"].is_array())
+      throw support::InputError(
+          fmt::format("{}: every entry needs an \"argv\" list", path.string()));
+    CommandEntry entry;
+    entry.argv = item["argv"].get<std::vector<std::string>>();
+    for (const auto &source : item.value("sources", json::array())) {
+      if (source.contains("captured_path"))
+        entry.source_paths.insert(source["captured_path"].get<std::string>());
+      if (source.contains("stored"))
+        entry.source_paths.insert(std::filesystem::weakly_canonical(
+                                      path.parent_path() / source["stored"].get<std::string>())
+                                      .string());
+    }
+    for (std::size_t i = 1; i < entry.argv.size(); ++i) {
+      if (entry.argv[i] == "-o" && i + 1 < entry.argv.size())
+        entry.output = entry.argv[++i];
+      else if (!entry.argv[i].starts_with("-"))
+        entry.inputs.push_back(entry.argv[i]);
+    }
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+std::vector<std::string> DefaultArguments(const support::ToolPaths &paths) {
+  const auto torch = paths.venv / "lib/python3.11/site-packages/torch/include";
+  return {"-std=c++20",
+          "-I",
+          torch.string(),
+          "-I",
+          (torch / "torch/csrc/api/include").string(),
+          "-I",
+          "/usr/include/python3.11"};
+}
+
+std::filesystem::path DefaultCacheDir() {
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "inductor-fuzz/prefixes";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::filesystem::path(home) / ".cache/inductor-fuzz/prefixes";
+  return std::filesystem::temp_directory_path() / "inductor-fuzz-prefixes";
+}
+
+std::string Where(const parsers::SourcePosition &p) {
+  return fmt::format("{}:{}:{}", p.file, p.line, p.column);
+}
+
+json Sarif(const std::vector<parsers::Finding> &findings) {
+  std::map<std::string, json> rules;
+  json results = json::array();
+  auto location = [](const parsers::SourcePosition &p) {
+    return json{
+        {"physicalLocation",
+         {{"artifactLocation", {{"uri", p.file}}},
+          {"region",
+           {{"startLine", std::max(1u, p.line)}, {"startColumn", std::max(1u, p.column)}}}}}};
+  };
+  for (const auto &finding : findings) {
+    rules[finding.check] = {{"id", finding.check},
+                            {"name", finding.check},
+                            {"shortDescription", {{"text", finding.kind + ": " + finding.check}}}};
+    json result = {{"ruleId", finding.check},
+                   {"level", finding.severity == "error" ? "error" : "warning"},
+                   {"message", {{"text", finding.message}}},
+                   {"locations", json::array({location(finding.location)})},
+                   {"partialFingerprints",
+                    {{"inductorFuzzSignature/v1", parsers::FindingSignature(finding)}}}};
+    if (finding.previous.line)
+      result["relatedLocations"] = json::array({location(finding.previous)});
+    results.push_back(result);
+  }
+  json rule_list = json::array();
+  for (auto &[id, rule] : rules)
+    rule_list.push_back(rule);
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", json::array({{{"tool",
+                                  {{"driver",
+                                    {{"name", "inductor-fuzz"},
+                                     {"version", support::ToolVersion()},
+                                     {"informationUri", "https://pypi.org/project/torch/"},
+                                     {"rules", rule_list}}}}},
+                                 {"results", results}}})}};
+}
+
+} // namespace
+
+int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  if (options.files.empty())
+    throw support::InputError("check needs at least one C++ file");
+  if (options.format != "text" && options.format != "json" && options.format != "sarif")
+    throw support::InputError(
+        fmt::format("--format {} is unknown; use text, json or sarif", options.format));
+  for (const auto &file : options.files)
+    support::ReadTextFile(file, "C++ source", kLargestSource);
+  const auto commands =
+      options.commands ? LoadCommands(*options.commands) : std::vector<CommandEntry>{};
+
+  parsers::Analyzer analyzer({.prefix_cache_dir = options.cache_dir.value_or(DefaultCacheDir()),
+                              .use_prefix_cache = options.prefix_cache,
+                              .report_shadowing = options.shadowing});
+  std::vector<parsers::TranslationUnitReport> reports;
+  std::map<const CommandEntry *, std::vector<std::size_t>> by_command;
+  for (const auto &file : options.files) {
+    parsers::TranslationUnitInput input{.path = std::filesystem::absolute(file),
+                                        .display_name = file.string()};
+    const CommandEntry *entry = nullptr;
+    const auto canonical = std::filesystem::weakly_canonical(file).string();
+    for (const auto &candidate : commands)
+      if (candidate.source_paths.contains(canonical) ||
+          candidate.source_paths.contains(std::filesystem::absolute(file).string()))
+        entry = &candidate;
+    if (options.commands && !entry)
+      throw support::InputError(fmt::format("{} is not a source of any command in {}",
+                                            file.string(), options.commands->string()));
+    if (entry) {
+      input.clang_args = parsers::TranslateForClang(entry->argv).clang_args;
+    } else if (!options.compile_args.empty()) {
+      std::vector<std::string> argv = {"c++"};
+      argv.insert(argv.end(), options.compile_args.begin(), options.compile_args.end());
+      input.clang_args = parsers::TranslateForClang(argv).clang_args;
+    } else {
+      input.clang_args = DefaultArguments(paths);
+    }
+    reports.push_back(analyzer.Analyze(input));
+    if (entry)
+      by_command[entry].push_back(reports.size() - 1);
+  }
+
+  std::vector<parsers::Finding> findings;
+  for (const auto &report : reports)
+    findings.insert(findings.end(), report.findings.begin(), report.findings.end());
+  // Units linked together: every file (--linked), or the sources whose objects one captured
+  // command links.
+  std::vector<std::vector<std::size_t>> groups;
+  if (options.linked) {
+    groups.emplace_back();
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      groups.back().push_back(i);
+  }
+  for (const auto &link : commands) {
+    std::vector<std::size_t> group;
+    for (const auto &input : link.inputs)
+      for (const auto &[compile, indices] : by_command)
+        if (!compile->output.empty() && compile->output == input)
+          group.insert(group.end(), indices.begin(), indices.end());
+    if (group.size() > 1)
+      groups.push_back(group);
+  }
+  for (const auto &group : groups) {
+    std::vector<parsers::TranslationUnitReport> members;
+    for (auto index : group)
+      members.push_back(reports[index]);
+    const auto cross = parsers::CompareLinkedUnits(members);
+    findings.insert(findings.end(), cross.begin(), cross.end());
+  }
+
+  // With --compilers, every file is also built on each compiler with its own command.
+  json divergences = json::array();
+  if (!options.compilers.empty()) {
+    std::vector<matrix::CapturedTu> tus;
+    for (const auto &file : options.files) {
+      matrix::CapturedTu tu{.label = file.string(), .source = std::filesystem::absolute(file)};
+      const auto canonical = std::filesystem::weakly_canonical(file).string();
+      for (const auto &candidate : commands)
+        if (candidate.source_paths.contains(canonical))
+          tu.argv = candidate.argv;
+      if (tu.argv.empty()) {
+        tu.argv = {"c++"};
+        tu.argv.insert(tu.argv.end(), options.compile_args.begin(), options.compile_args.end());
+        tu.argv.insert(tu.argv.end(), {"-c", tu.source.string(), "-o", "check.o"});
+      }
+      tus.push_back(std::move(tu));
+    }
+    const auto scratch =
+        std::filesystem::temp_directory_path() / fmt::format("inductor-fuzz-check-{}", ::getpid());
+    const auto matrix = matrix::BuildMatrix(
+        tus, {.compilers = matrix::DiscoverCompilers(options.compilers), .work_dir = scratch}, {});
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch, ignored);
+    for (const auto &row : matrix)
+      if (auto finding = matrix::DivergenceFinding(row))
+        divergences.push_back(*finding);
+  }
+
+  std::size_t errors = divergences.size();
+  for (const auto &finding : findings)
+    errors += finding.severity == "error";
+  if (options.format == "json") {
+    json document = {{"tool_version", support::ToolVersion()},
+                     {"findings", json::array()},
+                     {"compiler_divergence", divergences},
+                     {"files", json::array()}};
+    for (const auto &finding : findings)
+      document["findings"].push_back(parsers::FindingToJson(finding));
+    for (const auto &report : reports)
+      document["files"].push_back({{"file", report.display_name},
+                                   {"seconds", report.seconds},
+                                   {"precompiled_prefix", report.used_prefix_cache},
+                                   {"fatal_errors", report.fatal_errors},
+                                   {"other_errors", report.other_errors}});
+    out << document.dump(2) << "\n";
+  } else if (options.format == "sarif") {
+    out << Sarif(findings).dump(2) << "\n";
+  } else {
+    for (const auto &finding : findings) {
+      out << fmt::format("{}: {}: {} [{}] '{}'{}{}\n", Where(finding.location), finding.severity,
+                         finding.kind, finding.check, finding.name,
+                         finding.type.empty() ? "" : " (" + finding.type + ")",
+                         finding.kernel.empty() ? "" : " in " + finding.kernel);
+      if (finding.previous.line)
+        out << fmt::format("{}: note: previous declaration{}\n", Where(finding.previous),
+                           finding.previous_type.empty() ? "" : " (" + finding.previous_type + ")");
+    }
+    for (const auto &divergence : divergences)
+      out << fmt::format("{}: error: compiler-divergence: builds with {}, fails with {}\n",
+                         divergence["tu"].get<std::string>(),
+                         fmt::join(divergence["built_by"].get<std::vector<std::string>>(), ", "),
+                         fmt::join(divergence["failed_on"].get<std::vector<std::string>>(), ", "));
+    for (const auto &report : reports)
+      for (const auto &error : report.other_errors)
+        out << "other error: " << error << "\n";
+    out << fmt::format("{} file(s), {} finding(s)\n", reports.size(), findings.size());
+  }
+  for (const auto &report : reports)
+    if (!report.fatal_errors.empty())
+      throw support::InputError(fmt::format("could not analyse {}: {}", report.display_name,
+                                            report.fatal_errors.front()));
+  return errors ? 1 : 0;
+}
+
+} // namespace fuzzer::cli

@@ -1,0 +1,203 @@
+#include "fuzzer/cli/cli.h"
+
+#include "fuzzer/cli/check_command.h"
+#include "fuzzer/cli/doctor.h"
+#include "fuzzer/cli/gen_command.h"
+#include "fuzzer/cli/matrix_command.h"
+#include "fuzzer/cli/run_case_command.h"
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/support/version.h"
+#include "fuzzer/worker/worker_client.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace fuzzer::cli {
+namespace {
+
+constexpr int kExitCannotRun = 2;
+
+std::string JoinArguments(int argc, char **argv) {
+  std::string joined;
+  for (int i = 0; i < argc; ++i)
+    joined += (i ? " " : "") + std::string(argv[i]);
+  return joined;
+}
+
+} // namespace
+
+int RunCommandLine(int argc, char **argv) {
+  CLI::App app{"inductor-fuzz: fuzzes the C++ that PyTorch Inductor generates for flex-attention "
+               "masks, captures every generated translation unit with its exact compile command, "
+               "and reports what breaks.\n"
+               "Exit codes: 0 nothing found, 1 findings, 2 the tool could not do what was asked."};
+  app.set_version_flag("--version", support::ToolVersion());
+  app.require_subcommand(1);
+  std::optional<std::filesystem::path> venv;
+  app.add_option("--venv", venv,
+                 "Python virtual environment with torch (default: $INDUCTOR_FUZZ_VENV, else the "
+                 "project's .venv)");
+
+  RunCaseOptions run_case;
+  long timeout_seconds = 600;
+  auto *run_case_command = app.add_subcommand(
+      "run-case",
+      "Run one case file through a worker: torch.compile(create_block_mask) against "
+      "eager, capturing every generated C++ source and its compile command.\n"
+      "Example: inductor-fuzz run-case corpus/seeds/causal-151290.json --out out/causal");
+  run_case_command->add_option("case", run_case.case_file, "Case file (JSON)")->required();
+  run_case_command
+      ->add_option("--out", run_case.out_dir,
+                   "Folder for result.json, commands.json, sources/, wrappers/ (created; a "
+                   "previous run-case output there is replaced)")
+      ->required();
+  run_case_command->add_option("--timeout", timeout_seconds, "Seconds before the case is stopped")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+
+  DoctorOptions doctor;
+  auto *doctor_command = app.add_subcommand(
+      "doctor", "Check torch, the worker, libtorch copies, the ABI flag and every compiler.\n"
+                "Example: inductor-fuzz doctor --json");
+  doctor_command->add_flag("--json", doctor.json, "Print the report as JSON");
+  doctor_command->add_option("--compilers", doctor.compilers, "Compilers to check")
+      ->delimiter(',')
+      ->capture_default_str();
+
+  GenOptions gen;
+  auto *gen_command = app.add_subcommand(
+      "gen", "Generate cases from a seed: mask and score functions, shapes, dtypes and Inductor "
+             "settings. The same seed, tool version and policy give byte-identical cases.\n"
+             "Example: inductor-fuzz gen --seed 7 --count 3 --python");
+  gen_command->add_option("--seed", gen.seed, "First seed")->capture_default_str();
+  gen_command->add_option("--count", gen.count, "Number of cases")->capture_default_str();
+  gen_command->add_option("--policy", gen.policy_file,
+                          "JSON file overriding weights and numbers of the default policy");
+  gen_command->add_flag("--python", gen.python, "Print standalone Python scripts, not JSON lines");
+  gen_command->add_flag("--stats", gen.stats,
+                        "Print how often each operator, pattern, API, dtype and setting came up");
+  gen_command->add_flag("--print-policy", gen.print_policy, "Print the policy in force as JSON");
+
+  CheckOptions check;
+  auto *check_command = app.add_subcommand(
+      "check", "Analyse generated C++ with Clang for conflicting declarations: redeclarations "
+               "in one scope (pytorch#151290), conflicting types, return types or linkage, "
+               "macro redefinitions, and extern \"C\" mismatches across linked TUs. Flags come "
+               "from --commands, else from the arguments after `--`, else torch's include "
+               "paths.\nExample: inductor-fuzz check out/causal/sources/*.cpp --commands "
+               "out/causal/commands.json --format sarif");
+  check_command->add_option("files", check.files, "C++ translation units")->required();
+  check_command->add_option("--commands", check.commands,
+                            "commands.json from run-case: each file is parsed with its own flags");
+  check_command->add_option("--format", check.format, "text, json or sarif (SARIF 2.1.0)")
+      ->capture_default_str();
+  check_command->add_flag("--linked", check.linked,
+                          "The files are linked into one binary: compare extern \"C\" names");
+  check_command->add_flag("!--no-shadowing", check.shadowing,
+                          "Do not report inner declarations shadowing generated locals");
+  check_command->add_flag("!--no-prefix-cache", check.prefix_cache,
+                          "Parse every TU from scratch instead of reusing the precompiled prefix");
+  check_command
+      ->add_option("--compilers", check.compilers,
+                   "Also build every file on these compilers and report "
+                   "compiler-divergence (see `matrix`)")
+      ->delimiter(',');
+  check_command->add_option("--cache-dir", check.cache_dir,
+                            "Where precompiled prefixes are kept (default ~/.cache/inductor-fuzz)");
+
+  MatrixCommandOptions matrix;
+  auto *matrix_command = app.add_subcommand(
+      "matrix", "Rebuild every captured TU on every compiler (g++-11/12, clang++-14/15/16/19 by "
+                "default) as Inductor would, load each build against torch's libtorch, run each on "
+                "the kernel calls run-case recorded, and report compiler-divergence, load-error "
+                "and runtime-divergence findings.\n"
+                "Example: inductor-fuzz matrix out/causal --compilers g++-12,clang++-16");
+  matrix_command
+      ->add_option("folders", matrix.inputs, "run-case output folders (or folders of them)")
+      ->required();
+  matrix_command->add_option("--compilers", matrix.compilers, "Compiler names or paths")
+      ->delimiter(',');
+  matrix_command->add_option("--jobs", matrix.jobs, "Builds at once")->capture_default_str();
+  matrix_command->add_option("--timeout", matrix.timeout_seconds, "Seconds per build")
+      ->capture_default_str();
+  matrix_command->add_option("--json", matrix.json_out, "Write the whole matrix as JSON here");
+
+  CompareOptions compare;
+  auto *compare_command = app.add_subcommand(
+      "compare",
+      "Compiler upgrade check: replay every captured TU of the corpus on a baseline "
+      "and a candidate compiler, run both builds on the recorded kernel calls, and classify "
+      "each TU (same, regression, fixed, both-fail, load-regression, runtime-differs, "
+      "new-warnings). Case files in the corpus are run first to capture their TUs and "
+      "record their kernel calls. Exit 1 on any regression or runtime difference.\n"
+      "Example: inductor-fuzz compare --baseline g++-12 --candidate clang++-16 "
+      "--corpus corpus/seeds --report report/");
+  compare_command->add_option("--baseline", compare.baseline, "The compiler in use")->required();
+  compare_command->add_option("--candidate", compare.candidate, "The compiler to move to")
+      ->required();
+  compare_command->add_option("--corpus", compare.corpus,
+                              "run-case outputs and/or case files (default: corpus/seeds)");
+  compare_command->add_option("--report", compare.report_dir,
+                              "Write compare.json, compare.junit.xml and compare.md here");
+  compare_command->add_option("--jobs", compare.jobs, "Builds at once")->capture_default_str();
+
+  // Everything after `--` is compile flags for check, not for the command line parser.
+  int parsed_argc = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") {
+      check.compile_args.assign(argv + i + 1, argv + argc);
+      parsed_argc = i;
+      break;
+    }
+
+  try {
+    app.parse(parsed_argc, argv);
+  } catch (const CLI::CallForHelp &) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForVersion &) {
+    std::cout << support::ToolVersion() << "\n";
+    return 0;
+  } catch (const CLI::ParseError &error) {
+    std::cerr << "inductor-fuzz: " << error.what() << " (see inductor-fuzz --help)\n";
+    return kExitCannotRun;
+  }
+
+  try {
+    const support::ToolPaths paths = support::LocateToolPaths(venv);
+    if (*run_case_command) {
+      run_case.timeout = std::chrono::seconds(timeout_seconds);
+      run_case.command_line = JoinArguments(argc, argv);
+      return RunCaseCommand(run_case, paths, std::cout);
+    }
+    if (*gen_command) {
+      gen.command_line = JoinArguments(argc, argv);
+      return GenCommand(gen, std::cout);
+    }
+    if (*check_command)
+      return CheckCommand(check, paths, std::cout);
+    if (*matrix_command) {
+      matrix.command_line = JoinArguments(argc, argv);
+      return MatrixCommand(matrix, paths, std::cout);
+    }
+    if (*compare_command) {
+      compare.command_line = JoinArguments(argc, argv);
+      if (compare.corpus.empty())
+        compare.corpus.push_back(paths.project_root / "corpus" / "seeds");
+      return CompareCommand(compare, paths, std::cout);
+    }
+    if (*doctor_command)
+      return DoctorCommand(doctor, paths, std::cout);
+  } catch (const support::InputError &error) {
+    std::cerr << "inductor-fuzz: " << error.what() << "\n";
+  } catch (const worker::WorkerStartError &error) {
+    std::cerr << "inductor-fuzz: " << error.what() << "\n";
+  } catch (const std::exception &error) {
+    std::cerr << "inductor-fuzz: internal error: " << error.what() << "\n";
+  }
+  return kExitCannotRun;
+}
+
+} // namespace fuzzer::cli

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "fuzzer/support/tool_paths.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+
+namespace fuzzer::cli {
+
+struct RunCaseOptions {
+  std::filesystem::path case_file;
+  std::filesystem::path out_dir;
+  std::chrono::seconds timeout{600};
+  std::string command_line; // recorded in result.json
+};
+
+// `inductor-fuzz run-case`: exit 0 pass, 1 finding. Throws InputError for unusable input and
+// WorkerStartError when no worker can run it (both exit 2).
+int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &paths, std::ostream &out);
+
+} // namespace fuzzer::cli

@@ -1,0 +1,434 @@
+#include "fuzzer/generate/generator.h"
+
+#include "fuzzer/generate/expression.h"
+#include "fuzzer/generate/random.h"
+#include "fuzzer/support/sha256.h"
+#include "fuzzer/support/version.h"
+
+#include <fmt/format.h>
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <functional>
+
+namespace fuzzer::generate {
+namespace {
+
+using E = Expression;
+
+// Phase 1: what the case is made of, before any concrete number.
+struct Structure {
+  std::string api;
+  std::string mask_form;               // pattern, composed, random_expression, none
+  std::vector<std::string> mask_parts; // pattern names, or "random_expression"
+  bool and_masks = true;
+  std::string score_pattern; // empty: no score_mod
+  std::string q_length_class, kv_length_class, block_size_class;
+  bool batch_none = false, heads_none = false;
+  std::string dtype, head_dim_class, value_dim_class;
+  bool grouped_query = false;
+  bool data_dependent = false;
+  corpus::InductorKnobs knobs;
+};
+
+class Builder {
+public:
+  Builder(Random &random, const GenerationPolicy &policy) : random_(random), policy_(policy) {}
+
+  std::string Draw(const std::string &category) {
+    const std::string &option = policy_.Draw(random_, category);
+    ++features_[category + ":" + option];
+    return option;
+  }
+  bool Chance(const std::string &name, const std::string &feature = "") {
+    const bool yes = policy_.Chance(random_, name);
+    if (yes && !feature.empty())
+      ++features_[feature];
+    return yes;
+  }
+
+  Structure DrawStructure();
+  void DrawValues(const Structure &structure, corpus::Case &c);
+
+  std::map<std::string, int> features_;
+
+private:
+  // Phase 2 helpers: captured tensors and expressions, given the lengths.
+  std::string AddTable(const std::string &stem, const std::string &dtype, std::int64_t length,
+                       const std::function<double(std::int64_t)> &value);
+  E IntLeaf();
+  E IntConstant();
+  E Int(int depth);
+  E IndexedInt(int depth);
+  E Bool(int depth);
+  E MaskPattern(const std::string &pattern);
+  E ScorePattern(const std::string &pattern);
+  E TableLookup(ValueType type, int depth);
+  std::int64_t LengthOf(const std::string &length_class);
+
+  Random &random_;
+  const GenerationPolicy &policy_;
+  corpus::Case *case_ = nullptr;
+  std::int64_t q_len_ = 1, kv_len_ = 1, batch_ = 1, heads_ = 1;
+};
+
+Structure Builder::DrawStructure() {
+  Structure s;
+  s.api = Draw("api");
+  s.mask_form = Draw("mask_form");
+  if (s.mask_form == "none" && s.api != "flex_attention")
+    s.mask_form = "pattern";
+  if (s.mask_form == "pattern") {
+    s.mask_parts = {Draw("mask_pattern")};
+  } else if (s.mask_form == "composed") {
+    const auto parts = 2 + random_.Below(static_cast<std::uint64_t>(
+                               std::max(1.0, policy_.Number("max_composed_parts") - 1)));
+    for (std::uint64_t i = 0; i < parts; ++i)
+      s.mask_parts.push_back(random_.Chance(0.25) ? "random_expression" : Draw("mask_pattern"));
+    s.and_masks = Chance("p_and_masks");
+    ++features_[s.and_masks ? "compose:and_masks" : "compose:or_masks"];
+  } else if (s.mask_form == "random_expression") {
+    s.mask_parts = {"random_expression"};
+  }
+  if (s.api == "flex_attention" && (s.mask_form == "none" || Chance("p_score_mod")))
+    s.score_pattern = Draw("score_pattern");
+  s.q_length_class = Draw("length");
+  s.kv_length_class =
+      Chance("p_q_len_differs", "shape:q_len!=kv_len") ? Draw("length") : s.q_length_class;
+  s.block_size_class = Draw("block_size");
+  s.batch_none = Chance("p_batch_none", "shape:B=None");
+  s.heads_none = Chance("p_heads_none", "shape:H=None");
+  if (s.api == "flex_attention") {
+    s.dtype = Draw("dtype");
+    s.head_dim_class = Draw("head_dim");
+    s.value_dim_class =
+        Chance("p_value_dim_differs", "shape:Ev!=E") ? Draw("head_dim") : s.head_dim_class;
+    s.grouped_query = Chance("p_grouped_query", "shape:grouped_query");
+  }
+  s.data_dependent = !s.mask_parts.empty() && Chance("p_data_dependent", "data_dependent");
+
+  const std::string threads = Draw("cpp.threads");
+  s.knobs.cpp_threads = std::stoi(threads);
+  const std::string simdlen = Draw("cpp.simdlen");
+  if (simdlen != "auto")
+    s.knobs.cpp_simdlen = std::stoi(simdlen);
+  s.knobs.cpp_wrapper = Chance("p_cpp_wrapper", "cpp_wrapper:true");
+  s.knobs.dynamic = Chance("p_dynamic", "dynamic:true");
+  s.knobs.max_autotune = Chance("p_max_autotune", "max_autotune:true");
+  s.knobs.freezing = Chance("p_freezing", "freezing:true");
+  s.knobs.enable_loop_tail_vec = !Chance("p_loop_tail_vec_off", "cpp.enable_loop_tail_vec:false");
+  s.knobs.dynamic_threads = Chance("p_dynamic_threads", "cpp.dynamic_threads:true");
+  return s;
+}
+
+std::int64_t Builder::LengthOf(const std::string &length_class) {
+  if (length_class == "below_128")
+    return random_.Between(2, 126);
+  if (length_class == "non_multiple") {
+    std::int64_t length = random_.Between(130, 511);
+    return length % 128 == 0 ? length + 1 : length;
+  }
+  return std::stoll(length_class);
+}
+
+std::string Builder::AddTable(const std::string &stem, const std::string &dtype,
+                              std::int64_t length,
+                              const std::function<double(std::int64_t)> &value) {
+  const std::string name = fmt::format("{}_{}", stem, case_->tensors.size());
+  corpus::CapturedTensor tensor{name, dtype, {length}, {}};
+  for (std::int64_t i = 0; i < length; ++i)
+    tensor.values.push_back(value(i));
+  case_->tensors.push_back(std::move(tensor));
+  return name;
+}
+
+E Builder::IntConstant() {
+  const std::string kind = Draw("int_constant");
+  if (kind == "small")
+    return E::Int(random_.Between(0, 16));
+  if (kind == "negative")
+    return E::Int(random_.Between(-300, -1));
+  if (kind == "large")
+    return E::Int(random_.Pick(std::vector<std::int64_t>{1 << 20, (1 << 20) + 1, 1000003}));
+  const std::int64_t length = std::max(q_len_, kv_len_);
+  return E::Int(random_.Pick(
+      std::vector<std::int64_t>{63, 64, 127, 128, 129, 255, 256, length - 1, length, length + 1}));
+}
+
+E Builder::IntLeaf() {
+  const std::string leaf = Draw("int_leaf");
+  if (leaf == "constant")
+    return IntConstant();
+  return E::Var(leaf, ValueType::kInt);
+}
+
+E Builder::IndexedInt(int depth) {
+  E value = Int(depth);
+  if (!value.indexed)
+    value = E::Binary("+", E::Var(random_.Chance(0.5) ? "q_idx" : "kv_idx", ValueType::kInt),
+                      std::move(value));
+  return value;
+}
+
+E Builder::TableLookup(ValueType type, int depth) {
+  const std::int64_t length = random_.Between(1, 64);
+  const std::string name =
+      type == ValueType::kBool
+          ? AddTable("flags", "bool", length, [this](std::int64_t) { return random_.Below(2); })
+          : AddTable("table", "int64", length,
+                     [this](std::int64_t) { return random_.Between(-16, 16); });
+  // Python's % with a positive divisor is never negative: the index stays in range.
+  return E::Table(name, type, E::Binary("%", IndexedInt(depth), E::Int(length)));
+}
+
+E Builder::Int(int depth) {
+  if (depth <= 0 || random_.Chance(0.3))
+    return IntLeaf();
+  const std::string op = Draw("int_operator");
+  if (op == "//" || op == "%") {
+    std::int64_t divisor = random_.Between(1, 130);
+    if (Chance("p_negative_divisor", "negative_divisor"))
+      divisor = -divisor;
+    return E::Binary(op, Int(depth - 1), E::Int(divisor));
+  }
+  if (op == "*") // one small factor keeps products far from int64 overflow
+    return E::Binary(op, Int(depth - 1), E::Int(random_.Between(-8, 8)));
+  if (op == "~")
+    return E::Unary("~", Int(depth - 1));
+  if (op == "abs")
+    return E::Unary("abs", Int(depth - 1));
+  if (op == "minimum" || op == "maximum")
+    return E::Call("torch." + op, {IndexedInt(depth - 1), Int(depth - 1)}, ValueType::kInt);
+  if (op == "where")
+    return E::Call("torch.where", {Bool(depth - 1), IndexedInt(depth - 1), Int(depth - 1)},
+                   ValueType::kInt);
+  if (op == "table")
+    return TableLookup(ValueType::kInt, depth - 1);
+  return E::Binary(op, Int(depth - 1), Int(depth - 1)); // + - & | ^
+}
+
+E Builder::Bool(int depth) {
+  const std::string op =
+      depth <= 0 ? random_.Pick(std::vector<std::string>{"<=", ">="}) : Draw("bool_operator");
+  if (op == "&" || op == "|" || op == "^")
+    return E::Binary(op, Bool(depth - 1), Bool(depth - 1));
+  if (op == "~")
+    return E::Unary("~", Bool(depth - 1));
+  if (op == "where")
+    return E::Call("torch.where", {Bool(depth - 1), Bool(depth - 1), Bool(depth - 1)},
+                   ValueType::kBool);
+  if (op == "table")
+    return TableLookup(ValueType::kBool, depth - 1);
+  return E::Binary(op, IndexedInt(depth - 1), Int(depth - 1)); // a comparison
+}
+
+E Builder::MaskPattern(const std::string &pattern) {
+  const E q = E::Var("q_idx", ValueType::kInt), kv = E::Var("kv_idx", ValueType::kInt);
+  const std::int64_t length = std::max(q_len_, kv_len_);
+  if (pattern == "random_expression")
+    return Bool(static_cast<int>(policy_.Number("max_expression_depth")));
+  if (pattern == "causal") {
+    if (q_len_ != kv_len_ && random_.Chance(0.5)) // bottom-right aligned
+      return E::Binary(">=", E::Binary("+", q, E::Int(kv_len_ - q_len_)), kv);
+    return E::Binary(">=", q, kv);
+  }
+  if (pattern == "sliding_window")
+    return E::Binary("<=", E::Unary("abs", E::Binary("-", q, kv)),
+                     E::Int(random_.Between(0, length)));
+  if (pattern == "prefix_lm")
+    return E::Binary("|", E::Binary("<", kv, E::Int(random_.Between(0, length))),
+                     E::Binary(">=", q, kv));
+  if (pattern == "document") {
+    std::int64_t document = 0;
+    const std::string table = AddTable("document_id", "int64", length, [&](std::int64_t) {
+      document += random_.Chance(0.02) ? 1 : 0;
+      return document;
+    });
+    return E::Binary("==", E::Table(table, ValueType::kInt, q),
+                     E::Table(table, ValueType::kInt, kv));
+  }
+  if (pattern == "jagged") {
+    const std::string table = AddTable("sequence_length", "int64", batch_,
+                                       [&](std::int64_t) { return random_.Between(1, kv_len_); });
+    const E b = E::Var("b", ValueType::kInt);
+    return E::Binary("&", E::Binary("<", kv, E::Table(table, ValueType::kInt, b)),
+                     E::Binary("<", q, E::Table(table, ValueType::kInt, b)));
+  }
+  if (pattern == "dilated")
+    return E::Binary("==", E::Binary("%", E::Binary("-", q, kv), E::Int(random_.Between(2, 8))),
+                     E::Int(0));
+  if (pattern == "chunked") {
+    const std::int64_t chunk = random_.Pick(std::vector<std::int64_t>{16, 64, 100, 128, 256});
+    return E::Binary("==", E::Binary("//", q, E::Int(chunk)), E::Binary("//", kv, E::Int(chunk)));
+  }
+  // head_offset: each head sees a differently shifted causal band.
+  const std::string table = AddTable("head_offset", "int64", heads_,
+                                     [&](std::int64_t) { return random_.Between(-64, 64); });
+  return E::Binary(
+      ">=", E::Binary("+", q, E::Table(table, ValueType::kInt, E::Var("h", ValueType::kInt))), kv);
+}
+
+E Builder::ScorePattern(const std::string &pattern) {
+  const E score = E::Var("score", ValueType::kFloat);
+  const E q = E::Var("q_idx", ValueType::kInt), kv = E::Var("kv_idx", ValueType::kInt);
+  const E h = E::Var("h", ValueType::kInt);
+  auto eighths = [this](std::int64_t low, std::int64_t high) {
+    return E::Float(static_cast<double>(random_.Between(low, high)) / 8.0);
+  };
+  if (pattern == "alibi") {
+    const std::string slopes = AddTable("alibi_slope", "float32", heads_, [](std::int64_t i) {
+      return 1.0 / static_cast<double>(std::int64_t{2} << std::min<std::int64_t>(i, 20));
+    });
+    return E::Binary("+", score,
+                     E::Binary("*", E::Table(slopes, ValueType::kFloat, h), E::Binary("-", kv, q)));
+  }
+  if (pattern == "soft_cap") {
+    const E cap = E::Float(random_.Pick(std::vector<double>{5.0, 20.0, 50.0}));
+    return E::Binary("*", cap,
+                     E::Call("torch.tanh", {E::Binary("/", score, cap)}, ValueType::kFloat));
+  }
+  if (pattern == "relative_bias") {
+    const std::string bias =
+        AddTable("relative_bias", "float32", q_len_ + kv_len_ - 1,
+                 [&](std::int64_t) { return random_.Between(-64, 64) / 32.0; });
+    return E::Binary("+", score,
+                     E::Table(bias, ValueType::kFloat,
+                              E::Binary("+", E::Binary("-", q, kv), E::Int(kv_len_ - 1))));
+  }
+  if (pattern == "head_bias") {
+    const std::string bias = AddTable("head_bias", "float32", heads_, [&](std::int64_t) {
+      return random_.Between(-64, 64) / 32.0;
+    });
+    return E::Binary("+", score, E::Table(bias, ValueType::kFloat, h));
+  }
+  if (pattern == "scale_shift")
+    return E::Binary("+", E::Binary("*", score, eighths(1, 24)), eighths(-16, 16));
+  if (pattern == "masked_penalty")
+    return E::Call("torch.where", {Bool(1), score, E::Binary("-", score, eighths(8, 64))},
+                   ValueType::kFloat);
+  // random_expression: an integer expression of the indices, scaled into the score.
+  return E::Binary("+", score,
+                   E::Binary("*", E::Binary("%", IndexedInt(2), E::Int(7)), eighths(1, 4)));
+}
+
+void Builder::DrawValues(const Structure &s, corpus::Case &c) {
+  case_ = &c;
+  q_len_ = LengthOf(s.q_length_class);
+  kv_len_ = s.kv_length_class == s.q_length_class && !features_.contains("shape:q_len!=kv_len")
+                ? q_len_
+                : LengthOf(s.kv_length_class);
+  batch_ = random_.Between(1, 2);
+  heads_ = random_.Between(1, 4);
+  c.api = s.api;
+  c.inductor = s.knobs;
+
+  auto &mask_args = c.create_block_mask;
+  mask_args.q_len = q_len_;
+  mask_args.kv_len = kv_len_;
+  mask_args.batch = s.batch_none ? std::nullopt : std::optional<std::int64_t>(batch_);
+  mask_args.heads = s.heads_none ? std::nullopt : std::optional<std::int64_t>(heads_);
+  if (s.block_size_class == "tuple")
+    mask_args.block_size = {random_.Pick(std::vector<std::int64_t>{64, 128}),
+                            random_.Pick(std::vector<std::int64_t>{64, 128})};
+  else
+    mask_args.block_size = {std::stoll(s.block_size_class)};
+
+  if (s.api == "flex_attention") {
+    corpus::AttentionArguments a;
+    a.batch = batch_;
+    a.kv_heads = s.grouped_query ? random_.Between(1, 2) : heads_;
+    a.q_heads = s.grouped_query ? a.kv_heads * random_.Between(2, 4) : a.kv_heads;
+    heads_ = a.q_heads;
+    if (mask_args.heads)
+      mask_args.heads = heads_;
+    a.q_len = q_len_;
+    a.kv_len = kv_len_;
+    a.head_dim = std::stoll(s.head_dim_class);
+    a.value_dim = std::stoll(s.value_dim_class);
+    a.dtype = s.dtype;
+    a.input_seed = static_cast<std::int64_t>(random_.Below(1u << 31));
+    a.use_block_mask = !s.mask_parts.empty();
+    a.enable_gqa = s.grouped_query;
+    c.attention = a;
+  }
+
+  // Emission of the functions (phase 3) needs the expressions; draw them here, in order.
+  std::vector<E> parts;
+  for (const auto &part : s.mask_parts) {
+    parts.push_back(MaskPattern(part));
+  }
+  if (s.data_dependent && !parts.empty()) {
+    // A Python scalar taken from a tensor indexed by q_idx: data-dependent by construction.
+    const std::string table = AddTable("threshold", "int64", 4, [](std::int64_t) { return 0; });
+    parts.back() = E::Binary(
+        "&", parts.back(),
+        E::Binary(">=", E::Var("q_idx", ValueType::kInt),
+                  E::Unary("item",
+                           E::Table(table, ValueType::kInt,
+                                    E::Binary("%", E::Var("q_idx", ValueType::kInt), E::Int(4))))));
+    c.expect_raises = "data-dependent";
+  }
+  if (!parts.empty()) {
+    std::string source;
+    if (parts.size() == 1) {
+      source =
+          fmt::format("def mask_mod(b, h, q_idx, kv_idx):\n    return {}\n", ToPython(parts[0]));
+    } else {
+      std::vector<std::string> names;
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        names.push_back(fmt::format("mask_part{}", i));
+        source += fmt::format("def {}(b, h, q_idx, kv_idx):\n    return {}\n\n", names.back(),
+                              ToPython(parts[i]));
+      }
+      source += fmt::format("mask_mod = {}({})\n", s.and_masks ? "and_masks" : "or_masks",
+                            fmt::join(names, ", "));
+    }
+    c.mask_mod = corpus::MaskFunction{"mask_mod", source};
+  }
+  if (!s.score_pattern.empty())
+    c.score_mod = corpus::MaskFunction{
+        "score_mod", fmt::format("def score_mod(score, b, h, q_idx, kv_idx):\n    return {}\n",
+                                 ToPython(ScorePattern(s.score_pattern)))};
+}
+
+} // namespace
+
+GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy) {
+  Random random(CaseSeed(request.seed, request.index));
+  Builder builder(random, policy);
+  GeneratedCase generated;
+  corpus::Case &c = generated.c;
+  c.name = fmt::format("s{}-{}", request.seed, request.index);
+  const Structure structure = builder.DrawStructure();
+  builder.DrawValues(structure, c);
+  c.provenance = {{"seed", request.seed},
+                  {"index", request.index},
+                  {"generator_version", kGeneratorVersion},
+                  {"policy_sha256", policy.Sha256()},
+                  {"tool_version", support::ToolVersion()},
+                  {"command_line", request.command_line}};
+  generated.features = std::move(builder.features_);
+  return generated;
+}
+
+std::string StableCaseHash(const corpus::Case &c) {
+  auto document = corpus::CaseToJson(c);
+  document["provenance"].erase("tool_version");
+  document["provenance"].erase("command_line");
+  return support::Sha256Hex(document.dump());
+}
+
+std::map<std::string, int> CountFeatures(const GenerationPolicy &policy, std::uint64_t seed,
+                                         std::uint64_t count) {
+  std::map<std::string, int> totals;
+  for (const auto &[category, options] : policy.weights)
+    for (const auto &[option, weight] : options)
+      totals[category + ":" + option] += 0;
+  for (std::uint64_t i = 0; i < count; ++i)
+    for (const auto &[feature, times] : GenerateCase({seed, i, ""}, policy).features)
+      totals[feature] += times;
+  return totals;
+}
+
+} // namespace fuzzer::generate

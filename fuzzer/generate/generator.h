@@ -1,0 +1,40 @@
+#pragma once
+
+#include "corpus/case.h"
+#include "fuzzer/generate/policy.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace fuzzer::generate {
+
+// Bumped whenever the same (seed, policy) would generate a different case.
+inline constexpr int kGeneratorVersion = 1;
+
+struct GeneratedCase {
+  corpus::Case c;
+  std::map<std::string, int> features; // "int_operator://" -> times used, for --stats
+};
+
+struct GenerationRequest {
+  std::uint64_t seed = 0;
+  std::uint64_t index = 0;  // case `index` of the run started at `seed`
+  std::string command_line; // recorded in the case
+};
+
+// Generates one case in three phases: structure (API, mask form, patterns, shape classes,
+// knobs), values (lengths, constants, captured tensors, expression trees), emission (Python
+// source and the case). A pure function of (request.seed, request.index, policy).
+GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy);
+
+// The case JSON without what legitimately varies between runs of the same generator (the
+// command line and the tool's build); its SHA-256 pins generation in the golden test.
+std::string StableCaseHash(const corpus::Case &c);
+
+// Feature counts over many generated cases, with every option of the policy listed even when
+// it never came up (a zero there is a generator bug or a policy that turned it off).
+std::map<std::string, int> CountFeatures(const GenerationPolicy &policy, std::uint64_t seed,
+                                         std::uint64_t count);
+
+} // namespace fuzzer::generate

@@ -1,0 +1,175 @@
+#include "fuzzer/generate/policy.h"
+
+#include "fuzzer/support/sha256.h"
+#include "fuzzer/support/text_file.h"
+
+#include <fmt/format.h>
+
+namespace fuzzer::generate {
+
+GenerationPolicy GenerationPolicy::Default() {
+  GenerationPolicy policy;
+  policy.weights = {
+      {"api", {{"create_block_mask", 4}, {"create_mask", 2}, {"flex_attention", 3}}},
+      {"mask_form", {{"pattern", 5}, {"composed", 3}, {"random_expression", 3}, {"none", 1}}},
+      {"mask_pattern",
+       {{"causal", 3},
+        {"sliding_window", 2},
+        {"prefix_lm", 2},
+        {"document", 2},
+        {"jagged", 1},
+        {"dilated", 1},
+        {"chunked", 2},
+        {"head_offset", 1}}},
+      {"score_pattern",
+       {{"alibi", 2},
+        {"soft_cap", 2},
+        {"relative_bias", 2},
+        {"head_bias", 1},
+        {"scale_shift", 1},
+        {"masked_penalty", 1},
+        {"random_expression", 2}}},
+      {"int_operator",
+       {{"+", 3},
+        {"-", 3},
+        {"*", 2},
+        {"//", 2},
+        {"%", 2},
+        {"&", 1},
+        {"|", 1},
+        {"^", 1},
+        {"~", 1},
+        {"abs", 1},
+        {"minimum", 1},
+        {"maximum", 1},
+        {"where", 1},
+        {"table", 1}}},
+      {"int_leaf", {{"b", 1}, {"h", 1}, {"q_idx", 4}, {"kv_idx", 4}, {"constant", 3}}},
+      {"int_constant", {{"small", 4}, {"negative", 2}, {"block_boundary", 2}, {"large", 1}}},
+      {"bool_operator",
+       {{"<", 2},
+        {"<=", 2},
+        {">", 2},
+        {">=", 2},
+        {"==", 1},
+        {"!=", 1},
+        {"&", 2},
+        {"|", 2},
+        {"^", 1},
+        {"~", 1},
+        {"where", 1},
+        {"table", 1}}},
+      {"length",
+       {{"1", 1},
+        {"below_128", 2},
+        {"127", 1},
+        {"128", 2},
+        {"129", 1},
+        {"256", 2},
+        {"non_multiple", 2},
+        {"384", 1},
+        {"512", 1}}},
+      {"block_size", {{"128", 4}, {"64", 1}, {"tuple", 1}}},
+      {"dtype", {{"float32", 3}, {"bfloat16", 2}, {"float16", 1}}},
+      {"head_dim", {{"16", 2}, {"32", 2}, {"64", 1}}},
+      {"cpp.threads", {{"1", 1}, {"2", 1}, {"4", 1}, {"8", 2}, {"16", 1}}},
+      {"cpp.simdlen", {{"auto", 2}, {"1", 1}, {"256", 2}, {"512", 2}}},
+  };
+  policy.numbers = {
+      {"max_expression_depth", 3},
+      {"max_composed_parts", 3},
+      {"p_and_masks", 0.5},
+      {"p_data_dependent", 0.02},
+      {"p_q_len_differs", 0.4},
+      {"p_batch_none", 0.2},
+      {"p_heads_none", 0.2},
+      {"p_score_mod", 0.7},
+      {"p_block_mask_with_score_mod", 0.7},
+      {"p_grouped_query", 0.3},
+      {"p_value_dim_differs", 0.2},
+      {"p_negative_divisor", 0.2},
+      {"p_cpp_wrapper", 0.2},
+      {"p_dynamic", 0.2},
+      {"p_max_autotune", 0.1},
+      {"p_freezing", 0.1},
+      {"p_loop_tail_vec_off", 0.15},
+      {"p_dynamic_threads", 0.1},
+  };
+  return policy;
+}
+
+void GenerationPolicy::Override(const nlohmann::json &overrides) {
+  if (!overrides.is_object())
+    throw support::InputError("a policy is a JSON object with \"weights\" and/or \"numbers\"");
+  for (const auto &[section, body] : overrides.items()) {
+    if (section != "weights" && section != "numbers")
+      throw support::InputError(
+          fmt::format("policy section '{}' is unknown; use \"weights\" or \"numbers\"", section));
+    if (!body.is_object())
+      throw support::InputError(fmt::format("policy section '{}' must be an object", section));
+  }
+  const nlohmann::json weight_overrides = overrides.value("weights", nlohmann::json::object());
+  const nlohmann::json number_overrides = overrides.value("numbers", nlohmann::json::object());
+  for (const auto &[category, options] : weight_overrides.items()) {
+    auto known = weights.find(category);
+    if (known == weights.end())
+      throw support::InputError(fmt::format("policy weights.{} is not a category the generator has "
+                                            "(see `inductor-fuzz gen --print-policy`)",
+                                            category));
+    if (!options.is_object())
+      throw support::InputError(
+          fmt::format("policy weights.{} must be an object of option weights", category));
+    for (const auto &[option, weight] : options.items()) {
+      if (!known->second.contains(option))
+        throw support::InputError(fmt::format(
+            "policy weights.{}.{} is not an option of that category", category, option));
+      if (!weight.is_number() || weight.get<double>() < 0)
+        throw support::InputError(
+            fmt::format("policy weights.{}.{} must be a number >= 0", category, option));
+      known->second[option] = weight.get<double>();
+    }
+  }
+  for (const auto &[name, value] : number_overrides.items()) {
+    if (!numbers.contains(name))
+      throw support::InputError(
+          fmt::format("policy numbers.{} is not a number the generator uses", name));
+    if (!value.is_number() || value.get<double>() < 0)
+      throw support::InputError(fmt::format("policy numbers.{} must be a number >= 0", name));
+    numbers[name] = value.get<double>();
+  }
+}
+
+nlohmann::json GenerationPolicy::ToJson() const {
+  return {{"weights", weights}, {"numbers", numbers}};
+}
+
+std::string GenerationPolicy::Sha256() const { return support::Sha256Hex(ToJson().dump()); }
+
+const std::string &GenerationPolicy::Draw(Random &random, const std::string &category) const {
+  const auto &options = weights.at(category);
+  std::vector<double> values;
+  std::vector<const std::string *> names;
+  for (const auto &[name, weight] : options) {
+    names.push_back(&name);
+    values.push_back(weight);
+  }
+  return *names[random.Weighted(values)];
+}
+
+double GenerationPolicy::Number(const std::string &name) const { return numbers.at(name); }
+
+GenerationPolicy LoadPolicyFile(const std::filesystem::path &path) {
+  const std::string text = support::ReadTextFile(path, "policy file", 1 << 20);
+  auto document = nlohmann::json::parse(text, nullptr, false);
+  if (document.is_discarded())
+    throw support::InputError(fmt::format("policy file {} is not valid JSON", path.string()));
+  GenerationPolicy policy = GenerationPolicy::Default();
+  try {
+    policy.Override(document);
+  } catch (const support::InputError &error) {
+    throw support::InputError(fmt::format("{}: {}", path.string(), error.what()));
+  }
+  return policy;
+}
+
+} // namespace fuzzer::generate

@@ -1,0 +1,400 @@
+#include "fuzzer/matrix/compiler_matrix.h"
+#include "corpus/run_record.h"
+
+#include "fuzzer/matrix/runtime_differential.h"
+#include "fuzzer/support/child_process.h"
+#include "fuzzer/worker/worker_client.h"
+#include "parsers/clang_analysis.h"
+#include "parsers/diagnostics.h"
+
+#include <cxxabi.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace fuzzer::matrix {
+namespace {
+
+using nlohmann::json;
+
+// Runs work(0..count-1) on `jobs` threads.
+void RunInParallel(std::size_t count, unsigned jobs, const std::function<void(std::size_t)> &work) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < std::max(1u, jobs); ++i)
+    threads.emplace_back([&] {
+      for (std::size_t item; (item = next++) < count;)
+        work(item);
+    });
+  for (auto &thread : threads)
+    thread.join();
+}
+
+std::string SafeName(std::string text) {
+  for (char &ch : text)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-')
+      ch = '_';
+  return text;
+}
+
+// Where every compiler of one matrix writes its intermediate .s and .o files (TMPDIR): tmpfs
+// when there is one. A temporary file on disk costs about 0.1 s per build on a virtual disk,
+// and what is built does not change.
+class CompilerTemporaries {
+public:
+  explicit CompilerTemporaries(const std::filesystem::path &fallback) {
+    const bool shm = ::access("/dev/shm", W_OK) == 0;
+    std::string pattern =
+        ((shm ? std::filesystem::path("/dev/shm") : fallback) / "inductor-fuzz-cc-XXXXXX").string();
+    std::filesystem::create_directories(std::filesystem::path(pattern).parent_path());
+    if (::mkdtemp(pattern.data()))
+      folder_ = pattern;
+  }
+  ~CompilerTemporaries() {
+    std::error_code ignored;
+    if (!folder_.empty())
+      std::filesystem::remove_all(folder_, ignored);
+  }
+  CompilerTemporaries(const CompilerTemporaries &) = delete;
+  CompilerTemporaries &operator=(const CompilerTemporaries &) = delete;
+
+  support::SpawnOptions Spawn(const std::filesystem::path &working_directory,
+                              std::size_t memory_limit_bytes) const {
+    support::SpawnOptions spawn{.working_directory = working_directory,
+                                .memory_limit_bytes = memory_limit_bytes};
+    if (!folder_.empty())
+      spawn.environment["TMPDIR"] = folder_.string();
+    return spawn;
+  }
+
+private:
+  std::filesystem::path folder_;
+};
+
+// A precompiled prefix: the leading #includes of TUs, built once per compiler and flag set.
+struct Prefix {
+  std::filesystem::path header;
+  std::filesystem::path precompiled; // header.gch (gcc, found next to the header) or .pch
+  bool built = false;
+};
+
+std::string ReadWholeFile(const std::filesystem::path &path) {
+  std::ifstream stream(path);
+  std::stringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+// The key of the prefix a TU can share: the compiler, its adapted flags and the include block.
+std::string PrefixKey(const CapturedTu &tu, const Compiler &compiler, const OpenMpInstall &openmp,
+                      const std::string &block) {
+  const auto argv = CommandForCompiler(tu.argv, compiler, "SOURCE", "OUTPUT", openmp);
+  return fmt::format("{}\n{}\n{}", compiler.path.string(), fmt::join(argv, " "), block);
+}
+
+Prefix BuildPrefix(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
+                   const OpenMpInstall &openmp, const std::string &block, std::size_t index,
+                   const CompilerTemporaries &temporaries) {
+  const auto folder = options.work_dir / "prefixes" / SafeName(compiler.name);
+  std::filesystem::create_directories(folder);
+  Prefix prefix{.header = folder / fmt::format("prefix-{}.h", index)};
+  prefix.precompiled =
+      prefix.header.string() + (compiler.family == CompilerFamily::kGcc ? ".gch" : ".pch");
+  std::ofstream(prefix.header) << block;
+  std::vector<std::string> argv;
+  for (const auto &argument :
+       CommandForCompiler(tu.argv, compiler, prefix.header, prefix.precompiled, openmp)) {
+    if (argument == "-shared" || argument.starts_with("-l") || argument.starts_with("-L") ||
+        argument.starts_with("-Wl,"))
+      continue; // a header is compiled, not linked
+    if (argument == prefix.header.string())
+      argv.insert(argv.end(), {"-x", "c++-header"});
+    argv.push_back(argument);
+  }
+  // Clang can also instantiate the header's templates once, in the prefix, instead of at the
+  // end of every TU that includes it: a third of what remains of a kernel's build.
+  if (compiler.family == CompilerFamily::kClang)
+    argv.insert(argv.begin() + 1, "-fpch-instantiate-templates");
+  const support::SpawnOptions spawn = temporaries.Spawn(folder, options.memory_limit_bytes);
+  const auto result = support::RunCommand(argv, spawn, options.timeout);
+  prefix.built = result.status.Succeeded() && std::filesystem::exists(prefix.precompiled);
+  return prefix;
+}
+
+TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
+              const OpenMpInstall &openmp, std::size_t index, const Prefix *prefix,
+              const CompilerTemporaries &temporaries) {
+  TuBuild build{.compiler = compiler.name};
+  const auto folder = options.work_dir / SafeName(compiler.name);
+  std::filesystem::create_directories(folder);
+  build.output = folder / fmt::format("{:04}-{}.so", index, SafeName(tu.source.stem().string()));
+  build.argv = CommandForCompiler(tu.argv, compiler, tu.source, build.output, openmp);
+  if (prefix && prefix->built) {
+    const auto source = std::find(build.argv.begin(), build.argv.end(), tu.source.string());
+    if (compiler.family == CompilerFamily::kGcc)
+      build.argv.insert(source, {"-include", prefix->header.string(), "-Winvalid-pch"});
+    else
+      build.argv.insert(source, {"-include-pch", prefix->precompiled.string()});
+    build.used_prefix = true;
+  }
+  const support::SpawnOptions spawn = temporaries.Spawn(folder, options.memory_limit_bytes);
+  const auto result = support::RunCommand(build.argv, spawn, options.timeout);
+  build.seconds = result.seconds;
+  build.timed_out = result.timed_out;
+  build.exit = result.timed_out ? "timed out" : result.status.Describe();
+  build.compiler_crashed = result.status.signal.has_value() && !result.timed_out;
+  build.built =
+      result.status.Succeeded() && !result.timed_out && std::filesystem::exists(build.output);
+  if (build.built)
+    build.object_size = std::filesystem::file_size(build.output);
+  const auto family = compiler.family;
+  const auto diagnostics = parsers::ParseCompilerText(result.output, family);
+  for (const auto &diagnostic : diagnostics) {
+    // Warnings in torch's headers are the same for every kernel: only the generated code's
+    // own warnings say something about this TU.
+    if (diagnostic.severity == "warning" && diagnostic.location.file == tu.source.string())
+      build.warnings.push_back(diagnostic.message_template + " " + diagnostic.option);
+    else if (diagnostic.severity == "error" || diagnostic.severity == "fatal error") {
+      if (build.first_error.empty())
+        build.first_error = diagnostic.message;
+      ++build.errors;
+    }
+  }
+  if (!build.built) {
+    build.signature = parsers::CompileErrorSignature(family, diagnostics);
+    if (build.first_error.empty()) // a crash or a link error prints no file:line diagnostic
+      build.first_error = result.output.substr(0, result.output.find('\n'));
+  }
+  return build;
+}
+
+} // namespace
+
+std::vector<CapturedTu> LoadCapturedTus(const std::vector<std::filesystem::path> &roots) {
+  std::vector<std::filesystem::path> folders;
+  for (const auto &root : roots) {
+    if (std::filesystem::exists(root / "commands.json"))
+      folders.push_back(root);
+    else if (std::filesystem::is_directory(root))
+      for (const auto &entry : std::filesystem::recursive_directory_iterator(root))
+        if (entry.path().filename() == "commands.json")
+          folders.push_back(entry.path().parent_path());
+  }
+  std::sort(folders.begin(), folders.end());
+  std::vector<CapturedTu> tus;
+  for (const auto &folder : folders) {
+    const auto commands = json::parse(std::ifstream(folder / "commands.json"), nullptr, false);
+    if (!commands.is_array())
+      continue;
+    for (const auto &command : commands)
+      for (const auto &source : command.value("sources", json::array())) {
+        CapturedTu tu{.label = folder.filename().string() + "/" + source.value("stored", ""),
+                      .source = std::filesystem::absolute(folder / source.value("stored", "")),
+                      .argv = command.value("argv", std::vector<std::string>{})};
+        if (command.contains("recording")) {
+          tu.recording = std::filesystem::absolute(folder / command.value("recording", ""));
+          tu.entry = command.value("entry", "kernel");
+          tu.reference_module = corpus::OutputOfCommand(tu.argv);
+        }
+        tus.push_back(std::move(tu));
+      }
+  }
+  return tus;
+}
+
+std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const MatrixOptions &options,
+                                  const Progress &progress) {
+  const auto openmp = FindOpenMp();
+  const CompilerTemporaries temporaries(options.work_dir);
+  std::vector<TuMatrix> matrix;
+  for (const auto &tu : tus)
+    matrix.push_back({tu, std::vector<TuBuild>(options.compilers.size())});
+  const std::size_t columns = options.compilers.size();
+  const std::size_t total = tus.size() * columns;
+
+  // First the shared prefixes, one per (compiler, flags, include block), in parallel.
+  std::vector<std::string> keys(total);
+  std::map<std::string, std::size_t> first_task_of_key;
+  std::map<std::string, std::string> block_of_key;
+  if (options.shared_prefix)
+    for (std::size_t task = 0; task < total; ++task) {
+      const auto &tu = tus[task / columns];
+      const std::string source = ReadWholeFile(tu.source);
+      std::string block = parsers::HoistableDirectives(source);
+      if (block.empty())
+        block = parsers::LeadingIncludeBlock(source);
+      if (block.empty())
+        continue;
+      keys[task] = PrefixKey(tu, options.compilers[task % columns], openmp, block);
+      first_task_of_key.try_emplace(keys[task], task);
+      block_of_key[keys[task]] = block;
+    }
+  std::vector<std::string> unique_keys;
+  for (const auto &[key, task] : first_task_of_key)
+    unique_keys.push_back(key);
+  std::map<std::string, Prefix> prefixes;
+  std::mutex report;
+  RunInParallel(unique_keys.size(), options.jobs, [&](std::size_t i) {
+    const std::size_t task = first_task_of_key[unique_keys[i]];
+    auto prefix = BuildPrefix(tus[task / columns], options.compilers[task % columns], options,
+                              openmp, block_of_key[unique_keys[i]], i, temporaries);
+    const std::lock_guard lock(report);
+    if (progress)
+      progress(fmt::format("prefix {}/{} for {}: {}", i + 1, unique_keys.size(),
+                           options.compilers[task % columns].name,
+                           prefix.built ? "built" : "failed, TUs parse it themselves"));
+    prefixes[unique_keys[i]] = std::move(prefix);
+  });
+
+  std::atomic<std::size_t> done{0};
+  RunInParallel(total, options.jobs, [&](std::size_t task) {
+    {
+      const std::size_t row = task / columns;
+      const std::size_t column = task % columns;
+      const auto found = prefixes.find(keys[task]);
+      auto build = Build(tus[row], options.compilers[column], options, openmp, row,
+                         found == prefixes.end() ? nullptr : &found->second, temporaries);
+      const std::lock_guard lock(report);
+      if (progress)
+        progress(fmt::format("[{}/{}] {} on {}: {} ({:.1f} s)", ++done, total, tus[row].label,
+                             build.compiler, build.built ? "built" : build.exit, build.seconds));
+      matrix[row].builds[column] = std::move(build);
+    }
+  });
+  return matrix;
+}
+
+std::string Demangle(const std::string &symbol) {
+  int status = 0;
+  char *demangled = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !demangled)
+    return symbol;
+  std::string result = demangled;
+  std::free(demangled);
+  return result;
+}
+
+std::string TextSection(const std::filesystem::path &module) {
+  const auto text = std::filesystem::path(module.string() + ".text");
+  const auto result = support::RunCommand(
+      {"objcopy", "-O", "binary", "--only-section=.text", module.string(), text.string()}, {},
+      std::chrono::seconds(60));
+  std::string bytes;
+  if (result.status.Succeeded())
+    bytes = ReadWholeFile(text);
+  std::error_code ignored;
+  std::filesystem::remove(text, ignored);
+  return bytes;
+}
+
+int CxxAbiOf(const std::vector<std::string> &argv) {
+  static const std::regex define(R"((?:-D)?_GLIBCXX_USE_CXX11_ABI=(\d))");
+  int abi = 1;
+  std::smatch match;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const bool separate = argv[i - 1] == "-D";
+    if ((separate || argv[i].starts_with("-D")) && std::regex_match(argv[i], match, define))
+      abi = std::stoi(match[1]);
+  }
+  return abi;
+}
+
+void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker) {
+  static const std::regex undefined(R"(undefined symbol: (\S+))");
+  const auto info = worker.Request({{"op", "info"}}, std::chrono::minutes(2));
+  const int torch_abi = info.status == worker::ReplyStatus::kOk
+                            ? info.message["info"].value("glibcxx_use_cxx11_abi", true)
+                            : 1;
+  for (auto &row : matrix)
+    for (auto &build : row.builds) {
+      if (!build.built)
+        continue;
+      if (const int abi = CxxAbiOf(build.argv); abi != torch_abi) {
+        build.load_error = fmt::format(
+            "ABI mismatch: built with _GLIBCXX_USE_CXX11_ABI={} but torch uses {}; std::string "
+            "and std::list in its signatures name different types, so calls into libtorch "
+            "would not resolve or would corrupt memory. Not loaded.",
+            abi, torch_abi);
+        continue;
+      }
+      const auto reply = worker.Request({{"op", "load"}, {"path", build.output.string()}},
+                                        std::chrono::minutes(2));
+      if (reply.status != worker::ReplyStatus::kOk) {
+        build.load_error = "loading crashed the worker: " + reply.detail;
+        continue;
+      }
+      std::string error = reply.message.value("load_error", "");
+      std::smatch match;
+      if (std::regex_search(error, match, undefined))
+        error = "undefined symbol: " + Demangle(match[1]);
+      build.load_error = error;
+    }
+}
+
+std::optional<json> DivergenceFinding(const TuMatrix &row) {
+  std::vector<std::string> built, failed, crashed;
+  for (const auto &build : row.builds) {
+    if (build.compiler_crashed)
+      crashed.push_back(build.compiler);
+    (build.built ? built : failed).push_back(build.compiler);
+  }
+  if ((built.empty() || failed.empty()) && crashed.empty())
+    return std::nullopt;
+  std::set<std::string> signatures;
+  for (const auto &build : row.builds)
+    if (!build.built)
+      signatures.insert(build.signature);
+  return json{
+      {"kind", "compiler-divergence"},
+      {"tu", row.tu.label},
+      {"built_by", built},
+      {"failed_on", failed},
+      {"crashed", crashed},
+      {"signature", fmt::format("compiler-divergence|built:{}|failed:{}|{}", fmt::join(built, ","),
+                                fmt::join(failed, ","), fmt::join(signatures, ";"))}};
+}
+
+json MatrixToJson(const std::vector<TuMatrix> &matrix) {
+  json rows = json::array();
+  for (const auto &row : matrix) {
+    json builds = json::array();
+    for (const auto &build : row.builds)
+      builds.push_back({{"compiler", build.compiler},
+                        {"argv", build.argv},
+                        {"built", build.built},
+                        {"exit", build.exit},
+                        {"timed_out", build.timed_out},
+                        {"compiler_crashed", build.compiler_crashed},
+                        {"seconds", build.seconds},
+                        {"object_size", build.object_size},
+                        {"errors", build.errors},
+                        {"warnings", build.warnings},
+                        {"first_error", build.first_error},
+                        {"signature", build.signature},
+                        {"load_error", build.load_error},
+                        {"runtime", build.runtime},
+                        {"runtime_detail", build.runtime_detail}});
+    json entry = {{"tu", row.tu.label},
+                  {"source", row.tu.source.string()},
+                  {"recording", row.tu.recording.string()},
+                  {"reference_runtime", row.reference_runtime},
+                  {"builds", builds}};
+    if (auto finding = DivergenceFinding(row))
+      entry["finding"] = *finding;
+    if (auto finding = RuntimeDivergenceFinding(row))
+      entry["runtime_finding"] = *finding;
+    rows.push_back(entry);
+  }
+  return rows;
+}
+
+} // namespace fuzzer::matrix

@@ -1,0 +1,98 @@
+#pragma once
+
+#include "fuzzer/matrix/compiler_flags.h"
+#include "fuzzer/matrix/compilers.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fuzzer::worker {
+class Worker;
+}
+
+namespace fuzzer::matrix {
+
+// A TU Inductor compiled, as run-case stored it: its source and its exact command.
+struct CapturedTu {
+  std::string label; // folder/file, for tables
+  std::filesystem::path source;
+  std::vector<std::string> argv;
+  std::filesystem::path recording;        // its kernel calls as Inductor's build ran them, if any
+  std::string entry;                      // the recorded module's entry: kernel or cpp_wrapper's
+  std::filesystem::path reference_module; // the .so Inductor built (the command's -o)
+};
+
+// Every TU of every run-case output folder at or under `roots` (folders with commands.json).
+std::vector<CapturedTu> LoadCapturedTus(const std::vector<std::filesystem::path> &roots);
+
+struct MatrixOptions {
+  std::vector<Compiler> compilers;
+  unsigned jobs = 2;
+  std::chrono::seconds timeout{600};
+  std::size_t memory_limit_bytes = std::size_t{8} << 30;
+  std::filesystem::path work_dir; // objects go to work_dir/<compiler>/
+  bool shared_prefix = true;      // precompile each TU's leading #includes once per flag set
+};
+
+// One TU built by one compiler.
+struct TuBuild {
+  std::string compiler;
+  std::vector<std::string> argv; // exactly what ran
+  bool built = false;
+  bool timed_out = false;
+  bool compiler_crashed = false; // killed by a signal: an internal compiler error
+  std::string exit;
+  double seconds = 0;
+  std::uintmax_t object_size = 0;
+  int errors = 0;
+  std::vector<std::string> warnings; // message templates, for comparing compilers
+  std::string signature;             // of the failure, when not built
+  std::string first_error;
+  std::filesystem::path output;
+  bool used_prefix = false; // built against a shared precompiled prefix
+  std::string load_error;   // dlopen(RTLD_NOW) in a worker, demangled
+  std::string runtime;      // recorded calls replayed: "same", "differs", "crashed", "timeout",
+                            // "error"; empty when not replayed
+  nlohmann::json runtime_detail; // the worst difference, or what went wrong
+};
+
+struct TuMatrix {
+  CapturedTu tu;
+  std::vector<TuBuild> builds; // in the order of MatrixOptions::compilers
+  // Inductor's own build replayed on its recording first: "same" (deterministic, builds are
+  // compared), "differs" (nondeterministic, builds are not compared), "missing" (the .so is
+  // gone; builds are compared with the recording alone) or empty (no recording).
+  std::string reference_runtime;
+};
+
+using Progress = std::function<void(const std::string &)>;
+
+// Builds every TU on every compiler, `jobs` at a time, each under time and memory limits.
+std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const MatrixOptions &options,
+                                  const Progress &progress);
+
+// Loads every built .so with immediate binding in the worker (which has torch's libtorch
+// mapped, as a real run would), recording unresolved symbols, demangled. A TU built with a
+// _GLIBCXX_USE_CXX11_ABI other than torch's is not loaded: the mismatch is explained instead.
+void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker);
+
+// The _GLIBCXX_USE_CXX11_ABI a command builds with: its -D, else libstdc++'s default (1).
+int CxxAbiOf(const std::vector<std::string> &argv);
+
+// A compiler-divergence finding when some compilers build the TU and others do not (or crash).
+std::optional<nlohmann::json> DivergenceFinding(const TuMatrix &row);
+
+std::string Demangle(const std::string &symbol);
+
+// The bytes of a built module's .text section (by objcopy), to check that two ways of building
+// a TU emit the same code. Empty when there is none or objcopy fails.
+std::string TextSection(const std::filesystem::path &module);
+nlohmann::json MatrixToJson(const std::vector<TuMatrix> &matrix);
+
+} // namespace fuzzer::matrix

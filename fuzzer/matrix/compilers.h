@@ -1,0 +1,34 @@
+#pragma once
+
+#include "parsers/diagnostics.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fuzzer::matrix {
+
+// The default compiler matrix: every one of these found on PATH.
+inline const std::vector<std::string> kDefaultCompilers = {
+    "g++-11", "g++-12", "clang++-14", "clang++-15", "clang++-16", "clang++-19"};
+
+// The family comes from parsers/, where diagnostics are read per family.
+using parsers::CompilerFamily;
+
+// A compiler of the matrix, as it describes itself (not as it is named: a custom build in
+// /opt called `c++` is still recognised).
+struct Compiler {
+  std::string name; // as given: g++-12, /opt/gcc-15/bin/g++
+  std::filesystem::path path;
+  CompilerFamily family = CompilerFamily::kGcc;
+  int major = 0;
+  std::string version; // first line of --version
+};
+
+// Each requested compiler (name on PATH or path), asked for its family and version. Throws
+// InputError for one that is missing or does not answer like gcc or clang. With no request:
+// the installed ones of kDefaultCompilers.
+std::vector<Compiler> DiscoverCompilers(const std::vector<std::string> &requested);
+Compiler DescribeCompiler(const std::string &name_or_path);
+
+} // namespace fuzzer::matrix

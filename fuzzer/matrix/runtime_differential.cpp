@@ -1,0 +1,128 @@
+#include "fuzzer/matrix/runtime_differential.h"
+
+#include "fuzzer/worker/worker_client.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+
+namespace fuzzer::matrix {
+namespace {
+
+using nlohmann::json;
+
+struct Replay {
+  std::string status; // as TuBuild::runtime
+  json detail;
+};
+
+Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
+                    const CapturedTu &tu, const RuntimeOptions &options) {
+  const json request = {{"op", "replay"},
+                        {"module", module.string()},
+                        {"entry", tu.entry},
+                        {"recording", tu.recording.string()}};
+  const worker::WorkerReply reply = worker.Request(request, options.timeout);
+  if (reply.status == worker::ReplyStatus::kTimedOut)
+    return {"timeout", {{"detail", reply.detail}}};
+  if (reply.status != worker::ReplyStatus::kOk)
+    return {"crashed", {{"detail", reply.detail}, {"worker_log_tail", reply.stderr_tail}}};
+  if (reply.message.contains("error"))
+    return {"error", {{"detail", reply.message["error"]}}};
+  const json &replay = reply.message.at("replay");
+  return {replay.value("status", "error"), replay};
+}
+
+std::string Describe(const Replay &replay) {
+  if (replay.status == "differs" && replay.detail.contains("worst")) {
+    const json &worst = replay.detail["worst"];
+    if (worst.value("max_abs_error", json(nullptr)).is_null())
+      return fmt::format("differs: {}: {}", worst.value("argument", "?"), worst.value("error", ""));
+    return fmt::format("differs: {} ({}) at {}: {} instead of {}, {} of {} elements",
+                       worst.value("argument", "?"), worst.value("dtype", "?"),
+                       worst.value("index", json::array()).dump(), worst.value("actual", 0.0),
+                       worst.value("expected", 0.0), worst.value("mismatched_elements", 0),
+                       worst.value("elements", 0));
+  }
+  if (replay.status == "same")
+    return fmt::format("same on {} tensor(s)", replay.detail.value("tensors_compared", 0));
+  const json detail = replay.detail.value("detail", json(""));
+  return replay.status + ": " + (detail.is_string() ? detail.get<std::string>() : detail.dump());
+}
+
+} // namespace
+
+void ReplayRecordedCalls(std::vector<TuMatrix> &matrix, worker::Worker &worker,
+                         const RuntimeOptions &options, const Progress &progress) {
+  for (auto &row : matrix) {
+    if (row.tu.recording.empty())
+      continue;
+    if (!std::filesystem::exists(row.tu.recording)) {
+      row.reference_runtime = "missing";
+      if (progress)
+        progress(fmt::format("runtime {}: recording {} is gone, not replayed", row.tu.label,
+                             row.tu.recording.string()));
+      continue;
+    }
+    if (std::filesystem::exists(row.tu.reference_module)) {
+      const Replay reference = ReplayModule(worker, row.tu.reference_module, row.tu, options);
+      row.reference_runtime = reference.status;
+      if (progress)
+        progress(
+            fmt::format("runtime {} on Inductor's build: {}", row.tu.label, Describe(reference)));
+      if (reference.status != "same")
+        continue; // a build that does not reproduce itself says nothing about other compilers
+    } else {
+      row.reference_runtime = "missing";
+    }
+    for (auto &build : row.builds) {
+      if (!build.built || !build.load_error.empty())
+        continue;
+      const Replay replay = ReplayModule(worker, build.output, row.tu, options);
+      build.runtime = replay.status;
+      build.runtime_detail = replay.detail;
+      if (progress)
+        progress(
+            fmt::format("runtime {} on {}: {}", row.tu.label, build.compiler, Describe(replay)));
+    }
+  }
+}
+
+std::optional<json> RuntimeDivergenceFinding(const TuMatrix &row) {
+  std::vector<std::string> same, differs;
+  const TuBuild *worst = nullptr;
+  for (const auto &build : row.builds) {
+    if (build.runtime == "same")
+      same.push_back(build.compiler);
+    else if (build.runtime == "differs" || build.runtime == "crashed" ||
+             build.runtime == "timeout") {
+      differs.push_back(build.compiler);
+      if (!worst || (worst->runtime != "differs" && build.runtime == "differs"))
+        worst = &build;
+    }
+  }
+  if (differs.empty())
+    return std::nullopt;
+  json finding = {{"kind", "runtime-divergence"}, {"tu", row.tu.label},
+                  {"same_as_inductor", same},     {"differs_on", differs},
+                  {"compiler", worst->compiler},  {"how", worst->runtime}};
+  std::string dtype;
+  if (worst->runtime == "differs" && worst->runtime_detail.contains("worst")) {
+    const json &difference = worst->runtime_detail["worst"];
+    dtype = difference.value("dtype", "");
+    for (const char *field :
+         {"argument", "dtype", "index", "flat_index", "expected", "actual", "max_abs_error",
+          "max_rel_error", "mismatched_elements", "elements", "tolerance"})
+      if (difference.contains(field))
+        finding[field] = difference[field];
+  } else {
+    finding["detail"] = worst->runtime_detail.value("detail", json(""));
+  }
+  finding["signature"] =
+      fmt::format("runtime-divergence|same:{}|differs:{}|{}|{}", fmt::join(same, ","),
+                  fmt::join(differs, ","), worst->runtime, dtype);
+  return finding;
+}
+
+} // namespace fuzzer::matrix

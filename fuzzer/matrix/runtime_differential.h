@@ -1,0 +1,35 @@
+#pragma once
+
+#include "fuzzer/matrix/compiler_matrix.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <optional>
+#include <vector>
+
+namespace fuzzer::worker {
+class Worker;
+}
+
+namespace fuzzer::matrix {
+
+struct RuntimeOptions {
+  std::chrono::seconds timeout{300}; // per replayed module, all its recorded calls
+};
+
+// Replays the kernel calls recorded when Inductor's own build ran (run-case keeps them in
+// recordings/) on every compiler's build that built and loaded: copies of the recorded input
+// storages go in, every tensor argument and returned tensor is compared with what Inductor's
+// build left, exactly for integers and bool and within a per-dtype tolerance for floating
+// point. Inductor's own build is replayed first: one that does not reproduce its own
+// recording is nondeterministic and its row is not compared. A build that kills or hangs the
+// worker is reported as such; the worker restarts for the next one.
+void ReplayRecordedCalls(std::vector<TuMatrix> &matrix, worker::Worker &worker,
+                         const RuntimeOptions &options, const Progress &progress);
+
+// A runtime-divergence finding when some builds compute what Inductor's build computed and
+// others do not (or crash), with the largest absolute and relative error and its index.
+std::optional<nlohmann::json> RuntimeDivergenceFinding(const TuMatrix &row);
+
+} // namespace fuzzer::matrix

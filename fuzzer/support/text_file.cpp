@@ -1,0 +1,49 @@
+#include "fuzzer/support/text_file.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fuzzer::support {
+
+std::string ReadTextFile(const std::filesystem::path &path, const std::string &what,
+                         std::size_t limit) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status))
+    throw InputError(fmt::format("{} {} does not exist", what, path.string()));
+  if (!std::filesystem::is_regular_file(status))
+    throw InputError(fmt::format("{} {} is not a regular file", what, path.string()));
+  const auto size = std::filesystem::file_size(path, error);
+  if (!error && size > limit)
+    throw InputError(fmt::format("{} {} is {} bytes, more than the {} bytes allowed", what,
+                                 path.string(), size, limit));
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream)
+    throw InputError(fmt::format("{} {} cannot be read (permissions?)", what, path.string()));
+  std::ostringstream contents;
+  contents << stream.rdbuf();
+  std::string text = contents.str();
+  if (text.empty())
+    throw InputError(fmt::format("{} {} is empty", what, path.string()));
+  if (text.find('\0') != std::string::npos)
+    throw InputError(fmt::format("{} {} is a binary file, not text", what, path.string()));
+  return text;
+}
+
+void WriteFileAtomically(const std::filesystem::path &path, const std::string &contents) {
+  const auto temporary =
+      path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid());
+  {
+    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
+    stream << contents;
+    stream.flush();
+    if (!stream)
+      throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+} // namespace fuzzer::support

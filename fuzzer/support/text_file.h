@@ -1,0 +1,25 @@
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace fuzzer::support {
+
+// Input the user handed us that we cannot use: the CLI prints it on one line and exits 2.
+class InputError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// Reads a file that must be text: present, readable, not empty, at most `limit` bytes, no NUL
+// bytes. `what` names the file in the error ("case file", "C++ source").
+std::string ReadTextFile(const std::filesystem::path &path, const std::string &what,
+                         std::size_t limit);
+
+// Writes through a temporary name in the same folder and renames, so that a reader (or a
+// crash half-way) never sees a partial file.
+void WriteFileAtomically(const std::filesystem::path &path, const std::string &contents);
+
+} // namespace fuzzer::support

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+namespace fuzzer::support {
+
+struct ToolPaths {
+  std::filesystem::path worker_executable;
+  std::filesystem::path venv;
+  std::filesystem::path project_root; // where corpus/ is: the source tree this build came from
+};
+
+// Finds the worker next to this executable and the venv: the one given, else
+// $INDUCTOR_FUZZ_VENV, else the nearest `.venv` above this executable (build/../.venv).
+ToolPaths LocateToolPaths(const std::optional<std::filesystem::path> &venv);
+
+} // namespace fuzzer::support

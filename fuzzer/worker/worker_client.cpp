@@ -1,0 +1,122 @@
+#include "fuzzer/worker/worker_client.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace fuzzer::worker {
+
+Worker::Worker(WorkerOptions options) : options_(std::move(options)) {}
+
+Worker::~Worker() { Shutdown(); }
+
+void Worker::Start() {
+  std::filesystem::create_directories(options_.scratch_dir);
+  if (!options_.log_file.empty())
+    std::filesystem::create_directories(options_.log_file.parent_path());
+  const std::vector<std::string> argv = {options_.worker_executable.string(), "--venv",
+                                         options_.venv.string(), "--scratch",
+                                         options_.scratch_dir.string()};
+  try {
+    support::SpawnOptions spawn;
+    spawn.stderr_file = options_.log_file;
+    process_ = std::make_unique<support::ChildProcess>(argv, spawn);
+  } catch (const support::SpawnError &error) {
+    throw WorkerStartError(
+        fmt::format("cannot start the worker: {}; run scripts/setup to build it", error.what()));
+  }
+  ++processes_started_;
+  std::string line;
+  const auto status = process_->ReadLine(line, options_.startup_timeout);
+  if (status == support::ChildProcess::ReadStatus::kLine) {
+    auto ready = nlohmann::json::parse(line, nullptr, false);
+    if (ready.is_object() && ready.value("event", "") == "ready") {
+      ready_ = std::move(ready);
+      return;
+    }
+  }
+  process_->KillGroup();
+  const auto exit = process_->Wait();
+  process_.reset();
+  throw WorkerStartError(
+      fmt::format("the worker did not start ({}; last log line: {}); check that {} has torch "
+                  "(scripts/setup installs it) and see `inductor-fuzz doctor`",
+                  status == support::ChildProcess::ReadStatus::kTimeout ? "no ready line in time"
+                                                                        : exit.Describe(),
+                  LogTail().empty() ? "none" : LogTail(), options_.venv.string()));
+}
+
+std::string Worker::LogTail() const {
+  std::ifstream log(options_.log_file);
+  std::string line, last;
+  while (std::getline(log, line))
+    if (!line.empty())
+      last = line;
+  return last;
+}
+
+const nlohmann::json &Worker::Ready() {
+  if (!process_)
+    Start();
+  return ready_;
+}
+
+int Worker::Pid() {
+  if (!process_)
+    Start();
+  return process_->pid();
+}
+
+WorkerReply Worker::Request(nlohmann::json request, std::chrono::milliseconds timeout) {
+  if (!process_)
+    Start();
+  const long id = next_id_++;
+  request["id"] = id;
+  WorkerReply reply;
+  if (process_->WriteLine(request.dump())) {
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      const auto status = left.count() > 0 ? process_->ReadLine(line, left)
+                                           : support::ChildProcess::ReadStatus::kTimeout;
+      if (status == support::ChildProcess::ReadStatus::kLine) {
+        auto message = nlohmann::json::parse(line, nullptr, false);
+        if (!message.is_object() || message.value("id", -1L) != id)
+          continue; // not a reply to this request
+        reply.message = std::move(message);
+        return reply;
+      }
+      reply.status = status == support::ChildProcess::ReadStatus::kTimeout ? ReplyStatus::kTimedOut
+                                                                           : ReplyStatus::kCrashed;
+      break;
+    }
+  } else {
+    reply.status = ReplyStatus::kCrashed;
+  }
+  if (reply.status == ReplyStatus::kTimedOut)
+    process_->KillGroup();
+  const auto exit = process_->Wait();
+  reply.detail = reply.status == ReplyStatus::kTimedOut
+                     ? fmt::format("no reply within {} s; worker killed", timeout.count() / 1000.0)
+                     : fmt::format("worker died: {}", exit.Describe());
+  reply.stderr_tail = LogTail();
+  process_.reset();
+  return reply;
+}
+
+void Worker::Shutdown() {
+  if (!process_)
+    return;
+  std::string line;
+  if (process_->WriteLine(R"({"op": "shutdown"})") &&
+      process_->ReadLine(line, std::chrono::seconds(30)) ==
+          support::ChildProcess::ReadStatus::kLine) {
+    process_->CloseInput();
+    process_->Wait();
+  }
+  process_.reset(); // kills the group if it has not exited
+}
+
+} // namespace fuzzer::worker

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "fuzzer/support/child_process.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace fuzzer::worker {
+
+struct WorkerOptions {
+  std::filesystem::path worker_executable;
+  std::filesystem::path venv;
+  std::filesystem::path scratch_dir; // the worker's own temporary files
+  std::filesystem::path log_file;    // the worker's stderr (torch warnings, compiler noise)
+  std::chrono::milliseconds startup_timeout{std::chrono::minutes(5)};
+};
+
+// A worker that could not be started or did not come up: a broken torch install, a missing
+// venv. The message says what to do.
+class WorkerStartError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class ReplyStatus { kOk, kCrashed, kTimedOut };
+
+struct WorkerReply {
+  ReplyStatus status = ReplyStatus::kOk;
+  nlohmann::json message;  // the reply, when kOk
+  std::string detail;      // how the worker died, when not kOk
+  std::string stderr_tail; // the end of the worker's log, when not kOk
+};
+
+// Serves requests through one live worker process, replacing it after it crashes or hangs;
+// the request that was running then comes back as kCrashed or kTimedOut.
+class Worker {
+public:
+  explicit Worker(WorkerOptions options);
+  ~Worker();
+  Worker(const Worker &) = delete;
+  Worker &operator=(const Worker &) = delete;
+
+  WorkerReply Request(nlohmann::json request, std::chrono::milliseconds timeout);
+  // The `ready` line of the current worker process (starting one if none is running).
+  const nlohmann::json &Ready();
+  int Pid();
+  int processes_started() const { return processes_started_; }
+  void Shutdown();
+
+private:
+  void Start();
+  std::string LogTail() const;
+
+  WorkerOptions options_;
+  std::unique_ptr<support::ChildProcess> process_;
+  nlohmann::json ready_;
+  int processes_started_ = 0;
+  long next_id_ = 1;
+};
+
+} // namespace fuzzer::worker
