@@ -32,18 +32,18 @@ int main(int argc, char **argv) {
     const auto outcome = fuzzer::worker::RunCaseOnWorker(
         worker, c, scratch / "cache", std::chrono::minutes(2), {.eager_only = true});
     std::string verdict;
-    if (outcome.status == "pass" && !c.expect_raises.empty())
+    if (outcome.Status() == "pass" && !c.expect_raises.empty())
       fmt::print("seed {} ({}): marked to raise {}, ran\n", seed, c.api, c.expect_raises);
-    if (outcome.status == "pass")
+    if (outcome.Status() == "pass")
       verdict = c.expect_raises.empty() ? "ran" : "expected to raise, but ran";
-    else if (outcome.status == "expected")
+    else if (outcome.Status() == "expected")
       verdict = "raised as expected";
     else
       verdict = "FAILED";
     ++counts[verdict];
-    ++by_api[c.api + (outcome.status == "finding" ? " FAILED" : " ok")];
-    if (outcome.status == "finding")
-      fmt::print("seed {} ({}): {} {}\n", seed, c.api, outcome.kind,
+    ++by_api[c.api + (outcome.Status() == "finding" ? " FAILED" : " ok")];
+    if (outcome.Status() == "finding")
+      fmt::print("seed {} ({}): {} {}\n", seed, c.api, outcome.Kind(),
                  outcome.result.contains("exception")
                      ? outcome.result["exception"].value("normalized_message", "")
                      : outcome.result.value("detail", ""));

@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     total_seconds += seconds;
-    fmt::print("case {:2} {:<8} {:5.1f} s  rss {:.0f} MiB\n", i + 1, outcome.status, seconds,
+    fmt::print("case {:2} {:<8} {:5.1f} s  rss {:.0f} MiB\n", i + 1, outcome.Status(), seconds,
                outcome.result.value("rss_bytes", 0.0) / mib);
     std::filesystem::remove_all(scratch / fmt::format("cache-{}", i));
   }

@@ -1,5 +1,7 @@
 #include "corpus/case.h"
 
+#include "corpus/field_reader.h"
+
 #include <fmt/format.h>
 
 #include <fmt/ranges.h>
@@ -11,87 +13,6 @@ namespace corpus {
 namespace {
 
 using nlohmann::json;
-
-const char *TypeName(const json &value) {
-  if (value.is_number_integer())
-    return "integer";
-  return value.type_name();
-}
-
-// Reads one object's fields by name, rejecting missing, mistyped and unknown ones, so that a
-// typo in a hand-written case fails loudly instead of running a different case.
-class FieldReader {
-public:
-  FieldReader(const json &object, std::string where) : object_(object), where_(std::move(where)) {
-    if (!object_.is_object())
-      throw CaseError(fmt::format("{} must be a JSON object, got {}", Label(), TypeName(object_)));
-  }
-
-  const json &Required(const std::string &key) {
-    seen_.insert(key);
-    auto found = object_.find(key);
-    if (found == object_.end())
-      throw CaseError(fmt::format("{} is missing", Label(key)));
-    return *found;
-  }
-
-  const json *Optional(const std::string &key) {
-    seen_.insert(key);
-    auto found = object_.find(key);
-    return found == object_.end() ? nullptr : &*found;
-  }
-
-  std::int64_t Integer(const std::string &key, std::int64_t minimum) {
-    return CheckInteger(key, Required(key), minimum);
-  }
-
-  std::optional<std::int64_t> IntegerOrNull(const std::string &key, std::int64_t minimum) {
-    const json &value = Required(key);
-    if (value.is_null())
-      return std::nullopt;
-    return CheckInteger(key, value, minimum);
-  }
-
-  std::int64_t CheckInteger(const std::string &key, const json &value, std::int64_t minimum) {
-    if (!value.is_number_integer())
-      throw CaseError(fmt::format("{} must be an integer, got {}", Label(key), TypeName(value)));
-    const auto number = value.get<std::int64_t>();
-    if (number < minimum)
-      throw CaseError(fmt::format("{} must be at least {}, got {}", Label(key), minimum, number));
-    return number;
-  }
-
-  std::string String(const std::string &key) {
-    const json &value = Required(key);
-    if (!value.is_string())
-      throw CaseError(fmt::format("{} must be a string, got {}", Label(key), TypeName(value)));
-    return value.get<std::string>();
-  }
-
-  bool Boolean(const std::string &key) {
-    const json &value = Required(key);
-    if (!value.is_boolean())
-      throw CaseError(fmt::format("{} must be true or false, got {}", Label(key), TypeName(value)));
-    return value.get<bool>();
-  }
-
-  void RejectUnknown() const {
-    for (const auto &[key, value] : object_.items())
-      if (!seen_.contains(key))
-        throw CaseError(fmt::format("{} is not a known field (misspelt?)", Label(key)));
-  }
-
-  std::string Label(const std::string &key = "") const {
-    if (key.empty())
-      return where_.empty() ? "the case" : fmt::format("field '{}'", where_);
-    return fmt::format("field '{}'", where_.empty() ? key : where_ + "." + key);
-  }
-
-private:
-  const json &object_;
-  std::string where_;
-  std::set<std::string> seen_;
-};
 
 std::vector<std::int64_t> ReadBlockSize(FieldReader &reader) {
   const json &value = reader.Required("BLOCK_SIZE");
@@ -133,10 +54,24 @@ CapturedTensor ReadTensor(const json &value, const std::string &where) {
     throw CaseError(fmt::format("{} must be a list of {} numbers (the product of the shape)",
                                 reader.Label("values"), elements));
   for (const auto &element : values) {
-    if (!element.is_number() && !element.is_boolean())
-      throw CaseError(
-          fmt::format("{} must hold numbers, got {}", reader.Label("values"), TypeName(element)));
-    tensor.values.push_back(element.is_boolean() ? element.get<bool>() : element.get<double>());
+    if (tensor.dtype == "float32") {
+      if (!element.is_number())
+        throw CaseError(
+            fmt::format("{} must hold numbers, got {}", reader.Label("values"), TypeName(element)));
+      tensor.reals.push_back(element.get<double>());
+    } else if (tensor.dtype == "bool") {
+      if (!element.is_boolean() && !element.is_number_integer())
+        throw CaseError(fmt::format("{} must hold true/false, got {}", reader.Label("values"),
+                                    TypeName(element)));
+      tensor.integers.push_back(element.is_boolean() ? element.get<bool>()
+                                                     : element.get<std::int64_t>() != 0);
+    } else {
+      if (!element.is_number_integer() ||
+          (element.is_number_unsigned() && element.get<std::uint64_t>() > INT64_MAX))
+        throw CaseError(fmt::format("{} must hold int64 integers, got {}", reader.Label("values"),
+                                    element.dump()));
+      tensor.integers.push_back(element.get<std::int64_t>());
+    }
   }
   reader.RejectUnknown();
   return tensor;
@@ -216,19 +151,23 @@ Case CaseFromJson(const json &document) {
     throw CaseError("field 'attention' is only used by flex_attention; set it to null");
 
   FieldReader knobs(top.Required("inductor"), "inductor");
-  c.inductor.cpp_threads = static_cast<int>(knobs.Integer("cpp.threads", 1));
-  if (const auto simdlen = knobs.IntegerOrNull("cpp.simdlen", 0))
-    c.inductor.cpp_simdlen = static_cast<int>(*simdlen);
-  c.inductor.cpp_wrapper = knobs.Boolean("cpp_wrapper");
-  c.inductor.dynamic = knobs.Boolean("dynamic");
-  auto optional_flag = [&knobs](const char *key, bool &target) {
-    if (knobs.Optional(key))
-      target = knobs.Boolean(key);
-  };
-  optional_flag("max_autotune", c.inductor.max_autotune);
-  optional_flag("freezing", c.inductor.freezing);
-  optional_flag("cpp.enable_loop_tail_vec", c.inductor.enable_loop_tail_vec);
-  optional_flag("cpp.dynamic_threads", c.inductor.dynamic_threads);
+  for (const auto &knob : InductorKnobTable()) {
+    const std::string key(knob.name);
+    if (!knob.required && !knobs.Optional(key))
+      continue;
+    switch (knob.type) {
+    case KnobType::kBool:
+      c.inductor.*knob.flag = knobs.Boolean(key);
+      break;
+    case KnobType::kInt:
+      c.inductor.*knob.number = static_cast<int>(knobs.Integer(key, 1));
+      break;
+    case KnobType::kOptionalInt:
+      if (const auto value = knobs.IntegerOrNull(key, 0))
+        c.inductor.*knob.optional_number = static_cast<int>(*value);
+      break;
+    }
+  }
   knobs.RejectUnknown();
 
   if (const json *expect = top.Optional("expect")) {
@@ -257,14 +196,13 @@ json CaseToJson(const Case &c) {
   json tensors = json::array();
   for (const auto &tensor : c.tensors) {
     json values = json::array();
-    for (double value : tensor.values) {
-      if (tensor.dtype == "float32")
-        values.push_back(value);
-      else if (tensor.dtype == "bool")
+    if (tensor.dtype == "float32")
+      values = tensor.reals;
+    else if (tensor.dtype == "bool")
+      for (auto value : tensor.integers)
         values.push_back(value != 0);
-      else
-        values.push_back(static_cast<std::int64_t>(value));
-    }
+    else
+      values = tensor.integers;
     tensors.push_back({{"name", tensor.name},
                        {"dtype", tensor.dtype},
                        {"shape", tensor.shape},
@@ -300,15 +238,7 @@ json CaseToJson(const Case &c) {
         {"BLOCK_SIZE", block_size},
         {"device", args.device}}},
       {"attention", attention},
-      {"inductor",
-       {{"cpp.threads", c.inductor.cpp_threads},
-        {"cpp.simdlen", c.inductor.cpp_simdlen ? json(*c.inductor.cpp_simdlen) : json(nullptr)},
-        {"cpp_wrapper", c.inductor.cpp_wrapper},
-        {"dynamic", c.inductor.dynamic},
-        {"max_autotune", c.inductor.max_autotune},
-        {"freezing", c.inductor.freezing},
-        {"cpp.enable_loop_tail_vec", c.inductor.enable_loop_tail_vec},
-        {"cpp.dynamic_threads", c.inductor.dynamic_threads}}},
+      {"inductor", KnobsToJson(c.inductor)},
       {"expect", {{"raises", c.expect_raises.empty() ? json(nullptr) : json(c.expect_raises)}}},
       {"provenance", c.provenance},
   };

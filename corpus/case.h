@@ -1,5 +1,7 @@
 #pragma once
 
+#include "corpus/field_reader.h"
+#include "corpus/knobs.h"
 #include "fuzzer/support/text_file.h"
 
 #include <nlohmann/json.hpp>
@@ -28,7 +30,11 @@ struct CapturedTensor {
   std::string name;
   std::string dtype; // "int64", "bool", "float32"
   std::vector<std::int64_t> shape;
-  std::vector<double> values; // row-major; integers and multiples of 1/32 are exact in JSON
+  // Row-major values: int64 and bool tables in `integers`, exactly (never through a double,
+  // which would turn 9007199254740993 into 9007199254740992); float32 tables in `reals`.
+  std::vector<std::int64_t> integers;
+  std::vector<double> reals;
+  std::size_t size() const { return dtype == "float32" ? reals.size() : integers.size(); }
   bool operator==(const CapturedTensor &) const = default;
 };
 
@@ -60,19 +66,6 @@ struct AttentionArguments {
   bool operator==(const AttentionArguments &) const = default;
 };
 
-// The Inductor knobs that shape the generated text, each set explicitly for every case.
-struct InductorKnobs {
-  int cpp_threads = 1;
-  std::optional<int> cpp_simdlen; // none: Inductor picks from the CPU
-  bool cpp_wrapper = false;
-  bool dynamic = false;
-  bool max_autotune = false;
-  bool freezing = false;
-  bool enable_loop_tail_vec = true;
-  bool dynamic_threads = false;
-  bool operator==(const InductorKnobs &) const = default;
-};
-
 inline const std::vector<std::string> kApis = {"create_block_mask", "create_mask",
                                                "flex_attention"};
 
@@ -92,10 +85,10 @@ struct Case {
 };
 
 // A case file or case JSON that cannot be used; the message names the field and the fix.
-class CaseError : public fuzzer::support::InputError {
-public:
-  using fuzzer::support::InputError::InputError;
-};
+using CaseError = FormatError;
+
+// The complete torch._inductor.config patch the case runs under (see knobs.h).
+inline nlohmann::json InductorConfig(const Case &c) { return InductorConfig(c.inductor); }
 
 Case CaseFromJson(const nlohmann::json &json);
 nlohmann::json CaseToJson(const Case &c);

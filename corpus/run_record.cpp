@@ -1,12 +1,257 @@
 #include "corpus/run_record.h"
 
+#include "corpus/field_reader.h"
+#include "fuzzer/support/text_file.h"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace corpus {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kLargestIndex = 64 << 20;
+
+std::string SafeFileName(const std::string &path, std::size_t index) {
+  std::string name = std::filesystem::path(path).filename().string();
+  for (char &ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-')
+      ch = '_';
+  return fmt::format("{:02}-{}", index, name);
+}
+
+json ReadJsonFile(const std::filesystem::path &path, const std::string &what) {
+  const std::string text = fuzzer::support::ReadTextFile(path, what, kLargestIndex);
+  json document = json::parse(text, nullptr, false);
+  if (document.is_discarded())
+    throw FormatError(
+        fmt::format("{} is not valid JSON; re-run the case that wrote it", path.string()));
+  return document;
+}
+
+CompileCommand ReadCommand(const json &item, const std::filesystem::path &folder,
+                           const std::string &where) {
+  FieldReader reader(item, where, where);
+  CompileCommand command;
+  const json &argv = reader.Required("argv");
+  if (!argv.is_array() || argv.empty())
+    throw FormatError(fmt::format("{} is not a list of strings", reader.Label("argv")));
+  for (const auto &argument : argv) {
+    if (!argument.is_string())
+      throw FormatError(fmt::format("{} is not a list of strings", reader.Label("argv")));
+    command.argv.push_back(argument.get<std::string>());
+  }
+  if (const json *cwd = reader.Optional("cwd"); cwd && cwd->is_string())
+    command.cwd = cwd->get<std::string>();
+  if (const json *compiler = reader.Optional("compiler"); compiler && compiler->is_object()) {
+    command.compiler_path = compiler->value("path", "");
+    command.compiler_version = compiler->value("version", "");
+  }
+  if (const json *code = reader.Optional("exit_code"); code && code->is_number_integer())
+    command.exit_code = code->get<int>();
+  if (const json *seconds = reader.Optional("seconds"); seconds && seconds->is_number())
+    command.seconds = seconds->get<double>();
+  if (const json *output = reader.Optional("output"); output && output->is_string())
+    command.compiler_output = output->get<std::string>();
+  const json *sources = reader.Optional("sources");
+  if (sources && !sources->is_array())
+    throw FormatError(fmt::format("{} must be a list", reader.Label("sources")));
+  for (const auto &source : sources ? *sources : json::array()) {
+    FieldReader entry(source, where + ".sources[]", where);
+    StoredSource stored{.captured_path = entry.String("captured_path"),
+                        .stored = folder / entry.String("stored")};
+    entry.RejectUnknown();
+    command.sources.push_back(std::move(stored));
+  }
+  if (const json *recording = reader.Optional("recording"); recording && !recording->is_null()) {
+    command.recording = folder / reader.String("recording");
+    command.entry = reader.Optional("entry") ? reader.String("entry") : "kernel";
+  }
+  reader.Optional("entry");
+  reader.RejectUnknown();
+  return command;
+}
+
+json CommandToJson(const CompileCommand &command, const std::filesystem::path &folder) {
+  json sources = json::array();
+  for (const auto &source : command.sources)
+    sources.push_back({{"captured_path", source.captured_path},
+                       {"stored", source.stored.lexically_relative(folder).string()}});
+  json out = {
+      {"argv", command.argv},
+      {"cwd", command.cwd},
+      {"compiler", {{"path", command.compiler_path}, {"version", command.compiler_version}}},
+      {"exit_code", command.exit_code},
+      {"seconds", command.seconds},
+      {"output", command.compiler_output},
+      {"sources", sources}};
+  if (!command.recording.empty()) {
+    out["recording"] = command.recording.lexically_relative(folder).string();
+    out["entry"] = command.entry;
+  }
+  return out;
+}
+
+} // namespace
 
 std::string OutputOfCommand(const std::vector<std::string> &argv) {
   const auto found = std::find(argv.begin(), argv.end(), "-o");
   return found == argv.end() || found + 1 == argv.end() ? "" : *(found + 1);
+}
+
+std::vector<std::string> CompileCommand::Inputs() const {
+  std::vector<std::string> inputs;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i] == "-o")
+      ++i;
+    else if (!argv[i].starts_with("-"))
+      inputs.push_back(argv[i]);
+  }
+  return inputs;
+}
+
+std::vector<CompileCommand> ReadCommandsFile(const std::filesystem::path &path) {
+  const json document = ReadJsonFile(path, "commands file");
+  const json *list = &document;
+  if (document.is_object()) {
+    FieldReader reader(document, "", path.string());
+    const auto version = reader.Integer("format_version", 1);
+    if (version != kRunRecordFormatVersion)
+      throw FormatError(fmt::format("{} has format_version {}; this build reads {}: re-run "
+                                    "`inductor-fuzz run-case` on its case.json",
+                                    path.string(), version, kRunRecordFormatVersion));
+    list = &reader.Required("commands");
+    reader.RejectUnknown();
+  }
+  if (!list->is_array())
+    throw FormatError(fmt::format("{} is not a commands.json as run-case writes it (an object "
+                                  "with \"commands\", or a list)",
+                                  path.string()));
+  std::vector<CompileCommand> commands;
+  const auto folder = std::filesystem::absolute(path).parent_path();
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    try {
+      commands.push_back(ReadCommand((*list)[i], folder, fmt::format("commands[{}]", i)));
+    } catch (const FormatError &error) {
+      throw FormatError(fmt::format("{}: {}", path.string(), error.what()));
+    }
+  }
+  return commands;
+}
+
+std::vector<std::filesystem::path> FindRunRecords(const std::vector<std::filesystem::path> &roots) {
+  std::vector<std::filesystem::path> folders;
+  for (const auto &root : roots) {
+    if (std::filesystem::exists(root / "commands.json"))
+      folders.push_back(std::filesystem::absolute(root));
+    else if (std::filesystem::is_directory(root))
+      for (const auto &entry : std::filesystem::recursive_directory_iterator(root))
+        if (entry.path().filename() == "commands.json")
+          folders.push_back(std::filesystem::absolute(entry.path().parent_path()));
+  }
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const RunResult &run,
+                    const json &provenance) {
+  using fuzzer::support::WriteFileAtomically;
+  std::filesystem::create_directories(out_dir / "sources");
+  json result = run.worker_result;
+  std::vector<CompileCommand> commands;
+  std::size_t index = 0;
+  for (const auto &build : result.value("builds", json::array())) {
+    CompileCommand command;
+    command.argv = build.value("argv", std::vector<std::string>{});
+    command.cwd = build.value("cwd", "");
+    const json compiler = build.value("compiler", json::object());
+    command.compiler_path = compiler.value("path", "");
+    command.compiler_version = compiler.value("version", "");
+    command.exit_code = build.value("exit_code", 0);
+    command.seconds = build.value("seconds", 0.0);
+    command.compiler_output = build.value("output", "");
+    for (const auto &source : build.value("sources", json::array())) {
+      const auto stored =
+          out_dir / "sources" / SafeFileName(source.value("path", "source.cpp"), index++);
+      WriteFileAtomically(stored, source.value("text", ""));
+      command.sources.push_back({source.value("path", ""), stored});
+    }
+    for (auto &recording : result.contains("recordings") ? result["recordings"] : json::array())
+      if (!command.Output().empty() && command.Output() == recording.value("module", "")) {
+        command.recording = recording.value("file", "");
+        command.entry = recording.value("entry", "kernel");
+      }
+    commands.push_back(std::move(command));
+  }
+  result.erase("builds");
+  for (auto &recording : result.contains("recordings") ? result["recordings"] : json::array()) {
+    const auto relative =
+        std::filesystem::path(recording.value("file", "")).lexically_relative(out_dir);
+    if (!relative.empty() && !relative.string().starts_with(".."))
+      recording["file"] = relative.string();
+  }
+  if (result.contains("wrappers")) {
+    std::filesystem::create_directories(out_dir / "wrappers");
+    std::size_t wrapper_index = 0;
+    json stored_wrappers = json::array();
+    for (const auto &wrapper : result["wrappers"]) {
+      const auto stored = std::filesystem::path("wrappers") /
+                          SafeFileName(wrapper.value("path", "wrapper.py"), wrapper_index++);
+      WriteFileAtomically(out_dir / stored, wrapper.value("text", ""));
+      stored_wrappers.push_back(stored.string());
+    }
+    result["wrappers"] = stored_wrappers;
+  }
+  json command_list = json::array();
+  for (const auto &command : commands)
+    command_list.push_back(CommandToJson(command, out_dir));
+  result["format_version"] = kRunRecordFormatVersion;
+  result["status"] = StatusName(run.status);
+  if (run.finding) {
+    result["kind"] = KindName(run.finding->kind);
+    result["signature"] = Signature(*run.finding);
+    Finding finding = *run.finding;
+    finding.provenance = provenance;
+    result["finding"] = FindingToJson(finding);
+  }
+  result["commands"] = "commands.json";
+  result["case"] = "case.json";
+  result["provenance"] = provenance;
+  WriteFileAtomically(
+      out_dir / "commands.json",
+      json{{"format_version", kRunRecordFormatVersion}, {"commands", command_list}}.dump(2) + "\n");
+  WriteFileAtomically(out_dir / "case.json", CaseToJson(c).dump(2) + "\n");
+  WriteFileAtomically(out_dir / "result.json", result.dump(2) + "\n");
+}
+
+RunRecord ReadRunRecord(const std::filesystem::path &folder) {
+  RunRecord record;
+  record.folder = std::filesystem::absolute(folder);
+  record.result = ReadJsonFile(folder / "result.json", "result file");
+  if (!record.result.is_object() || !record.result.contains("format_version"))
+    throw FormatError(fmt::format("{} was written by an older inductor-fuzz (run record format "
+                                  "1); re-run `inductor-fuzz run-case` on its case.json",
+                                  folder.string()));
+  const json &version = record.result["format_version"];
+  if (!version.is_number_integer() || version.get<int>() != kRunRecordFormatVersion)
+    throw FormatError(fmt::format("{} has run record format {}; this build reads {}: re-run "
+                                  "`inductor-fuzz run-case` on its case.json",
+                                  folder.string(), version.dump(), kRunRecordFormatVersion));
+  const auto status = StatusFromName(record.result.value("status", ""));
+  if (!status)
+    throw FormatError(fmt::format("{}/result.json: field 'status' is '{}', not a case status",
+                                  folder.string(), record.result.value("status", "")));
+  record.status = *status;
+  if (record.result.contains("finding"))
+    record.finding = FindingFromJson(record.result["finding"]);
+  if (record.status == CaseStatus::kFinding && !record.finding)
+    throw FormatError(fmt::format("{}/result.json: status is finding but there is no 'finding'",
+                                  folder.string()));
+  record.c = LoadCaseFile(folder / "case.json");
+  record.commands = ReadCommandsFile(folder / "commands.json");
+  return record;
 }
 
 } // namespace corpus

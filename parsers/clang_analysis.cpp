@@ -179,7 +179,7 @@ public:
     awaiting_previous_ = false;
     if (const ClangCheck *check = FindClangCheck(info.getID());
         check && (check->kind != "shadowing" || report_shadowing_)) {
-      Finding finding;
+      Conflict finding;
       finding.kind = check->kind;
       finding.check = check->check;
       finding.severity = check->kind == "shadowing" ? "warning" : "error";
@@ -201,7 +201,7 @@ public:
       other_errors.push_back(fmt::format("{}: {}", where, text.str().str()));
   }
 
-  std::vector<Finding> findings;
+  std::vector<Conflict> findings;
   std::vector<std::string> fatal_errors;
   std::vector<std::string> other_errors;
 
@@ -222,7 +222,7 @@ private:
     return "";
   }
 
-  static void TypesFromArguments(const clang::Diagnostic &info, Finding &finding) {
+  static void TypesFromArguments(const clang::Diagnostic &info, Conflict &finding) {
     std::vector<std::string> types;
     for (unsigned i = 0; i < info.getNumArgs(); ++i)
       if (info.getArgKind(i) == clang::DiagnosticsEngine::ak_qualtype)
@@ -464,7 +464,7 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   }
   // Shadowing matters for generated locals; a global or an enumerator hiding another is
   // ordinary C++.
-  std::erase_if(collector->findings, [](const Finding &finding) {
+  std::erase_if(collector->findings, [](const Conflict &finding) {
     return finding.kind == "shadowing" && finding.kernel.empty();
   });
   report.findings = std::move(collector->findings);
@@ -479,20 +479,20 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   return report;
 }
 
-std::vector<Finding> CompareLinkedUnits(const std::vector<TranslationUnitReport> &reports) {
+std::vector<Conflict> CompareLinkedUnits(const std::vector<TranslationUnitReport> &reports) {
   struct Seen {
     const ExternCFunction *function;
     const TranslationUnitReport *unit;
   };
   std::map<std::string, Seen> first_by_name;
-  std::vector<Finding> findings;
+  std::vector<Conflict> findings;
   for (const auto &report : reports) {
     for (const auto &function : report.extern_c) {
       auto [seen, inserted] = first_by_name.try_emplace(function.name, Seen{&function, &report});
       if (inserted || seen->second.function->type == function.type)
         continue;
       const ExternCFunction &earlier = *seen->second.function;
-      Finding finding;
+      Conflict finding;
       finding.check = earlier.is_definition != function.is_definition
                           ? "forward-declaration-mismatch"
                           : "extern-c-mismatch";

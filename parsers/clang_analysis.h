@@ -1,6 +1,6 @@
 #pragma once
 
-#include "parsers/finding.h"
+#include "parsers/conflict.h"
 
 #include <filesystem>
 #include <map>
@@ -35,7 +35,7 @@ struct ExternCFunction {
 
 struct TranslationUnitReport {
   std::string display_name;
-  std::vector<Finding> findings;
+  std::vector<Conflict> findings;
   std::vector<ExternCFunction> extern_c;
   std::vector<std::string> fatal_errors; // the TU could not be analysed
   std::vector<std::string> other_errors; // errors that are not conflicts (kept for the record)
@@ -61,7 +61,7 @@ private:
 };
 
 // Across TUs linked into one binary: the same extern "C" name with different types.
-std::vector<Finding> CompareLinkedUnits(const std::vector<TranslationUnitReport> &reports);
+std::vector<Conflict> CompareLinkedUnits(const std::vector<TranslationUnitReport> &reports);
 
 // Flags every analysis adds: syntax only, all errors, Clang's own resource dir, and an omp.h
 // (Debian's libomp headers exist for one LLVM version at a time; gcc's omp.h parses the same).

@@ -14,7 +14,7 @@ CompilerDiagnostic FromGccJson(const nlohmann::json &item) {
   diagnostic.severity = item.value("kind", "");
   diagnostic.option = item.value("option", "");
   diagnostic.message = item.value("message", "");
-  diagnostic.message_template = MessageTemplate(diagnostic.message);
+  diagnostic.message_template = corpus::MessageTemplate(diagnostic.message);
   if (item.contains("locations") && !item["locations"].empty()) {
     const auto &caret = item["locations"][0].value("caret", nlohmann::json::object());
     diagnostic.location = {caret.value("file", ""), caret.value("line", 0u),
@@ -26,32 +26,6 @@ CompilerDiagnostic FromGccJson(const nlohmann::json &item) {
 }
 
 } // namespace
-
-std::string MessageTemplate(const std::string &message) {
-  static const std::regex quoted(R"((['"])([^'"]*)\1)"); // nvcc quotes names with "
-  static const std::regex address(R"(0x[0-9a-fA-F]+)");
-  static const std::regex path(R"((/[\w.+-]+)+/?)");
-  static const std::regex hash(R"(\b[a-z0-9]{24,}\b)");
-  static const std::regex number(R"(\b\d+\b)");
-  std::string text = message;
-  for (const char *curly : {"\u2018", "\u2019"}) // gcc's quotes in a UTF-8 locale
-    for (auto at = text.find(curly); at != std::string::npos; at = text.find(curly, at))
-      text.replace(at, std::string_view(curly).size(), "'");
-  text = std::regex_replace(text, address, "<addr>");
-  text = std::regex_replace(text, hash, "<hash>");
-  text = std::regex_replace(text, path, "<path>");
-  // Quoted names keep their shape (tmp_acc0_arr -> tmp_acc<N>_arr); bare numbers become <N>.
-  std::string out;
-  auto begin = std::sregex_iterator(text.begin(), text.end(), quoted);
-  std::size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    out += std::regex_replace(text.substr(last, it->position() - last), number, "<N>");
-    out += std::string((*it)[1]) + NameShape((*it)[2]) + std::string((*it)[1]);
-    last = it->position() + it->length();
-  }
-  out += std::regex_replace(text.substr(last), number, "<N>");
-  return out;
-}
 
 std::vector<CompilerDiagnostic> ParseGccJson(const std::string &text) {
   std::vector<CompilerDiagnostic> diagnostics;
@@ -99,7 +73,7 @@ std::vector<CompilerDiagnostic> ParseCompilerText(const std::string &text, Compi
     } else {
       continue;
     }
-    diagnostic.message_template = MessageTemplate(diagnostic.message);
+    diagnostic.message_template = corpus::MessageTemplate(diagnostic.message);
     if (diagnostic.severity == "note" && !diagnostics.empty())
       diagnostics.back().notes.push_back(std::move(diagnostic));
     else
@@ -129,24 +103,23 @@ std::string FamilyName(CompilerFamily family) {
   return "unknown";
 }
 
-std::string CompileErrorSignature(CompilerFamily family,
-                                  const std::vector<CompilerDiagnostic> &diagnostics) {
+corpus::Finding CompileErrorFinding(CompilerFamily family,
+                                    const std::vector<CompilerDiagnostic> &diagnostics) {
+  corpus::Finding finding;
+  finding.kind = corpus::FindingKind::kCompileError;
+  finding.essence.Add("family", FamilyName(family));
   for (const auto &diagnostic : diagnostics)
-    if (diagnostic.severity == "error" || diagnostic.severity == "fatal error")
-      return fmt::format("compile-error|{}|{}|{}", FamilyName(family), diagnostic.message_template,
-                         diagnostic.option);
-  return fmt::format("compile-error|{}|no error diagnostic", FamilyName(family));
-}
-
-std::string ExceptionSignature(const std::string &type, const std::string &message,
-                               const std::vector<std::string> &torch_frames) {
-  const std::string first_line = message.substr(0, message.find('\n'));
-  std::string frames;
-  const std::size_t keep = 3;
-  for (std::size_t i = torch_frames.size() > keep ? torch_frames.size() - keep : 0;
-       i < torch_frames.size(); ++i)
-    frames += (frames.empty() ? "" : ">") + torch_frames[i];
-  return fmt::format("exception|{}|{}|{}", type, MessageTemplate(first_line), frames);
+    if (diagnostic.severity == "error" || diagnostic.severity == "fatal error") {
+      finding.essence.Add("message", diagnostic.message).Add("option", diagnostic.option);
+      finding.summary = diagnostic.message;
+      finding.message = diagnostic.message;
+      finding.diagnostic = diagnostic.option;
+      finding.source_lines.push_back({diagnostic.location.file, diagnostic.location.line, ""});
+      return finding;
+    }
+  finding.essence.Add("message", "no error diagnostic");
+  finding.summary = "the compiler failed without an error diagnostic";
+  return finding;
 }
 
 } // namespace parsers

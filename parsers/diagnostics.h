@@ -1,6 +1,7 @@
 #pragma once
 
-#include "parsers/finding.h"
+#include "corpus/finding.h"
+#include "parsers/conflict.h"
 
 #include <string>
 #include <vector>
@@ -29,17 +30,8 @@ std::vector<CompilerDiagnostic> ParseCompilerText(const std::string &text, Compi
 CompilerFamily FamilyOfCompiler(const std::string &program);
 std::string FamilyName(CompilerFamily family);
 
-// A message with what varies between runs taken out: quoted names reduced to their shape,
-// numbers to <N>, paths to <path>, long hex/base32 hashes to <hash>, quote styles unified.
-std::string MessageTemplate(const std::string &message);
-
-// The signature of a failed compile: the family and the first error's template and option.
-std::string CompileErrorSignature(CompilerFamily family,
-                                  const std::vector<CompilerDiagnostic> &diagnostics);
-
-// The signature of an exception torch raised: its type, message template and the innermost
-// torch frames (file:function, which do not vary between runs).
-std::string ExceptionSignature(const std::string &type, const std::string &message,
-                               const std::vector<std::string> &torch_frames);
+// The finding of a failed compile: the family and the first error's message and option.
+corpus::Finding CompileErrorFinding(CompilerFamily family,
+                                    const std::vector<CompilerDiagnostic> &diagnostics);
 
 } // namespace parsers

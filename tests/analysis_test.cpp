@@ -135,7 +135,7 @@ TEST(AnalysisFixtures, EveryAnnotatedFindingAndNothingElse) {
     EXPECT_TRUE(fixture.expects_none != !fixture.expected.empty())
         << "a fixture says EXPECT: none or lists its findings";
     std::vector<TranslationUnitReport> reports;
-    std::vector<Finding> found;
+    std::vector<Conflict> found;
     for (const auto &file : fixture.files) {
       reports.push_back(analyzer.Analyze({.path = file, .clang_args = fixture.flags}));
       EXPECT_TRUE(reports.back().fatal_errors.empty())
@@ -225,24 +225,25 @@ TEST(FlagTranslation, InductorsCapturedCommandKeepsWhatParsingNeeds) {
 }
 
 TEST(FindingSignature, NamesReduceToTheirShape) {
-  EXPECT_EQ(NameShape("tmp_acc0_arr"), "tmp_acc<N>_arr");
-  EXPECT_EQ(NameShape("buf6_scalar"), "buf<N>_scalar");
-  EXPECT_EQ(NameShape("in_out_ptr6"), "in_out_ptr<N>");
-  Finding a{.check = "variable-redeclared",
-            .name = "tmp_acc0_arr",
-            .type = "float[8]",
-            .previous_type = "float[8]",
-            .kernel = "cpp_fused_sum_0"};
-  Finding b = a;
+  EXPECT_EQ(corpus::NameShape("tmp_acc0_arr"), "tmp_acc<N>_arr");
+  EXPECT_EQ(corpus::NameShape("buf6_scalar"), "buf<N>_scalar");
+  EXPECT_EQ(corpus::NameShape("in_out_ptr6"), "in_out_ptr<N>");
+  Conflict a{.check = "variable-redeclared",
+             .name = "tmp_acc0_arr",
+             .type = "float[8]",
+             .previous_type = "float[8]",
+             .kernel = "cpp_fused_sum_0"};
+  Conflict b = a;
   b.name = "tmp_acc3_arr";
   b.kernel = "cpp_fused_sum_7";
   b.location = {"other.cpp", 99, 3};
-  EXPECT_EQ(FindingSignature(a), FindingSignature(b));
+  EXPECT_EQ(corpus::Signature(ToFinding(a)), corpus::Signature(ToFinding(b)));
   b.check = "conflicting-types";
-  EXPECT_NE(FindingSignature(a), FindingSignature(b));
-  Finding shadow{.kind = "shadowing", .check = "shadowed-local", .name = "i"};
-  EXPECT_EQ(FindingSignature(shadow), "");
-  EXPECT_EQ(FindingSignature(shadow, true), "shadowing:shadowed-local:i:|:");
+  EXPECT_NE(corpus::Signature(ToFinding(a)), corpus::Signature(ToFinding(b)));
+  Conflict shadow{.kind = "shadowing", .check = "shadowed-local", .name = "i"};
+  EXPECT_EQ(ToFinding(shadow).kind, corpus::FindingKind::kShadowing);
+  EXPECT_EQ(corpus::Signature(ToFinding(shadow)),
+            "shadowing|check=shadowed-local|name=i|type=|previous_type=|kernel=");
 }
 
 // A venv reinstalled under the cache: the headers a prefix was built from change. The prefix

@@ -50,11 +50,12 @@ TEST(Diagnostics, RealCompilerOutputGivesStableSignatures) {
       ASSERT_FALSE(first.status.Succeeded()) << first.output;
       const auto parsed = ParseCompilerText(first.output, family);
       ASSERT_FALSE(parsed.empty()) << first.output;
-      const auto signature = CompileErrorSignature(family, parsed);
-      EXPECT_EQ(signature, CompileErrorSignature(family, ParseCompilerText(second.output, family)));
+      const auto signature = corpus::Signature(CompileErrorFinding(family, parsed));
+      EXPECT_EQ(signature, corpus::Signature(CompileErrorFinding(
+                               family, ParseCompilerText(second.output, family))));
       EXPECT_EQ(signature.find('/'), std::string::npos) << signature;
       EXPECT_EQ(signature.find_first_of("0123456789"), std::string::npos) << signature;
-      EXPECT_NE(signature.find("compile-error|" + FamilyName(family)), std::string::npos);
+      EXPECT_NE(signature.find("compile-error|family=" + FamilyName(family)), std::string::npos);
       if (family != CompilerFamily::kNvcc) {
         EXPECT_EQ(parsed.front().location.file, (kBroken / fixture).string());
         EXPECT_GT(parsed.front().location.line, 0u);
@@ -76,37 +77,28 @@ TEST(Diagnostics, GccJsonAndTextAgree) {
       ASSERT_FALSE(text.empty());
       EXPECT_EQ(json.front().severity, "error");
       EXPECT_EQ(json.front().location.line, text.front().location.line);
-      EXPECT_EQ(CompileErrorSignature(CompilerFamily::kGcc, json),
-                CompileErrorSignature(CompilerFamily::kGcc, text));
+      EXPECT_EQ(corpus::Signature(CompileErrorFinding(CompilerFamily::kGcc, json)),
+                corpus::Signature(CompileErrorFinding(CompilerFamily::kGcc, text)));
     }
   }
 }
 
 TEST(Diagnostics, TemplatesKeepNameShapesAndDropWhatVaries) {
-  EXPECT_EQ(MessageTemplate("redefinition of \u2018float tmp_acc0_arr [8]\u2019"),
+  EXPECT_EQ(corpus::MessageTemplate("redefinition of \u2018float tmp_acc0_arr [8]\u2019"),
             "redefinition of 'float tmp_acc<N>_arr [<N>]'");
-  EXPECT_EQ(MessageTemplate("redefinition of 'tmp_acc3_arr'"),
-            MessageTemplate("redefinition of 'tmp_acc0_arr'"));
-  EXPECT_EQ(MessageTemplate("/tmp/torchinductor_root/ab/cab12345.cpp: No such file"),
+  EXPECT_EQ(corpus::MessageTemplate("redefinition of 'tmp_acc3_arr'"),
+            corpus::MessageTemplate("redefinition of 'tmp_acc0_arr'"));
+  EXPECT_EQ(corpus::MessageTemplate("/tmp/torchinductor_root/ab/cab12345.cpp: No such file"),
             "<path>: No such file");
-  EXPECT_EQ(MessageTemplate("kernel cq5cdmilhi46ujuypwphc2hz2jgbp6un6cpsxp62qofuaxteshwr failed"),
-            "kernel <hash> failed");
+  EXPECT_EQ(
+      corpus::MessageTemplate("kernel cq5cdmilhi46ujuypwphc2hz2jgbp6un6cpsxp62qofuaxteshwr failed"),
+      "kernel <hash> failed");
   const auto parsed = ParseCompilerText("k.cu(12): error: identifier \"tmp0\" is undefined\n"
                                         "1 error detected in the compilation of \"k.cu\".\n",
                                         CompilerFamily::kNvcc);
   ASSERT_EQ(parsed.size(), 1u);
   EXPECT_EQ(parsed[0].location.line, 12u);
   EXPECT_EQ(parsed[0].severity, "error");
-}
-
-TEST(Diagnostics, ExceptionSignaturesIgnoreAddressesAndPaths) {
-  const auto a = ExceptionSignature(
-      "torch._dynamo.exc.Unsupported", "data dependent at 0x7f3a12 in /tmp/x/y.py line 12",
-      {"_dynamo/a.py:f", "_dynamo/b.py:g", "_dynamo/c.py:h", "x.py:i"});
-  const auto b = ExceptionSignature(
-      "torch._dynamo.exc.Unsupported", "data dependent at 0x7f3a99 in /tmp/z/w.py line 40",
-      {"_dynamo/q.py:f", "_dynamo/b.py:g", "_dynamo/c.py:h", "x.py:i"});
-  EXPECT_EQ(a, b);
 }
 
 } // namespace

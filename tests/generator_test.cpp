@@ -84,7 +84,7 @@ TEST(Generator, GeneratedCasesAreWellFormed) {
       std::int64_t elements = 1;
       for (auto extent : tensor.shape)
         elements *= extent;
-      EXPECT_EQ(static_cast<std::int64_t>(tensor.values.size()), elements) << tensor.name;
+      EXPECT_EQ(static_cast<std::int64_t>(tensor.size()), elements) << tensor.name;
     }
     if (!c.expect_raises.empty()) {
       EXPECT_NE(c.mask_mod->source.find(".item()"), std::string::npos);

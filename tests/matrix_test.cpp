@@ -1,6 +1,7 @@
 // The compiler matrix on real compilers: builds, divergence, loads against torch, compare.
 #include "binary_runner.h"
 #include "corpus/case.h"
+#include "corpus/run_record.h"
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/support/text_file.h"
@@ -105,8 +106,8 @@ protected:
     const auto outcome =
         worker::RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10),
                                 {.record_dir = out / "recordings"});
-    EXPECT_EQ(outcome.status, "pass") << outcome.result.dump(2);
-    worker::WriteCaseArtifacts(out, c, outcome, {});
+    EXPECT_EQ(outcome.Status(), "pass") << outcome.result.dump(2);
+    corpus::WriteRunRecord(out, c, {outcome.status, outcome.finding, outcome.result}, {});
     return out;
   }
 
@@ -128,10 +129,12 @@ TEST_F(MatrixTest, DivergenceNamesTheCompilersOnEachSide) {
   const auto &portable = matrix[0].tu.label.starts_with("gcc-only") ? matrix[1] : matrix[0];
   const auto finding = matrix::DivergenceFinding(gcc_only);
   ASSERT_TRUE(finding.has_value());
-  EXPECT_EQ((*finding)["built_by"], json::array({"g++-12", "g++-11"}));
-  EXPECT_EQ((*finding)["failed_on"], json::array({"clang++-14"}));
-  EXPECT_NE((*finding)["signature"].get<std::string>().find("compile-error|clang|"),
-            std::string::npos);
+  EXPECT_EQ(finding->detail["built_by"], json::array({"g++-12", "g++-11"}));
+  EXPECT_EQ(finding->detail["failed_on"], json::array({"clang++-14"}));
+  EXPECT_EQ(corpus::Signature(*finding).rfind(
+                "compiler-divergence|built=g++-12,g++-11|failed=clang++-14|crashed=|error=", 0),
+            0u)
+      << corpus::Signature(*finding);
   EXPECT_FALSE(matrix::DivergenceFinding(portable).has_value());
   for (const auto &build : portable.builds) {
     EXPECT_TRUE(build.built) << build.compiler << ": " << build.first_error;
@@ -238,14 +241,15 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
   }
   const auto finding = matrix::RuntimeDivergenceFinding(matrix[0]);
   ASSERT_TRUE(finding.has_value()) << matrix::MatrixToJson(matrix).dump(2);
-  EXPECT_EQ((*finding)["differs_on"], json::array({"clang++-14"}));
-  EXPECT_EQ((*finding)["same_as_inductor"], json::array({"g++-12"}));
-  EXPECT_EQ((*finding)["dtype"], "int32");
-  EXPECT_EQ((*finding)["flat_index"], 5);
-  EXPECT_EQ((*finding)["max_abs_error"], 3.0);
-  EXPECT_EQ((*finding)["actual"].get<double>() - (*finding)["expected"].get<double>(), 3.0);
-  EXPECT_EQ((*finding)["mismatched_elements"], 1);
-  EXPECT_NE((*finding)["argument"].get<std::string>().find("argument 0"), std::string::npos)
+  EXPECT_EQ(finding->detail["differs_on"], json::array({"clang++-14"}));
+  EXPECT_EQ(finding->detail["same_as_inductor"], json::array({"g++-12"}));
+  EXPECT_EQ(finding->detail["dtype"], "int32");
+  EXPECT_EQ(finding->detail["flat_index"], 5);
+  EXPECT_EQ(finding->detail["max_abs_error"], 3.0);
+  EXPECT_EQ(finding->detail["actual"].get<double>() - finding->detail["expected"].get<double>(),
+            3.0);
+  EXPECT_EQ(finding->detail["mismatched_elements"], 1);
+  EXPECT_NE(finding->detail["argument"].get<std::string>().find("argument 0"), std::string::npos)
       << "out_ptr0 is the kernel's first parameter";
   for (std::size_t row = 1; row < matrix.size(); ++row) {
     EXPECT_FALSE(matrix::RuntimeDivergenceFinding(matrix[row]).has_value()) << matrix[row].tu.label;
@@ -327,12 +331,12 @@ TEST_F(MatrixTest, FloatResultsAreComparedWithinTheirDtypeTolerance) {
       continue;
     }
     ASSERT_TRUE(finding.has_value()) << matrix::MatrixToJson(matrix).dump(2);
-    EXPECT_EQ((*finding)["differs_on"], json::array({"clang++-14"}));
-    EXPECT_EQ((*finding)["dtype"], "float32");
-    EXPECT_EQ((*finding)["flat_index"], 3);
-    EXPECT_NEAR((*finding)["max_abs_error"].get<double>(), 1.0, 1e-5);
-    EXPECT_EQ((*finding)["mismatched_elements"], 1);
-    EXPECT_NE((*finding)["argument"].get<std::string>().find("argument 7"), std::string::npos)
+    EXPECT_EQ(finding->detail["differs_on"], json::array({"clang++-14"}));
+    EXPECT_EQ(finding->detail["dtype"], "float32");
+    EXPECT_EQ(finding->detail["flat_index"], 3);
+    EXPECT_NEAR(finding->detail["max_abs_error"].get<double>(), 1.0, 1e-5);
+    EXPECT_EQ(finding->detail["mismatched_elements"], 1);
+    EXPECT_NE(finding->detail["argument"].get<std::string>().find("argument 7"), std::string::npos)
         << "output is the template kernel's eighth parameter";
   }
 }

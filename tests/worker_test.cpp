@@ -71,7 +71,7 @@ TEST(ChildProcessTest, EnvironmentOverridesReachTheChildAndTheRestIsInherited) {
 TEST_F(WorkerTest, CausalSeedMatchesEagerAndCapturesRebuildableTranslationUnits) {
   const corpus::Case seed = corpus::LoadCaseFile(kSourceDir / "corpus/seeds/causal-151290.json");
   const worker::CaseOutcome outcome = Run(seed);
-  ASSERT_EQ(outcome.status, "pass") << outcome.result.dump(2);
+  ASSERT_EQ(outcome.Status(), "pass") << outcome.result.dump(2);
   EXPECT_FALSE(outcome.result.contains("mismatches"));
   const json &builds = outcome.result["builds"];
   ASSERT_GE(builds.size(), 1u);
@@ -108,7 +108,7 @@ TEST_F(WorkerTest, ServesThreeCasesThenShutsDownCleanly) {
   };
   for (const auto &c : cases) {
     const auto outcome = Run(c);
-    EXPECT_EQ(outcome.status, "pass") << c.name << outcome.result.dump(2);
+    EXPECT_EQ(outcome.Status(), "pass") << c.name << outcome.result.dump(2);
     EXPECT_GE(outcome.result["builds"].size(), 1u) << c.name;
   }
   EXPECT_EQ(worker_->Pid(), pid) << "one worker process serves every case";
@@ -121,8 +121,8 @@ TEST_F(WorkerTest, ServesThreeCasesThenShutsDownCleanly) {
 
 TEST_F(WorkerTest, SyntaxErrorInTheMaskIsAnExceptionResult) {
   const auto outcome = Run(SmallCase("syntax", "    return q_idx >= = kv_idx\n"));
-  EXPECT_EQ(outcome.status, "finding");
-  EXPECT_EQ(outcome.kind, "exception");
+  EXPECT_EQ(outcome.Status(), "finding");
+  EXPECT_EQ(outcome.Kind(), "exception");
   EXPECT_EQ(outcome.result["exception"]["type"], "builtins.SyntaxError");
   EXPECT_EQ(outcome.result["phase"], "define");
   EXPECT_EQ(
@@ -140,11 +140,11 @@ TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {
   const auto outcome = Run(
       SmallCase("sleeps", "    import time\n    time.sleep(120)\n    return q_idx >= kv_idx\n"));
   killer.join();
-  EXPECT_EQ(outcome.kind, "crash") << outcome.result.dump(2);
+  EXPECT_EQ(outcome.Kind(), "crash") << outcome.result.dump(2);
   EXPECT_NE(outcome.result["detail"].get<std::string>().find("signal 9"), std::string::npos);
 
   const auto next = Run(SmallCase("after-crash", "    return q_idx >= kv_idx\n"));
-  EXPECT_EQ(next.status, "pass") << next.result.dump(2);
+  EXPECT_EQ(next.Status(), "pass") << next.result.dump(2);
   EXPECT_EQ(worker_->processes_started(), started + 1);
   EXPECT_NE(worker_->Pid(), pid);
 }
@@ -152,7 +152,7 @@ TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {
 TEST_F(WorkerTest, CaseRunningPastItsTimeoutIsStopped) {
   const auto outcome = Run(
       SmallCase("hangs", "    import time\n    time.sleep(600)\n    return q_idx >= kv_idx\n"), 5s);
-  EXPECT_EQ(outcome.kind, "timeout") << outcome.result.dump(2);
+  EXPECT_EQ(outcome.Kind(), "timeout") << outcome.result.dump(2);
 }
 
 } // namespace

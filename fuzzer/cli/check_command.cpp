@@ -1,5 +1,6 @@
 #include "fuzzer/cli/check_command.h"
 
+#include "corpus/run_record.h"
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
@@ -23,39 +24,19 @@ using nlohmann::json;
 
 constexpr std::size_t kLargestSource = 16 << 20;
 
+// A captured command with the paths its sources go by: captured and stored, absolute.
 struct CommandEntry {
-  std::vector<std::string> argv;
-  std::set<std::string> source_paths; // captured and stored, as absolute paths
-  std::string output;                 // -o
-  std::vector<std::string> inputs;    // non-flag arguments
+  corpus::CompileCommand command;
+  std::set<std::string> source_paths;
 };
 
 std::vector<CommandEntry> LoadCommands(const std::filesystem::path &path) {
-  const auto document =
-      json::parse(support::ReadTextFile(path, "commands file", kLargestSource), nullptr, false);
-  if (!document.is_array())
-    throw support::InputError(
-        fmt::format("{} is not a commands.json (a JSON list as run-case writes)", path.string()));
   std::vector<CommandEntry> entries;
-  for (const auto &item : document) {
-    if (!item.is_object() || !item.contains("argv") || !item["argv"].is_array())
-      throw support::InputError(
-          fmt::format("{}: every entry needs an \"argv\" list", path.string()));
-    CommandEntry entry;
-    entry.argv = item["argv"].get<std::vector<std::string>>();
-    for (const auto &source : item.value("sources", json::array())) {
-      if (source.contains("captured_path"))
-        entry.source_paths.insert(source["captured_path"].get<std::string>());
-      if (source.contains("stored"))
-        entry.source_paths.insert(std::filesystem::weakly_canonical(
-                                      path.parent_path() / source["stored"].get<std::string>())
-                                      .string());
-    }
-    for (std::size_t i = 1; i < entry.argv.size(); ++i) {
-      if (entry.argv[i] == "-o" && i + 1 < entry.argv.size())
-        entry.output = entry.argv[++i];
-      else if (!entry.argv[i].starts_with("-"))
-        entry.inputs.push_back(entry.argv[i]);
+  for (auto &command : corpus::ReadCommandsFile(path)) {
+    CommandEntry entry{.command = std::move(command)};
+    for (const auto &source : entry.command.sources) {
+      entry.source_paths.insert(source.captured_path);
+      entry.source_paths.insert(std::filesystem::weakly_canonical(source.stored).string());
     }
     entries.push_back(std::move(entry));
   }
@@ -85,7 +66,7 @@ std::string Where(const parsers::SourcePosition &p) {
   return fmt::format("{}:{}:{}", p.file, p.line, p.column);
 }
 
-json Sarif(const std::vector<parsers::Finding> &findings) {
+json Sarif(const std::vector<parsers::Conflict> &findings) {
   std::map<std::string, json> rules;
   json results = json::array();
   auto location = [](const parsers::SourcePosition &p) {
@@ -99,12 +80,13 @@ json Sarif(const std::vector<parsers::Finding> &findings) {
     rules[finding.check] = {{"id", finding.check},
                             {"name", finding.check},
                             {"shortDescription", {{"text", finding.kind + ": " + finding.check}}}};
-    json result = {{"ruleId", finding.check},
-                   {"level", finding.severity == "error" ? "error" : "warning"},
-                   {"message", {{"text", finding.message}}},
-                   {"locations", json::array({location(finding.location)})},
-                   {"partialFingerprints",
-                    {{"inductorFuzzSignature/v1", parsers::FindingSignature(finding)}}}};
+    json result = {
+        {"ruleId", finding.check},
+        {"level", finding.severity == "error" ? "error" : "warning"},
+        {"message", {{"text", finding.message}}},
+        {"locations", json::array({location(finding.location)})},
+        {"partialFingerprints",
+         {{"inductorFuzzSignature/v1", corpus::Signature(parsers::ToFinding(finding))}}}};
     if (finding.previous.line)
       result["relatedLocations"] = json::array({location(finding.previous)});
     results.push_back(result);
@@ -154,7 +136,7 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
       throw support::InputError(fmt::format("{} is not a source of any command in {}",
                                             file.string(), options.commands->string()));
     if (entry) {
-      input.clang_args = parsers::TranslateForClang(entry->argv).clang_args;
+      input.clang_args = parsers::TranslateForClang(entry->command.argv).clang_args;
     } else if (!options.compile_args.empty()) {
       std::vector<std::string> argv = {"c++"};
       argv.insert(argv.end(), options.compile_args.begin(), options.compile_args.end());
@@ -167,7 +149,7 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
       by_command[entry].push_back(reports.size() - 1);
   }
 
-  std::vector<parsers::Finding> findings;
+  std::vector<parsers::Conflict> findings;
   for (const auto &report : reports)
     findings.insert(findings.end(), report.findings.begin(), report.findings.end());
   // Units linked together: every file (--linked), or the sources whose objects one captured
@@ -180,9 +162,9 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
   }
   for (const auto &link : commands) {
     std::vector<std::size_t> group;
-    for (const auto &input : link.inputs)
+    for (const auto &input : link.command.Inputs())
       for (const auto &[compile, indices] : by_command)
-        if (!compile->output.empty() && compile->output == input)
+        if (!compile->command.Output().empty() && compile->command.Output() == input)
           group.insert(group.end(), indices.begin(), indices.end());
     if (group.size() > 1)
       groups.push_back(group);
@@ -204,7 +186,7 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
       const auto canonical = std::filesystem::weakly_canonical(file).string();
       for (const auto &candidate : commands)
         if (candidate.source_paths.contains(canonical))
-          tu.argv = candidate.argv;
+          tu.argv = candidate.command.argv;
       if (tu.argv.empty()) {
         tu.argv = {"c++"};
         tu.argv.insert(tu.argv.end(), options.compile_args.begin(), options.compile_args.end());
@@ -219,8 +201,12 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
     std::error_code ignored;
     std::filesystem::remove_all(scratch, ignored);
     for (const auto &row : matrix)
-      if (auto finding = matrix::DivergenceFinding(row))
-        divergences.push_back(*finding);
+      if (auto finding = matrix::DivergenceFinding(row)) {
+        json divergence = finding->detail;
+        divergence["kind"] = corpus::KindName(finding->kind);
+        divergence["signature"] = corpus::Signature(*finding);
+        divergences.push_back(divergence);
+      }
   }
 
   std::size_t errors = divergences.size();
@@ -232,7 +218,7 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
                      {"compiler_divergence", divergences},
                      {"files", json::array()}};
     for (const auto &finding : findings)
-      document["findings"].push_back(parsers::FindingToJson(finding));
+      document["findings"].push_back(parsers::ConflictToJson(finding));
     for (const auto &report : reports)
       document["files"].push_back({{"file", report.display_name},
                                    {"seconds", report.seconds},

@@ -192,7 +192,7 @@ int RunCommandLine(int argc, char **argv) {
       return DoctorCommand(doctor, paths, std::cout);
   } catch (const support::InputError &error) {
     std::cerr << "inductor-fuzz: " << error.what() << "\n";
-  } catch (const worker::WorkerStartError &error) {
+  } catch (const support::WorkerStartError &error) {
     std::cerr << "inductor-fuzz: " << error.what() << "\n";
   } catch (const std::exception &error) {
     std::cerr << "inductor-fuzz: internal error: " << error.what() << "\n";

@@ -141,7 +141,7 @@ int DoctorCommand(const DoctorOptions &options, const support::ToolPaths &paths,
                                                 .log_file = scratch / "worker.log"});
     const auto reply = worker.Request({{"op", "info"}}, 120s);
     if (reply.status != worker::ReplyStatus::kOk)
-      throw worker::WorkerStartError(reply.detail);
+      throw support::WorkerStartError(reply.detail);
     const json info = reply.message.at("info");
     report.update(info);
     report["libtorch_copies"] = info["libtorch_cpu_copies"].size();
@@ -163,7 +163,7 @@ int DoctorCommand(const DoctorOptions &options, const support::ToolPaths &paths,
       builds.push_back(std::async(std::launch::async, BuildProbe, probe, scratch));
     for (auto &build : builds)
       report["compilers"].push_back(build.get());
-  } catch (const worker::WorkerStartError &error) {
+  } catch (const support::WorkerStartError &error) {
     report["torch_version"] = nullptr;
     report["libtorch_copies"] = 0;
     problems.push_back(error.what());

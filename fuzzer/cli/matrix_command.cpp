@@ -1,6 +1,7 @@
 #include "fuzzer/cli/matrix_command.h"
 
 #include "corpus/case.h"
+#include "corpus/run_record.h"
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/support/text_file.h"
@@ -74,7 +75,8 @@ std::string Shorten(const std::string &label, std::size_t width) {
   return label.size() <= width ? label : label.substr(0, width - 3) + "...";
 }
 
-std::string RuntimeFindingLine(const json &finding) {
+std::string RuntimeFindingLine(const corpus::Finding &runtime_finding) {
+  const json &finding = runtime_finding.detail;
   std::string line =
       fmt::format("runtime-divergence: {}: differs on {} (same as Inductor's build on {})",
                   finding.value("tu", ""),
@@ -91,6 +93,11 @@ std::string RuntimeFindingLine(const json &finding) {
   else
     line += fmt::format("; {} {}", finding.value("compiler", ""), finding.value("how", ""));
   return line + "\n";
+}
+
+json RuntimeFindingJson(const matrix::TuMatrix &row) {
+  const auto finding = matrix::RuntimeDivergenceFinding(row);
+  return finding ? corpus::FindingToJson(*finding) : json(nullptr);
 }
 
 // How much of the matrix ran on recorded inputs, and why the rest did not.
@@ -143,11 +150,18 @@ std::vector<std::filesystem::path> CaptureCases(const std::vector<std::filesyste
       continue;
     }
     folders.push_back(entry);
-    for (const auto &file : std::filesystem::recursive_directory_iterator(entry))
-      if (file.path().extension() == ".json" && file.path().filename() != "commands.json" &&
-          file.path().filename() != "result.json" && file.path().filename() != "case.json" &&
-          !std::filesystem::exists(file.path().parent_path() / "commands.json"))
-        case_files.push_back(file.path());
+    // Run records (folders with commands.json) are replayed as they are; every other .json
+    // file is a case, and one that is not fails with its reader's message.
+    for (auto it = std::filesystem::recursive_directory_iterator(entry);
+         it != std::filesystem::recursive_directory_iterator(); ++it) {
+      if (it->is_directory() && std::filesystem::exists(it->path() / "commands.json")) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (it->path().extension() == ".json" &&
+          !std::filesystem::exists(it->path().parent_path() / "commands.json"))
+        case_files.push_back(it->path());
+    }
   }
   if (case_files.empty())
     return folders;
@@ -160,7 +174,8 @@ std::vector<std::filesystem::path> CaptureCases(const std::vector<std::filesyste
     const auto outcome =
         worker::RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10),
                                 {.record_dir = out / "recordings"});
-    worker::WriteCaseArtifacts(out, c, outcome, {{"tool_version", support::ToolVersion()}});
+    corpus::WriteRunRecord(out, c, {outcome.status, outcome.finding, outcome.result},
+                           {{"tool_version", support::ToolVersion()}});
     folders.push_back(out);
   }
   return folders;
@@ -202,20 +217,19 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
   for (const auto &row : matrix) {
     if (auto finding = matrix::DivergenceFinding(row)) {
       ++findings;
+      const json &detail = finding->detail;
       out << fmt::format("compiler-divergence: {}: builds with {}, fails with {}{}\n", row.tu.label,
-                         fmt::join((*finding)["built_by"].get<std::vector<std::string>>(), ", "),
-                         fmt::join((*finding)["failed_on"].get<std::vector<std::string>>(), ", "),
-                         (*finding)["crashed"].empty() ? "" : " (compiler crashed)");
+                         fmt::join(detail["built_by"].get<std::vector<std::string>>(), ", "),
+                         fmt::join(detail["failed_on"].get<std::vector<std::string>>(), ", "),
+                         detail["crashed"].empty() ? "" : " (compiler crashed)");
       for (const auto &build : row.builds)
         if (!build.built)
           out << fmt::format("  {}: {}\n", build.compiler, build.first_error);
     }
-    for (const auto &build : row.builds)
-      if (!build.load_error.empty()) {
-        ++findings;
-        out << fmt::format("load-error: {} built by {}: {}\n", row.tu.label, build.compiler,
-                           build.load_error);
-      }
+    for (const auto &finding : matrix::LoadErrorFindings(row)) {
+      ++findings;
+      out << "load-error: " << finding.summary << "\n";
+    }
     if (auto finding = matrix::RuntimeDivergenceFinding(row)) {
       ++findings;
       out << RuntimeFindingLine(*finding);
@@ -289,30 +303,29 @@ int CompareCommand(const CompareOptions &options, const support::ToolPaths &path
           verdict = "new-warnings";
     }
     ++counts[verdict];
-    rows.push_back(
-        {{"tu", row.tu.label},
-         {"verdict", verdict},
-         {"baseline",
-          {{"built", old_build.built},
-           {"seconds", old_build.seconds},
-           {"object_size", old_build.object_size},
-           {"first_error", old_build.first_error},
-           {"warnings", old_build.warnings.size()},
-           {"load_error", old_build.load_error},
-           {"runtime", old_build.runtime}}},
-         {"candidate",
-          {{"built", new_build.built},
-           {"seconds", new_build.seconds},
-           {"object_size", new_build.object_size},
-           {"first_error", new_build.first_error},
-           {"warnings", new_build.warnings.size()},
-           {"load_error", new_build.load_error},
-           {"runtime", new_build.runtime}}},
-         {"reference_runtime", row.reference_runtime},
-         {"runtime_finding", matrix::RuntimeDivergenceFinding(row).value_or(json(nullptr))},
-         {"compile_seconds_delta", new_build.seconds - old_build.seconds},
-         {"object_size_delta", static_cast<long long>(new_build.object_size) -
-                                   static_cast<long long>(old_build.object_size)}});
+    rows.push_back({{"tu", row.tu.label},
+                    {"verdict", verdict},
+                    {"baseline",
+                     {{"built", old_build.built},
+                      {"seconds", old_build.seconds},
+                      {"object_size", old_build.object_size},
+                      {"first_error", old_build.first_error},
+                      {"warnings", old_build.warnings.size()},
+                      {"load_error", old_build.load_error},
+                      {"runtime", old_build.runtime}}},
+                    {"candidate",
+                     {{"built", new_build.built},
+                      {"seconds", new_build.seconds},
+                      {"object_size", new_build.object_size},
+                      {"first_error", new_build.first_error},
+                      {"warnings", new_build.warnings.size()},
+                      {"load_error", new_build.load_error},
+                      {"runtime", new_build.runtime}}},
+                    {"reference_runtime", row.reference_runtime},
+                    {"runtime_finding", RuntimeFindingJson(row)},
+                    {"compile_seconds_delta", new_build.seconds - old_build.seconds},
+                    {"object_size_delta", static_cast<long long>(new_build.object_size) -
+                                              static_cast<long long>(old_build.object_size)}});
   }
   auto count = [&counts](const char *verdict) {
     const auto found = counts.find(verdict);
@@ -335,7 +348,7 @@ int CompareCommand(const CompareOptions &options, const support::ToolPaths &path
   out << RuntimeSummary(matrix);
   for (const auto &row : rows)
     if (!row["runtime_finding"].is_null())
-      out << RuntimeFindingLine(row["runtime_finding"]);
+      out << RuntimeFindingLine(corpus::FindingFromJson(row["runtime_finding"]));
 
   if (options.report_dir) {
     std::filesystem::create_directories(*options.report_dir);
@@ -359,8 +372,9 @@ int CompareCommand(const CompareOptions &options, const support::ToolPaths &path
       junit += fmt::format("  <testcase classname=\"compare\" name=\"{}\" time=\"{:.3f}\">",
                            XmlEscape(tu), row["candidate"]["seconds"].get<double>());
       if (verdict == "runtime-differs")
-        junit += fmt::format("<failure message=\"{}\">{}</failure>", verdict,
-                             XmlEscape(RuntimeFindingLine(row["runtime_finding"])));
+        junit += fmt::format(
+            "<failure message=\"{}\">{}</failure>", verdict,
+            XmlEscape(RuntimeFindingLine(corpus::FindingFromJson(row["runtime_finding"]))));
       else if (verdict == "regression" || verdict == "load-regression")
         junit += fmt::format("<failure message=\"{}\">{}</failure>", verdict,
                              XmlEscape(row["candidate"]["first_error"].get<std::string>() +
@@ -374,7 +388,8 @@ int CompareCommand(const CompareOptions &options, const support::ToolPaths &path
     std::string runtime_findings;
     for (const auto &row : rows)
       if (!row["runtime_finding"].is_null())
-        runtime_findings += "- " + RuntimeFindingLine(row["runtime_finding"]);
+        runtime_findings +=
+            "- " + RuntimeFindingLine(corpus::FindingFromJson(row["runtime_finding"]));
     markdown +=
         fmt::format("\n## Runtime\n\n{}\n{}", RuntimeSummary(matrix),
                     runtime_findings.empty() ? "No runtime difference.\n" : runtime_findings);

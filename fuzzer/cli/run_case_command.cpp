@@ -1,6 +1,7 @@
 #include "fuzzer/cli/run_case_command.h"
 
 #include "corpus/case.h"
+#include "corpus/run_record.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
 #include "fuzzer/worker/case_runner.h"
@@ -25,13 +26,14 @@ const std::set<std::string> kOutputEntries = {"result.json", "case.json", "comma
 void PrepareOutputFolder(const std::filesystem::path &out_dir) {
   if (std::filesystem::exists(out_dir)) {
     if (!std::filesystem::is_directory(out_dir))
-      throw support::InputError(fmt::format("--out {} exists and is not a folder", out_dir.string()));
+      throw support::InputError(
+          fmt::format("--out {} exists and is not a folder", out_dir.string()));
     for (const auto &entry : std::filesystem::directory_iterator(out_dir)) {
       const auto name = entry.path().filename().string();
       if (!kOutputEntries.contains(name) && !name.starts_with("."))
         throw support::InputError(fmt::format("--out {} holds {}, which run-case did not write; "
-                                     "choose an empty or new folder",
-                                     out_dir.string(), name));
+                                              "choose an empty or new folder",
+                                              out_dir.string(), name));
     }
   }
 }
@@ -46,24 +48,25 @@ void ClearPreviousRun(const std::filesystem::path &out_dir) {
 
 } // namespace
 
-int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &paths,
+                   std::ostream &out) {
   const corpus::Case c = corpus::LoadCaseFile(options.case_file);
   const auto out_dir = std::filesystem::absolute(options.out_dir);
   PrepareOutputFolder(out_dir);
   std::filesystem::create_directories(out_dir);
   worker::Worker worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
-                              .venv = paths.venv,
-                              .scratch_dir = out_dir / "scratch",
-                              .log_file = out_dir / "worker.log"});
+                                              .venv = paths.venv,
+                                              .scratch_dir = out_dir / "scratch",
+                                              .log_file = out_dir / "worker.log"});
   const json ready = worker.Ready();
   ClearPreviousRun(out_dir);
   out << fmt::format("run-case {}: torch {}, worker pid {}\n", c.name,
                      ready.value("torch_version", "?"), ready.value("pid", 0));
   const auto started = std::chrono::steady_clock::now();
-  const worker::CaseOutcome outcome =
-      worker::RunCaseOnWorker(worker, c, out_dir / "inductor-cache",
-                      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
-                      {.record_dir = out_dir / "recordings"});
+  const worker::CaseOutcome outcome = worker::RunCaseOnWorker(
+      worker, c, out_dir / "inductor-cache",
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
+      {.record_dir = out_dir / "recordings"});
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   json provenance = {{"tool_version", support::ToolVersion()},
@@ -71,8 +74,17 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
                      {"command_line", options.command_line},
                      {"case_provenance", c.provenance},
                      {"wall_seconds", seconds}};
-  worker::WriteCaseArtifacts(out_dir, c, outcome, provenance);
+  corpus::WriteRunRecord(out_dir, c, {outcome.status, outcome.finding, outcome.result}, provenance);
   std::filesystem::remove_all(out_dir / "scratch");
+
+  if (outcome.status == corpus::CaseStatus::kInvalidCase) {
+    const json exception = outcome.result.value("exception", json::object());
+    throw support::InputError(fmt::format(
+        "{}: the case is broken, not a finding: eager failed in phase '{}' with {}: {}; fix the "
+        "case (see {}/result.json)",
+        options.case_file.string(), outcome.result.value("phase", "?"),
+        exception.value("type", "?"), exception.value("normalized_message", ""), out_dir.string()));
+  }
 
   std::size_t builds = 0;
   std::set<std::string> compilers;
@@ -81,20 +93,18 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
       ++builds;
       compilers.insert(build["compiler"].value("version", "?"));
     }
-  out << fmt::format("  result: {}{}\n", outcome.status,
-                     outcome.kind.empty() ? "" : " (" + outcome.kind + ")");
-  if (outcome.result.contains("exception"))
-    out << fmt::format("  exception: {}: {}\n", outcome.result["exception"].value("type", "?"),
-                       outcome.result["exception"].value("normalized_message", ""));
-  if (outcome.result.contains("detail"))
-    out << "  " << outcome.result["detail"].get<std::string>() << "\n";
-  if (!outcome.result.value("signature", "").empty())
-    out << "  signature: " << outcome.result["signature"].get<std::string>() << "\n";
+  out << fmt::format("  result: {}{}\n", corpus::StatusName(outcome.status),
+                     outcome.finding ? fmt::format(" ({})", corpus::KindName(outcome.finding->kind))
+                                     : "");
+  if (outcome.finding) {
+    out << "  " << outcome.finding->summary << "\n";
+    out << "  signature: " << corpus::Signature(*outcome.finding) << "\n";
+  }
   out << fmt::format(
       "  captured {} compile command(s) with {}; {:.1f} s\n", builds,
       compilers.empty() ? "no compiler" : fmt::format("{}", fmt::join(compilers, ", ")), seconds);
   out << fmt::format("  wrote {}/result.json\n", out_dir.string());
-  return outcome.status == "finding" ? 1 : 0;
+  return outcome.finding ? support::kExitFindings : support::kExitNothingFound;
 }
 
 } // namespace fuzzer::cli

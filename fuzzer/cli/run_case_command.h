@@ -18,6 +18,7 @@ struct RunCaseOptions {
 
 // `inductor-fuzz run-case`: exit 0 pass, 1 finding. Throws InputError for unusable input and
 // WorkerStartError when no worker can run it (both exit 2).
-int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &paths, std::ostream &out);
+int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &paths,
+                   std::ostream &out);
 
 } // namespace fuzzer::cli

@@ -108,17 +108,29 @@ Structure Builder::DrawStructure() {
   }
   s.data_dependent = !s.mask_parts.empty() && Chance("p_data_dependent", "data_dependent");
 
-  const std::string threads = Draw("cpp.threads");
-  s.knobs.cpp_threads = std::stoi(threads);
-  const std::string simdlen = Draw("cpp.simdlen");
-  if (simdlen != "auto")
-    s.knobs.cpp_simdlen = std::stoi(simdlen);
-  s.knobs.cpp_wrapper = Chance("p_cpp_wrapper", "cpp_wrapper:true");
-  s.knobs.dynamic = Chance("p_dynamic", "dynamic:true");
-  s.knobs.max_autotune = Chance("p_max_autotune", "max_autotune:true");
-  s.knobs.freezing = Chance("p_freezing", "freezing:true");
-  s.knobs.enable_loop_tail_vec = !Chance("p_loop_tail_vec_off", "cpp.enable_loop_tail_vec:false");
-  s.knobs.dynamic_threads = Chance("p_dynamic_threads", "cpp.dynamic_threads:true");
+  // Knobs in the table's order: numbers from the category named after the knob, flags flipped
+  // from their default with the knob's probability.
+  const corpus::InductorKnobs defaults;
+  for (const auto &knob : corpus::InductorKnobTable()) {
+    const std::string name(knob.name);
+    switch (knob.type) {
+    case corpus::KnobType::kInt:
+      s.knobs.*knob.number = std::stoi(Draw(name));
+      break;
+    case corpus::KnobType::kOptionalInt:
+      if (const std::string value = Draw(name); value != "auto")
+        s.knobs.*knob.optional_number = std::stoi(value);
+      break;
+    case corpus::KnobType::kBool: {
+      const bool flipped = !(defaults.*knob.flag);
+      s.knobs.*knob.flag = Chance(std::string(knob.policy_probability),
+                                  fmt::format("{}:{}", name, flipped ? "true" : "false"))
+                               ? flipped
+                               : defaults.*knob.flag;
+      break;
+    }
+    }
+  }
   return s;
 }
 
@@ -136,9 +148,13 @@ std::string Builder::AddTable(const std::string &stem, const std::string &dtype,
                               std::int64_t length,
                               const std::function<double(std::int64_t)> &value) {
   const std::string name = fmt::format("{}_{}", stem, case_->tensors.size());
-  corpus::CapturedTensor tensor{name, dtype, {length}, {}};
-  for (std::int64_t i = 0; i < length; ++i)
-    tensor.values.push_back(value(i));
+  corpus::CapturedTensor tensor{name, dtype, {length}, {}, {}};
+  for (std::int64_t i = 0; i < length; ++i) {
+    if (dtype == "float32")
+      tensor.reals.push_back(value(i));
+    else
+      tensor.integers.push_back(static_cast<std::int64_t>(value(i)));
+  }
   case_->tensors.push_back(std::move(tensor));
   return name;
 }

@@ -170,7 +170,7 @@ TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOption
     }
   }
   if (!build.built) {
-    build.signature = parsers::CompileErrorSignature(family, diagnostics);
+    build.signature = corpus::Signature(parsers::CompileErrorFinding(family, diagnostics));
     if (build.first_error.empty()) // a crash or a link error prints no file:line diagnostic
       build.first_error = result.output.substr(0, result.output.find('\n'));
   }
@@ -180,34 +180,21 @@ TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOption
 } // namespace
 
 std::vector<CapturedTu> LoadCapturedTus(const std::vector<std::filesystem::path> &roots) {
-  std::vector<std::filesystem::path> folders;
-  for (const auto &root : roots) {
-    if (std::filesystem::exists(root / "commands.json"))
-      folders.push_back(root);
-    else if (std::filesystem::is_directory(root))
-      for (const auto &entry : std::filesystem::recursive_directory_iterator(root))
-        if (entry.path().filename() == "commands.json")
-          folders.push_back(entry.path().parent_path());
-  }
-  std::sort(folders.begin(), folders.end());
   std::vector<CapturedTu> tus;
-  for (const auto &folder : folders) {
-    const auto commands = json::parse(std::ifstream(folder / "commands.json"), nullptr, false);
-    if (!commands.is_array())
-      continue;
-    for (const auto &command : commands)
-      for (const auto &source : command.value("sources", json::array())) {
-        CapturedTu tu{.label = folder.filename().string() + "/" + source.value("stored", ""),
-                      .source = std::filesystem::absolute(folder / source.value("stored", "")),
-                      .argv = command.value("argv", std::vector<std::string>{})};
-        if (command.contains("recording")) {
-          tu.recording = std::filesystem::absolute(folder / command.value("recording", ""));
-          tu.entry = command.value("entry", "kernel");
-          tu.reference_module = corpus::OutputOfCommand(tu.argv);
+  for (const auto &folder : corpus::FindRunRecords(roots))
+    for (const auto &command : corpus::ReadCommandsFile(folder / "commands.json"))
+      for (const auto &source : command.sources) {
+        CapturedTu tu{.label = folder.filename().string() + "/" +
+                               source.stored.lexically_relative(folder).string(),
+                      .source = source.stored,
+                      .argv = command.argv};
+        if (!command.recording.empty()) {
+          tu.recording = command.recording;
+          tu.entry = command.entry;
+          tu.reference_module = command.Output();
         }
         tus.push_back(std::move(tu));
       }
-  }
   return tus;
 }
 
@@ -340,7 +327,7 @@ void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker) {
     }
 }
 
-std::optional<json> DivergenceFinding(const TuMatrix &row) {
+std::optional<corpus::Finding> DivergenceFinding(const TuMatrix &row) {
   std::vector<std::string> built, failed, crashed;
   for (const auto &build : row.builds) {
     if (build.compiler_crashed)
@@ -349,18 +336,46 @@ std::optional<json> DivergenceFinding(const TuMatrix &row) {
   }
   if ((built.empty() || failed.empty()) && crashed.empty())
     return std::nullopt;
-  std::set<std::string> signatures;
+  corpus::Finding finding;
+  finding.kind = corpus::FindingKind::kCompilerDivergence;
+  finding.essence.Add("built", fmt::format("{}", fmt::join(built, ",")))
+      .Add("failed", fmt::format("{}", fmt::join(failed, ",")))
+      .Add("crashed", fmt::format("{}", fmt::join(crashed, ",")));
   for (const auto &build : row.builds)
     if (!build.built)
-      signatures.insert(build.signature);
-  return json{
-      {"kind", "compiler-divergence"},
-      {"tu", row.tu.label},
-      {"built_by", built},
-      {"failed_on", failed},
-      {"crashed", crashed},
-      {"signature", fmt::format("compiler-divergence|built:{}|failed:{}|{}", fmt::join(built, ","),
-                                fmt::join(failed, ","), fmt::join(signatures, ";"))}};
+      finding.essence.Add("error", build.first_error);
+  finding.summary = fmt::format("{} builds with {}, fails with {}", row.tu.label,
+                                fmt::join(built, ", "), fmt::join(failed, ", "));
+  finding.compilers = failed;
+  finding.subject = row.tu.label;
+  finding.detail = {
+      {"tu", row.tu.label}, {"built_by", built}, {"failed_on", failed}, {"crashed", crashed}};
+  return finding;
+}
+
+std::vector<corpus::Finding> LoadErrorFindings(const TuMatrix &row) {
+  static const std::regex undefined(R"(undefined symbol: (.+))");
+  std::vector<corpus::Finding> findings;
+  for (const auto &build : row.builds) {
+    if (build.load_error.empty())
+      continue;
+    corpus::Finding finding;
+    finding.kind = corpus::FindingKind::kLoadError;
+    std::smatch match;
+    const std::string what = build.load_error.starts_with("ABI mismatch") ? "abi-mismatch"
+                             : std::regex_search(build.load_error, match, undefined)
+                                 ? "undefined symbol: " + std::string(match[1])
+                                 : build.load_error;
+    finding.essence.Add("compiler", build.compiler).Add("symbol", what);
+    finding.summary = fmt::format("{} built by {} does not load: {}", row.tu.label, build.compiler,
+                                  build.load_error);
+    finding.message = build.load_error;
+    finding.compilers = {build.compiler};
+    finding.subject = row.tu.label;
+    finding.detail = {{"tu", row.tu.label}, {"compiler", build.compiler}};
+    findings.push_back(std::move(finding));
+  }
+  return findings;
 }
 
 json MatrixToJson(const std::vector<TuMatrix> &matrix) {
@@ -389,9 +404,14 @@ json MatrixToJson(const std::vector<TuMatrix> &matrix) {
                   {"reference_runtime", row.reference_runtime},
                   {"builds", builds}};
     if (auto finding = DivergenceFinding(row))
-      entry["finding"] = *finding;
+      entry["finding"] = corpus::FindingToJson(*finding);
     if (auto finding = RuntimeDivergenceFinding(row))
-      entry["runtime_finding"] = *finding;
+      entry["runtime_finding"] = corpus::FindingToJson(*finding);
+    json load_errors = json::array();
+    for (const auto &finding : LoadErrorFindings(row))
+      load_errors.push_back(corpus::FindingToJson(finding));
+    if (!load_errors.empty())
+      entry["load_findings"] = load_errors;
     rows.push_back(entry);
   }
   return rows;

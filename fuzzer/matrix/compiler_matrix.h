@@ -1,5 +1,6 @@
 #pragma once
 
+#include "corpus/finding.h"
 #include "fuzzer/matrix/compiler_flags.h"
 #include "fuzzer/matrix/compilers.h"
 
@@ -86,7 +87,10 @@ void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker);
 int CxxAbiOf(const std::vector<std::string> &argv);
 
 // A compiler-divergence finding when some compilers build the TU and others do not (or crash).
-std::optional<nlohmann::json> DivergenceFinding(const TuMatrix &row);
+std::optional<corpus::Finding> DivergenceFinding(const TuMatrix &row);
+
+// A load-error finding for every build that did not load: the undefined symbol or the ABI.
+std::vector<corpus::Finding> LoadErrorFindings(const TuMatrix &row);
 
 std::string Demangle(const std::string &symbol);
 

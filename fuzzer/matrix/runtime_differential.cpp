@@ -89,7 +89,7 @@ void ReplayRecordedCalls(std::vector<TuMatrix> &matrix, worker::Worker &worker,
   }
 }
 
-std::optional<json> RuntimeDivergenceFinding(const TuMatrix &row) {
+std::optional<corpus::Finding> RuntimeDivergenceFinding(const TuMatrix &row) {
   std::vector<std::string> same, differs;
   const TuBuild *worst = nullptr;
   for (const auto &build : row.builds) {
@@ -119,10 +119,18 @@ std::optional<json> RuntimeDivergenceFinding(const TuMatrix &row) {
   } else {
     finding["detail"] = worst->runtime_detail.value("detail", json(""));
   }
-  finding["signature"] =
-      fmt::format("runtime-divergence|same:{}|differs:{}|{}|{}", fmt::join(same, ","),
-                  fmt::join(differs, ","), worst->runtime, dtype);
-  return finding;
+  corpus::Finding result;
+  result.kind = corpus::FindingKind::kRuntimeDivergence;
+  result.essence.Add("same", fmt::format("{}", fmt::join(same, ",")))
+      .Add("differs", fmt::format("{}", fmt::join(differs, ",")))
+      .Add("how", worst->runtime)
+      .Add("dtype", dtype);
+  result.summary = fmt::format("{} computes differently on {} than Inductor's build", row.tu.label,
+                               fmt::join(differs, ", "));
+  result.compilers = differs;
+  result.subject = row.tu.label;
+  result.detail = finding;
+  return result;
 }
 
 } // namespace fuzzer::matrix

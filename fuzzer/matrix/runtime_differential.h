@@ -29,7 +29,7 @@ void ReplayRecordedCalls(std::vector<TuMatrix> &matrix, worker::Worker &worker,
                          const RuntimeOptions &options, const Progress &progress);
 
 // A runtime-divergence finding when some builds compute what Inductor's build computed and
-// others do not (or crash), with the largest absolute and relative error and its index.
-std::optional<nlohmann::json> RuntimeDivergenceFinding(const TuMatrix &row);
+// others do not (or crash); its detail has the largest absolute and relative error and index.
+std::optional<corpus::Finding> RuntimeDivergenceFinding(const TuMatrix &row);
 
 } // namespace fuzzer::matrix

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "fuzzer/support/errors.h"
+
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -10,12 +12,6 @@
 #include <vector>
 
 namespace fuzzer::support {
-
-// Raised when a program cannot be started at all (not found, not executable).
-class SpawnError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
 
 struct SpawnOptions {
   std::filesystem::path working_directory;        // empty: the caller's

@@ -1,17 +1,13 @@
 #pragma once
 
+#include "fuzzer/support/errors.h"
+
 #include <cstddef>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 
 namespace fuzzer::support {
-
-// Input the user handed us that we cannot use: the CLI prints it on one line and exits 2.
-class InputError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
 
 // Reads a file that must be text: present, readable, not empty, at most `limit` bytes, no NUL
 // bytes. `what` names the file in the error ("case file", "C++ source").

@@ -1,23 +1,27 @@
 #pragma once
 
 #include "corpus/case.h"
-#include "fuzzer/support/tool_paths.h"
+#include "corpus/finding.h"
 #include "fuzzer/worker/worker_client.h"
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
-#include <iosfwd>
+#include <optional>
 #include <string>
 
 namespace fuzzer::worker {
 
 // What the driver learnt from running one case, ready to be stored.
 struct CaseOutcome {
-  std::string status; // "pass", "expected" (raised as the case said it would), "finding"
-  std::string kind;   // empty, or an oracle kind: "wrong-result", "exception", "crash", ...
+  corpus::CaseStatus status = corpus::CaseStatus::kPass;
+  std::optional<corpus::Finding> finding; // set exactly when status is kFinding
+  // The worker's result as it replied (captured builds, wrappers, recordings, oracle data),
+  // with "status", and "kind" and "signature" of the finding.
   nlohmann::json result;
+  std::string_view Status() const { return corpus::StatusName(status); }
+  std::string_view Kind() const { return finding ? corpus::KindName(finding->kind) : ""; }
 };
 
 struct WorkerRunOptions {
@@ -26,14 +30,15 @@ struct WorkerRunOptions {
   std::filesystem::path record_dir; // where kernel calls are recorded; empty: not recorded
 };
 
-// Sends one case to the worker and turns its reply, or its death, into an outcome.
+// Sends one case to the worker and turns its reply, or its death, into an outcome. A worker
+// that dies, hangs or answers with something that is not a reply makes a crash or timeout
+// finding of the case; it never throws for what the case did.
 CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
                             const std::filesystem::path &cache_dir,
                             std::chrono::milliseconds timeout,
                             const WorkerRunOptions &run_options = {});
 
-// Writes result.json, case.json, commands.json, sources/ and wrappers/ into out_dir.
-void WriteCaseArtifacts(const std::filesystem::path &out_dir, const corpus::Case &c,
-                        const CaseOutcome &outcome, const nlohmann::json &provenance);
+// The finding a worker's result describes (wrong-result, exception, compile-error), or none.
+std::optional<corpus::Finding> FindingOfResult(const corpus::Case &c, const nlohmann::json &result);
 
 } // namespace fuzzer::worker

@@ -22,7 +22,7 @@ void Worker::Start() {
     spawn.stderr_file = options_.log_file;
     process_ = std::make_unique<support::ChildProcess>(argv, spawn);
   } catch (const support::SpawnError &error) {
-    throw WorkerStartError(
+    throw support::WorkerStartError(
         fmt::format("cannot start the worker: {}; run scripts/setup to build it", error.what()));
   }
   ++processes_started_;
@@ -38,7 +38,7 @@ void Worker::Start() {
   process_->KillGroup();
   const auto exit = process_->Wait();
   process_.reset();
-  throw WorkerStartError(
+  throw support::WorkerStartError(
       fmt::format("the worker did not start ({}; last log line: {}); check that {} has torch "
                   "(scripts/setup installs it) and see `inductor-fuzz doctor`",
                   status == support::ChildProcess::ReadStatus::kTimeout ? "no ready line in time"
@@ -98,6 +98,7 @@ WorkerReply Worker::Request(nlohmann::json request, std::chrono::milliseconds ti
   if (reply.status == ReplyStatus::kTimedOut)
     process_->KillGroup();
   const auto exit = process_->Wait();
+  reply.exit = exit;
   reply.detail = reply.status == ReplyStatus::kTimedOut
                      ? fmt::format("no reply within {} s; worker killed", timeout.count() / 1000.0)
                      : fmt::format("worker died: {}", exit.Describe());

@@ -19,20 +19,14 @@ struct WorkerOptions {
   std::chrono::milliseconds startup_timeout{std::chrono::minutes(5)};
 };
 
-// A worker that could not be started or did not come up: a broken torch install, a missing
-// venv. The message says what to do.
-class WorkerStartError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
 enum class ReplyStatus { kOk, kCrashed, kTimedOut };
 
 struct WorkerReply {
   ReplyStatus status = ReplyStatus::kOk;
-  nlohmann::json message;  // the reply, when kOk
-  std::string detail;      // how the worker died, when not kOk
-  std::string stderr_tail; // the end of the worker's log, when not kOk
+  nlohmann::json message;   // the reply, when kOk
+  std::string detail;       // how the worker died, when not kOk
+  std::string stderr_tail;  // the end of the worker's log, when not kOk
+  support::ExitStatus exit; // how the worker process ended, when not kOk
 };
 
 // Serves requests through one live worker process, replacing it after it crashes or hangs;

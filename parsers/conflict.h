@@ -1,5 +1,7 @@
 #pragma once
 
+#include "corpus/finding.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -15,7 +17,7 @@ struct SourcePosition {
 
 // One conflict found in generated C++: what clashed (name, both places, both types), in which
 // kernel, and which check of ours (keyed by Clang's diagnostic, never its text) found it.
-struct Finding {
+struct Conflict {
   std::string kind = "conflicting-declaration"; // or "shadowing" (warning level)
   std::string check;                            // e.g. "variable-redeclared"
   std::string severity = "error";               // "error" or "warning"
@@ -29,15 +31,11 @@ struct Finding {
   std::string message;
 };
 
-// Generated names reduced to their shape: every run of digits becomes <N>, so tmp_acc0_arr
-// and tmp_acc3_arr, buf6_scalar and buf9_scalar are one bug each.
-std::string NameShape(const std::string &name);
+// The conflict as the corpus keeps it. The essence is the check and the shapes of the name,
+// types and kernel (corpus::Signature normalises them), never paths or lines.
+corpus::Finding ToFinding(const Conflict &conflict);
 
-// What dedups: the kind, the check and the shapes of the name, types and kernel, without
-// paths, lines or numbers that vary between runs. Shadowing (legal C++, a warning) has no
-// signature unless asked for, so it never makes a finding of its own in a corpus.
-std::string FindingSignature(const Finding &finding, bool include_shadowing = false);
-
-nlohmann::json FindingToJson(const Finding &finding);
+// The conflict for `check --format json`, with its corpus signature.
+nlohmann::json ConflictToJson(const Conflict &conflict);
 
 } // namespace parsers

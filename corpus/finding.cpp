@@ -1,0 +1,221 @@
+#include "corpus/finding.h"
+
+#include "corpus/field_reader.h"
+#include "fuzzer/support/sha256.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <regex>
+
+namespace corpus {
+namespace {
+
+struct KindEntry {
+  FindingKind kind;
+  std::string_view name;
+};
+constexpr std::array kKinds = {
+    KindEntry{FindingKind::kWrongResult, "wrong-result"},
+    KindEntry{FindingKind::kException, "exception"},
+    KindEntry{FindingKind::kCompileError, "compile-error"},
+    KindEntry{FindingKind::kCrash, "crash"},
+    KindEntry{FindingKind::kTimeout, "timeout"},
+    KindEntry{FindingKind::kConflictingDeclaration, "conflicting-declaration"},
+    KindEntry{FindingKind::kShadowing, "shadowing"},
+    KindEntry{FindingKind::kAnalysisError, "analysis-error"},
+    KindEntry{FindingKind::kCompilerDivergence, "compiler-divergence"},
+    KindEntry{FindingKind::kLoadError, "load-error"},
+    KindEntry{FindingKind::kRuntimeDivergence, "runtime-divergence"},
+    KindEntry{FindingKind::kMemoryError, "memory-error"},
+};
+
+struct StatusEntry {
+  CaseStatus status;
+  std::string_view name;
+};
+constexpr std::array kStatuses = {
+    StatusEntry{CaseStatus::kPass, "pass"},
+    StatusEntry{CaseStatus::kExpected, "expected"},
+    StatusEntry{CaseStatus::kFinding, "finding"},
+    StatusEntry{CaseStatus::kInvalidCase, "invalid-case"},
+};
+
+// How each fact is normalised before it enters a signature. Facts not named here are
+// enumerations the producer already chose (an API, a field list, compiler names).
+std::string Normalise(const std::string &key, const std::string &value) {
+  if (key == "message" || key == "error" || key == "symbol" || key == "abort")
+    return MessageTemplate(value);
+  if (key == "name" || key == "type" || key == "previous_type" || key == "kernel")
+    return NameShape(value);
+  if (key == "frame") { // "torch/path.py:function", never a line number
+    static const std::regex line(R"(:\d+(?=:|$))");
+    return std::regex_replace(value, line, "");
+  }
+  return value;
+}
+
+} // namespace
+
+std::string_view KindName(FindingKind kind) {
+  for (const auto &entry : kKinds)
+    if (entry.kind == kind)
+      return entry.name;
+  return "unknown";
+}
+
+std::optional<FindingKind> KindFromName(std::string_view name) {
+  for (const auto &entry : kKinds)
+    if (entry.name == name)
+      return entry.kind;
+  return std::nullopt;
+}
+
+const std::vector<FindingKind> &AllFindingKinds() {
+  static const std::vector<FindingKind> all = [] {
+    std::vector<FindingKind> kinds;
+    for (const auto &entry : kKinds)
+      kinds.push_back(entry.kind);
+    return kinds;
+  }();
+  return all;
+}
+
+std::string_view StatusName(CaseStatus status) {
+  for (const auto &entry : kStatuses)
+    if (entry.status == status)
+      return entry.name;
+  return "unknown";
+}
+
+std::optional<CaseStatus> StatusFromName(std::string_view name) {
+  for (const auto &entry : kStatuses)
+    if (entry.name == name)
+      return entry.status;
+  return std::nullopt;
+}
+
+std::string NameShape(const std::string &name) {
+  static const std::regex digits("[0-9]+");
+  return std::regex_replace(name, digits, "<N>");
+}
+
+std::string MessageTemplate(const std::string &message) {
+  static const std::regex quoted(R"((['"])([^'"]*)\1)"); // nvcc quotes names with "
+  static const std::regex address(R"(0x[0-9a-fA-F]+)");
+  static const std::regex path(R"((/[\w.+-]+)+/?)");
+  static const std::regex hash(R"(\b[a-z0-9]{24,}\b)");
+  static const std::regex number(R"(\b\d+\b)");
+  std::string text = message;
+  for (const char *curly : {"\u2018", "\u2019"}) // gcc's quotes in a UTF-8 locale
+    for (auto at = text.find(curly); at != std::string::npos; at = text.find(curly, at))
+      text.replace(at, std::string_view(curly).size(), "'");
+  text = std::regex_replace(text, address, "<addr>");
+  text = std::regex_replace(text, hash, "<hash>");
+  text = std::regex_replace(text, path, "<path>");
+  // Quoted names keep their shape (tmp_acc0_arr -> tmp_acc<N>_arr); bare numbers become <N>.
+  std::string out;
+  auto begin = std::sregex_iterator(text.begin(), text.end(), quoted);
+  std::size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    out += std::regex_replace(text.substr(last, it->position() - last), number, "<N>");
+    out += std::string((*it)[1]) + NameShape((*it)[2]) + std::string((*it)[1]);
+    last = it->position() + it->length();
+  }
+  out += std::regex_replace(text.substr(last), number, "<N>");
+  // Whitespace runs (wrapped messages, indented notes) are one space.
+  static const std::regex space(R"(\s+)");
+  out = std::regex_replace(out, space, " ");
+  const auto first = out.find_first_not_of(' ');
+  const auto end = out.find_last_not_of(' ');
+  return first == std::string::npos ? "" : out.substr(first, end - first + 1);
+}
+
+std::string Signature(const Finding &finding) {
+  std::string signature(KindName(finding.kind));
+  for (const auto &[key, value] : finding.essence.facts)
+    signature += fmt::format("|{}={}", key, Normalise(key, value));
+  return signature;
+}
+
+std::string SignatureId(const std::string &signature) {
+  return fuzzer::support::Sha256Hex(signature).substr(0, 16);
+}
+
+nlohmann::json FindingToJson(const Finding &finding) {
+  nlohmann::json essence = nlohmann::json::array();
+  for (const auto &[key, value] : finding.essence.facts)
+    essence.push_back({key, value});
+  nlohmann::json lines = nlohmann::json::array();
+  for (const auto &line : finding.source_lines)
+    lines.push_back({{"file", line.file}, {"line", line.line}, {"text", line.text}});
+  const std::string signature = Signature(finding);
+  return {{"format_version", kFindingFormatVersion},
+          {"kind", KindName(finding.kind)},
+          {"signature", signature},
+          {"signature_id", SignatureId(signature)},
+          {"essence", essence},
+          {"summary", finding.summary},
+          {"message", finding.message},
+          {"diagnostic", finding.diagnostic},
+          {"source_lines", lines},
+          {"compilers", finding.compilers},
+          {"subject", finding.subject},
+          {"detail", finding.detail},
+          {"provenance", finding.provenance}};
+}
+
+Finding FindingFromJson(const nlohmann::json &json) {
+  FieldReader reader(json, "", "the finding");
+  const auto version = reader.Integer("format_version", 1);
+  if (version != kFindingFormatVersion)
+    throw FormatError(fmt::format("finding format_version {} is not supported; this build reads "
+                                  "version {}",
+                                  version, kFindingFormatVersion));
+  Finding finding;
+  const std::string kind = reader.String("kind");
+  const auto parsed = KindFromName(kind);
+  if (!parsed)
+    throw FormatError(fmt::format("field 'kind' is '{}', which is not a finding kind", kind));
+  finding.kind = *parsed;
+  const std::string stored_signature = reader.String("signature");
+  reader.String("signature_id");
+  const auto &essence = reader.Required("essence");
+  if (!essence.is_array())
+    throw FormatError("field 'essence' must be a list of [name, value] pairs");
+  for (const auto &fact : essence) {
+    if (!fact.is_array() || fact.size() != 2 || !fact[0].is_string() || !fact[1].is_string())
+      throw FormatError("field 'essence' must be a list of [name, value] pairs of strings");
+    finding.essence.Add(fact[0].get<std::string>(), fact[1].get<std::string>());
+  }
+  finding.summary = reader.String("summary");
+  finding.message = reader.String("message");
+  finding.diagnostic = reader.String("diagnostic");
+  for (const auto &line : reader.Required("source_lines")) {
+    FieldReader excerpt(line, "source_lines[]");
+    finding.source_lines.push_back({excerpt.String("file"),
+                                    static_cast<unsigned>(excerpt.Integer("line", 0)),
+                                    excerpt.String("text")});
+    excerpt.RejectUnknown();
+  }
+  const auto &compilers = reader.Required("compilers");
+  if (!compilers.is_array())
+    throw FormatError("field 'compilers' must be a list of strings");
+  for (const auto &compiler : compilers) {
+    if (!compiler.is_string())
+      throw FormatError("field 'compilers' must be a list of strings");
+    finding.compilers.push_back(compiler.get<std::string>());
+  }
+  finding.subject = reader.String("subject");
+  finding.detail = reader.Required("detail");
+  finding.provenance = reader.Required("provenance");
+  reader.RejectUnknown();
+  if (Signature(finding) != stored_signature)
+    throw FormatError(fmt::format("the stored signature '{}' is not what its essence gives ('{}'); "
+                                  "the finding was written by another signature version: re-run "
+                                  "its case",
+                                  stored_signature, Signature(finding)));
+  return finding;
+}
+
+} // namespace corpus

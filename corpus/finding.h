@@ -1,0 +1,92 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace corpus {
+
+// Every oracle's finding kind. Static analysis reports one kind per level (a conflict is an
+// error, shadowing a warning) and names its check in the essence ("check").
+enum class FindingKind {
+  kWrongResult,
+  kException,
+  kCompileError,
+  kCrash,
+  kTimeout,
+  kConflictingDeclaration,
+  kShadowing,
+  kAnalysisError, // Clang reported an error no check classified
+  kCompilerDivergence,
+  kLoadError,
+  kRuntimeDivergence,
+  kMemoryError,
+};
+
+// What became of one case. Only kFinding is a finding; kInvalidCase is a broken case (eager
+// failed where the case did not expect it), counted apart as a generator or author defect.
+enum class CaseStatus { kPass, kExpected, kFinding, kInvalidCase };
+
+std::string_view KindName(FindingKind kind);
+std::optional<FindingKind> KindFromName(std::string_view name);
+const std::vector<FindingKind> &AllFindingKinds();
+std::string_view StatusName(CaseStatus status);
+std::optional<CaseStatus> StatusFromName(std::string_view name);
+
+// The raw facts that decide whether two failures are one bug, in order, by name. Producers
+// record facts as they saw them; Signature() alone normalises them (docs/signature.md).
+struct Essence {
+  std::vector<std::pair<std::string, std::string>> facts;
+  Essence &Add(std::string key, std::string value) {
+    facts.emplace_back(std::move(key), std::move(value));
+    return *this;
+  }
+  bool operator==(const Essence &) const = default;
+};
+
+// A line of source a finding points at.
+struct SourceExcerpt {
+  std::string file;
+  unsigned line = 0;
+  std::string text;
+  bool operator==(const SourceExcerpt &) const = default;
+};
+
+// One failure, as every producer reports it: what kind, what makes it this bug, and the
+// evidence a person needs to act on it.
+struct Finding {
+  FindingKind kind = FindingKind::kException;
+  Essence essence;
+  std::string summary;    // one line for people
+  std::string message;    // the exception's, compiler's or loader's own text
+  std::string diagnostic; // exception type, Clang diagnostic id, compiler option
+  std::vector<SourceExcerpt> source_lines;
+  std::vector<std::string> compilers; // the compilers involved, as named on the command line
+  std::string subject;                // the case name or TU label it is about
+  nlohmann::json detail = nlohmann::json::object();     // the oracle's own data
+  nlohmann::json provenance = nlohmann::json::object(); // tool, torch, command line, seed
+  bool operator==(const Finding &) const = default;
+};
+
+// The one signature: "<kind>|<key>=<normalised value>|...". Equal signatures are one bug.
+std::string Signature(const Finding &finding);
+// A short, file-name-safe name for a signature: its SHA-256, first 16 hex digits.
+std::string SignatureId(const std::string &signature);
+
+// Normalisers the signature applies, by fact name (also used to show templates to people).
+// Generated names reduced to their shape: digits become <N> (tmp_acc0_arr -> tmp_acc<N>_arr).
+std::string NameShape(const std::string &name);
+// A message without what varies between runs: quoted names to their shape, numbers to <N>,
+// paths to <path>, addresses to <addr>, hashes to <hash>, quote styles unified.
+std::string MessageTemplate(const std::string &message);
+
+inline constexpr int kFindingFormatVersion = 1;
+nlohmann::json FindingToJson(const Finding &finding);
+// Validating reader: throws FormatError naming the field.
+Finding FindingFromJson(const nlohmann::json &json);
+
+} // namespace corpus

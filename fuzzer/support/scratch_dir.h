@@ -1,0 +1,26 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace fuzzer::support {
+
+// A temporary folder that is removed when it goes out of scope, also when something throws.
+// Made with mkdtemp under $TMPDIR (or `parent`), so two runs never share one.
+class ScratchDir {
+public:
+  explicit ScratchDir(const std::string &what, const std::filesystem::path &parent = {});
+  ~ScratchDir();
+  ScratchDir(const ScratchDir &) = delete;
+  ScratchDir &operator=(const ScratchDir &) = delete;
+
+  const std::filesystem::path &path() const { return path_; }
+  std::filesystem::path operator/(const std::filesystem::path &child) const {
+    return path_ / child;
+  }
+
+private:
+  std::filesystem::path path_;
+};
+
+} // namespace fuzzer::support
