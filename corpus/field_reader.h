@@ -35,7 +35,8 @@ public:
   FieldReader(const nlohmann::json &object, std::string where, std::string document = "the case")
       : object_(object), where_(std::move(where)), document_(std::move(document)) {
     if (!object_.is_object())
-      throw FormatError(fmt::format("{} must be a JSON object, got {}", Label(), TypeName(object_)));
+      throw FormatError(
+          fmt::format("{} must be a JSON object, got {}", Label(), TypeName(object_)));
   }
 
   const nlohmann::json &Required(const std::string &key) {
@@ -63,7 +64,8 @@ public:
     return CheckInteger(key, value, minimum);
   }
 
-  std::int64_t CheckInteger(const std::string &key, const nlohmann::json &value, std::int64_t minimum) {
+  std::int64_t CheckInteger(const std::string &key, const nlohmann::json &value,
+                            std::int64_t minimum) {
     if (!value.is_number_integer())
       throw FormatError(fmt::format("{} must be an integer, got {}", Label(key), TypeName(value)));
     const auto number = value.get<std::int64_t>();
@@ -82,7 +84,8 @@ public:
   bool Boolean(const std::string &key) {
     const nlohmann::json &value = Required(key);
     if (!value.is_boolean())
-      throw FormatError(fmt::format("{} must be true or false, got {}", Label(key), TypeName(value)));
+      throw FormatError(
+          fmt::format("{} must be true or false, got {}", Label(key), TypeName(value)));
     return value.get<bool>();
   }
 

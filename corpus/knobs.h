@@ -25,8 +25,8 @@ struct InductorKnobs {
 
 enum class KnobType { kBool, kInt, kOptionalInt };
 enum class KnobTarget {
-  kInductorConfig,    // a torch._inductor.config entry, patched around the compile
-  kCompileArgument,   // an argument of torch.compile (dynamic=)
+  kInductorConfig,  // a torch._inductor.config entry, patched around the compile
+  kCompileArgument, // an argument of torch.compile (dynamic=)
 };
 
 // One knob: how a case names it, its type, where its value lives, how it reaches torch, and

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <sstream>
 
 namespace fuzzer {
 namespace {
@@ -42,8 +43,22 @@ protected:
 TEST_F(CliTest, HelpExplainsEverySubcommand) {
   const auto run = RunInductorFuzz({"--help"});
   EXPECT_EQ(run.exit_code, 0);
-  for (const char *word : {"run-case", "doctor", "Exit codes"})
-    EXPECT_NE(run.out.find(word), std::string::npos) << word;
+  EXPECT_NE(run.out.find("Exit codes"), std::string::npos);
+  const std::vector<std::string> subcommands = {"run-case", "gen",     "check",
+                                                "matrix",   "compare", "doctor"};
+  for (const auto &name : subcommands) {
+    SCOPED_TRACE(name);
+    EXPECT_NE(run.out.find(name), std::string::npos);
+    const auto help = RunInductorFuzz({name, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << help.err;
+    EXPECT_NE(help.out.find("Example: inductor-fuzz " + name), std::string::npos) << help.out;
+  }
+  // Every subcommand the binary lists is one this test knows: a new one needs its check here.
+  std::size_t listed = 0;
+  std::istringstream lines(run.out.substr(run.out.find("Subcommands:")));
+  for (std::string line; std::getline(lines, line);)
+    listed += line.size() > 2 && line.starts_with("  ") && line[2] != ' ';
+  EXPECT_EQ(listed, subcommands.size()) << run.out;
 }
 
 TEST_F(CliTest, MalformedCaseFile) {

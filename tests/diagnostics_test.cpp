@@ -66,8 +66,8 @@ TEST(Diagnostics, RealCompilerOutputGivesStableSignatures) {
 
 TEST(Diagnostics, GccJsonAndTextAgree) {
   for (const char *compiler : {"g++-11", "g++-12"}) {
-    if (!fuzzer::support::FindOnPath(compiler))
-      continue;
+    ASSERT_TRUE(fuzzer::support::FindOnPath(compiler))
+        << compiler << " is missing; scripts/setup installs it";
     for (const auto &fixture : kFixtures) {
       SCOPED_TRACE(std::string(compiler) + " " + fixture);
       const auto json =

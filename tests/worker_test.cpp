@@ -116,7 +116,10 @@ TEST_F(WorkerTest, ServesThreeCasesThenShutsDownCleanly) {
   worker_->Shutdown();
   int status = 0;
   EXPECT_EQ(::waitpid(pid, &status, WNOHANG), -1) << "the worker was reaped";
-  EXPECT_EQ(worker_->processes_started(), started);
+  EXPECT_NE(::kill(pid, 0), 0) << "the worker process is gone";
+  // The next request starts a new process: shutting down is not the end of the client.
+  EXPECT_NE(worker_->Pid(), pid);
+  EXPECT_EQ(worker_->processes_started(), started + 1);
 }
 
 TEST_F(WorkerTest, SyntaxErrorInTheMaskIsAnExceptionResult) {

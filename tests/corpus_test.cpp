@@ -1,0 +1,185 @@
+// corpus/: the typed Finding and its one signature, the formats' readers and writers.
+#include "corpus/case.h"
+#include "corpus/finding.h"
+#include "corpus/knobs.h"
+#include "corpus/run_record.h"
+#include "fuzzer/support/scratch_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace corpus {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
+
+Finding Exception(const std::string &type, const std::string &message, const std::string &frame) {
+  Finding finding{.kind = FindingKind::kException};
+  finding.essence.Add("type", type).Add("message", message).Add("frame", frame);
+  return finding;
+}
+
+TEST(Signature, StableAcrossPathsAddressesNumbersAndLineNumbers) {
+  const auto a = Exception("IndexError", "index 37 is out of bounds for dimension 0 with size 12",
+                           "torch/_refs/__init__.py:index_select");
+  const auto b = Exception("IndexError", "index 5 is out of bounds for dimension 0 with size 9",
+                           "torch/_refs/__init__.py:index_select");
+  EXPECT_EQ(Signature(a), Signature(b));
+  const auto c = Exception("torch._inductor.exc.LoweringException",
+                           "AssertionError: at 0x7f3a12 in /tmp/torchinductor_root/ab/x.py",
+                           "torch/_inductor/lowering.py:123:wrapped");
+  const auto d = Exception("torch._inductor.exc.LoweringException",
+                           "AssertionError: at 0x55aa00 in /home/ci/.cache/q/y.py",
+                           "torch/_inductor/lowering.py:456:wrapped");
+  EXPECT_EQ(Signature(c), Signature(d));
+  EXPECT_EQ(Signature(c).find("0x7f"), std::string::npos);
+  EXPECT_EQ(Signature(c).find("/tmp"), std::string::npos);
+}
+
+// The outer wrapper is the same for every fake-tensor failure; the innermost cause and the
+// raising frame are what tell them apart.
+TEST(Signature, DifferentInnermostCausesDoNotCollide) {
+  const auto index_error = Exception("IndexError", "index 512 is out of bounds",
+                                     "torch/_subclasses/fake_impls.py:index_tensor");
+  const auto meta_missing =
+      Exception("NotImplementedError",
+                "aten::_local_scalar_dense: attempted to run this operator with Meta tensors",
+                "torch/_subclasses/fake_tensor.py:dispatch");
+  const auto same_type_other_frame =
+      Exception("IndexError", "index 512 is out of bounds", "torch/_refs/__init__.py:select");
+  EXPECT_NE(Signature(index_error), Signature(meta_missing));
+  EXPECT_NE(Signature(index_error), Signature(same_type_other_frame));
+}
+
+TEST(Signature, KindsAndStatusesRoundTripTheirNames) {
+  for (const auto kind : AllFindingKinds())
+    EXPECT_EQ(KindFromName(KindName(kind)), kind);
+  for (const auto status : {CaseStatus::kPass, CaseStatus::kExpected, CaseStatus::kFinding,
+                            CaseStatus::kInvalidCase})
+    EXPECT_EQ(StatusFromName(StatusName(status)), status);
+  EXPECT_FALSE(KindFromName("no-such-kind"));
+}
+
+TEST(FindingFormat, RoundTripsAndRejectsATamperedSignature) {
+  Finding finding = Exception("RuntimeError", "boom 3", "torch/x.py:f");
+  finding.summary = "RuntimeError: boom 3";
+  finding.source_lines.push_back({"k.cpp", 12, "float tmp0 = 1;"});
+  finding.compilers = {"g++-12"};
+  finding.provenance = {{"tool_version", "test"}};
+  const json stored = FindingToJson(finding);
+  EXPECT_EQ(FindingFromJson(stored), finding);
+  EXPECT_EQ(stored["signature_id"].get<std::string>().size(), 16u);
+  json tampered = stored;
+  tampered["signature"] = "exception|type=Other";
+  EXPECT_THROW(FindingFromJson(tampered), FormatError);
+  json unknown = stored;
+  unknown["kind"] = "bogus";
+  EXPECT_THROW(FindingFromJson(unknown), FormatError);
+}
+
+TEST(CaseFormat, Int64TablesAreExact) {
+  json document = json::parse(std::ifstream(kSourceDir / "corpus/seeds/causal-151290.json"));
+  document["tensors"] = json::array(
+      {{{"name", "offsets"}, {"dtype", "int64"}, {"shape", {3}},
+        {"values", {9007199254740993LL, -9223372036854775807LL - 1, 9223372036854775807LL}}}});
+  const Case c = CaseFromJson(document);
+  ASSERT_EQ(c.tensors[0].integers.size(), 3u);
+  EXPECT_EQ(c.tensors[0].integers[0], 9007199254740993LL);
+  EXPECT_EQ(CaseToJson(c)["tensors"][0]["values"][0].get<std::int64_t>(), 9007199254740993LL);
+  EXPECT_EQ(CaseFromJson(CaseToJson(c)), c);
+  document["tensors"][0]["values"][0] = 1.5;
+  EXPECT_THROW(CaseFromJson(document), CaseError);
+}
+
+TEST(CaseFormat, EveryStoredCaseLoads) {
+  int loaded = 0;
+  for (const char *folder : {"corpus/seeds", "corpus/findings", "tests/cases"})
+    for (const auto &entry : std::filesystem::directory_iterator(kSourceDir / folder))
+      if (entry.path().extension() == ".json") {
+        SCOPED_TRACE(entry.path().string());
+        EXPECT_NO_THROW(LoadCaseFile(entry.path()));
+        ++loaded;
+      }
+  EXPECT_GE(loaded, 8);
+}
+
+TEST(Knobs, TheTableDrivesTheCaseAndTheConfig) {
+  InductorKnobs knobs;
+  knobs.cpp_threads = 8;
+  knobs.cpp_simdlen = 512;
+  knobs.dynamic = true;
+  const json config = InductorConfig(knobs);
+  EXPECT_EQ(config["cpp.threads"], 8);
+  EXPECT_EQ(config["cpp.simdlen"], 512);
+  EXPECT_FALSE(config.contains("dynamic")) << "dynamic is torch.compile's argument";
+  EXPECT_EQ(config["compile_threads"], 1);
+  const json stored = KnobsToJson(knobs);
+  EXPECT_EQ(stored.size(), InductorKnobTable().size());
+  for (const auto &knob : InductorKnobTable())
+    EXPECT_TRUE(stored.contains(std::string(knob.name))) << knob.name;
+}
+
+class RunRecordTest : public ::testing::Test {
+protected:
+  fuzzer::support::ScratchDir scratch_{"corpus-test"};
+};
+
+TEST_F(RunRecordTest, WrittenRecordReadsBackWithItsFindingAndCommands) {
+  const Case c = LoadCaseFile(kSourceDir / "corpus/seeds/causal-151290.json");
+  const json worker_result = {
+      {"status", "finding"},
+      {"kind", "exception"},
+      {"builds",
+       {{{"argv", {"g++", "/tmp/x/k.cpp", "-shared", "-o", "/tmp/x/k.so"}},
+         {"cwd", "/tmp/x"},
+         {"compiler", {{"path", "/usr/bin/g++"}, {"version", "g++ 12"}}},
+         {"exit_code", 0},
+         {"output", ""},
+         {"sources", {{{"path", "/tmp/x/k.cpp"}, {"text", "int k() { return 1; }\n"}}}}}}}};
+  RunResult run{.status = CaseStatus::kFinding,
+                .finding = Exception("RuntimeError", "boom", "torch/x.py:f"),
+                .worker_result = worker_result};
+  WriteRunRecord(scratch_.path(), c, run, {{"tool_version", "test"}});
+  const RunRecord record = ReadRunRecord(scratch_.path());
+  EXPECT_EQ(record.status, CaseStatus::kFinding);
+  ASSERT_TRUE(record.finding);
+  EXPECT_EQ(Signature(*record.finding), Signature(*run.finding));
+  EXPECT_EQ(record.c, c);
+  ASSERT_EQ(record.commands.size(), 1u);
+  EXPECT_EQ(record.commands[0].Output(), "/tmp/x/k.so");
+  ASSERT_EQ(record.commands[0].sources.size(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(record.commands[0].sources[0].stored));
+  EXPECT_EQ(FindRunRecords({scratch_.path().parent_path()}).size() >= 1, true);
+}
+
+TEST_F(RunRecordTest, OldRecordsAreRefusedWithAMessageToReRun) {
+  std::ofstream(scratch_ / "result.json") << R"({"status": "pass", "kind": null})";
+  try {
+    ReadRunRecord(scratch_.path());
+    FAIL() << "an old record was read";
+  } catch (const FormatError &error) {
+    EXPECT_NE(std::string(error.what()).find("re-run"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(RunRecordTest, CommandsFilesOfVersionOneStillLoadAndBadOnesNameTheEntry) {
+  std::ofstream(scratch_ / "commands.json")
+      << R"([{"argv": ["g++", "a.cpp", "-o", "a.so"], "sources": [{"captured_path": "/t/a.cpp", "stored": "sources/a.cpp"}]}])";
+  const auto commands = ReadCommandsFile(scratch_ / "commands.json");
+  ASSERT_EQ(commands.size(), 1u);
+  EXPECT_EQ(commands[0].sources[0].stored, scratch_ / "sources/a.cpp");
+  std::ofstream(scratch_ / "commands.json") << R"([{"argv": "g++ a.cpp"}])";
+  try {
+    ReadCommandsFile(scratch_ / "commands.json");
+    FAIL() << "a bad commands.json was read";
+  } catch (const FormatError &error) {
+    EXPECT_NE(std::string(error.what()).find("commands[0].argv"), std::string::npos)
+        << error.what();
+  }
+}
+
+} // namespace
+} // namespace corpus
