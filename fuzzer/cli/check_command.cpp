@@ -2,6 +2,7 @@
 
 #include "corpus/run_record.h"
 #include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
 #include "parsers/clang_analysis.h"
@@ -194,12 +195,11 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
       }
       tus.push_back(std::move(tu));
     }
-    const auto scratch =
-        std::filesystem::temp_directory_path() / fmt::format("inductor-fuzz-check-{}", ::getpid());
+    const support::ScratchDir scratch("check");
     const auto matrix = matrix::BuildMatrix(
-        tus, {.compilers = matrix::DiscoverCompilers(options.compilers), .work_dir = scratch}, {});
-    std::error_code ignored;
-    std::filesystem::remove_all(scratch, ignored);
+        tus,
+        {.compilers = matrix::DiscoverCompilers(options.compilers), .work_dir = scratch.path()},
+        {});
     for (const auto &row : matrix)
       if (auto finding = matrix::DivergenceFinding(row)) {
         json divergence = finding->detail;

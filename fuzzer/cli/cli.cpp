@@ -1,6 +1,7 @@
 #include "fuzzer/cli/cli.h"
 
 #include "fuzzer/cli/check_command.h"
+#include "fuzzer/cli/compare_command.h"
 #include "fuzzer/cli/doctor.h"
 #include "fuzzer/cli/gen_command.h"
 #include "fuzzer/cli/matrix_command.h"

@@ -1,6 +1,7 @@
 #include "fuzzer/cli/doctor.h"
 
 #include "fuzzer/support/child_process.h"
+#include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
 #include "fuzzer/worker/worker_client.h"
@@ -132,8 +133,8 @@ int DoctorCommand(const DoctorOptions &options, const support::ToolPaths &paths,
                  {"cpu_vector_isa", CpuVectorIsa()},
                  {"compilers", json::array()}};
   std::vector<std::string> problems;
-  const auto scratch =
-      std::filesystem::temp_directory_path() / fmt::format("inductor-fuzz-doctor-{}", ::getpid());
+  const support::ScratchDir scratch_dir("doctor");
+  const std::filesystem::path &scratch = scratch_dir.path();
   try {
     worker::Worker worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
                                                 .venv = paths.venv,
@@ -168,8 +169,6 @@ int DoctorCommand(const DoctorOptions &options, const support::ToolPaths &paths,
     report["libtorch_copies"] = 0;
     problems.push_back(error.what());
   }
-  std::error_code ignored;
-  std::filesystem::remove_all(scratch, ignored);
 
   std::size_t usable = 0;
   for (const auto &compiler : report["compilers"])
