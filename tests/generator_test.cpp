@@ -2,6 +2,7 @@
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/repro_script.h"
+#include "fuzzer/worker/worker_python.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -117,13 +118,19 @@ TEST(Generator, PythonScriptIsStandaloneAndPrintsVersionAndSettingsFirst) {
     EXPECT_NE(script.find("import torch\n"), std::string::npos);
     const auto version = script.find("print(\"torch\", torch.__version__)");
     ASSERT_NE(version, std::string::npos);
-    EXPECT_LT(version, script.find("torch.compile("));
+    EXPECT_LT(version, script.find("api.run_compiled("));
     EXPECT_NE(script.find(fmt::format("\"cpp.threads\": {}", c.inductor.cpp_threads)),
               std::string::npos);
     if (c.mask_mod) {
       EXPECT_NE(script.find(c.mask_mod->source), std::string::npos);
     }
-    EXPECT_NE(script.find("sys.exit(1)"), std::string::npos);
+    EXPECT_NE(script.find("sys.exit(main())"), std::string::npos);
+    // One oracle: the script compares with the worker's own code, embedded, not a copy.
+    const std::string oracles(worker::WorkerModuleSource("inductor_fuzz_worker.oracles"));
+    const auto compare = oracles.find("def compare_block_masks(");
+    ASSERT_NE(compare, std::string::npos);
+    EXPECT_NE(script.find(oracles.substr(compare, oracles.find("\ndef ", compare + 1) - compare)),
+              std::string::npos);
   }
 }
 
