@@ -57,8 +57,8 @@ TEST(Signature, DifferentInnermostCausesDoNotCollide) {
 TEST(Signature, KindsAndStatusesRoundTripTheirNames) {
   for (const auto kind : AllFindingKinds())
     EXPECT_EQ(KindFromName(KindName(kind)), kind);
-  for (const auto status : {CaseStatus::kPass, CaseStatus::kExpected, CaseStatus::kFinding,
-                            CaseStatus::kInvalidCase})
+  for (const auto status :
+       {CaseStatus::kPass, CaseStatus::kExpected, CaseStatus::kFinding, CaseStatus::kInvalidCase})
     EXPECT_EQ(StatusFromName(StatusName(status)), status);
   EXPECT_FALSE(KindFromName("no-such-kind"));
 }
@@ -83,7 +83,9 @@ TEST(FindingFormat, RoundTripsAndRejectsATamperedSignature) {
 TEST(CaseFormat, Int64TablesAreExact) {
   json document = json::parse(std::ifstream(kSourceDir / "corpus/seeds/causal-151290.json"));
   document["tensors"] = json::array(
-      {{{"name", "offsets"}, {"dtype", "int64"}, {"shape", {3}},
+      {{{"name", "offsets"},
+        {"dtype", "int64"},
+        {"shape", {3}},
         {"values", {9007199254740993LL, -9223372036854775807LL - 1, 9223372036854775807LL}}}});
   const Case c = CaseFromJson(document);
   ASSERT_EQ(c.tensors[0].integers.size(), 3u);

@@ -1,13 +1,18 @@
-// The generator and the oracles on the real torch: eager validity, a planted wrong result,
-// expected exceptions, generated cases of every API, and the emitted Python scripts.
+// The generator and the oracles on the real torch: eager validity, planted wrong results of
+// every oracle caught by the worker and by the emitted Python script alike, broken cases told
+// apart from findings, expected exceptions, and generated cases of every API with their scripts.
 #include "fuzzer/generate/generator.h"
+#include "fuzzer/support/child_process.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/repro_script.h"
 #include "fuzzer/worker/worker_client.h"
+#include "fuzzer/worker/worker_python.h"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <set>
 
 namespace fuzzer {
@@ -16,6 +21,46 @@ namespace {
 using namespace std::chrono_literals;
 
 const std::filesystem::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
+
+// A small hand-written case: a causal mask on 128x128, one thread, no vectorization choice.
+// `changes` is merged over it (JSON merge patch), as a case file would say it.
+corpus::Case SmallCase(const std::string &name, const std::string &api,
+                       const nlohmann::json &changes = nlohmann::json::object()) {
+  nlohmann::json c = nlohmann::json::parse(R"({
+    "format_version": 1,
+    "mask_mod": {"name": "causal",
+                 "source": "def causal(b, h, q_idx, kv_idx):\n    return q_idx >= kv_idx\n"},
+    "score_mod": null,
+    "tensors": [],
+    "create_block_mask": {"B": 1, "H": 1, "Q_LEN": 128, "KV_LEN": 128, "BLOCK_SIZE": 128,
+                          "device": "cpu"},
+    "attention": null,
+    "inductor": {"cpp.threads": 1, "cpp.simdlen": null, "cpp_wrapper": false, "dynamic": false},
+    "expect": {"raises": null},
+    "provenance": {"origin": "oracle_test"}
+  })");
+  c["name"] = name;
+  c["api"] = api;
+  if (api == "flex_attention")
+    c["attention"] = nlohmann::json::parse(R"({
+      "B": 1, "Hq": 1, "Hkv": 1, "Q_LEN": 128, "KV_LEN": 128, "E": 16, "Ev": 16,
+      "dtype": "float32", "input_seed": 1, "use_block_mask": true, "enable_gqa": false})");
+  c.merge_patch(changes);
+  return corpus::CaseFromJson(c);
+}
+
+std::set<std::string> MismatchFields(const nlohmann::json &result) {
+  std::set<std::string> fields;
+  for (const auto &mismatch : result.value("mismatches", nlohmann::json::array()))
+    fields.insert(mismatch.value("field", ""));
+  return fields;
+}
+
+// A test plant and the mismatch it must cause.
+struct Plant {
+  std::string name;
+  std::string field;
+};
 
 class OracleTest : public ::testing::Test {
 protected:
@@ -35,8 +80,49 @@ protected:
   }
   static worker::CaseOutcome Run(const corpus::Case &c,
                                  const worker::WorkerRunOptions &options = {}) {
-    return worker::RunCaseOnWorker(*worker_, c, scratch_ / ("cache-" + c.name), 900s, options);
+    const std::string cache = "cache-" + c.name + "-" + options.test_plant;
+    return worker::RunCaseOnWorker(*worker_, c, scratch_ / cache, 900s, options);
   }
+  // The case's emitted repro script, run with the venv's python; `plant` is passed to it
+  // through INDUCTOR_FUZZ_TEST_PLANT. Its output is stdout alone.
+  static support::CommandResult RunScript(const corpus::Case &c, const std::string &plant = "") {
+    const auto script = scratch_ / (c.name + ".py");
+    support::WriteFileAtomically(script, worker::EmitPythonScript(c));
+    support::SpawnOptions options;
+    options.stderr_file = scratch_ / (c.name + "-" + plant + ".stderr");
+    if (!plant.empty())
+      options.environment["INDUCTOR_FUZZ_TEST_PLANT"] = plant;
+    return support::RunCommand({(kSourceDir / ".venv/bin/python").string(), script.string()},
+                               options, 900s);
+  }
+  static std::string Stderr(const corpus::Case &c, const std::string &plant = "") {
+    std::ifstream in(scratch_ / (c.name + "-" + plant + ".stderr"));
+    return "\nstderr:\n" + std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  // Each test plant corrupts the compiled result the way one oracle must catch. The worker
+  // and the emitted script share one oracle implementation, so both must catch every plant,
+  // and both must agree the unplanted case passes.
+  static void ExpectEveryPlantCaught(const corpus::Case &c, const std::vector<Plant> &plants) {
+    const auto clean = Run(c);
+    ASSERT_EQ(clean.Status(), "pass") << clean.result.dump(2);
+    const auto clean_script = RunScript(c);
+    EXPECT_EQ(clean_script.status.exit_code, 0) << clean_script.output << Stderr(c);
+    EXPECT_NE(clean_script.output.find("PASS"), std::string::npos) << clean_script.output;
+    for (const auto &plant : plants) {
+      SCOPED_TRACE(plant.name);
+      const auto planted = Run(c, {.test_plant = plant.name});
+      EXPECT_EQ(planted.Status(), "finding") << planted.result.dump(2);
+      EXPECT_EQ(planted.Kind(), "wrong-result");
+      EXPECT_TRUE(MismatchFields(planted.result).contains(plant.field)) << planted.result.dump(2);
+      const auto script = RunScript(c, plant.name);
+      EXPECT_EQ(script.status.exit_code, 1) << script.output << Stderr(c, plant.name);
+      EXPECT_NE(script.output.find("MISMATCH"), std::string::npos) << script.output;
+      EXPECT_NE(script.output.find("'field': '" + plant.field + "'"), std::string::npos)
+          << script.output;
+    }
+  }
+
   // The first case of the default policy, from seed 1 on, that satisfies `wanted`.
   template <typename Predicate> static corpus::Case FirstGenerated(Predicate wanted) {
     for (std::uint64_t seed = 1;; ++seed) {
@@ -58,10 +144,10 @@ TEST_F(OracleTest, GeneratedCasesRunEagerlyUnlessMarkedToRaise) {
         generate::GenerateCase({seed, 0, ""}, generate::GenerationPolicy::Default()).c;
     const auto outcome = Run(c, {.eager_only = true});
     if (c.expect_raises.empty()) {
-      EXPECT_EQ(outcome.status, "pass") << "seed " << seed << " " << outcome.result.dump();
+      EXPECT_EQ(outcome.Status(), "pass") << "seed " << seed << " " << outcome.result.dump();
       ++ran;
     } else {
-      EXPECT_NE(outcome.status, "finding") << "seed " << seed << " " << outcome.result.dump();
+      EXPECT_NE(outcome.Status(), "finding") << "seed " << seed << " " << outcome.result.dump();
     }
   }
   EXPECT_GE(ran, 50);
@@ -73,13 +159,93 @@ TEST_F(OracleTest, PlantedDifferenceInTheCompiledBlockMaskIsAWrongResult) {
            c.create_block_mask.q_len <= 256 && c.create_block_mask.kv_len <= 256;
   });
   const auto clean = Run(c);
-  ASSERT_EQ(clean.status, "pass") << clean.result.dump(2);
+  ASSERT_EQ(clean.Status(), "pass") << clean.result.dump(2);
   const auto planted = Run(c, {.test_plant = "flip-one-block"});
-  EXPECT_EQ(planted.status, "finding");
-  EXPECT_EQ(planted.kind, "wrong-result");
+  EXPECT_EQ(planted.Status(), "finding");
+  EXPECT_EQ(planted.Kind(), "wrong-result");
   ASSERT_GE(planted.result["mismatches"].size(), 1u);
   EXPECT_EQ(planted.result["mismatches"][0]["field"], "kv_num_blocks");
   EXPECT_EQ(planted.result["mismatches"][0]["first_index"], nlohmann::json::array({0, 0, 0}));
+}
+
+TEST_F(OracleTest, BlockMaskPlantsAreCaughtByTheWorkerAndTheScript) {
+  ExpectEveryPlantCaught(SmallCase("plant-block-mask", "create_block_mask"),
+                         {{"kv-num-blocks", "kv_num_blocks"},
+                          {"block-size", "BLOCK_SIZE"},
+                          {"seq-lengths", "seq_lengths"}});
+}
+
+TEST_F(OracleTest, CreateMaskPlantIsCaughtByTheWorkerAndTheScript) {
+  ExpectEveryPlantCaught(SmallCase("plant-create-mask", "create_mask"), {{"create-mask", "mask"}});
+}
+
+TEST_F(OracleTest, AttentionPlantsAreCaughtByTheWorkerAndTheScript) {
+  ExpectEveryPlantCaught(SmallCase("plant-attention", "flex_attention"),
+                         {{"attention-value", "output"}, {"attention-nan", "output_nan"}});
+}
+
+// Eager is the reference: a case that fails before torch.compile runs is broken, not a bug in
+// Inductor, and must not be filed as a finding.
+TEST_F(OracleTest, CasesBrokenBeforeCompilingAreInvalidNotFindings) {
+  struct Broken {
+    corpus::Case c;
+    std::string phase;
+    std::string type;
+  };
+  const std::vector<Broken> broken = {
+      {SmallCase("misspelt-name", "create_block_mask", {{"mask_mod", {{"name", "casual"}}}}),
+       "define", "builtins.NameError"},
+      {SmallCase("syntax-error", "create_block_mask",
+                 {{"mask_mod",
+                   {{"source", "def causal(b, h, q_idx, kv_idx):\n"
+                               "    return q_idx >= = kv_idx\n"}}}}),
+       "define", "builtins.SyntaxError"},
+      {SmallCase(
+           "table-index-out-of-range", "create_mask",
+           {{"tensors",
+             {{{"name", "table"}, {"dtype", "int64"}, {"shape", {4}}, {"values", {0, 1, 2, 3}}}}},
+            {"mask_mod",
+             {{"source", "def causal(b, h, q_idx, kv_idx):\n"
+                         "    return table[q_idx] >= kv_idx\n"}}}}),
+       "eager", "builtins.IndexError"},
+      {SmallCase("mask-512-on-256", "flex_attention",
+                 {{"create_block_mask", {{"Q_LEN", 512}, {"KV_LEN", 512}}},
+                  {"attention", {{"Q_LEN", 256}, {"KV_LEN", 256}}}}),
+       "eager", "builtins.RuntimeError"},
+  };
+  for (const auto &[c, phase, type] : broken) {
+    SCOPED_TRACE(c.name);
+    const auto outcome = Run(c);
+    EXPECT_EQ(outcome.Status(), "invalid-case") << outcome.result.dump(2);
+    EXPECT_EQ(outcome.Kind(), "");
+    EXPECT_TRUE(outcome.result["kind"].is_null());
+    EXPECT_EQ(outcome.result["phase"], phase);
+    EXPECT_EQ(outcome.result["exception"]["type"], type);
+    EXPECT_TRUE(outcome.result["exception"]["innermost"].contains("frame"));
+  }
+  // The script says so too, and does not call it a mismatch.
+  const auto script = RunScript(broken.back().c);
+  EXPECT_EQ(script.status.exit_code, 2) << script.output;
+  EXPECT_NE(script.output.find("INVALID CASE"), std::string::npos) << script.output;
+}
+
+// The script carries the worker's oracle modules byte for byte, and the case readably.
+TEST(ReproScriptTest, EmbedsTheWorkerOraclesVerbatimAndShowsTheCase) {
+  corpus::Case c = SmallCase("readable", "create_block_mask");
+  c.inductor.cpp_threads = 8;
+  const std::string script = worker::EmitPythonScript(c);
+  for (const auto *module : {"inductor_fuzz_worker.exceptions", "inductor_fuzz_worker.oracles"})
+    EXPECT_NE(script.find(worker::WorkerModuleSource(module)), std::string::npos) << module;
+  EXPECT_NE(script.find("MASK_MOD_SOURCE = '''\\\ndef causal(b, h, q_idx, kv_idx):\n"
+                        "    return q_idx >= kv_idx\n'''"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("\"source\": MASK_MOD_SOURCE"), std::string::npos);
+  EXPECT_NE(script.find("\"cpp.threads\": 8,"), std::string::npos);
+  EXPECT_NE(script.find("\"force_disable_caches\": True,"), std::string::npos);
+  EXPECT_LT(script.find("CASE = "), script.find("def main()"));
+  EXPECT_LT(script.find("def main()"), script.find("class Api"));
+  EXPECT_THROW(worker::WorkerModuleSource("inductor_fuzz_worker.nope"), std::invalid_argument);
 }
 
 TEST_F(OracleTest, DataDependentMaskIsAnExpectedExceptionOfItsClass) {
@@ -89,7 +255,7 @@ TEST_F(OracleTest, DataDependentMaskIsAnExpectedExceptionOfItsClass) {
   const corpus::Case c = generate::GenerateCase({3, 0, ""}, policy).c;
   ASSERT_EQ(c.expect_raises, "data-dependent");
   const auto outcome = Run(c);
-  EXPECT_EQ(outcome.status, "expected") << outcome.result.dump(2);
+  EXPECT_EQ(outcome.Status(), "expected") << outcome.result.dump(2);
   EXPECT_EQ(outcome.result["exception"]["class"], "data-dependent");
   EXPECT_TRUE(outcome.result["exception"]["expected"].get<bool>());
 }
@@ -102,10 +268,10 @@ TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
     });
     SCOPED_TRACE(c.name);
     const auto outcome = Run(c);
-    EXPECT_TRUE(outcome.status == "pass" || outcome.status == "finding");
-    EXPECT_NE(outcome.kind, "crash");
-    EXPECT_NE(outcome.kind, "timeout");
-    if (outcome.status == "pass") {
+    EXPECT_TRUE(outcome.Status() == "pass" || outcome.Status() == "finding");
+    EXPECT_NE(outcome.Kind(), "crash");
+    EXPECT_NE(outcome.Kind(), "timeout");
+    if (outcome.Status() == "pass") {
       EXPECT_GE(outcome.result["builds"].size(), 1u);
     }
     if (api == "flex_attention") {
@@ -122,8 +288,8 @@ TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
     EXPECT_EQ(run.output.rfind("torch 2.15.0", 0), 0u) << run.output;
     EXPECT_NE(run.output.find("cpp.threads = " + std::to_string(c.inductor.cpp_threads)),
               std::string::npos);
-    EXPECT_EQ(run.status.exit_code, outcome.status == "pass" ? 0 : 1) << run.output;
-    if (outcome.status == "pass") {
+    EXPECT_EQ(run.status.exit_code, outcome.Status() == "pass" ? 0 : 1) << run.output;
+    if (outcome.Status() == "pass") {
       EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
     }
   }

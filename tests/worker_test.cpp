@@ -122,15 +122,23 @@ TEST_F(WorkerTest, ServesThreeCasesThenShutsDownCleanly) {
   EXPECT_EQ(worker_->processes_started(), started + 1);
 }
 
-TEST_F(WorkerTest, SyntaxErrorInTheMaskIsAnExceptionResult) {
+// A case that cannot even be defined is broken, not a finding: a campaign counts it apart.
+TEST_F(WorkerTest, SyntaxErrorInTheMaskIsAnInvalidCase) {
   const auto outcome = Run(SmallCase("syntax", "    return q_idx >= = kv_idx\n"));
-  EXPECT_EQ(outcome.Status(), "finding");
-  EXPECT_EQ(outcome.Kind(), "exception");
+  EXPECT_EQ(outcome.Status(), "invalid-case") << outcome.result.dump(2);
+  EXPECT_FALSE(outcome.finding.has_value());
   EXPECT_EQ(outcome.result["exception"]["type"], "builtins.SyntaxError");
   EXPECT_EQ(outcome.result["phase"], "define");
-  EXPECT_EQ(
-      outcome.result["signature"].get<std::string>().rfind("exception|builtins.SyntaxError|", 0),
-      0u);
+  EXPECT_FALSE(outcome.result.contains("signature"));
+}
+
+// A misspelt mask_mod name fails eagerly: the case is wrong, not torch.
+TEST_F(WorkerTest, MisspeltMaskNameIsAnInvalidCase) {
+  auto c = SmallCase("misspelt", "    return q_idx >= kv_idx\n");
+  c.mask_mod->name = "mask_typo";
+  const auto outcome = Run(c);
+  EXPECT_EQ(outcome.Status(), "invalid-case") << outcome.result.dump(2);
+  EXPECT_FALSE(outcome.finding.has_value());
 }
 
 TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {

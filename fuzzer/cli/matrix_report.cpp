@@ -21,8 +21,6 @@ namespace fuzzer::cli {
 
 using nlohmann::json;
 
-
-
 worker::Worker MakeWorker(const support::ToolPaths &paths, const std::filesystem::path &scratch) {
   return worker::Worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
                                               .venv = paths.venv,

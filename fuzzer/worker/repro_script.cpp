@@ -1,145 +1,234 @@
 #include "fuzzer/worker/repro_script.h"
 
+#include "fuzzer/worker/worker_python.h"
+
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
 
 namespace fuzzer::worker {
 namespace {
 
-std::string PythonBool(bool value) { return value ? "True" : "False"; }
+using nlohmann::json;
 
-std::string PythonOptional(const std::optional<std::int64_t> &value) {
-  return value ? std::to_string(*value) : "None";
+// The worker modules the script carries, in the order they must run. Neither imports from its
+// package, so the two can be pasted into the script one after the other.
+constexpr std::string_view kOracleModules[] = {"exceptions", "oracles"};
+
+constexpr std::size_t kLineWidth = 100;
+
+// The order a reader wants a case in: what it is, its functions, then its shapes. Other keys
+// follow in JSON's order.
+constexpr std::string_view kKeyOrder[] = {
+    "name",      "api",    "mask_mod", "score_mod", "source",
+    "tensors",   "dtype",  "shape",    "values",    "create_block_mask",
+    "attention", "B",      "H",        "Hq",        "Hkv",
+    "Q_LEN",     "KV_LEN", "E",        "Ev",        "BLOCK_SIZE"};
+
+std::vector<std::string> KeysInReadingOrder(const json &object) {
+  std::vector<std::string> keys;
+  for (const auto key : kKeyOrder)
+    if (object.contains(key))
+      keys.emplace_back(key);
+  for (const auto &[key, value] : object.items())
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      keys.push_back(key);
+  return keys;
 }
 
-std::string BlockSize(const corpus::BlockMaskArguments &args) {
-  return args.block_size.size() == 1
-             ? std::to_string(args.block_size[0])
-             : fmt::format("({}, {})", args.block_size[0], args.block_size[1]);
+// A string literal for Python source that reads as the source itself where it can.
+std::string SourceLiteral(const std::string &source) {
+  const bool plain = source.find('\\') == std::string::npos &&
+                     source.find("'''") == std::string::npos &&
+                     (source.empty() || source.back() != '\'');
+  return plain ? "'''\\\n" + source + "'''" : json(source).dump();
 }
 
-std::string Tensors(const corpus::Case &c) {
-  std::string out;
-  for (const auto &tensor : c.tensors) {
-    std::string values;
-    for (double value : tensor.values) {
-      if (!values.empty())
-        values += ", ";
-      if (tensor.dtype == "bool")
-        values += PythonBool(value != 0);
-      else if (tensor.dtype == "float32")
-        values += fmt::format("{}", value);
-      else
-        values += std::to_string(static_cast<std::int64_t>(value));
+// JSON as a Python literal, laid out for reading: whatever fits on its line stays on it.
+// `names` replaces the values at some JSON pointers by Python names defined above it.
+class PythonLiteral {
+public:
+  explicit PythonLiteral(std::map<std::string, std::string> names) : names_(std::move(names)) {}
+
+  // `indent` is the indentation of the line the value starts on, `column` where it starts.
+  std::string Render(const json &value, const std::string &pointer, std::size_t indent,
+                     std::size_t column) const {
+    const std::string inline_form = Inline(value, pointer);
+    if (column + inline_form.size() <= kLineWidth || !value.is_structured() ||
+        names_.contains(pointer))
+      return inline_form;
+    const std::string inner(indent + 4, ' ');
+    std::string out;
+    if (value.is_object()) {
+      out = "{\n";
+      for (const auto &key : KeysInReadingOrder(value)) {
+        const std::string prefix = inner + json(key).dump() + ": ";
+        out += prefix + Render(value[key], pointer + "/" + key, indent + 4, prefix.size()) + ",\n";
+      }
+      return out + std::string(indent, ' ') + "}";
     }
-    std::string shape;
-    for (auto extent : tensor.shape)
-      shape += std::to_string(extent) + ",";
-    out += fmt::format("{} = torch.tensor([{}], dtype=torch.{}).reshape(({}))\n", tensor.name,
-                       values, tensor.dtype, shape);
+    if (std::none_of(value.begin(), value.end(), [](const json &v) { return v.is_structured(); }))
+      return WrappedScalars(value, pointer, indent);
+    out = "[\n";
+    for (std::size_t i = 0; i < value.size(); ++i)
+      out += inner + Render(value[i], pointer + "/" + std::to_string(i), indent + 4, inner.size()) +
+             ",\n";
+    return out + std::string(indent, ' ') + "]";
   }
-  return out;
-}
+
+private:
+  std::string Inline(const json &value, const std::string &pointer) const {
+    if (const auto name = names_.find(pointer); name != names_.end())
+      return name->second;
+    switch (value.type()) {
+    case json::value_t::null:
+      return "None";
+    case json::value_t::boolean:
+      return value.get<bool>() ? "True" : "False";
+    case json::value_t::object: {
+      std::string out;
+      for (const auto &key : KeysInReadingOrder(value))
+        out += (out.empty() ? "" : ", ") + json(key).dump() + ": " +
+               Inline(value[key], pointer + "/" + key);
+      return "{" + out + "}";
+    }
+    case json::value_t::array: {
+      std::string out;
+      for (std::size_t i = 0; i < value.size(); ++i)
+        out += (i ? ", " : "") + Inline(value[i], pointer + "/" + std::to_string(i));
+      return "[" + out + "]";
+    }
+    default: // numbers and strings are spelt the same in JSON and Python
+      return value.dump();
+    }
+  }
+
+  // A long list of numbers (a captured table), filled line by line.
+  std::string WrappedScalars(const json &values, const std::string &pointer,
+                             std::size_t indent) const {
+    const std::string inner(indent + 4, ' ');
+    std::string out = "[\n", line;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const std::string item = Inline(values[i], pointer + "/" + std::to_string(i)) + ",";
+      if (!line.empty() && inner.size() + line.size() + 1 + item.size() > kLineWidth) {
+        out += inner + line + "\n";
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + item;
+    }
+    if (!line.empty())
+      out += inner + line + "\n";
+    return out + std::string(indent, ' ') + "]";
+  }
+
+  std::map<std::string, std::string> names_;
+};
+
+// What the script runs: the same steps, in the same order, as the worker's cases.run_case.
+constexpr std::string_view kMain = R"PY(
+def main():
+    print("torch", torch.__version__)
+    for key, value in INDUCTOR_CONFIG.items():
+        print(f"inductor_config.{key} = {value!r}")
+    print(f"torch.compile(dynamic={DYNAMIC!r})")
+    expected = CASE["expect"]["raises"]
+    phase = "define"
+    try:
+        api = Api(CASE, build_namespace(CASE))
+        phase = "inputs"
+        api.make_inputs()
+        phase = "eager"
+        eager = api.run_eager()
+    except Exception as error:
+        if not expected or phase != "eager":
+            traceback.print_exc()
+            print(f"INVALID CASE: it failed in phase {phase!r}, before torch.compile ran")
+            return 2
+        print(f"eager raised, as the case expects ({expected}): {type(error).__name__}: {error}")
+        eager = None
+    try:
+        compiled = api.run_compiled(INDUCTOR_CONFIG, DYNAMIC)
+    except Exception as error:
+        if expected and classify_exception(describe_exception(error)) == expected:
+            print(f"PASS: torch.compile raised, as the case expects ({expected}): {error}")
+            return 0
+        raise
+    if eager is None:
+        print(f"PASS: torch.compile did not raise the {expected} exception eager raised")
+        return 0
+    plant = os.environ.get(TEST_PLANT_VARIABLE)
+    if plant:
+        print(f"test plant {plant!r}: the compiled result is corrupted on purpose")
+        compiled = plant_difference(CASE["api"], compiled, plant)
+    mismatches, details = api.compare(eager, compiled)
+    for key, value in details.items():
+        print(f"{key}: {value}")
+    if mismatches:
+        print(f"MISMATCH between eager and compiled ({len(mismatches)}):")
+        for mismatch in mismatches:
+            print("   ", mismatch)
+        return 1
+    print("PASS: eager and compiled agree")
+    return 0
+)PY";
 
 } // namespace
 
 std::string EmitPythonScript(const corpus::Case &c) {
-  const auto &k = c.inductor;
-  const auto &m = c.create_block_mask;
+  json case_json = corpus::CaseToJson(c);
+  // The settings are INDUCTOR_CONFIG and DYNAMIC, printed and applied as they are; the
+  // provenance is in the header.
+  for (const char *key : {"inductor", "provenance", "format_version"})
+    case_json.erase(key);
+  std::map<std::string, std::string> names;
+  std::string sources;
+  for (const auto &[key, variable] :
+       {std::pair{"mask_mod", "MASK_MOD_SOURCE"}, std::pair{"score_mod", "SCORE_MOD_SOURCE"}}) {
+    const auto &function = std::string(key) == "mask_mod" ? c.mask_mod : c.score_mod;
+    if (!function)
+      continue;
+    names[fmt::format("/{}/source", key)] = variable;
+    sources += fmt::format("{} = {}\n\n", variable, SourceLiteral(function->source));
+  }
+
   std::string script = fmt::format(
       "#!/usr/bin/env python3\n"
-      "# inductor-fuzz case {name}\n"
+      "# inductor-fuzz case {name}: a standalone reproducer for the Python that has torch.\n"
+      "# It runs the case eagerly and through torch.compile exactly as inductor-fuzz's worker\n"
+      "# does, and compares the two with the worker's own oracle code (embedded at the end):\n"
+      "# it prints every mismatch and exits 1, or prints PASS and exits 0.\n"
+      "# Expected to raise: {raises}.\n"
       "# provenance: {provenance}\n"
-      "# Runs the case eagerly and through torch.compile and compares the two; exit 1 on a\n"
-      "# difference. Expected to raise: {raises}.\n"
-      "import sys\n\n"
-      "import torch\n"
-      "import torch._inductor.config as inductor_config\n"
-      "from torch.nn.attention.flex_attention import (\n"
-      "    and_masks, create_block_mask, create_mask, flex_attention, or_masks)\n\n"
-      "settings = {{\n"
-      "    \"cpp.threads\": {threads},\n"
-      "    \"cpp.simdlen\": {simdlen},\n"
-      "    \"cpp_wrapper\": {cpp_wrapper},\n"
-      "    \"max_autotune\": {max_autotune},\n"
-      "    \"freezing\": {freezing},\n"
-      "    \"cpp.enable_loop_tail_vec\": {tail},\n"
-      "    \"cpp.dynamic_threads\": {dynamic_threads},\n"
-      "    \"compile_threads\": 1,\n"
-      "    \"force_disable_caches\": True,\n"
-      "}}\n"
-      "DYNAMIC = {dynamic}\n"
-      "print(\"torch\", torch.__version__)\n"
-      "for key, value in settings.items():\n"
-      "    print(f\"inductor_config.{{key}} = {{value!r}}\")\n"
-      "print(\"dynamic =\", DYNAMIC)\n"
-      "inductor_config.patch(settings).__enter__()\n\n",
-      fmt::arg("name", c.name), fmt::arg("provenance", c.provenance.dump()),
+      "import os\n"
+      "import sys\n"
+      "import traceback\n\n"
+      "import torch\n\n"
+      "# The case. Its functions are defined from their source in a namespace that holds torch,\n"
+      "# and_masks, or_masks and the captured tensors, as the worker defines them.\n"
+      "{sources}"
+      "CASE = {case}\n\n"
+      "# Inductor's complete configuration for the case, patched around torch.compile.\n"
+      "INDUCTOR_CONFIG = {config}\n"
+      "DYNAMIC = {dynamic}  # torch.compile(dynamic=...)\n\n",
+      fmt::arg("name", c.name),
       fmt::arg("raises", c.expect_raises.empty() ? "no" : c.expect_raises),
-      fmt::arg("threads", k.cpp_threads),
-      fmt::arg("simdlen", k.cpp_simdlen ? std::to_string(*k.cpp_simdlen) : "None"),
-      fmt::arg("cpp_wrapper", PythonBool(k.cpp_wrapper)),
-      fmt::arg("max_autotune", PythonBool(k.max_autotune)),
-      fmt::arg("freezing", PythonBool(k.freezing)),
-      fmt::arg("tail", PythonBool(k.enable_loop_tail_vec)),
-      fmt::arg("dynamic_threads", PythonBool(k.dynamic_threads)),
-      fmt::arg("dynamic", PythonBool(k.dynamic)));
-  script += Tensors(c);
-  if (c.mask_mod)
-    script += "\n" + c.mask_mod->source;
-  if (c.score_mod)
-    script += "\n" + c.score_mod->source;
-  const std::string mask_call =
-      fmt::format("{}, {}, {}, {}, {}, device=\"cpu\"", c.mask_mod ? c.mask_mod->name : "None",
-                  PythonOptional(m.batch), PythonOptional(m.heads), m.q_len, m.kv_len);
-  script += "\n";
-  if (c.api == "create_block_mask") {
-    script += fmt::format(
-        "eager = create_block_mask({call}, BLOCK_SIZE={bs})\n"
-        "compiled = torch.compile(create_block_mask, dynamic=DYNAMIC)({call}, BLOCK_SIZE={bs})\n"
-        "differs = [name for name in (\"kv_num_blocks\", \"kv_indices\", \"full_kv_num_blocks\",\n"
-        "    \"full_kv_indices\", \"q_num_blocks\", \"q_indices\", \"full_q_num_blocks\",\n"
-        "    \"full_q_indices\")\n"
-        "    if (getattr(eager, name) is None) != (getattr(compiled, name) is None)\n"
-        "    or (getattr(eager, name) is not None\n"
-        "        and not torch.equal(getattr(eager, name), getattr(compiled, name)))]\n",
-        fmt::arg("call", mask_call), fmt::arg("bs", BlockSize(m)));
-  } else if (c.api == "create_mask") {
-    script += fmt::format("eager = create_mask({call})\n"
-                          "compiled = torch.compile(create_mask, dynamic=DYNAMIC)({call})\n"
-                          "differs = [] if torch.equal(eager, compiled) else [\"mask\"]\n",
-                          fmt::arg("call", mask_call));
-  } else {
-    const auto &a = *c.attention;
-    script += fmt::format(
-        "generator = torch.Generator().manual_seed({seed})\n"
-        "q = torch.randn(({b}, {hq}, {lq}, {e}), generator=generator).to(torch.{dtype})\n"
-        "k = torch.randn(({b}, {hkv}, {lkv}, {e}), generator=generator).to(torch.{dtype})\n"
-        "v = torch.randn(({b}, {hkv}, {lkv}, {ev}), generator=generator).to(torch.{dtype})\n"
-        "block_mask = {block_mask}\n"
-        "kwargs = dict(score_mod={score}, block_mask=block_mask, enable_gqa={gqa})\n"
-        "reference = flex_attention(q.double(), k.double(), v.double(), **kwargs)\n"
-        "eager = flex_attention(q, k, v, **kwargs)\n"
-        "compiled = torch.compile(flex_attention, dynamic=DYNAMIC)(q, k, v, **kwargs)\n"
-        "eager_error = (eager.double() - reference).abs().nan_to_num(0).max().item()\n"
-        "compiled_error = (compiled.double() - reference).abs().nan_to_num(0).max().item()\n"
-        "tolerance = {{\"float32\": 1e-4, \"bfloat16\": 3e-2, \"float16\": 3e-3}}[\"{dtype}\"]\n"
-        "print(f\"largest absolute error: compiled {{compiled_error:.3g}}, eager "
-        "{{eager_error:.3g}}\")\n"
-        "differs = [\"output\"] if compiled_error > max(tolerance, 4 * eager_error) else []\n",
-        fmt::arg("seed", a.input_seed), fmt::arg("b", a.batch), fmt::arg("hq", a.q_heads),
-        fmt::arg("hkv", a.kv_heads), fmt::arg("lq", a.q_len), fmt::arg("lkv", a.kv_len),
-        fmt::arg("e", a.head_dim), fmt::arg("ev", a.value_dim), fmt::arg("dtype", a.dtype),
-        fmt::arg("block_mask",
-                 a.use_block_mask
-                     ? fmt::format("create_block_mask({}, BLOCK_SIZE={})", mask_call, BlockSize(m))
-                     : "None"),
-        fmt::arg("score", c.score_mod ? c.score_mod->name : "None"),
-        fmt::arg("gqa", PythonBool(a.enable_gqa)));
+      fmt::arg("provenance", c.provenance.dump()), fmt::arg("sources", sources),
+      fmt::arg("case", PythonLiteral(names).Render(case_json, "", 0, 7)),
+      fmt::arg("config", PythonLiteral({}).Render(corpus::InductorConfig(c), "", 0, 18)),
+      fmt::arg("dynamic", c.inductor.dynamic ? "True" : "False"));
+  script += kMain;
+  script += "\n\n# " + std::string(96, '-') +
+            "\n# inductor-fuzz's oracle code, verbatim from its worker (package "
+            "inductor_fuzz_worker):\n# the comparison above is the one the fuzzer ran.\n# " +
+            std::string(96, '-') + "\n";
+  for (const auto module : kOracleModules) {
+    const std::string name = fmt::format("{}.{}", kWorkerPackage, module);
+    script += fmt::format("\n# ---- {}/{}.py ----\n\n", kWorkerPackage, module);
+    script += WorkerModuleSource(name);
   }
-  script += "if differs:\n"
-            "    print(\"MISMATCH between eager and compiled:\", \", \".join(differs))\n"
-            "    sys.exit(1)\n"
-            "print(\"PASS: eager and compiled agree\")\n";
+  script += "\n\nif __name__ == \"__main__\":\n    sys.exit(main())\n";
   return script;
 }
 

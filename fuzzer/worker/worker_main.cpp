@@ -1,5 +1,6 @@
 // The worker process: embeds CPython from the project's .venv, imports torch once and serves
-// cases as JSON lines (fuzzer/python/worker.py). The driver starts it; it never runs alone.
+// cases as JSON lines (inductor_fuzz_worker.serve, compiled in from fuzzer/worker/python/). The
+// driver starts it; it never runs alone.
 #include "fuzzer/worker/worker_python.h"
 
 #include <pybind11/embed.h>
@@ -46,6 +47,59 @@ void InitializePython(const std::filesystem::path &venv_python) {
   py::initialize_interpreter(&config, 1, python_argv, false);
 }
 
+// Makes the package compiled into this binary importable. The import system finds it before
+// anything on sys.path, so a stray inductor_fuzz_worker installed in the venv never shadows
+// it; get_source lets tracebacks show its lines.
+constexpr const char *kEmbeddedPackageFinder = R"PY(
+import importlib.abc
+import importlib.util
+import sys
+
+
+class EmbeddedPackage(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader):
+    def __init__(self, modules):
+        self.modules = modules  # name -> (source, is_package)
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.modules:
+            return None
+        return importlib.util.spec_from_loader(
+            name, self, origin=self.filename(name), is_package=self.modules[name][1]
+        )
+
+    def filename(self, name):
+        tail = "/__init__.py" if self.modules[name][1] else ".py"
+        return "<inductor-fuzz-worker>/" + name.replace(".", "/") + tail
+
+    def is_package(self, name):
+        return self.modules[name][1]
+
+    def get_source(self, name):
+        if name not in self.modules:
+            raise ImportError(name=name)
+        return self.modules[name][0]
+
+    def get_code(self, name):
+        return compile(self.get_source(name), self.filename(name), "exec", dont_inherit=True)
+
+    def exec_module(self, module):
+        exec(self.get_code(module.__name__), module.__dict__)
+
+
+sys.meta_path.insert(0, EmbeddedPackage(modules))
+)PY";
+
+void InstallEmbeddedPackage() {
+  py::dict modules;
+  for (const auto &module : fuzzer::worker::WorkerPythonModules())
+    modules[py::str(module.name.data(), module.name.size())] = py::make_tuple(
+        py::str(module.source.data(), module.source.size()), py::bool_(module.is_package));
+  py::dict scope;
+  scope["__builtins__"] = py::module_::import("builtins");
+  scope["modules"] = modules;
+  py::exec(kEmbeddedPackageFinder, scope);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -68,12 +122,10 @@ int main(int argc, char **argv) {
   InitializePython(venv_python);
   int exit_code = 0;
   try {
-    py::dict scope;
-    scope["__name__"] = "inductor_fuzz_worker";
-    scope["__builtins__"] = py::module_::import("builtins");
-    py::exec(py::str(fuzzer::worker::kWorkerPython.data(), fuzzer::worker::kWorkerPython.size()),
-             scope);
-    exit_code = scope["serve"](protocol_fd, arguments.scratch.string()).cast<int>();
+    InstallEmbeddedPackage();
+    exit_code = py::module_::import("inductor_fuzz_worker.serve")
+                    .attr("serve")(protocol_fd, arguments.scratch.string())
+                    .cast<int>();
   } catch (const std::exception &error) {
     std::fprintf(stderr, "worker: %s\n", error.what());
     exit_code = kExitWorkerFailed;

@@ -1,0 +1,8 @@
+"""The inductor-fuzz worker's Python half.
+
+The C++ worker (fuzzer/worker/worker_main.cpp) embeds CPython, carries this package's sources
+inside its binary and imports them from there, so that the worker never depends on files beside
+it. serve.serve() is its entry point. The repro script (fuzzer/worker/repro_script.cpp) embeds
+exceptions.py and oracles.py verbatim: those two import nothing from this package, so that a
+standalone script and the worker compare results with one and the same code.
+"""

@@ -1,0 +1,318 @@
+"""The oracles: how a case's API runs eagerly and compiled, and how the two results compare.
+
+This is the one implementation: the worker runs cases with it, and the repro script that
+`inductor-fuzz gen --python` writes embeds this file verbatim and calls the same functions.
+So it imports nothing from its own package, only the standard library and torch.
+
+A comparison yields mismatches, dicts with at least "field" and "problem"; none means the
+compiled result agrees with eager. "field" names what differs, so that one wrong field is one
+signature.
+"""
+
+import math
+
+BLOCK_MASK_TENSORS = (
+    "kv_num_blocks",
+    "kv_indices",
+    "full_kv_num_blocks",
+    "full_kv_indices",
+    "q_num_blocks",
+    "q_indices",
+    "full_q_num_blocks",
+    "full_q_indices",
+)
+# A BlockMask's plain-integer fields: with a wrong one, the tensors are read with the wrong
+# geometry even when they are right.
+BLOCK_MASK_SIZES = ("BLOCK_SIZE", "seq_lengths")
+
+# flex_attention against a float64 reference: the largest absolute error allowed, per dtype.
+# The compiled output may also be as far off as four times eager's own error.
+ATTENTION_TOLERANCE = {"float32": 1e-4, "bfloat16": 3e-2, "float16": 3e-3}
+EAGER_ERROR_FACTOR = 4
+
+CAPTURED_DTYPES = ("int64", "bool", "float32")
+
+# Where the repro script reads a test plant from, so that a test can plant into it too.
+TEST_PLANT_VARIABLE = "INDUCTOR_FUZZ_TEST_PLANT"
+
+
+def build_namespace(case):
+    """The globals the case's mask_mod and score_mod are defined in: torch, the mask
+    combinators and the captured tensors. Raises what defining the source raises."""
+    import torch
+    from torch.nn.attention import flex_attention as flex
+
+    namespace = {
+        "torch": torch,
+        "and_masks": flex.and_masks,
+        "or_masks": flex.or_masks,
+        "__name__": "inductor_fuzz_case",
+    }
+    for tensor in case.get("tensors") or []:
+        if tensor["dtype"] not in CAPTURED_DTYPES:
+            raise ValueError(f"captured tensor {tensor['name']!r} has dtype {tensor['dtype']!r}")
+        namespace[tensor["name"]] = torch.tensor(
+            tensor["values"], dtype=getattr(torch, tensor["dtype"])
+        ).reshape(tensor["shape"])
+    for key in ("mask_mod", "score_mod"):
+        if case.get(key):
+            exec(compile(case[key]["source"], f"<{key}>", "exec"), namespace)
+    return namespace
+
+
+def function_of(namespace, case, key):
+    if not case.get(key):
+        return None
+    name = case[key]["name"]
+    if not callable(namespace.get(name)):
+        raise NameError(f"the case's {key} source defines no function named {name!r}")
+    return namespace[name]
+
+
+def mask_arguments(case, mask_mod):
+    args = case["create_block_mask"]
+    return (mask_mod, args["B"], args["H"], args["Q_LEN"], args["KV_LEN"]), {
+        "device": args["device"]
+    }
+
+
+def block_size(case):
+    size = case["create_block_mask"]["BLOCK_SIZE"]
+    return tuple(size) if isinstance(size, list) else size
+
+
+class Api:
+    """One case's API, run eagerly and compiled on the same inputs, and compared.
+
+    Each step is its own method so that the caller can tell where a case failed: defining its
+    functions (the constructor), making its inputs, running eager, compiling.
+    """
+
+    def __init__(self, case, namespace):
+        from torch.nn.attention import flex_attention as flex
+
+        self.case = case
+        self.api = case["api"]
+        self.flex = flex
+        self.mask_mod = function_of(namespace, case, "mask_mod")
+        self.score_mod = function_of(namespace, case, "score_mod")
+        self.q = self.k = self.v = self.block_mask = None
+        self.kwargs = {}
+
+    def make_inputs(self):
+        """flex_attention's query, key, value and block mask (made eagerly, for both runs)."""
+        if self.api != "flex_attention":
+            return
+        import torch
+
+        a = self.case["attention"]
+        generator = torch.Generator().manual_seed(a["input_seed"])
+        dtype = getattr(torch, a["dtype"])
+        self.q = torch.randn((a["B"], a["Hq"], a["Q_LEN"], a["E"]), generator=generator).to(dtype)
+        self.k = torch.randn((a["B"], a["Hkv"], a["KV_LEN"], a["E"]), generator=generator).to(dtype)
+        self.v = torch.randn((a["B"], a["Hkv"], a["KV_LEN"], a["Ev"]), generator=generator).to(dtype)
+        if a["use_block_mask"]:
+            args, kwargs = mask_arguments(self.case, self.mask_mod)
+            self.block_mask = self.flex.create_block_mask(
+                *args, BLOCK_SIZE=block_size(self.case), **kwargs
+            )
+        self.kwargs = dict(
+            score_mod=self.score_mod, block_mask=self.block_mask, enable_gqa=a["enable_gqa"]
+        )
+
+    def eager_function(self):
+        return getattr(self.flex, self.api)
+
+    def run(self, function):
+        if self.api == "flex_attention":
+            return function(self.q, self.k, self.v, **self.kwargs)
+        args, kwargs = mask_arguments(self.case, self.mask_mod)
+        if self.api == "create_block_mask":
+            kwargs["BLOCK_SIZE"] = block_size(self.case)
+        return function(*args, **kwargs)
+
+    def run_eager(self):
+        return self.run(self.eager_function())
+
+    def run_compiled(self, inductor_config, dynamic):
+        """torch.compile of the API under the case's complete Inductor configuration."""
+        import torch
+        from torch._inductor import config
+
+        with config.patch(inductor_config):
+            return self.run(torch.compile(self.eager_function(), dynamic=dynamic))
+
+    def compare(self, eager, compiled):
+        """(mismatches, details): details are what the comparison measured, kept in the result
+        whether or not anything mismatched."""
+        if self.api == "create_block_mask":
+            return compare_block_masks(eager, compiled), {}
+        if self.api == "create_mask":
+            return compare_tensors("mask", eager, compiled), {}
+        reference = self.flex.flex_attention(
+            self.q.double(), self.k.double(), self.v.double(), **self.kwargs
+        )
+        return compare_attention(eager, compiled, reference, self.case["attention"]["dtype"])
+
+
+def _sizes(value):
+    return [int(v) for v in value] if isinstance(value, (tuple, list)) else [int(value)]
+
+
+def compare_block_masks(eager, compiled):
+    mismatches = []
+    for field in BLOCK_MASK_SIZES:
+        left, right = _sizes(getattr(eager, field)), _sizes(getattr(compiled, field))
+        if left != right:
+            mismatches.append(
+                {"field": field, "problem": "values differ", "eager": left, "compiled": right}
+            )
+    for field in BLOCK_MASK_TENSORS:
+        mismatches += compare_tensors(field, getattr(eager, field), getattr(compiled, field))
+    return mismatches
+
+
+def compare_tensors(field, eager, compiled):
+    """Exact comparison of two tensors (or two Nones), NaN equal to NaN."""
+    import torch
+
+    if eager is None and compiled is None:
+        return []
+    if eager is None or compiled is None:
+        return [{"field": field, "problem": "present in only one of the two",
+                 "eager": None if eager is None else "tensor",
+                 "compiled": None if compiled is None else "tensor"}]
+    eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
+    if eager.shape != compiled.shape or eager.dtype != compiled.dtype:
+        return [{"field": field, "problem": "shape or dtype differs",
+                 "eager": f"{tuple(eager.shape)} {eager.dtype}",
+                 "compiled": f"{tuple(compiled.shape)} {compiled.dtype}"}]
+    differs = eager != compiled
+    if eager.is_floating_point():
+        differs &= ~(eager.isnan() & compiled.isnan())
+    if not bool(differs.any()):
+        return []
+    first = torch.nonzero(differs)[0].tolist()
+    return [{"field": field, "problem": "values differ",
+             "elements_differing": int(differs.sum()), "elements": eager.numel(),
+             "first_index": first,
+             "eager_value": eager[tuple(first)].item(),
+             "compiled_value": compiled[tuple(first)].item()}]
+
+
+def attention_error(output, reference):
+    """The largest absolute error of output against the float64 reference, where it is, and
+    relative to the reference there. Equal infinities and NaN against NaN count as no error;
+    NaN against a number is judged apart (compare_attention), not here."""
+    import torch
+
+    output = output.double()
+    same = (output == reference) | (output.isnan() & reference.isnan())
+    difference = (output - reference).abs()
+    difference = torch.where(same | difference.isnan(), 0.0, difference)
+    if difference.numel() == 0:
+        return {"max_abs_error": 0.0, "max_rel_error": None, "index": []}
+    flat = int(difference.reshape(-1).argmax())
+    index = [int(i) for i in torch.unravel_index(torch.tensor(flat), difference.shape)]
+    largest = float(difference.reshape(-1)[flat])
+    scale = abs(float(reference.reshape(-1)[flat]))
+    return {
+        "max_abs_error": largest,
+        "max_rel_error": largest / scale if scale and math.isfinite(scale) else None,
+        "index": index,
+    }
+
+
+def compare_attention(eager, compiled, reference, dtype):
+    """flex_attention's output: compiled must be within the dtype's tolerance of the float64
+    reference (or within a few times eager's own error), and must not hold a NaN where the
+    reference or eager holds a number."""
+    import torch
+
+    if eager.shape != compiled.shape or eager.dtype != compiled.dtype:
+        return [{"field": "output", "problem": "shape or dtype differs",
+                 "eager": f"{tuple(eager.shape)} {eager.dtype}",
+                 "compiled": f"{tuple(compiled.shape)} {compiled.dtype}"}], {}
+    eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
+    errors = {
+        "eager": attention_error(eager, reference),
+        "compiled": attention_error(compiled, reference),
+    }
+    limit = max(ATTENTION_TOLERANCE[dtype], EAGER_ERROR_FACTOR * errors["eager"]["max_abs_error"])
+    errors["limit"] = limit
+    mismatches = []
+    if errors["compiled"]["max_abs_error"] > limit:
+        mismatches.append(
+            {"field": "output", "problem": "compiled output off the reference",
+             **errors["compiled"]}
+        )
+    nan = compiled.isnan() & (~reference.isnan() | eager.isfinite())
+    if bool(nan.any()):
+        first = torch.nonzero(nan)[0].tolist()
+        mismatches.append(
+            {"field": "output_nan", "problem": "NaN in compiled where the reference or eager "
+             "has a number", "elements_differing": int(nan.sum()), "elements": nan.numel(),
+             "first_index": first, "eager_value": float(eager[tuple(first)]),
+             "reference_value": float(reference[tuple(first)])}
+        )
+    return mismatches, {"attention_errors": errors}
+
+
+# Test plants: each corrupts the compiled result the way one oracle must catch, so a test can
+# prove that oracle fires, in the worker (request "test_plant") and in the repro script
+# (TEST_PLANT_VARIABLE). Never used on a real run.
+
+
+def _first_index(tensor):
+    return (0,) * tensor.dim()
+
+
+def _bump_first(tensor):
+    import torch
+
+    index = _first_index(tensor)
+    if tensor.dtype == torch.bool:
+        tensor[index] = ~tensor[index]
+    else:
+        tensor[index] += 1
+
+
+def _plant_block_size(mask):
+    q, kv = mask.BLOCK_SIZE
+    mask.BLOCK_SIZE = (q * 2, kv)
+
+
+def _plant_seq_lengths(mask):
+    q, kv = mask.seq_lengths
+    mask.seq_lengths = (q, kv + 1)
+
+
+def _plant_nan(output):
+    output[_first_index(output)] = float("nan")
+
+
+def _plant_flip_one_block(result):
+    _bump_first(result if not hasattr(result, "kv_num_blocks") else result.kv_num_blocks)
+
+
+# name: (the API whose result it corrupts, or None for any, what it does in place)
+TEST_PLANTS = {
+    "flip-one-block": (None, _plant_flip_one_block),
+    "kv-num-blocks": ("create_block_mask", lambda mask: _bump_first(mask.kv_num_blocks)),
+    "block-size": ("create_block_mask", _plant_block_size),
+    "seq-lengths": ("create_block_mask", _plant_seq_lengths),
+    "create-mask": ("create_mask", _bump_first),
+    "attention-value": ("flex_attention", _bump_first),
+    "attention-nan": ("flex_attention", _plant_nan),
+}
+
+
+def plant_difference(api, compiled, plant):
+    """Test-only: corrupts the compiled result of `api` (the API's name) with plant `plant`."""
+    if plant not in TEST_PLANTS:
+        raise ValueError(f"unknown test plant {plant!r}; known: {', '.join(TEST_PLANTS)}")
+    wanted, corrupt = TEST_PLANTS[plant]
+    if wanted is not None and wanted != api:
+        raise ValueError(f"test plant {plant!r} corrupts {wanted} results, not {api}")
+    corrupt(compiled)
+    return compiled

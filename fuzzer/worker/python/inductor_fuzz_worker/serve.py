@@ -1,0 +1,170 @@
+"""The worker's protocol loop: JSON lines on stdin, replies on a private fd.
+
+The C++ worker moves the protocol off fd 1 so that nothing torch prints can corrupt it, then
+calls serve(). torch is imported once; every case gets a fresh Inductor cache folder, cleared
+in-memory caches and the complete Inductor configuration the driver sends with it, so that
+what Inductor generates depends on the case only.
+"""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+from .capture import CompilerVersions, compile_command
+from .cases import fresh_inductor_state, run_case
+from .kernels import replay
+
+
+def resident_bytes():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def mapped_libtorch_cpu_copies():
+    paths = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            if len(fields) >= 6 and os.path.basename(fields[5]) == "libtorch_cpu.so":
+                paths.add(os.path.realpath(fields[5]))
+    return sorted(paths)
+
+
+class Session:
+    """What one worker process keeps between cases: nothing that shapes generated code."""
+
+    def __init__(self, torch_root, cpp_builder, versions):
+        self.torch_root = torch_root
+        self.cpp_builder = cpp_builder
+        self.versions = versions
+
+
+def info():
+    import torch
+    from torch._inductor.cpu_vec_isa import pick_vec_isa, valid_vec_isa_list
+
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys.version.split()[0])"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return {
+        "torch_version": torch.__version__,
+        "torch_path": os.path.dirname(torch.__file__),
+        "python_version": sys.version.split()[0],
+        "sys_executable": sys.executable,
+        "sys_executable_runs_python": probe.returncode == 0 and probe.stdout.strip() != "",
+        "sys_prefix": sys.prefix,
+        "libtorch_cpu_copies": mapped_libtorch_cpu_copies(),
+        "glibcxx_use_cxx11_abi": bool(torch._C._GLIBCXX_USE_CXX11_ABI),
+        "vec_isas": [str(isa) for isa in valid_vec_isa_list()],
+        "widest_simdlen": max((isa.bit_width() for isa in valid_vec_isa_list()), default=0),
+        "picked_vec_isa": str(pick_vec_isa()),
+        "rss_bytes": resident_bytes(),
+    }
+
+
+def handle(session, request, scratch):
+    op = request.get("op")
+    if op == "run":
+        missing = [key for key in ("case", "inductor_config", "dynamic") if key not in request]
+        if missing:
+            raise ValueError(f"a run request needs {', '.join(missing)}")
+        cache_dir = request.get("cache_dir") or os.path.join(scratch, f"case-{request['id']}")
+        result = run_case(
+            session,
+            request["case"],
+            cache_dir,
+            request["inductor_config"],
+            request["dynamic"],
+            eager_only=request.get("eager_only", False),
+            plant=request.get("test_plant"),
+            record_dir=request.get("record_dir"),
+        )
+        result["rss_bytes"] = resident_bytes()
+        return {"result": result}
+    if op == "info":
+        return {"info": info()}
+    if op == "load":
+        import ctypes
+
+        try:
+            ctypes.CDLL(request["path"], mode=os.RTLD_NOW | os.RTLD_LOCAL)
+            return {"load_error": ""}
+        except OSError as error:
+            return {"load_error": str(error)}
+    if op == "replay":
+        return {"replay": replay(request["module"], request["entry"], request["recording"])}
+    if op == "compile_command":
+        return {"argv": compile_command(session.cpp_builder, request["compiler"])}
+    raise ValueError(f"unknown op {op!r}")
+
+
+def json_safe(value):
+    """value with every NaN and infinity spelt as a string: JSON has no such numbers, and a
+    wrong result is exactly where they turn up."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return value
+
+
+def warm_up(scratch):
+    """Runs the one-time ISA probes Inductor caches per process, so that no case captures them."""
+    from torch._inductor.cpu_vec_isa import pick_vec_isa, valid_vec_isa_list
+
+    with fresh_inductor_state(os.path.join(scratch, "warm-up")):
+        valid_vec_isa_list()
+        pick_vec_isa()
+
+
+def serve(protocol_fd, scratch):
+    out = os.fdopen(protocol_fd, "w", buffering=1)
+
+    def reply(message):
+        out.write(json.dumps(json_safe(message), allow_nan=False) + "\n")
+        out.flush()
+
+    import torch
+    import torch._inductor.cpp_builder as cpp_builder
+
+    session = Session(
+        torch_root=os.path.dirname(torch.__file__) + os.sep,
+        cpp_builder=cpp_builder,
+        versions=CompilerVersions(),
+    )
+    rss_after_import = resident_bytes()
+    warm_up(scratch)
+    reply(
+        {
+            "event": "ready",
+            "pid": os.getpid(),
+            "torch_version": torch.__version__,
+            "rss_after_import_bytes": rss_after_import,
+        }
+    )
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            request = json.loads(line)
+        except ValueError as error:
+            reply({"error": f"request is not JSON: {error}"})
+            continue
+        if request.get("op") == "shutdown":
+            reply({"event": "bye", "id": request.get("id")})
+            return 0
+        try:
+            message = handle(session, request, scratch)
+        except Exception as error:  # the worker survives a request it cannot serve
+            message = {"error": f"{type(error).__name__}: {error}"}
+        message["id"] = request.get("id")
+        reply(message)
+    return 0

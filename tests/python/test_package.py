@@ -1,0 +1,62 @@
+"""The package as the worker and the repro script use it: every module imports, and the
+modules the repro script pastes in (exceptions, oracles) can be pasted together."""
+
+import ast
+import importlib
+import pathlib
+import unittest
+
+import inductor_fuzz_worker
+
+PACKAGE = pathlib.Path(inductor_fuzz_worker.__file__).parent
+# The repro script pastes these after its own code, in this order (repro_script.cpp).
+EMBEDDED_IN_SCRIPT = ("exceptions", "oracles")
+# Names the repro script itself defines at top level.
+SCRIPT_NAMES = {"CASE", "INDUCTOR_CONFIG", "DYNAMIC", "MASK_MOD_SOURCE", "SCORE_MOD_SOURCE",
+                "main"}
+
+
+def top_level_definitions(tree):
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+class PackageTest(unittest.TestCase):
+    def test_every_module_imports(self):
+        for path in sorted(PACKAGE.glob("*.py")):
+            if path.stem != "__init__":
+                with self.subTest(module=path.stem):
+                    importlib.import_module(f"inductor_fuzz_worker.{path.stem}")
+
+    def test_script_modules_import_nothing_from_the_package(self):
+        for stem in EMBEDDED_IN_SCRIPT:
+            tree = ast.parse((PACKAGE / f"{stem}.py").read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    self.assertEqual(node.level, 0, f"{stem}.py: relative import")
+                    self.assertFalse((node.module or "").startswith("inductor_fuzz_worker"))
+
+    def test_script_modules_pasted_together_clash_with_nothing(self):
+        seen = set()
+        for stem in EMBEDDED_IN_SCRIPT:
+            names = top_level_definitions(ast.parse((PACKAGE / f"{stem}.py").read_text()))
+            self.assertEqual(names & SCRIPT_NAMES, set(), stem)
+            self.assertEqual(names & seen, set(), stem)
+            seen |= names
+
+    def test_script_modules_pasted_together_work(self):
+        namespace = {"__name__": "repro"}
+        exec("\n".join((PACKAGE / f"{stem}.py").read_text() for stem in EMBEDDED_IN_SCRIPT),
+             namespace)
+        for name in ("Api", "build_namespace", "plant_difference", "describe_exception",
+                     "classify_exception", "TEST_PLANT_VARIABLE"):
+            self.assertIn(name, namespace)
+
+
+if __name__ == "__main__":
+    unittest.main()
