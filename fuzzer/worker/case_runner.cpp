@@ -29,7 +29,11 @@ corpus::Finding ExceptionFinding(const json &exception) {
   const auto frames = exception.value("torch_frames", std::vector<std::string>{});
   const std::string type = innermost.value("type", exception.value("type", ""));
   const std::string message = innermost.value("message", exception.value("message", ""));
-  const std::string frame = innermost.value("frame", frames.empty() ? "" : frames.back());
+  // The innermost cause may have been raised outside torch (in the case's own mask): then the
+  // last torch frame of the outer exception is the one that says where torch was.
+  std::string frame = innermost.value("frame", "");
+  if (frame.empty() && !frames.empty())
+    frame = frames.back();
   finding.essence.Add("type", type).Add("message", FirstLine(message)).Add("frame", frame);
   finding.summary = fmt::format("{}: {}", type, FirstLine(message));
   finding.message = exception.value("message", "");
