@@ -30,7 +30,9 @@ TEST(EndToEnd, RunCaseOnTheCausalSeedWritesResultSourcesAndCommands) {
   EXPECT_EQ(result["provenance"]["torch_version"].get<std::string>().substr(0, 6), "2.15.0");
   EXPECT_NE(result["provenance"]["command_line"].get<std::string>().find("run-case"),
             std::string::npos);
-  const json commands = ReadJson(out / "commands.json");
+  const json commands_file = ReadJson(out / "commands.json");
+  EXPECT_EQ(commands_file["format_version"], result["format_version"]);
+  const json commands = commands_file["commands"];
   ASSERT_GE(commands.size(), 1u);
   for (const auto &command : commands) {
     EXPECT_GE(command["argv"].size(), 3u);
