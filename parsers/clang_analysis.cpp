@@ -2,6 +2,7 @@
 #include "parsers/clang_analysis.h"
 
 #include "parsers/clang_checks.h"
+#include "parsers/clang_diagnostic_names.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -42,17 +43,57 @@ clang::PrintingPolicy CppPrintingPolicy() {
   return clang::PrintingPolicy(options);
 }
 
+using Key = std::pair<unsigned, unsigned>; // (line, column) in the main file
+
 struct DeclaredAt {
   std::string name;
   std::string type;
-  std::string kernel; // the function whose body holds the declaration
+  std::string scope;     // "namespace", "class", "function" or "parameter"
+  std::string function;  // a parameter's function, even one declared without a body
+  bool variable = false; // a variable (not a parameter, function, type...)
+  bool local = false;    // a local variable or a parameter
 };
 
-// What the AST says about the main file: the type of every declaration by position, the
-// functions (to name the kernel a finding is in) and the extern "C" functions.
+// A function or lambda written in the main file: what encloses a finding.
+struct FunctionExtent {
+  Key begin, end;
+  Key name; // where its name is: a finding there is about the function itself
+  std::string name_text;
+  bool lambda = false;
+};
+
+// What the AST says about the main file: every declaration by position, the functions and
+// lambdas (to name the kernel a finding is in) and the extern "C" functions.
 struct AstFacts {
-  std::map<std::pair<unsigned, unsigned>, DeclaredAt> declarations; // (line, column)
+  std::map<Key, DeclaredAt> declarations;
+  std::vector<FunctionExtent> functions;
   std::vector<ExternCFunction> extern_c;
+
+  // The kernel a position is in: the outermost named function around it, the function
+  // declared exactly there left out (it is declared in the scope around it).
+  std::string KernelAt(Key position) const {
+    const FunctionExtent *outermost = nullptr;
+    for (const auto &function : functions)
+      if (!function.lambda && Contains(function, position) && function.name != position &&
+          (!outermost || function.begin < outermost->begin))
+        outermost = &function;
+    return outermost ? outermost->name_text : "";
+  }
+
+  // The innermost function or lambda around a position (nullptr: none), for "the same function".
+  const FunctionExtent *InnermostAt(Key position) const {
+    const FunctionExtent *innermost = nullptr;
+    for (const auto &function : functions)
+      if (Contains(function, position) && function.name != position &&
+          (!innermost || innermost->begin < function.begin))
+        innermost = &function;
+    return innermost;
+  }
+
+private:
+  static bool Contains(const FunctionExtent &function, Key position) {
+    return function.begin <= position && position <= function.end;
+  }
 };
 
 class FactsVisitor : public clang::RecursiveASTVisitor<FactsVisitor> {
@@ -60,73 +101,76 @@ public:
   FactsVisitor(const clang::ASTContext &context, AstFacts &facts)
       : sources_(context.getSourceManager()), policy_(context.getPrintingPolicy()), facts_(facts) {}
 
-  bool TraverseFunctionDecl(clang::FunctionDecl *function) {
-    Record(function, kernel_); // a function is declared in the scope around it
-    const std::string saved = kernel_;
-    if (function->doesThisDeclarationHaveABody())
-      kernel_ = function->getNameAsString();
-    const bool result = RecursiveASTVisitor::TraverseFunctionDecl(function);
-    kernel_ = saved;
-    return result;
-  }
-
-  bool VisitDeclaratorDecl(clang::DeclaratorDecl *declaration) {
-    if (!llvm::isa<clang::FunctionDecl>(declaration))
-      Record(declaration, kernel_);
+  bool VisitNamedDecl(clang::NamedDecl *declaration) {
+    if (!InMainFile(declaration->getLocation()))
+      return true;
+    DeclaredAt declared{.name = declaration->getNameAsString(), .scope = ScopeOf(declaration)};
+    if (auto *guide = llvm::dyn_cast<clang::CXXDeductionGuideDecl>(declaration))
+      declared.name = guide->getDeducedTemplate()->getNameAsString(); // the template it deduces
+    if (auto *value = llvm::dyn_cast<clang::ValueDecl>(declaration))
+      declared.type = value->getType().getAsString(policy_);
+    else if (auto *alias = llvm::dyn_cast<clang::TypedefNameDecl>(declaration))
+      declared.type = alias->getUnderlyingType().getAsString(policy_);
+    if (auto *parameter = llvm::dyn_cast<clang::ParmVarDecl>(declaration))
+      if (auto *function = llvm::dyn_cast<clang::FunctionDecl>(parameter->getDeclContext()))
+        declared.function = function->getNameAsString();
+    if (auto *variable = llvm::dyn_cast<clang::VarDecl>(declaration)) {
+      declared.variable = !llvm::isa<clang::ParmVarDecl>(variable);
+      declared.local = variable->isLocalVarDeclOrParm();
+    }
+    facts_.declarations[KeyOf(declaration->getLocation())] = declared;
+    if (auto *function = llvm::dyn_cast<clang::FunctionDecl>(declaration)) {
+      if (function->doesThisDeclarationHaveABody())
+        facts_.functions.push_back({KeyOf(function->getBeginLoc()), KeyOf(function->getEndLoc()),
+                                    KeyOf(function->getLocation()), declared.name});
+      if (function->isExternC())
+        facts_.extern_c.push_back({declared.name, declared.type,
+                                   function->isThisDeclarationADefinition(),
+                                   PositionOf(sources_, function->getLocation())});
+    }
     return true;
   }
 
-  bool VisitTypedefNameDecl(clang::TypedefNameDecl *declaration) {
-    if (InMainFile(declaration))
-      facts_.declarations[Key(declaration)] = {
-          declaration->getNameAsString(), declaration->getUnderlyingType().getAsString(policy_),
-          kernel_};
+  bool VisitLambdaExpr(clang::LambdaExpr *lambda) {
+    if (InMainFile(lambda->getBeginLoc()))
+      facts_.functions.push_back({KeyOf(lambda->getBeginLoc()), KeyOf(lambda->getEndLoc()),
+                                  KeyOf(lambda->getBeginLoc()), "(lambda)", true});
     return true;
   }
 
 private:
-  bool InMainFile(const clang::Decl *declaration) const {
-    return sources_.isWrittenInMainFile(sources_.getExpansionLoc(declaration->getLocation()));
+  static std::string ScopeOf(const clang::NamedDecl *declaration) {
+    if (llvm::isa<clang::ParmVarDecl>(declaration))
+      return "parameter";
+    // Lexical: a block-scope `extern` belongs to the namespace, but is written in the function.
+    const clang::DeclContext *context = declaration->getLexicalDeclContext();
+    if (context->isFunctionOrMethod())
+      return "function";
+    if (context->isRecord())
+      return "class";
+    return "namespace";
   }
 
-  std::pair<unsigned, unsigned> Key(const clang::Decl *declaration) const {
-    const auto position = PositionOf(sources_, declaration->getLocation());
+  bool InMainFile(clang::SourceLocation location) const {
+    return sources_.isWrittenInMainFile(sources_.getExpansionLoc(location));
+  }
+
+  Key KeyOf(clang::SourceLocation location) const {
+    const auto position = PositionOf(sources_, location);
     return {position.line, position.column};
-  }
-
-  void Record(clang::DeclaratorDecl *declaration, const std::string &kernel) {
-    if (!InMainFile(declaration))
-      return;
-    const auto position = PositionOf(sources_, declaration->getLocation());
-    facts_.declarations[{position.line, position.column}] = {
-        declaration->getNameAsString(), declaration->getType().getAsString(policy_), kernel};
-    if (auto *function = llvm::dyn_cast<clang::FunctionDecl>(declaration);
-        function && function->isExternC())
-      facts_.extern_c.push_back({function->getNameAsString(),
-                                 function->getType().getAsString(policy_),
-                                 function->isThisDeclarationADefinition(), position});
   }
 
   const clang::SourceManager &sources_;
   clang::PrintingPolicy policy_;
   AstFacts &facts_;
-  std::string kernel_;
 };
 
 class FactsConsumer : public clang::SemaConsumer {
 public:
-  FactsConsumer(AstFacts &facts, bool instantiate_templates)
-      : facts_(facts), instantiate_templates_(instantiate_templates) {}
-  void InitializeSema(clang::Sema &sema) override { sema_ = &sema; }
-  void ForgetSema() override { sema_ = nullptr; }
+  explicit FactsConsumer(AstFacts &facts) : facts_(facts) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
     for (clang::Decl *declaration : group)
       parsed_.push_back(declaration);
-    // A conflicting declaration is diagnosed where it is written, template or not; the
-    // implicit instantiations queued for the end of the TU (most of a template-heavy TU's
-    // time: the flex-attention kernels) cannot add one, so they are dropped.
-    if (!instantiate_templates_ && sema_)
-      sema_->PendingInstantiations.clear();
     return true;
   }
   // Declarations the precompiled prefix hands over are not this TU's: keep them out.
@@ -139,26 +183,23 @@ public:
 
 private:
   AstFacts &facts_;
-  bool instantiate_templates_;
-  clang::Sema *sema_ = nullptr;
   std::vector<clang::Decl *> parsed_; // only what this TU parsed, never the precompiled prefix
 };
 
 class FactsAction : public clang::ASTFrontendAction {
 public:
-  FactsAction(AstFacts &facts, bool instantiate_templates)
-      : facts_(facts), instantiate_templates_(instantiate_templates) {}
+  explicit FactsAction(AstFacts &facts) : facts_(facts) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
                                                         llvm::StringRef) override {
-    return std::make_unique<FactsConsumer>(facts_, instantiate_templates_);
+    return std::make_unique<FactsConsumer>(facts_);
   }
 
 private:
   AstFacts &facts_;
-  bool instantiate_templates_;
 };
 
-// Turns Clang's diagnostics into findings by ID; the note after a finding gives its other place.
+// Turns every diagnostic Clang reports into a finding: a registered ID into its check, any
+// other error into `unclassified-error`. The note after a finding gives its other place.
 class FindingCollector : public clang::DiagnosticConsumer {
 public:
   explicit FindingCollector(bool report_shadowing) : report_shadowing_(report_shadowing) {}
@@ -177,33 +218,38 @@ public:
       return;
     }
     awaiting_previous_ = false;
-    if (const ClangCheck *check = FindClangCheck(info.getID());
-        check && (check->kind != "shadowing" || report_shadowing_)) {
-      Conflict finding;
+    if (level == clang::DiagnosticsEngine::Fatal) {
+      fatal_errors.push_back(fmt::format("{}:{}:{}: {}", position.file, position.line,
+                                         position.column, text.str().str()));
+      return;
+    }
+    const ClangCheck *check = FindClangCheck(info.getID());
+    if (check && check->kind == "shadowing" && !report_shadowing_)
+      return;
+    if (!check && level != clang::DiagnosticsEngine::Error)
+      return; // a warning no check is about
+    Conflict finding;
+    if (check) {
       finding.kind = check->kind;
       finding.check = check->check;
       finding.severity = check->kind == "shadowing" ? "warning" : "error";
       finding.clang_diagnostic = check->clang_name;
-      finding.name = DeclaredName(info);
-      finding.location = position;
-      finding.message = std::string(text);
-      if (check->types_in_arguments)
-        TypesFromArguments(info, finding);
-      findings.push_back(std::move(finding));
-      awaiting_previous_ = true;
-      return;
+    } else {
+      finding.kind = "analysis-error";
+      finding.check = "unclassified-error";
+      finding.clang_diagnostic = ClangDiagnosticName(info.getID());
     }
-    const std::string where =
-        fmt::format("{}:{}:{}", position.file, position.line, position.column);
-    if (level == clang::DiagnosticsEngine::Fatal)
-      fatal_errors.push_back(fmt::format("{}: {}", where, text.str().str()));
-    else if (level == clang::DiagnosticsEngine::Error)
-      other_errors.push_back(fmt::format("{}: {}", where, text.str().str()));
+    finding.name = DeclaredName(info);
+    finding.location = position;
+    finding.message = std::string(text);
+    if (check && check->types_in_arguments)
+      TypesFromArguments(info, finding);
+    findings.push_back(std::move(finding));
+    awaiting_previous_ = check != nullptr;
   }
 
   std::vector<Conflict> findings;
   std::vector<std::string> fatal_errors;
-  std::vector<std::string> other_errors;
 
 private:
   static std::string DeclaredName(const clang::Diagnostic &info) {
@@ -238,6 +284,66 @@ private:
   bool report_shadowing_;
   bool awaiting_previous_ = false;
 };
+
+std::string OriginOf(const std::string &file, const std::string &main_file) {
+  if (file == main_file)
+    return "translation-unit";
+  // Torch's own headers, wherever the venv is: the environment, not the kernel.
+  if (file.find("/torch/include/") != std::string::npos)
+    return "torch-headers";
+  return "included-header";
+}
+
+// Completes a finding from the AST: its kernel, scope, name and types, and the check that
+// depends on where the declaration is (a variable declared twice inside a function).
+void PlaceInContext(Conflict &finding, const AstFacts &facts, const std::string &main_file) {
+  finding.origin = OriginOf(finding.location.file, main_file);
+  if (finding.origin != "translation-unit")
+    return;
+  const Key at{finding.location.line, finding.location.column};
+  finding.kernel = facts.KernelAt(at);
+  const auto later = facts.declarations.find(at);
+  const auto earlier =
+      finding.previous.file == main_file
+          ? facts.declarations.find({finding.previous.line, finding.previous.column})
+          : facts.declarations.end();
+  if (later != facts.declarations.end()) {
+    finding.scope = later->second.scope;
+    if (finding.kernel.empty())
+      finding.kernel = later->second.function;
+    if (finding.type.empty())
+      finding.type = later->second.type;
+    if (finding.name.empty())
+      finding.name = later->second.name;
+  } else if (!finding.kernel.empty()) {
+    finding.scope = "function";
+  } else {
+    finding.scope = "namespace";
+  }
+  if (earlier != facts.declarations.end() && finding.previous_type.empty())
+    finding.previous_type = earlier->second.type;
+  // A variable declared twice inside one kernel is the pytorch#151290 shape: a check of its own.
+  const bool local_variable = later != facts.declarations.end() && later->second.variable &&
+                              later->second.scope == "function";
+  if (local_variable &&
+      (finding.check == "redefinition" ||
+       (finding.check == "conflicting-types" && finding.type == finding.previous_type)))
+    finding.check = "variable-redeclared";
+}
+
+// warn_decl_shadow counts only when the hidden declaration is a local or a parameter of the
+// very function (or lambda) the shadowing one is in.
+bool HidesALocalOfItsFunction(const Conflict &finding, const AstFacts &facts) {
+  if (finding.origin != "translation-unit" || finding.previous.file != finding.location.file)
+    return false;
+  const Key at{finding.location.line, finding.location.column};
+  const Key hidden_at{finding.previous.line, finding.previous.column};
+  const auto hidden = facts.declarations.find(hidden_at);
+  if (hidden == facts.declarations.end() || !hidden->second.local)
+    return false;
+  const FunctionExtent *function = facts.InnermostAt(at);
+  return function && function == facts.InnermostAt(hidden_at);
+}
 
 std::string Sha256Hex(const std::string &bytes) {
   const auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
@@ -389,6 +495,7 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   const auto started = std::chrono::steady_clock::now();
   TranslationUnitReport report;
   report.display_name = input.display_name.empty() ? input.path.string() : input.display_name;
+  report.source_path = input.path;
   std::vector<std::string> arguments = AnalysisBaseArguments(impl_->options.report_shadowing);
   arguments.insert(arguments.end(), input.clang_args.begin(), input.clang_args.end());
 
@@ -411,9 +518,7 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
     invocation.push_back(input.path.string());
     facts = AstFacts{};
     collector = std::make_unique<FindingCollector>(impl_->options.report_shadowing);
-    impl_->RunClang(invocation,
-                    std::make_unique<FactsAction>(facts, impl_->options.instantiate_templates),
-                    *collector);
+    impl_->RunClang(invocation, std::make_unique<FactsAction>(facts), *collector);
     // Only a prefix Clang refuses (its headers changed since: a reinstalled venv) says the
     // prefix is at fault; other fatal errors belong to the TU.
     return std::none_of(collector->fatal_errors.begin(), collector->fatal_errors.end(),
@@ -442,35 +547,22 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   report.used_prefix_cache = !pch.empty();
 
   for (auto &finding : collector->findings) {
+    PlaceInContext(finding, facts, input.path.string());
     for (auto *position : {&finding.location, &finding.previous})
       if (position->file == input.path.string())
         position->file = report.display_name;
-    const auto later = facts.declarations.find({finding.location.line, finding.location.column});
-    const auto earlier = facts.declarations.find({finding.previous.line, finding.previous.column});
-    if (later != facts.declarations.end()) {
-      if (finding.type.empty())
-        finding.type = later->second.type;
-      if (finding.name.empty())
-        finding.name = later->second.name;
-      finding.kernel = later->second.kernel;
-    }
-    // A name declared twice inside one kernel is the pytorch#151290 shape: a check of its own.
-    if (!finding.kernel.empty() &&
-        (finding.check == "redefinition" ||
-         (finding.check == "conflicting-types" && finding.type == finding.previous_type)))
-      finding.check = "variable-redeclared";
-    if (earlier != facts.declarations.end() && finding.previous_type.empty())
-      finding.previous_type = earlier->second.type;
   }
-  // Shadowing matters for generated locals; a global or an enumerator hiding another is
-  // ordinary C++.
-  std::erase_if(collector->findings, [](const Conflict &finding) {
-    return finding.kind == "shadowing" && finding.kernel.empty();
+  // Shadowing matters where a generated local hides another local of its own function; a
+  // global, a member or another function's local hidden is ordinary C++.
+  std::erase_if(collector->findings, [&](const Conflict &finding) {
+    return finding.kind == "shadowing" && !HidesALocalOfItsFunction(finding, facts);
   });
   report.findings = std::move(collector->findings);
   report.fatal_errors = std::move(collector->fatal_errors);
-  report.other_errors = std::move(collector->other_errors);
   report.extern_c = std::move(facts.extern_c);
+  for (const auto &function : facts.functions)
+    if (!function.lambda)
+      report.functions.push_back({function.name_text, function.begin.first, function.end.first});
   for (auto &function : report.extern_c)
     if (function.position.file == input.path.string())
       function.position.file = report.display_name;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "parsers/conflict.h"
+#include "parsers/gcc_checks.h"
 
 #include <filesystem>
 #include <map>
@@ -14,9 +15,6 @@ struct AnalysisOptions {
   std::filesystem::path prefix_cache_dir; // precompiled prefixes live here (created)
   bool use_prefix_cache = true;
   bool report_shadowing = true;
-  // Implicit template instantiations at the end of the TU; off, since a conflicting
-  // declaration is diagnosed where it is written and cannot come from one.
-  bool instantiate_templates = false;
 };
 
 struct TranslationUnitInput {
@@ -35,17 +33,19 @@ struct ExternCFunction {
 
 struct TranslationUnitReport {
   std::string display_name;
-  std::vector<Conflict> findings;
+  std::filesystem::path source_path;
+  std::vector<Conflict> findings; // every error Clang reported, and the warnings of our checks
   std::vector<ExternCFunction> extern_c;
+  std::vector<FunctionLines> functions;  // the main file's functions with a body (no lambdas)
   std::vector<std::string> fatal_errors; // the TU could not be analysed
-  std::vector<std::string> other_errors; // errors that are not conflicts (kept for the record)
   double seconds = 0;
   bool used_prefix_cache = false;
 };
 
 // Parses TUs with Clang (the version we link) and turns its diagnostics, keyed by ID, into
-// findings. The leading #include block of a TU (Inductor's cpp_prefix.h and friends) is
-// precompiled once per flag set and reused, which is what makes analysing many TUs cheap.
+// findings: every error is one, classified by a check or `unclassified-error`. The leading #include
+// block of a TU (Inductor's cpp_prefix.h and friends) is precompiled once per flag set and reused,
+// which is what makes analysing many TUs cheap.
 class Analyzer {
 public:
   explicit Analyzer(AnalysisOptions options);

@@ -1,13 +1,26 @@
 #include "parsers/conflict.h"
 
 namespace parsers {
+namespace {
+
+corpus::FindingKind KindOf(const Conflict &conflict) {
+  if (conflict.kind == "shadowing")
+    return corpus::FindingKind::kShadowing;
+  if (conflict.kind == "analysis-error")
+    return corpus::FindingKind::kAnalysisError;
+  return corpus::FindingKind::kConflictingDeclaration;
+}
+
+} // namespace
 
 corpus::Finding ToFinding(const Conflict &conflict) {
   corpus::Finding finding;
-  finding.kind = conflict.kind == "shadowing" ? corpus::FindingKind::kShadowing
-                                              : corpus::FindingKind::kConflictingDeclaration;
-  finding.essence.Add("check", conflict.check)
-      .Add("name", conflict.name)
+  finding.kind = KindOf(conflict);
+  finding.essence.Add("check", conflict.check);
+  // An error no check knows is keyed by Clang's diagnostic ID, never its text.
+  if (finding.kind == corpus::FindingKind::kAnalysisError)
+    finding.essence.Add("diagnostic", conflict.clang_diagnostic).Add("origin", conflict.origin);
+  finding.essence.Add("name", conflict.name)
       .Add("type", conflict.type)
       .Add("previous_type", conflict.previous_type)
       .Add("kernel", conflict.kernel);
@@ -17,6 +30,8 @@ corpus::Finding ToFinding(const Conflict &conflict) {
   finding.source_lines.push_back({conflict.location.file, conflict.location.line, ""});
   if (conflict.previous.line)
     finding.source_lines.push_back({conflict.previous.file, conflict.previous.line, ""});
+  if (!conflict.reported_by.empty())
+    finding.compilers.push_back(conflict.reported_by);
   finding.subject = conflict.location.file;
   return finding;
 }
@@ -29,6 +44,7 @@ nlohmann::json ConflictToJson(const Conflict &conflict) {
           {"check", conflict.check},
           {"severity", conflict.severity},
           {"clang_diagnostic", conflict.clang_diagnostic},
+          {"reported_by", conflict.reported_by.empty() ? "clang" : conflict.reported_by},
           {"name", conflict.name},
           {"name_shape", corpus::NameShape(conflict.name)},
           {"location", position(conflict.location)},
@@ -36,6 +52,8 @@ nlohmann::json ConflictToJson(const Conflict &conflict) {
           {"type", conflict.type},
           {"previous_type", conflict.previous_type},
           {"kernel", conflict.kernel},
+          {"scope", conflict.scope},
+          {"origin", conflict.origin},
           {"message", conflict.message},
           {"signature", corpus::Signature(ToFinding(conflict))}};
 }

@@ -1,14 +1,20 @@
 // The fixture suite of the Clang analysis: annotated TUs under fixtures/analysis, found by
 // walking the folder. Prints precision and recall; anything below 100% fails.
+#include "fuzzer/support/child_process.h"
 #include "parsers/clang_analysis.h"
+#include "parsers/clang_checks.h"
+#include "parsers/clang_diagnostic_names.h"
+#include "parsers/diagnostics.h"
 #include "parsers/flag_translation.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -22,6 +28,10 @@ const std::filesystem::path kTorchInclude = std::filesystem::path(INDUCTOR_FUZZ_
 
 struct Expectation {
   std::string kind, check, name;
+  std::string id;              // Clang's diagnostic, when the fixture pins it
+  std::string kernel, scope;   // when the fixture pins them
+  bool has_previous = true;    // `previous=none`: Clang gives no earlier place (an unclassified
+                               // error, a macro's parameter list)
   std::vector<unsigned> lines; // later, earlier
 };
 
@@ -58,7 +68,7 @@ std::vector<std::string> FlagsFor(const std::string &line) {
 void ReadAnnotations(const std::filesystem::path &file, Fixture &fixture) {
   static const std::regex expect(R"(//\s*EXPECT:\s*(\S+)(.*))");
   static const std::regex flags(R"(//\s*FLAGS:\s*(.*))");
-  static const std::regex pair(R"((\w+)=(\S*))");
+  static const std::regex pair(R"re((\w+)=(?:"([^"]*)"|(\S*)))re"); // value, or "a value"
   std::istringstream lines(Read(file));
   std::string line;
   std::smatch match;
@@ -73,11 +83,19 @@ void ReadAnnotations(const std::filesystem::path &file, Fixture &fixture) {
       Expectation expectation{.kind = match[1]};
       const std::string rest = match[2];
       for (std::sregex_iterator it(rest.begin(), rest.end(), pair), end; it != end; ++it) {
-        const std::string key = (*it)[1], value = (*it)[2];
+        const std::string key = (*it)[1], value = (*it)[2].matched ? (*it)[2] : (*it)[3];
         if (key == "check")
           expectation.check = value;
         else if (key == "name")
           expectation.name = value;
+        else if (key == "id")
+          expectation.id = value;
+        else if (key == "kernel")
+          expectation.kernel = value;
+        else if (key == "scope")
+          expectation.scope = value;
+        else if (key == "previous")
+          expectation.has_previous = value != "none";
         else if (key == "lines")
           for (auto &number : std::vector<std::string>{value.substr(0, value.find(',')),
                                                        value.substr(value.find(',') + 1)})
@@ -154,11 +172,18 @@ TEST(AnalysisFixtures, EveryAnnotatedFindingAndNothingElse) {
             found[i].name != expected.name)
           continue;
         hit = matched[i] = true;
+        if (!expected.id.empty())
+          EXPECT_EQ(found[i].clang_diagnostic, expected.id) << expected.name;
+        if (!expected.kernel.empty())
+          EXPECT_EQ(found[i].kernel, expected.kernel) << expected.name;
+        if (!expected.scope.empty())
+          EXPECT_EQ(found[i].scope, expected.scope) << expected.name;
         if (!expected.lines.empty()) {
           EXPECT_EQ(found[i].location.line, expected.lines[0]) << expected.name;
           EXPECT_EQ(found[i].previous.line, expected.lines[1]) << expected.name;
         }
-        EXPECT_FALSE(found[i].previous.file.empty()) << expected.name << ": no earlier location";
+        if (expected.has_previous)
+          EXPECT_FALSE(found[i].previous.file.empty()) << expected.name << ": no earlier location";
       }
       if (hit) {
         ++true_positives;
@@ -310,6 +335,97 @@ TEST(Prefixes, HoistableDirectivesKeepDefinitionsBeforeTheirIncludes) {
   EXPECT_EQ(HoistableDirectives("#include <a.h>\n#undef N\n"), "");
   EXPECT_EQ(HoistableDirectives("#define LONG(x) \\\n  x\n#include <a.h>\n"), "");
   EXPECT_EQ(HoistableDirectives("int x;\n"), "");
+}
+
+// Every registered ID is pinned (`id=`) by at least one annotated fixture, and the family's
+// two lists name each ID once, by the name Clang gives it.
+TEST(RedeclarationFamily, EveryRegisteredDiagnosticHasAFixture) {
+  std::set<std::string> pinned;
+  for (const auto &fixture : DiscoverFixtures())
+    for (const auto &expected : fixture.expected)
+      if (!expected.id.empty())
+        pinned.insert(expected.id);
+  std::set<std::string> seen;
+  for (const auto &check : ClangChecks()) {
+    EXPECT_EQ(ClangDiagnosticName(check.diagnostic_id), check.clang_name);
+    EXPECT_TRUE(seen.insert(std::string(check.clang_name)).second) << check.clang_name;
+    EXPECT_TRUE(pinned.contains(std::string(check.clang_name)))
+        << check.clang_name << " has no fixture with id=" << check.clang_name;
+  }
+  for (const auto &left_out : LeftOutRedeclarationDiagnostics()) {
+    EXPECT_EQ(ClangDiagnosticName(left_out.diagnostic_id), left_out.clang_name);
+    EXPECT_TRUE(seen.insert(std::string(left_out.clang_name)).second)
+        << left_out.clang_name << " is both registered and left out";
+    EXPECT_FALSE(left_out.reason.empty());
+  }
+}
+
+// An error inside torch's own headers is a finding that says it points at the environment.
+TEST(UnclassifiedErrors, AnErrorInTorchsHeadersIsReportedAsTheEnvironments) {
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("inductor-fuzz-torch-header-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder / "torch/include/ATen");
+  std::ofstream(folder / "torch/include/ATen/broken.h")
+      << "#pragma once\ninline int broken() { return undeclared_in_header; }\n";
+  std::ofstream(folder / "tu.cpp") << "#include <ATen/broken.h>\nint kernel() { return 1; }\n";
+  Analyzer analyzer({.prefix_cache_dir = folder / "cache", .use_prefix_cache = false});
+  const auto report =
+      analyzer.Analyze({.path = folder / "tu.cpp",
+                        .clang_args = {"-std=c++20", "-I" + (folder / "torch/include").string()}});
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].check, "unclassified-error");
+  EXPECT_EQ(report.findings[0].clang_diagnostic, "err_undeclared_var_use");
+  EXPECT_EQ(report.findings[0].origin, "torch-headers");
+  EXPECT_EQ(report.findings[0].location.line, 2u);
+  std::filesystem::remove_all(folder);
+}
+
+// The (line, column) of every error a plain `clang++-19 -fsyntax-only` reports for a TU.
+std::set<std::pair<unsigned, unsigned>> PlainClangErrors(const std::filesystem::path &source,
+                                                         const std::vector<std::string> &args) {
+  std::vector<std::string> argv = {"-fsyntax-only", "-fno-caret-diagnostics",
+                                   "-Wno-unknown-pragmas", "-isystem", OmpIncludeDirectory()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back(source.string());
+  argv.insert(argv.begin(), "clang++-19");
+  const auto run = fuzzer::support::RunCommand(argv, {}, std::chrono::minutes(5), 16 << 20);
+  const std::string &text = run.output;
+  std::set<std::pair<unsigned, unsigned>> errors;
+  for (const auto &diagnostic : ParseCompilerText(text, CompilerFamily::kClang))
+    if (diagnostic.severity == "error" || diagnostic.severity == "fatal error")
+      errors.insert({diagnostic.location.line, diagnostic.location.column});
+  return errors;
+}
+
+// The precompiled prefix is the only speed-up: on real captured TUs whose kernels hand lambdas
+// to torch's templates (vec_reduce_all, parallel_for, map), and on a captured TU made broken,
+// the analysis sees exactly the errors a plain clang++-19 with the TU's flags reports.
+TEST(NoDiagnosticFromTheSpeedUp, CapturedTusSeeWhatPlainClangSees) {
+  Analyzer analyzer({.prefix_cache_dir = std::filesystem::temp_directory_path() /
+                                         "inductor-fuzz-analysis-test-prefixes"});
+  std::size_t compared = 0, with_errors = 0;
+  for (const auto &fixture : DiscoverFixtures()) {
+    const auto &file = fixture.files.front();
+    const std::string text = Read(file);
+    const bool captured = file.filename().string().starts_with("inductor_");
+    const bool templates_with_lambdas = text.find("vec_reduce_all") != std::string::npos ||
+                                        text.find("parallel_for") != std::string::npos ||
+                                        text.find("at::vec::map") != std::string::npos;
+    if (!captured || (fixture.label.starts_with("clean/") && !templates_with_lambdas))
+      continue;
+    SCOPED_TRACE(fixture.label);
+    const auto report = analyzer.Analyze({.path = file, .clang_args = fixture.flags});
+    EXPECT_TRUE(report.used_prefix_cache);
+    std::set<std::pair<unsigned, unsigned>> seen;
+    for (const auto &finding : report.findings)
+      if (finding.severity == "error")
+        seen.insert({finding.location.line, finding.location.column});
+    EXPECT_EQ(seen, PlainClangErrors(file, fixture.flags));
+    ++compared;
+    with_errors += !seen.empty();
+  }
+  EXPECT_GE(compared, 4u);
+  EXPECT_GE(with_errors, 1u) << "a broken captured TU keeps the comparison honest";
 }
 
 } // namespace

@@ -2,16 +2,19 @@
 
 #include "corpus/run_record.h"
 #include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/support/child_process.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/flag_translation.h"
+#include "parsers/gcc_checks.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <ostream>
@@ -104,6 +107,28 @@ json Sarif(const std::vector<parsers::Conflict> &findings) {
                                      {"informationUri", "https://pypi.org/project/torch/"},
                                      {"rules", rule_list}}}}},
                                  {"results", results}}})}};
+}
+
+// A TU our Clang accepts but a gcc of the matrix rejects: gcc's own JSON diagnostics, its
+// declaration conflicts classified with the checks Clang's would have fed.
+std::vector<parsers::Conflict> GccConflicts(const matrix::TuBuild &build,
+                                            const parsers::TranslationUnitReport &report) {
+  std::vector<std::string> argv = build.argv;
+  argv.insert(argv.begin() + 1, {"-fsyntax-only", "-fdiagnostics-format=json"});
+  const auto run = support::RunCommand(argv, {}, std::chrono::minutes(10));
+  auto conflicts = parsers::ClassifyGccDiagnostics(parsers::ParseGccJson(run.output),
+                                                   build.compiler, report.functions);
+  for (auto &conflict : conflicts)
+    for (auto *position : {&conflict.location, &conflict.previous})
+      if (!position->file.empty() && std::filesystem::weakly_canonical(position->file) ==
+                                         std::filesystem::weakly_canonical(report.source_path))
+        position->file = report.display_name;
+  return conflicts;
+}
+
+bool HasError(const parsers::TranslationUnitReport &report) {
+  return std::any_of(report.findings.begin(), report.findings.end(),
+                     [](const parsers::Conflict &finding) { return finding.severity == "error"; });
 }
 
 } // namespace
@@ -200,6 +225,16 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
         tus,
         {.compilers = matrix::DiscoverCompilers(options.compilers), .work_dir = scratch.path()},
         {});
+    for (std::size_t i = 0; i < matrix.size(); ++i) {
+      if (HasError(reports[i]))
+        continue; // Clang already reports this TU
+      for (const auto &build : matrix[i].builds)
+        if (!build.built && !build.timed_out && !build.compiler_crashed &&
+            parsers::FamilyOfCompiler(build.compiler) == parsers::CompilerFamily::kGcc) {
+          const auto conflicts = GccConflicts(build, reports[i]);
+          findings.insert(findings.end(), conflicts.begin(), conflicts.end());
+        }
+    }
     for (const auto &row : matrix)
       if (auto finding = matrix::DivergenceFinding(row)) {
         json divergence = finding->detail;
@@ -209,9 +244,10 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
       }
   }
 
-  std::size_t errors = divergences.size();
+  // Errors are findings; warnings (shadowed-local) are counted apart and change no exit code.
+  std::size_t errors = divergences.size(), warnings = 0;
   for (const auto &finding : findings)
-    errors += finding.severity == "error";
+    (finding.severity == "error" ? errors : warnings) += 1;
   if (options.format == "json") {
     json document = {{"tool_version", support::ToolVersion()},
                      {"findings", json::array()},
@@ -223,17 +259,25 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
       document["files"].push_back({{"file", report.display_name},
                                    {"seconds", report.seconds},
                                    {"precompiled_prefix", report.used_prefix_cache},
-                                   {"fatal_errors", report.fatal_errors},
-                                   {"other_errors", report.other_errors}});
+                                   {"fatal_errors", report.fatal_errors}});
+    document["errors"] = errors;
+    document["warnings"] = warnings;
     out << document.dump(2) << "\n";
   } else if (options.format == "sarif") {
     out << Sarif(findings).dump(2) << "\n";
   } else {
     for (const auto &finding : findings) {
-      out << fmt::format("{}: {}: {} [{}] '{}'{}{}\n", Where(finding.location), finding.severity,
-                         finding.kind, finding.check, finding.name,
-                         finding.type.empty() ? "" : " (" + finding.type + ")",
-                         finding.kernel.empty() ? "" : " in " + finding.kernel);
+      out << fmt::format("{}: {}: {} [{}{}] '{}'{}{}{}{}\n", Where(finding.location),
+                         finding.severity, finding.kind, finding.check,
+                         finding.clang_diagnostic.empty() ? "" : " " + finding.clang_diagnostic,
+                         finding.name, finding.type.empty() ? "" : " (" + finding.type + ")",
+                         finding.kernel.empty() ? "" : " in " + finding.kernel,
+                         finding.scope == "function" ? " (function scope)" : "",
+                         finding.reported_by.empty() ? "" : " reported by " + finding.reported_by);
+      if (finding.origin == "torch-headers")
+        out << "  in torch's own headers: points at the environment, not the kernel\n";
+      if (finding.check == "unclassified-error")
+        out << "  " << finding.message << "\n";
       if (finding.previous.line)
         out << fmt::format("{}: note: previous declaration{}\n", Where(finding.previous),
                            finding.previous_type.empty() ? "" : " (" + finding.previous_type + ")");
@@ -243,10 +287,8 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
                          divergence["tu"].get<std::string>(),
                          fmt::join(divergence["built_by"].get<std::vector<std::string>>(), ", "),
                          fmt::join(divergence["failed_on"].get<std::vector<std::string>>(), ", "));
-    for (const auto &report : reports)
-      for (const auto &error : report.other_errors)
-        out << "other error: " << error << "\n";
-    out << fmt::format("{} file(s), {} finding(s)\n", reports.size(), findings.size());
+    out << fmt::format("{} file(s), {} finding(s), {} warning(s)\n", reports.size(), errors,
+                       warnings);
   }
   for (const auto &report : reports)
     if (!report.fatal_errors.empty())
