@@ -6,9 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace corpus {
 
@@ -81,6 +83,26 @@ public:
     return value.get<std::string>();
   }
 
+  double Number(const std::string &key) {
+    const nlohmann::json &value = Required(key);
+    if (!value.is_number())
+      throw FormatError(fmt::format("{} must be a number, got {}", Label(key), TypeName(value)));
+    return value.get<double>();
+  }
+
+  std::vector<std::string> Strings(const std::string &key) {
+    const nlohmann::json &value = Required(key);
+    std::vector<std::string> strings;
+    if (!value.is_array())
+      throw FormatError(fmt::format("{} must be a list of strings", Label(key)));
+    for (const auto &item : value) {
+      if (!item.is_string())
+        throw FormatError(fmt::format("{} must be a list of strings", Label(key)));
+      strings.push_back(item.get<std::string>());
+    }
+    return strings;
+  }
+
   bool Boolean(const std::string &key) {
     const nlohmann::json &value = Required(key);
     if (!value.is_boolean())
@@ -107,5 +129,10 @@ private:
   std::string document_;
   std::set<std::string> seen_;
 };
+
+// A stored JSON document, parsed; a file that is missing, too large, binary or not JSON is a
+// FormatError that names it and ends with `fix`.
+nlohmann::json ReadJsonDocument(const std::filesystem::path &path, const std::string &what,
+                                const std::string &fix);
 
 } // namespace corpus

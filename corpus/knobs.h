@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace corpus {
@@ -39,9 +40,12 @@ struct KnobSpec {
   bool InductorKnobs::*flag = nullptr;
   int InductorKnobs::*number = nullptr;
   std::optional<int> InductorKnobs::*optional_number = nullptr;
-  // Policy: a weighted category named `name` for numbers; for a flag, the probability that
-  // the generator flips it from its default.
+  // Policy: a number is drawn from the weighted category named `name`, whose default
+  // weights are `policy_weights`; a flag is flipped from its default with the probability
+  // named `policy_probability`, `policy_default_probability` unless a policy overrides it.
+  std::vector<std::pair<std::string_view, double>> policy_weights = {};
   std::string_view policy_probability = "";
+  double policy_default_probability = 0;
 };
 
 // Every knob, in the order cases store them and the generator draws them.

@@ -12,8 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kLargestIndex = 64 << 20;
-
 std::string SafeFileName(const std::string &path, std::size_t index) {
   std::string name = std::filesystem::path(path).filename().string();
   for (char &ch : name)
@@ -23,12 +21,7 @@ std::string SafeFileName(const std::string &path, std::size_t index) {
 }
 
 json ReadJsonFile(const std::filesystem::path &path, const std::string &what) {
-  const std::string text = fuzzer::support::ReadTextFile(path, what, kLargestIndex);
-  json document = json::parse(text, nullptr, false);
-  if (document.is_discarded())
-    throw FormatError(
-        fmt::format("{} is not valid JSON; re-run the case that wrote it", path.string()));
-  return document;
+  return ReadJsonDocument(path, what, "re-run the case that wrote it");
 }
 
 CompileCommand ReadCommand(const json &item, const std::filesystem::path &folder,

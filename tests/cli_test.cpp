@@ -44,8 +44,9 @@ TEST_F(CliTest, HelpExplainsEverySubcommand) {
   const auto run = RunInductorFuzz({"--help"});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_NE(run.out.find("Exit codes"), std::string::npos);
-  const std::vector<std::string> subcommands = {"run-case", "gen",     "check",
-                                                "matrix",   "compare", "doctor"};
+  const std::vector<std::string> subcommands = {"fuzz",     "corpus", "replay",  "run-case",
+                                                "gen",      "check",  "matrix",  "compare",
+                                                "doctor"};
   for (const auto &name : subcommands) {
     SCOPED_TRACE(name);
     EXPECT_NE(run.out.find(name), std::string::npos);
@@ -120,8 +121,9 @@ TEST_F(CliTest, CheckReportsFindingsAsTextJsonAndSarif) {
                        "tests/fixtures/analysis/broken/pytorch140606_bool_scalar.cpp";
   const auto text = RunInductorFuzz({"check", fixture.string(), "--", "-std=c++20"});
   EXPECT_EQ(text.exit_code, 1) << text.err;
-  EXPECT_NE(text.out.find(":8:10: error: conflicting-declaration [variable-redeclared] "
-                          "'buf6_scalar' (bool) in inductor_entry_impl"),
+  EXPECT_NE(text.out.find(":8:10: error: conflicting-declaration [variable-redeclared "
+                          "err_redefinition] 'buf6_scalar' (bool) in inductor_entry_impl "
+                          "(function scope)"),
             std::string::npos)
       << text.out;
   const auto sarif = RunInductorFuzz({"check", fixture.string(), "--format", "sarif"});
@@ -147,7 +149,69 @@ TEST_F(CliTest, CheckWithCompilersReportsDivergence) {
   ASSERT_EQ(document["compiler_divergence"].size(), 1u) << run.out;
   EXPECT_EQ(document["compiler_divergence"][0]["built_by"], nlohmann::json::array({"g++-12"}));
   EXPECT_EQ(document["compiler_divergence"][0]["failed_on"], nlohmann::json::array({"clang++-14"}));
-  EXPECT_TRUE(document["findings"].empty());
+  // Our Clang rejects it too: an error no check classifies is still a finding, keyed by its ID.
+  ASSERT_EQ(document["findings"].size(), 1u) << run.out;
+  EXPECT_EQ(document["findings"][0]["check"], "unclassified-error");
+  EXPECT_EQ(document["findings"][0]["clang_diagnostic"], "ext_init_list_type_narrowing");
+}
+
+TEST_F(CliTest, CheckMakesEveryClangErrorAFindingInTextJsonAndSarif) {
+  const auto fixture = std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                       "tests/fixtures/analysis/broken/unclassified_error.cpp";
+  const auto text = RunInductorFuzz({"check", fixture.string(), "--", "-std=c++20"});
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  EXPECT_NE(text.out.find("1 file(s), 1 finding(s), 0 warning(s)"), std::string::npos) << text.out;
+  const auto json_run = RunInductorFuzz({"check", fixture.string(), "--format", "json"});
+  const auto document = nlohmann::json::parse(json_run.out);
+  ASSERT_EQ(document["findings"].size(), 1u) << json_run.out;
+  EXPECT_EQ(document["findings"][0]["check"], "unclassified-error");
+  EXPECT_EQ(document["findings"][0]["kind"], "analysis-error");
+  EXPECT_EQ(document["findings"][0]["clang_diagnostic"], "err_undeclared_var_use");
+  EXPECT_EQ(document["findings"][0]["kernel"], "kernel");
+  EXPECT_NE(document["findings"][0]["signature"].get<std::string>().find(
+                "diagnostic=err_undeclared_var_use"),
+            std::string::npos);
+  const auto sarif = RunInductorFuzz({"check", fixture.string(), "--format", "sarif"});
+  EXPECT_EQ(sarif.exit_code, 1);
+  const auto results = nlohmann::json::parse(sarif.out)["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["ruleId"], "unclassified-error");
+}
+
+TEST_F(CliTest, CheckCountsWarningsApartAndTheExitCodeAgrees) {
+  const auto fixture = std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                       "tests/fixtures/analysis/broken/shadowed_local.cpp";
+  const auto text = RunInductorFuzz({"check", fixture.string(), "--", "-std=c++20"});
+  EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
+  EXPECT_NE(text.out.find("1 file(s), 0 finding(s), 1 warning(s)"), std::string::npos) << text.out;
+  const auto json_run = RunInductorFuzz({"check", fixture.string(), "--format", "json"});
+  const auto document = nlohmann::json::parse(json_run.out);
+  EXPECT_EQ(document["errors"], 0);
+  EXPECT_EQ(document["warnings"], 1);
+  ASSERT_EQ(document["findings"].size(), 1u);
+  EXPECT_EQ(document["findings"][0]["signature"],
+            "shadowing|check=shadowed-local|name=tmp_acc<N>|type=float|previous_type=float|"
+            "kernel=kernel");
+}
+
+TEST_F(CliTest, CheckWithCompilersClassifiesWhatOnlyGccRejects) {
+  // Clang accepts a block-scope extern redeclaring a while condition's variable; gcc does not.
+  const auto fixture = std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                       "tests/fixtures/analysis/clean/condition_variable_extern.cpp";
+  const auto clang_only = RunInductorFuzz({"check", fixture.string(), "--", "-std=c++20"});
+  EXPECT_EQ(clang_only.exit_code, 0) << clang_only.out;
+  const auto run = RunInductorFuzz({"check", fixture.string(), "--compilers", "g++-12,clang++-19",
+                                    "--format", "json", "--", "-std=c++20"});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  const auto document = nlohmann::json::parse(run.out);
+  ASSERT_EQ(document["findings"].size(), 1u) << run.out;
+  const auto &finding = document["findings"][0];
+  EXPECT_EQ(finding["check"], "conflicting-linkage");
+  EXPECT_EQ(finding["reported_by"], "g++-12");
+  EXPECT_EQ(finding["name"], "tmp0");
+  EXPECT_EQ(finding["kernel"], "kernel");
+  EXPECT_EQ(finding["location"]["line"], 9);
+  EXPECT_EQ(finding["previous"]["line"], 7);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #include "corpus/case.h"
 #include "corpus/finding.h"
 #include "corpus/knobs.h"
+#include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
 #include "fuzzer/support/scratch_dir.h"
 
@@ -181,6 +182,107 @@ TEST_F(RunRecordTest, CommandsFilesOfVersionOneStillLoadAndBadOnesNameTheEntry) 
     EXPECT_NE(std::string(error.what()).find("commands[0].argv"), std::string::npos)
         << error.what();
   }
+}
+
+MatrixRecord TwoCompilerMatrix() {
+  Finding divergence{.kind = FindingKind::kCompilerDivergence};
+  divergence.essence.Add("built", "g++-12").Add("failed", "clang++-14").Add("crashed", "");
+  divergence.essence.Add("error", "use of undeclared identifier 'x'");
+  divergence.detail = {{"built_by", {"g++-12"}}, {"failed_on", {"clang++-14"}}};
+  MatrixRow row{.tu = "gcc-only/kernel.cpp",
+                .source = "/corpus/gcc-only/sources/00-kernel.cpp",
+                .recording = "",
+                .reference_runtime = "",
+                .builds = {{.compiler = "g++-12",
+                            .argv = {"g++-12", "-c", "k.cpp"},
+                            .built = true,
+                            .exit = "exit 0",
+                            .seconds = 1.5,
+                            .object_size = 9007199254740993},
+                           {.compiler = "clang++-14",
+                            .argv = {"clang++-14", "-c", "k.cpp"},
+                            .exit = "exit 1",
+                            .errors = 1,
+                            .warnings = {"unused variable '<name>'"},
+                            .first_error = "use of undeclared identifier 'x'",
+                            .runtime_detail = nullptr}},
+                .divergence = divergence,
+                .runtime_finding = std::nullopt,
+                .load_findings = {}};
+  return {.provenance = {{"torch_version", "2.15.0"}}, .rows = {row}};
+}
+
+TEST(MatrixFormat, RoundTripsExactlyWithItsFindings) {
+  const fuzzer::support::ScratchDir scratch("corpus-test");
+  const MatrixRecord record = TwoCompilerMatrix();
+  WriteMatrixRecord(scratch / "matrix.json", record);
+  const MatrixRecord read = ReadMatrixRecord(scratch / "matrix.json");
+  EXPECT_EQ(read, record);
+  EXPECT_EQ(read.rows[0].builds[0].object_size, 9007199254740993u);
+  ASSERT_EQ(read.rows[0].Findings().size(), 1u);
+  EXPECT_EQ(Signature(read.rows[0].Findings()[0]), Signature(*record.rows[0].divergence));
+}
+
+TEST(MatrixFormat, RefusesOtherVersionsUnknownFieldsAndBadFindings) {
+  const fuzzer::support::ScratchDir scratch("corpus-test");
+  auto refuses = [&](json document, const std::string &expected) {
+    std::ofstream(scratch / "matrix.json") << document.dump();
+    try {
+      ReadMatrixRecord(scratch / "matrix.json");
+      ADD_FAILURE() << "accepted " << document.dump();
+    } catch (const FormatError &error) {
+      EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+    }
+  };
+  const json good = MatrixRecordToJson(TwoCompilerMatrix());
+  json old = good;
+  old["format_version"] = 0;
+  refuses(old, "re-run the command");
+  json unknown = good;
+  unknown["tus"][0]["builds"][1]["bulit"] = true;
+  refuses(unknown, "tus[0].builds[1].bulit");
+  json tampered = good;
+  tampered["tus"][0]["finding"]["signature"] = "compiler-divergence|built=g++-11";
+  refuses(tampered, "signature");
+  json mistyped = good;
+  mistyped["tus"][0]["builds"][0]["seconds"] = "fast";
+  refuses(mistyped, "tus[0].builds[0].seconds");
+  std::ofstream(scratch / "matrix.json") << std::string("\x7f"
+                                                        "ELF\0\0",
+                                                        6);
+  EXPECT_THROW(ReadMatrixRecord(scratch / "matrix.json"), fuzzer::support::InputError);
+}
+
+TEST(CompareFormat, RoundTripsAndDerivesCountsFromVerdicts) {
+  const fuzzer::support::ScratchDir scratch("corpus-test");
+  CompareRecord record{.provenance = {{"command_line", "inductor-fuzz compare"}},
+                       .baseline = {"g++-12", "12.2.0"},
+                       .candidate = {"clang++-14", "14.0.6"},
+                       .rows = {}};
+  record.rows.push_back({.tu = "a/k.cpp",
+                         .verdict = CompareVerdict::kRegression,
+                         .baseline = {.built = true, .seconds = 2.0, .object_size = 100},
+                         .candidate = {.seconds = 1.0, .first_error = "error: x"}});
+  record.rows.push_back({.tu = "b/k.cpp",
+                         .verdict = CompareVerdict::kSame,
+                         .baseline = {.built = true, .object_size = 10},
+                         .candidate = {.built = true, .object_size = 30}});
+  WriteCompareRecord(scratch / "compare.json", record);
+  const auto read = ReadCompareRecord(scratch / "compare.json");
+  EXPECT_EQ(read, record);
+  EXPECT_EQ(read.Counts(), (std::map<std::string, int>{{"regression", 1}, {"same", 1}}));
+  EXPECT_EQ(read.Regressions(), 1);
+  EXPECT_EQ(read.rows[0].ObjectSizeDelta(), -100);
+  EXPECT_EQ(read.rows[1].ObjectSizeDelta(), 20);
+
+  json edited = CompareRecordToJson(record);
+  edited["tus"][0]["verdict"] = "same";
+  std::ofstream(scratch / "compare.json") << edited.dump();
+  EXPECT_THROW(ReadCompareRecord(scratch / "compare.json"), FormatError)
+      << "counts no longer match the verdicts";
+  edited["tus"][0]["verdict"] = "worse";
+  std::ofstream(scratch / "compare.json") << edited.dump();
+  EXPECT_THROW(ReadCompareRecord(scratch / "compare.json"), FormatError);
 }
 
 } // namespace

@@ -1,8 +1,10 @@
 // The compiler matrix on real compilers: builds, divergence, loads against torch, compare.
 #include "binary_runner.h"
 #include "corpus/case.h"
+#include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
 #include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
@@ -194,14 +196,15 @@ TEST_F(MatrixTest, CompareClassifiesAndExitsOnRegressions) {
       RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-14", "--corpus",
                        (folder_ / "corpus").string(), "--report", report.string()});
   EXPECT_EQ(upgrade.exit_code, 1) << upgrade.out << upgrade.err;
-  const json result = json::parse(std::ifstream(report / "compare.json"));
+  const auto result = corpus::ReadCompareRecord(report / "compare.json");
   std::map<std::string, std::string> verdicts;
-  for (const auto &tu : result["tus"])
-    verdicts[tu["tu"].get<std::string>().substr(0, tu["tu"].get<std::string>().find('/'))] =
-        tu["verdict"];
+  for (const auto &tu : result.rows)
+    verdicts[tu.tu.substr(0, tu.tu.find('/'))] = corpus::VerdictName(tu.verdict);
   EXPECT_EQ(verdicts,
             (std::map<std::string, std::string>{{"gcc-only", "regression"}, {"portable", "same"}}));
-  EXPECT_EQ(result["counts"], json({{"regression", 1}, {"same", 1}}));
+  EXPECT_EQ(result.Counts(), (std::map<std::string, int>{{"regression", 1}, {"same", 1}}));
+  EXPECT_EQ(result.baseline.name, "g++-12");
+  EXPECT_EQ(result.candidate.name, "clang++-14");
   std::stringstream junit;
   junit << std::ifstream(report / "compare.junit.xml").rdbuf();
   EXPECT_NE(junit.str().find("failures=\"1\""), std::string::npos) << junit.str();
@@ -240,7 +243,8 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
       ASSERT_TRUE(build.built) << build.compiler << ": " << build.first_error;
   }
   const auto finding = matrix::RuntimeDivergenceFinding(matrix[0]);
-  ASSERT_TRUE(finding.has_value()) << matrix::MatrixToJson(matrix).dump(2);
+  ASSERT_TRUE(finding.has_value())
+      << corpus::MatrixRecordToJson(matrix::ToMatrixRecord(matrix, {})).dump(2);
   EXPECT_EQ(finding->detail["differs_on"], json::array({"clang++-14"}));
   EXPECT_EQ(finding->detail["same_as_inductor"], json::array({"g++-12"}));
   EXPECT_EQ(finding->detail["dtype"], "int32");
@@ -278,14 +282,15 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
       RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-14", "--corpus",
                        (folder_ / "corpus").string(), "--report", report.string()});
   EXPECT_EQ(upgrade.exit_code, 1) << upgrade.out << upgrade.err;
-  const json result = json::parse(std::ifstream(report / "compare.json"));
+  const auto result = corpus::ReadCompareRecord(report / "compare.json");
   // The others are same or new-warnings (Clang's -Wunused-function on the bindings' parse_arg).
   std::map<std::string, std::string> verdicts;
-  for (const auto &tu : result["tus"])
-    verdicts[tu["tu"]] = tu["verdict"];
+  for (const auto &tu : result.rows)
+    verdicts[tu.tu] = corpus::VerdictName(tu.verdict);
   EXPECT_EQ(verdicts[matrix[0].tu.label], "runtime-differs") << upgrade.out;
-  EXPECT_EQ(result["counts"].value("runtime-differs", 0), 1) << upgrade.out;
-  EXPECT_EQ(result["counts"].value("regression", 0), 0) << upgrade.out;
+  EXPECT_EQ(result.Counts()["runtime-differs"], 1) << upgrade.out;
+  EXPECT_EQ(result.Counts().count("regression"), 0u) << upgrade.out;
+  EXPECT_EQ(result.Regressions(), 1);
   EXPECT_NE(upgrade.out.find("runtime-divergence: seed/"), std::string::npos) << upgrade.out;
   std::stringstream markdown;
   markdown << std::ifstream(report / "compare.md").rdbuf();
@@ -330,7 +335,8 @@ TEST_F(MatrixTest, FloatResultsAreComparedWithinTheirDtypeTolerance) {
       EXPECT_FALSE(finding.has_value());
       continue;
     }
-    ASSERT_TRUE(finding.has_value()) << matrix::MatrixToJson(matrix).dump(2);
+    ASSERT_TRUE(finding.has_value())
+        << corpus::MatrixRecordToJson(matrix::ToMatrixRecord(matrix, {})).dump(2);
     EXPECT_EQ(finding->detail["differs_on"], json::array({"clang++-14"}));
     EXPECT_EQ(finding->detail["dtype"], "float32");
     EXPECT_EQ(finding->detail["flat_index"], 3);

@@ -1,6 +1,7 @@
 // The worker on the real torch: serving cases, surviving crashes and hangs, capture, oracle.
 // One worker serves every test here, as in a campaign.
 #include "corpus/case.h"
+#include "corpus/finding.h"
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
@@ -139,6 +140,30 @@ TEST_F(WorkerTest, MisspeltMaskNameIsAnInvalidCase) {
   const auto outcome = Run(c);
   EXPECT_EQ(outcome.Status(), "invalid-case") << outcome.result.dump(2);
   EXPECT_FALSE(outcome.finding.has_value());
+}
+
+// Real failures of torch 2.15.0. The two simdlen=1 cases (float32 and bfloat16) are one bug
+// and get one signature. The bool score_mod fails with the same outer InductorError, but its
+// innermost cause is a C++ compile error: another bug, another signature.
+TEST_F(WorkerTest, RealFailuresGetOneSignaturePerBug) {
+  auto signature_of = [](const corpus::Case &c) {
+    const auto outcome = Run(c);
+    EXPECT_EQ(outcome.Status(), "finding") << c.name << outcome.result.dump(2);
+    return outcome.finding ? corpus::Signature(*outcome.finding) : std::string();
+  };
+  const auto findings = kSourceDir / "corpus/findings";
+  const auto fp32 = corpus::LoadCaseFile(findings / "lowering-exception-simdlen1-fp32.json");
+  const auto bf16 = corpus::LoadCaseFile(findings / "lowering-exception-simdlen1-bf16.json");
+  const std::string lowering = signature_of(fp32);
+  EXPECT_TRUE(lowering.starts_with("exception|type=builtins.AssertionError|")) << lowering;
+  EXPECT_NE(lowering.find("frame=_inductor/codegen/cpp_micro_gemm.py:"), std::string::npos)
+      << lowering;
+  EXPECT_EQ(signature_of(bf16), lowering);
+
+  const auto bool_score = corpus::LoadCaseFile(findings / "compile-error-bool-score-mod.json");
+  const std::string compile_error = signature_of(bool_score);
+  EXPECT_TRUE(compile_error.starts_with("compile-error|")) << compile_error;
+  EXPECT_NE(compile_error, lowering);
 }
 
 TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {

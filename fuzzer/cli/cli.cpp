@@ -2,7 +2,10 @@
 
 #include "fuzzer/cli/check_command.h"
 #include "fuzzer/cli/compare_command.h"
+#include "fuzzer/cli/corpus_command.h"
 #include "fuzzer/cli/doctor.h"
+#include "fuzzer/cli/fuzz_command.h"
+#include "fuzzer/campaign/replay.h"
 #include "fuzzer/cli/gen_command.h"
 #include "fuzzer/cli/matrix_command.h"
 #include "fuzzer/cli/run_case_command.h"
@@ -40,6 +43,86 @@ int RunCommandLine(int argc, char **argv) {
   app.add_option("--venv", venv,
                  "Python virtual environment with torch (default: $INDUCTOR_FUZZ_VENV, else the "
                  "project's .venv)");
+
+  FuzzOptions fuzz;
+  auto *fuzz_command = app.add_subcommand(
+      "fuzz",
+      "The campaign: generate cases from a seed, run them on a pool of warm workers (one per "
+      "job) through every oracle (wrong-result, exception, compile-error, crash, timeout), "
+      "store each finding once per signature in the corpus, and write summary.json, junit.xml, "
+      "findings.sarif and report.html. Known issues are reported as known, not new. Exit 0: "
+      "nothing new; 1: new findings; 2: the tool failed.\n"
+      "Example: inductor-fuzz fuzz --time 10m --jobs 2 --corpus fuzz-corpus");
+  fuzz_command->add_option("--time", fuzz.time,
+                           "How long to dispatch cases: 90s, 10m, 2h (default 5m, or no limit "
+                           "when --cases is given)");
+  fuzz_command->add_option("--cases", fuzz.cases,
+                           "Run the first N cases of the seed sequence (this shard's share)");
+  fuzz_command->add_option("--jobs", fuzz.jobs, "Workers at once (default: the number of cores)");
+  fuzz_command->add_option("--seed", fuzz.seed, "Seed of the case sequence")->capture_default_str();
+  fuzz_command
+      ->add_option("--shard", fuzz.shard,
+                   "I/N: run cases i with i % N == I; merge shards with `corpus merge`")
+      ->capture_default_str();
+  fuzz_command->add_option("--corpus", fuzz.corpus, "Where findings are stored (made if missing)")
+      ->capture_default_str();
+  fuzz_command->add_option("--report", fuzz.report_dir, "Reports folder (default: CORPUS/report)");
+  fuzz_command->add_option("--policy", fuzz.policy_file, "Generation policy overrides (JSON)");
+  fuzz_command->add_option("--known-issues", fuzz.known_issues,
+                           "Known issues (default: the project's corpus/known-issues.json)");
+  fuzz_command->add_flag("--resume", fuzz.resume,
+                         "Continue this seed and shard's campaign, skipping finished cases");
+  fuzz_command->add_flag("!--no-check", fuzz.static_analysis,
+                         "Do not analyse the captured TUs with Clang (see `check`)");
+  fuzz_command->add_option("--case-timeout", fuzz.case_timeout_seconds, "Seconds per case")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  fuzz_command
+      ->add_option("--recycle-after", fuzz.recycle_after,
+                   "Start a fresh worker process after this many cases")
+      ->capture_default_str();
+  fuzz_command
+      ->add_option("--worker-memory", fuzz.worker_memory_mib,
+                   "MiB of resident memory past which a worker is killed (its case is a "
+                   "crash finding); past half of it the worker is recycled")
+      ->capture_default_str();
+  fuzz_command->add_option("--inject-fault", fuzz.inject_fault,
+                           "Testing the tool: INDEX:segfault|hang|allocate[,...] makes those "
+                           "cases misbehave");
+
+  CorpusOptions corpus_options;
+  auto *corpus_command = app.add_subcommand(
+      "corpus", "Look into a campaign's corpus, or merge shards' corpora.\n"
+                "Example: inductor-fuzz corpus list --corpus fuzz-corpus\n"
+                "Also: inductor-fuzz corpus show crash-1f2e; inductor-fuzz corpus merge "
+                "shard-0 shard-1 --into merged");
+  corpus_command->add_option("action", corpus_options.action, "list, show, merge or report")
+      ->required()
+      ->check(CLI::IsMember({"list", "show", "merge", "report"}));
+  corpus_command->add_option("args", corpus_options.sources,
+                             "show: the finding id (or a prefix); merge: the corpora to merge");
+  corpus_command->add_option("--corpus", corpus_options.corpus, "The corpus to read")
+      ->capture_default_str();
+  corpus_command->add_option("--into", corpus_options.into, "merge: the corpus to merge into");
+  corpus_command->add_flag("--json", corpus_options.json, "list: print JSON");
+  corpus_command->add_option("--report", corpus_options.report_dir,
+                             "report: write summary.json, junit.xml, findings.sarif and "
+                             "report.html for the whole corpus here");
+  corpus_command->add_option("--known-issues", corpus_options.known_issues,
+                             "report: known issues (default: the project's)");
+
+  campaign::ReplayOptions replay{.corpus = "fuzz-corpus"};
+  long replay_timeout = 600;
+  auto *replay_command = app.add_subcommand(
+      "replay", "Fix verification: rerun every stored finding's smallest case on today's torch "
+                "and report it still-failing (same signature), fixed, or failing-differently. "
+                "Exit 1 when any still fails or fails differently.\n"
+                "Example: inductor-fuzz replay --corpus fuzz-corpus");
+  replay_command->add_option("--corpus", replay.corpus, "The corpus to replay")
+      ->capture_default_str();
+  replay_command->add_option("--case-timeout", replay_timeout, "Seconds per case")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 
   RunCaseOptions run_case;
   long timeout_seconds = 600;
@@ -172,6 +255,37 @@ int RunCommandLine(int argc, char **argv) {
       run_case.timeout = std::chrono::seconds(timeout_seconds);
       run_case.command_line = JoinArguments(argc, argv);
       return RunCaseCommand(run_case, paths, std::cout);
+    }
+    if (*fuzz_command) {
+      fuzz.command_line = JoinArguments(argc, argv);
+      return FuzzCommand(fuzz, paths, std::cout);
+    }
+    if (*replay_command) {
+      if (!std::filesystem::is_directory(replay.corpus / "findings"))
+        throw support::InputError(fmt::format(
+            "{} is not a corpus (no findings/ folder); pass the --corpus a campaign wrote",
+            replay.corpus.string()));
+      replay.case_timeout = std::chrono::seconds(replay_timeout);
+      std::size_t failing = 0;
+      const auto results = campaign::ReplayCorpus(replay, paths, [&](const auto &result) {
+        failing += result.verdict == campaign::ReplayVerdict::kStillFailing ||
+                   result.verdict == campaign::ReplayVerdict::kFailingDifferently;
+        std::cout << fmt::format("{:<20} {}  {}\n", campaign::ReplayVerdictName(result.verdict),
+                                 result.id, result.now);
+      });
+      std::cout << fmt::format("{} finding(s) replayed, {} still failing\n", results.size(),
+                               failing);
+      return failing ? support::kExitFindings : support::kExitNothingFound;
+    }
+    if (*corpus_command) {
+      if (corpus_options.action == "show") {
+        if (corpus_options.sources.size() != 1)
+          throw support::InputError("corpus show takes one finding id");
+        corpus_options.id = corpus_options.sources.front().string();
+      }
+      if (corpus_options.known_issues.empty())
+        corpus_options.known_issues = paths.project_root / "corpus" / "known-issues.json";
+      return CorpusCommand(corpus_options, std::cout);
     }
     if (*gen_command) {
       gen.command_line = JoinArguments(argc, argv);

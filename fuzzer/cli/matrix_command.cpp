@@ -1,6 +1,7 @@
 #include "fuzzer/cli/matrix_command.h"
 
 #include "fuzzer/cli/matrix_report.h"
+#include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
@@ -76,9 +77,7 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
                      matrix_options.compilers.size(), built, findings);
   out << RuntimeSummary(matrix);
   if (options.json_out)
-    support::WriteFileAtomically(
-        *options.json_out,
-        json{{"provenance", provenance}, {"tus", matrix::MatrixToJson(matrix)}}.dump(2) + "\n");
+    corpus::WriteMatrixRecord(*options.json_out, matrix::ToMatrixRecord(matrix, provenance));
   if (built == 0)
     throw support::InputError(fmt::format("no compiler rebuilt any TU (first error: {}); check the "
                                           "compilers with `inductor-fuzz doctor`",

@@ -42,29 +42,6 @@ std::string Cell(const matrix::TuBuild &build) {
   return fmt::format("{} {:.1f}s", build.runtime == "same" ? "same" : "ok", build.seconds);
 }
 
-std::string XmlEscape(const std::string &text) {
-  std::string escaped;
-  for (char ch : text) {
-    switch (ch) {
-    case '&':
-      escaped += "&amp;";
-      break;
-    case '<':
-      escaped += "&lt;";
-      break;
-    case '>':
-      escaped += "&gt;";
-      break;
-    case '"':
-      escaped += "&quot;";
-      break;
-    default:
-      escaped += ch;
-    }
-  }
-  return escaped;
-}
-
 std::string Shorten(const std::string &label, std::size_t width) {
   return label.size() <= width ? label : label.substr(0, width - 3) + "...";
 }
@@ -87,11 +64,6 @@ std::string RuntimeFindingLine(const corpus::Finding &runtime_finding) {
   else
     line += fmt::format("; {} {}", finding.value("compiler", ""), finding.value("how", ""));
   return line + "\n";
-}
-
-json RuntimeFindingJson(const matrix::TuMatrix &row) {
-  const auto finding = matrix::RuntimeDivergenceFinding(row);
-  return finding ? corpus::FindingToJson(*finding) : json(nullptr);
 }
 
 // How much of the matrix ran on recorded inputs, and why the rest did not.

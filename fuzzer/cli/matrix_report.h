@@ -16,10 +16,8 @@ namespace fuzzer::cli {
 
 worker::Worker MakeWorker(const support::ToolPaths &paths, const std::filesystem::path &scratch);
 std::string Cell(const matrix::TuBuild &build);
-std::string XmlEscape(const std::string &text);
 std::string Shorten(const std::string &label, std::size_t width);
 std::string RuntimeFindingLine(const corpus::Finding &runtime_finding);
-nlohmann::json RuntimeFindingJson(const matrix::TuMatrix &row);
 // How much of the matrix ran on recorded inputs, and why the rest did not.
 std::string RuntimeSummary(const std::vector<matrix::TuMatrix> &matrix);
 // What makes a report reproducible: who made it, with which torch and compilers, how.

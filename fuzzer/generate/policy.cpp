@@ -1,5 +1,7 @@
 #include "fuzzer/generate/policy.h"
 
+#include "corpus/knobs.h"
+
 #include "fuzzer/support/sha256.h"
 #include "fuzzer/support/text_file.h"
 
@@ -72,8 +74,6 @@ GenerationPolicy GenerationPolicy::Default() {
       {"block_size", {{"128", 4}, {"64", 1}, {"tuple", 1}}},
       {"dtype", {{"float32", 3}, {"bfloat16", 2}, {"float16", 1}}},
       {"head_dim", {{"16", 2}, {"32", 2}, {"64", 1}}},
-      {"cpp.threads", {{"1", 1}, {"2", 1}, {"4", 1}, {"8", 2}, {"16", 1}}},
-      {"cpp.simdlen", {{"auto", 2}, {"1", 1}, {"256", 2}, {"512", 2}}},
   };
   policy.numbers = {
       {"max_expression_depth", 3},
@@ -88,13 +88,17 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_grouped_query", 0.3},
       {"p_value_dim_differs", 0.2},
       {"p_negative_divisor", 0.2},
-      {"p_cpp_wrapper", 0.2},
-      {"p_dynamic", 0.2},
-      {"p_max_autotune", 0.1},
-      {"p_freezing", 0.1},
-      {"p_loop_tail_vec_off", 0.15},
-      {"p_dynamic_threads", 0.1},
   };
+  // The knobs' own defaults come from the one knob table.
+  for (const auto &knob : corpus::InductorKnobTable()) {
+    if (!knob.policy_weights.empty()) {
+      auto &category = policy.weights[std::string(knob.name)];
+      for (const auto &[option, weight] : knob.policy_weights)
+        category[std::string(option)] = weight;
+    }
+    if (!knob.policy_probability.empty())
+      policy.numbers[std::string(knob.policy_probability)] = knob.policy_default_probability;
+  }
   return policy;
 }
 

@@ -378,43 +378,4 @@ std::vector<corpus::Finding> LoadErrorFindings(const TuMatrix &row) {
   return findings;
 }
 
-json MatrixToJson(const std::vector<TuMatrix> &matrix) {
-  json rows = json::array();
-  for (const auto &row : matrix) {
-    json builds = json::array();
-    for (const auto &build : row.builds)
-      builds.push_back({{"compiler", build.compiler},
-                        {"argv", build.argv},
-                        {"built", build.built},
-                        {"exit", build.exit},
-                        {"timed_out", build.timed_out},
-                        {"compiler_crashed", build.compiler_crashed},
-                        {"seconds", build.seconds},
-                        {"object_size", build.object_size},
-                        {"errors", build.errors},
-                        {"warnings", build.warnings},
-                        {"first_error", build.first_error},
-                        {"signature", build.signature},
-                        {"load_error", build.load_error},
-                        {"runtime", build.runtime},
-                        {"runtime_detail", build.runtime_detail}});
-    json entry = {{"tu", row.tu.label},
-                  {"source", row.tu.source.string()},
-                  {"recording", row.tu.recording.string()},
-                  {"reference_runtime", row.reference_runtime},
-                  {"builds", builds}};
-    if (auto finding = DivergenceFinding(row))
-      entry["finding"] = corpus::FindingToJson(*finding);
-    if (auto finding = RuntimeDivergenceFinding(row))
-      entry["runtime_finding"] = corpus::FindingToJson(*finding);
-    json load_errors = json::array();
-    for (const auto &finding : LoadErrorFindings(row))
-      load_errors.push_back(corpus::FindingToJson(finding));
-    if (!load_errors.empty())
-      entry["load_findings"] = load_errors;
-    rows.push_back(entry);
-  }
-  return rows;
-}
-
 } // namespace fuzzer::matrix

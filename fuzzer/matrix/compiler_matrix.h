@@ -97,6 +97,5 @@ std::string Demangle(const std::string &symbol);
 // The bytes of a built module's .text section (by objcopy), to check that two ways of building
 // a TU emit the same code. Empty when there is none or objcopy fails.
 std::string TextSection(const std::filesystem::path &module);
-nlohmann::json MatrixToJson(const std::vector<TuMatrix> &matrix);
 
 } // namespace fuzzer::matrix

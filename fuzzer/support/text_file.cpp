@@ -46,4 +46,31 @@ void WriteFileAtomically(const std::filesystem::path &path, const std::string &c
   std::filesystem::rename(temporary, path);
 }
 
+std::string EscapeMarkup(const std::string &text) {
+  std::string escaped;
+  for (const char ch : text) {
+    switch (ch) {
+    case '&':
+      escaped += "&amp;";
+      break;
+    case '<':
+      escaped += "&lt;";
+      break;
+    case '>':
+      escaped += "&gt;";
+      break;
+    case '"':
+      escaped += "&quot;";
+      break;
+    case '\'':
+      escaped += "&#39;";
+      break;
+    default:
+      if (static_cast<unsigned char>(ch) >= 0x20 || ch == '\n' || ch == '\t')
+        escaped += ch;
+    }
+  }
+  return escaped;
+}
+
 } // namespace fuzzer::support

@@ -18,4 +18,8 @@ std::string ReadTextFile(const std::filesystem::path &path, const std::string &w
 // crash half-way) never sees a partial file.
 void WriteFileAtomically(const std::filesystem::path &path, const std::string &contents);
 
+// Text made safe inside XML or HTML markup and attributes: & < > " ' escaped, and the control
+// characters XML 1.0 forbids (which compiler output may hold) dropped.
+std::string EscapeMarkup(const std::string &text);
+
 } // namespace fuzzer::support

@@ -69,10 +69,10 @@ corpus::Finding DeathFinding(const corpus::Case &c, const WorkerReply &reply) {
   finding.essence.Add("api", c.api);
   if (reply.status != ReplyStatus::kTimedOut) {
     finding.essence.Add("signal", reply.exit.signal ? std::to_string(*reply.exit.signal) : "none");
-    finding.essence.Add("abort", reply.exit.signal ? reply.stderr_tail : "");
+    finding.essence.Add("abort", reply.exit.signal ? reply.abort_message : "");
   }
   finding.summary = reply.detail;
-  finding.message = reply.stderr_tail;
+  finding.message = reply.abort_message.empty() ? reply.stderr_tail : reply.abort_message;
   finding.detail = {{"detail", reply.detail}, {"worker_log_tail", reply.stderr_tail}};
   return finding;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <vector>
 
 namespace fuzzer::worker {
 
@@ -17,6 +18,11 @@ void Worker::Start() {
   const std::vector<std::string> argv = {options_.worker_executable.string(), "--venv",
                                          options_.venv.string(), "--scratch",
                                          options_.scratch_dir.string()};
+  std::error_code size_error;
+  log_offset_ =
+      options_.log_file.empty() ? 0 : std::filesystem::file_size(options_.log_file, size_error);
+  if (size_error)
+    log_offset_ = 0;
   try {
     support::SpawnOptions spawn;
     spawn.stderr_file = options_.log_file;
@@ -48,11 +54,45 @@ void Worker::Start() {
 
 std::string Worker::LogTail() const {
   std::ifstream log(options_.log_file);
+  log.seekg(static_cast<std::streamoff>(log_offset_));
   std::string line, last;
   while (std::getline(log, line))
     if (!line.empty())
       last = line;
   return last;
+}
+
+std::string Worker::AbortMessage() const {
+  // What glibc, the C++ runtime, CPython or the kernel say when they end a process; torch's
+  // own log lines ("W1122 12:00:00 ... No CUDA runtime") are noise that varies by machine.
+  static const std::vector<std::string> kMarkers = {"corrupted",
+                                                    "free():",
+                                                    "malloc",
+                                                    "double free",
+                                                    "Fatal Python error",
+                                                    "terminate called",
+                                                    "what():",
+                                                    "stack smashing",
+                                                    "Segmentation fault",
+                                                    "Aborted",
+                                                    "realloc():",
+                                                    "munmap_chunk",
+                                                    "Illegal instruction",
+                                                    "Bus error",
+                                                    "assertion",
+                                                    "Assertion",
+                                                    "out of memory",
+                                                    "Killed"};
+  std::ifstream log(options_.log_file);
+  log.seekg(static_cast<std::streamoff>(log_offset_));
+  std::string line, found;
+  while (std::getline(log, line))
+    for (const auto &marker : kMarkers)
+      if (line.find(marker) != std::string::npos) {
+        found = line;
+        break;
+      }
+  return found;
 }
 
 const nlohmann::json &Worker::Ready() {
@@ -103,6 +143,7 @@ WorkerReply Worker::Request(nlohmann::json request, std::chrono::milliseconds ti
                      ? fmt::format("no reply within {} s; worker killed", timeout.count() / 1000.0)
                      : fmt::format("worker died: {}", exit.Describe());
   reply.stderr_tail = LogTail();
+  reply.abort_message = AbortMessage();
   process_.reset();
   return reply;
 }

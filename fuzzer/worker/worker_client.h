@@ -23,10 +23,11 @@ enum class ReplyStatus { kOk, kCrashed, kTimedOut };
 
 struct WorkerReply {
   ReplyStatus status = ReplyStatus::kOk;
-  nlohmann::json message;   // the reply, when kOk
-  std::string detail;       // how the worker died, when not kOk
-  std::string stderr_tail;  // the end of the worker's log, when not kOk
-  support::ExitStatus exit; // how the worker process ended, when not kOk
+  nlohmann::json message;    // the reply, when kOk
+  std::string detail;        // how the worker died, when not kOk
+  std::string stderr_tail;   // the last line of the worker's log, when not kOk
+  std::string abort_message; // the last line glibc, the runtime or CPython wrote as it died
+  support::ExitStatus exit;  // how the worker process ended, when not kOk
 };
 
 // Serves requests through one live worker process, replacing it after it crashes or hangs;
@@ -48,11 +49,13 @@ public:
 private:
   void Start();
   std::string LogTail() const;
+  std::string AbortMessage() const;
 
   WorkerOptions options_;
   std::unique_ptr<support::ChildProcess> process_;
   nlohmann::json ready_;
   int processes_started_ = 0;
+  std::uintmax_t log_offset_ = 0; // where the current process's part of the log starts
   long next_id_ = 1;
 };
 

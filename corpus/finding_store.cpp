@@ -1,0 +1,353 @@
+#include "corpus/finding_store.h"
+
+#include "corpus/field_reader.h"
+#include "fuzzer/support/text_file.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <system_error>
+#include <tuple>
+
+#include <unistd.h>
+
+namespace corpus {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+json HitToJson(const Hit &hit) {
+  return {{"format_version", kFindingStoreFormatVersion},
+          {"id", hit.id},
+          {"case_name", hit.case_name},
+          {"seed", hit.seed ? json(*hit.seed) : json()},
+          {"index", hit.index ? json(*hit.index) : json()},
+          {"time", hit.time},
+          {"case_size", hit.case_size},
+          {"provenance", hit.provenance}};
+}
+
+std::optional<std::uint64_t> OptionalCount(FieldReader &reader, const std::string &key) {
+  const auto value = reader.IntegerOrNull(key, 0);
+  if (!value)
+    return std::nullopt;
+  return static_cast<std::uint64_t>(*value);
+}
+
+Hit HitFromJson(const json &document) {
+  FieldReader reader(document, "", "the hit");
+  if (reader.Integer("format_version", 0) != kFindingStoreFormatVersion)
+    throw FormatError("the hit has another format_version; re-run the campaign that wrote it");
+  Hit hit;
+  hit.id = reader.String("id");
+  hit.case_name = reader.String("case_name");
+  hit.seed = OptionalCount(reader, "seed");
+  hit.index = OptionalCount(reader, "index");
+  hit.time = reader.String("time");
+  hit.case_size = static_cast<std::uint64_t>(reader.Integer("case_size", 0));
+  hit.provenance = reader.Required("provenance");
+  reader.RejectUnknown();
+  return hit;
+}
+
+bool SafeName(const std::string &name) {
+  return !name.empty() && name.size() < 200 && name.front() != '.' &&
+         std::all_of(
+             name.begin(), name.end(),
+             [](char ch) {
+               return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' ||
+                      ch == '.';
+             });
+}
+
+// A unique name for a file or folder being made, so that concurrent writers never share one.
+std::string UniqueName(const std::string &stem) {
+  static std::atomic<unsigned> counter{0};
+  return fmt::format("{}.{}.{}.{}", stem, ::getpid(),
+                     std::chrono::steady_clock::now().time_since_epoch().count(), ++counter);
+}
+
+// Renames `from` to `to` unless `to` exists; true when this call put it there.
+bool RenameIfAbsent(const fs::path &from, const fs::path &to) {
+  std::error_code error;
+  fs::rename(from, to, error); // a folder over a non-empty folder fails: someone else won
+  if (!error)
+    return true;
+  fs::remove_all(from, error);
+  return false;
+}
+
+std::string FolderId(const Finding &finding) {
+  return fmt::format("{}-{}", KindName(finding.kind), SignatureId(Signature(finding)));
+}
+
+} // namespace
+
+std::string UtcNow() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+std::string HitId(const Case &c) {
+  const auto seed = c.provenance.find("seed");
+  const auto index = c.provenance.find("index");
+  if (seed != c.provenance.end() && index != c.provenance.end() && seed->is_number_unsigned() &&
+      index->is_number_unsigned())
+    return fmt::format("s{}-i{}", seed->get<std::uint64_t>(), index->get<std::uint64_t>());
+  return "c" + SignatureId(CaseToJson(c).dump());
+}
+
+Hit MakeHit(const Case &c, const json &provenance, const std::string &time) {
+  Hit hit{.id = HitId(c),
+          .case_name = c.name,
+          .time = time,
+          .case_size = CaseToJson(c).dump().size(),
+          .provenance = provenance};
+  if (const auto seed = c.provenance.find("seed");
+      seed != c.provenance.end() && seed->is_number_unsigned())
+    hit.seed = seed->get<std::uint64_t>();
+  if (const auto index = c.provenance.find("index");
+      index != c.provenance.end() && index->is_number_unsigned())
+    hit.index = index->get<std::uint64_t>();
+  return hit;
+}
+
+std::string StoredFinding::FirstSeen() const { return hits.empty() ? "" : hits.front().time; }
+std::string StoredFinding::LastSeen() const { return hits.empty() ? "" : hits.back().time; }
+
+std::vector<std::uint64_t> StoredFinding::Seeds() const {
+  std::set<std::uint64_t> seeds;
+  for (const auto &hit : hits)
+    if (hit.seed)
+      seeds.insert(*hit.seed);
+  return {seeds.begin(), seeds.end()};
+}
+
+json StoredFinding::Summary() const {
+  json torch_versions = json::array(), compilers = json::array(), tools = json::array(),
+       command_lines = json::array();
+  auto add_unique = [](json &list, const json &value) {
+    if (!value.is_null() && std::find(list.begin(), list.end(), value) == list.end())
+      list.push_back(value);
+  };
+  for (const auto &hit : hits) {
+    add_unique(torch_versions, hit.provenance.value("torch_version", json()));
+    add_unique(tools, hit.provenance.value("tool_version", json()));
+    add_unique(command_lines, hit.provenance.value("command_line", json()));
+    for (const auto &compiler : hit.provenance.value("compilers", json::array()))
+      add_unique(compilers, compiler);
+  }
+  for (const auto &compiler : finding.compilers)
+    add_unique(compilers, compiler);
+  return {{"id", id},
+          {"kind", KindName(finding.kind)},
+          {"signature", signature},
+          {"summary", finding.summary},
+          {"hit_count", hits.size()},
+          {"first_seen", FirstSeen()},
+          {"last_seen", LastSeen()},
+          {"seeds", Seeds()},
+          {"torch_versions", torch_versions},
+          {"compilers", compilers},
+          {"tool_versions", tools},
+          {"command_lines", command_lines},
+          {"smallest_case", smallest.empty() ? "" : (smallest / "case.json").string()},
+          {"repro", smallest.empty() ? "" : (smallest / "repro.py").string()}};
+}
+
+FindingStore::FindingStore(fs::path root) : root_(std::move(root)) {
+  std::error_code error;
+  fs::create_directories(FindingsDir(), error);
+  fs::create_directories(Staging(), error);
+  if (!fs::is_directory(FindingsDir()))
+    throw fuzzer::support::InputError(
+        fmt::format("cannot make the corpus folder {}: {}; pick a writable --corpus",
+                    FindingsDir().string(), error ? error.message() : "not a folder"));
+  // What a killed writer left half-made; a day is far longer than any write takes.
+  const auto stale = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  for (const auto &entry : fs::directory_iterator(Staging(), error))
+    if (fs::last_write_time(entry.path(), error) < stale)
+      fs::remove_all(entry.path(), error);
+}
+
+fs::path FindingStore::Staging() const { return root_ / ".staging"; }
+
+StoreOutcome FindingStore::Record(const Finding &finding, const Hit &hit,
+                                  const RecordWriter &write_record) {
+  if (!SafeName(hit.id))
+    throw fuzzer::support::InputError(fmt::format("hit id '{}' is not a safe file name", hit.id));
+  const fs::path folder = FindingsDir() / FolderId(finding);
+  StoreOutcome outcome = StoreOutcome::kKnown;
+  if (!fs::exists(folder / "finding.json")) {
+    const fs::path staged = Staging() / UniqueName(FolderId(finding));
+    fs::create_directories(staged / "hits");
+    fs::create_directories(staged / "records");
+    json stored = FindingToJson(finding);
+    fuzzer::support::WriteFileAtomically(staged / "finding.json", stored.dump(2) + "\n");
+    if (RenameIfAbsent(staged, folder))
+      outcome = StoreOutcome::kNew;
+  }
+  fuzzer::support::WriteFileAtomically(folder / "hits" / (hit.id + ".json"),
+                                       HitToJson(hit).dump(2) + "\n");
+  KeepSmallest(folder, hit, write_record);
+  return outcome;
+}
+
+void FindingStore::KeepSmallest(const fs::path &folder, const Hit &hit,
+                                const RecordWriter &write_record) {
+  // The smallest of the stored records, by (case size, hit id): the same answer whatever
+  // order the hits came in.
+  auto key_of =
+      [&folder](const std::string &id) -> std::optional<std::pair<std::uint64_t, std::string>> {
+    try {
+      const Hit stored = HitFromJson(
+          ReadJsonDocument(folder / "hits" / (id + ".json"), "hit", "the corpus is damaged"));
+      return std::make_pair(stored.case_size, stored.id);
+    } catch (const fuzzer::support::InputError &) {
+      return std::nullopt;
+    }
+  };
+  std::optional<std::pair<std::uint64_t, std::string>> best;
+  std::vector<std::string> records;
+  for (const auto &entry : fs::directory_iterator(folder / "records")) {
+    const std::string id = entry.path().filename().string();
+    records.push_back(id);
+    if (!fs::exists(entry.path() / "case.json"))
+      continue;
+    if (const auto key = key_of(id); key && (!best || *key < *best))
+      best = key;
+  }
+  const std::pair<std::uint64_t, std::string> mine{hit.case_size, hit.id};
+  if (!best || mine < *best) {
+    const fs::path staged = Staging() / UniqueName("record-" + hit.id);
+    fs::create_directories(staged);
+    write_record(staged);
+    std::error_code error;
+    if (!fs::exists(staged / "case.json"))
+      fs::remove_all(staged, error); // nothing to keep: the writer had no record for this hit
+    else if (RenameIfAbsent(staged, folder / "records" / hit.id))
+      best = mine;
+  }
+  // Larger records are only kept until a smaller one is whole.
+  for (const auto &id : records)
+    if (best && id != best->second) {
+      std::error_code error;
+      fs::remove_all(folder / "records" / id, error);
+    }
+}
+
+StoredFinding FindingStore::ReadFinding(const fs::path &folder) const {
+  StoredFinding stored;
+  stored.id = folder.filename().string();
+  stored.folder = folder;
+  try {
+    stored.finding = FindingFromJson(
+        ReadJsonDocument(folder / "finding.json", "finding", "the corpus folder is damaged"));
+  } catch (const FormatError &error) {
+    throw FormatError(fmt::format("{}: {}", (folder / "finding.json").string(), error.what()));
+  }
+  stored.signature = Signature(stored.finding);
+  if (FolderId(stored.finding) != stored.id)
+    throw FormatError(fmt::format("{} holds a finding whose signature belongs in {}; the folder "
+                                  "was renamed or edited",
+                                  folder.string(), FolderId(stored.finding)));
+  std::error_code error;
+  for (const auto &entry : fs::directory_iterator(folder / "hits", error)) {
+    if (entry.path().extension() != ".json" || entry.path().filename().string().front() == '.')
+      continue;
+    try {
+      stored.hits.push_back(
+          HitFromJson(ReadJsonDocument(entry.path(), "hit", "the corpus is damaged")));
+    } catch (const FormatError &format) {
+      throw FormatError(fmt::format("{}: {}", entry.path().string(), format.what()));
+    }
+  }
+  std::sort(stored.hits.begin(), stored.hits.end(), [](const Hit &a, const Hit &b) {
+    return std::tie(a.time, a.id) < std::tie(b.time, b.id);
+  });
+  std::optional<std::pair<std::uint64_t, std::string>> best;
+  for (const auto &entry : fs::directory_iterator(folder / "records", error)) {
+    const std::string id = entry.path().filename().string();
+    const auto hit = std::find_if(stored.hits.begin(), stored.hits.end(),
+                                  [&id](const Hit &h) { return h.id == id; });
+    if (hit == stored.hits.end() || !fs::exists(entry.path() / "case.json"))
+      continue;
+    const std::pair<std::uint64_t, std::string> key{hit->case_size, hit->id};
+    if (!best || key < *best) {
+      best = key;
+      stored.smallest = entry.path();
+    }
+  }
+  return stored;
+}
+
+std::vector<StoredFinding> FindingStore::List() const {
+  std::vector<StoredFinding> findings;
+  for (const auto &entry : fs::directory_iterator(FindingsDir()))
+    if (entry.is_directory() && entry.path().filename().string().front() != '.')
+      findings.push_back(ReadFinding(entry.path()));
+  std::sort(findings.begin(), findings.end(),
+            [](const StoredFinding &a, const StoredFinding &b) { return a.id < b.id; });
+  return findings;
+}
+
+StoredFinding FindingStore::Load(const std::string &id_or_prefix) const {
+  if (!SafeName(id_or_prefix))
+    throw fuzzer::support::InputError(fmt::format(
+        "'{}' is not a finding id; `inductor-fuzz corpus list` shows the ids", id_or_prefix));
+  std::vector<fs::path> matches;
+  for (const auto &entry : fs::directory_iterator(FindingsDir()))
+    if (entry.path().filename().string().starts_with(id_or_prefix))
+      matches.push_back(entry.path());
+  if (matches.size() != 1)
+    throw fuzzer::support::InputError(
+        fmt::format("{} finding(s) in {} match '{}'; `inductor-fuzz corpus list` shows the ids",
+                    matches.size(), root_.string(), id_or_prefix));
+  return ReadFinding(matches.front());
+}
+
+std::size_t FindingStore::MergeFrom(const fs::path &other_root) {
+  if (!fs::is_directory(other_root / "findings"))
+    throw fuzzer::support::InputError(fmt::format(
+        "{} is not a corpus (it has no findings/ folder); give the --corpus of a campaign",
+        other_root.string()));
+  const FindingStore other(other_root);
+  std::size_t added = 0;
+  for (const auto &source : other.List()) {
+    const fs::path folder = FindingsDir() / source.id;
+    std::set<std::string> known;
+    if (fs::exists(folder / "finding.json"))
+      for (const auto &hit : ReadFinding(folder).hits)
+        known.insert(hit.id);
+    for (const auto &hit : source.hits) {
+      if (known.contains(hit.id))
+        continue;
+      const bool has_record = !source.smallest.empty() && source.smallest.filename() == hit.id;
+      Record(source.finding, hit, [&](const fs::path &record_dir) {
+        if (has_record)
+          fs::copy(source.smallest, record_dir, fs::copy_options::recursive);
+      });
+      ++added;
+    }
+    // A record copied for a hit that was not the smallest there is dropped by KeepSmallest; a
+    // smallest whose hit was already known is copied here.
+    if (!source.smallest.empty() && !fs::exists(folder / "records" / source.smallest.filename())) {
+      const Hit *hit = nullptr;
+      for (const auto &h : source.hits)
+        if (h.id == source.smallest.filename().string())
+          hit = &h;
+      if (hit)
+        KeepSmallest(folder, *hit, [&](const fs::path &record_dir) {
+          fs::copy(source.smallest, record_dir, fs::copy_options::recursive);
+        });
+    }
+  }
+  return added;
+}
+
+} // namespace corpus

@@ -1,0 +1,97 @@
+#pragma once
+
+#include "corpus/case.h"
+#include "corpus/finding.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace corpus {
+
+// A corpus of findings, one folder per signature:
+//
+//   <root>/findings/<kind>-<signature id>/
+//     finding.json            the finding as first seen, with its signature
+//     hits/<hit id>.json      one file per case that hit it: when, which seed, which versions
+//     records/<hit id>/       the run record of the smallest case seen so far (case.json,
+//                             repro.py, result.json, commands.json, sources/, ...)
+//
+// Every write is a new file under a temporary name renamed into place, and a folder is made
+// whole in <root>/.staging and renamed in. Hits are files, never counters, so several jobs or
+// shards writing one corpus (or a merge) never lose a hit and never read a half-written file.
+// A hit is keyed by its case (seed and index, or the case's hash): the same case found twice
+// is one hit.
+inline constexpr int kFindingStoreFormatVersion = 1;
+
+struct Hit {
+  std::string id;        // file-name safe; see HitId
+  std::string case_name; // the case that hit it
+  std::optional<std::uint64_t> seed, index;
+  std::string time;            // UTC, ISO 8601
+  std::uint64_t case_size = 0; // bytes of the case's JSON: the smallest case is kept
+  nlohmann::json provenance = nlohmann::json::object(); // tool, torch, compilers, command line
+  bool operator==(const Hit &) const = default;
+};
+
+// The id of a case's hit: s<seed>-i<index> for a generated case, else a hash of the case.
+std::string HitId(const Case &c);
+Hit MakeHit(const Case &c, const nlohmann::json &provenance, const std::string &time);
+std::string UtcNow();
+
+struct StoredFinding {
+  std::string id; // the folder name: <kind>-<signature id>
+  std::filesystem::path folder;
+  Finding finding;
+  std::string signature;
+  std::vector<Hit> hits;          // sorted by time, then id
+  std::filesystem::path smallest; // records/<hit id> of the smallest stored case
+  std::size_t HitCount() const { return hits.size(); }
+  std::string FirstSeen() const;
+  std::string LastSeen() const;
+  std::vector<std::uint64_t> Seeds() const;
+  nlohmann::json Summary() const; // the metadata, for people and reports
+};
+
+enum class StoreOutcome { kNew, kKnown };
+
+// Writes a hit's run record into the folder it is given (which exists and is empty).
+using RecordWriter = std::function<void(const std::filesystem::path &record_dir)>;
+
+class FindingStore {
+public:
+  // Opens (and makes) the corpus at `root`.
+  explicit FindingStore(std::filesystem::path root);
+
+  const std::filesystem::path &root() const { return root_; }
+
+  // Records one hit of `finding`. The run record is written (by `write_record`) only when the
+  // hit's case is smaller than every stored one, so a finding keeps its smallest case.
+  StoreOutcome Record(const Finding &finding, const Hit &hit, const RecordWriter &write_record);
+
+  // Every stored finding, validated, sorted by id. A folder that cannot be read is reported
+  // with a FormatError naming it.
+  std::vector<StoredFinding> List() const;
+  // One finding by its id or an unambiguous prefix of it.
+  StoredFinding Load(const std::string &id_or_prefix) const;
+
+  // Copies in every finding, hit and smallest record of another corpus that this one lacks.
+  // Returns how many hits were added. Merging twice adds nothing the second time.
+  std::size_t MergeFrom(const std::filesystem::path &other_root);
+
+private:
+  std::filesystem::path FindingsDir() const { return root_ / "findings"; }
+  std::filesystem::path Staging() const;
+  StoredFinding ReadFinding(const std::filesystem::path &folder) const;
+  void KeepSmallest(const std::filesystem::path &folder, const Hit &hit,
+                    const RecordWriter &write_record);
+
+  std::filesystem::path root_;
+};
+
+} // namespace corpus

@@ -1,0 +1,388 @@
+#include "fuzzer/campaign/campaign.h"
+
+#include "corpus/finding_store.h"
+#include "corpus/run_record.h"
+#include "fuzzer/generate/generator.h"
+#include "fuzzer/support/scratch_dir.h"
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/support/version.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/repro_script.h"
+#include "fuzzer/worker/worker_client.h"
+#include "parsers/clang_analysis.h"
+#include "parsers/conflict.h"
+#include "parsers/flag_translation.h"
+
+#include <fmt/format.h>
+
+#include <condition_variable>
+#include <csignal>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+namespace fuzzer::campaign {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+// The body a fault-injection switch puts into a case's mask_mod (tests only).
+std::string FaultBody(const std::string &fault) {
+  if (fault == "segfault")
+    return "    import ctypes\n    ctypes.string_at(0)\n    return q_idx >= kv_idx\n";
+  if (fault == "hang")
+    return "    import time\n    time.sleep(100000)\n    return q_idx >= kv_idx\n";
+  if (fault == "allocate")
+    return "    hoard = []\n    while True:\n        hoard.append(bytearray(64 << 20))\n";
+  throw support::InputError(
+      fmt::format("fault '{}' is not one of segfault, hang, allocate", fault));
+}
+
+std::size_t ResidentBytes(int pid) {
+  std::ifstream status(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(status, line))
+    if (line.starts_with("VmRSS:"))
+      return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
+
+// One worker and what the campaign knows about it.
+struct Slot {
+  std::unique_ptr<worker::Worker> worker;
+  std::atomic<int> pid{0}; // of the process serving the current case, 0 between
+  std::atomic<bool> killed_for_memory{false};
+  unsigned cases_on_process = 0;
+  fs::path scratch;
+};
+
+class Campaign {
+public:
+  Campaign(const CampaignOptions &options, const support::ToolPaths &paths,
+           const std::atomic<bool> &stop, const ProgressLine &progress)
+      : options_(options), paths_(paths), stop_(stop), progress_(progress), store_(options.corpus),
+        journal_(Journal::PathFor(options.corpus, Header()), Header(), options.resume),
+        scratch_("campaign"),
+        analyzer_({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"}) {}
+
+  CampaignStats Run() {
+    started_ = Clock::now();
+    for (const auto &[index, entry] : journal_.Entries())
+      stats_.resumed_cases += options_.shard.Owns(index);
+    std::vector<std::unique_ptr<Slot>> slots;
+    for (unsigned job = 0; job < std::max(1u, options_.jobs); ++job) {
+      auto slot = std::make_unique<Slot>();
+      slot->scratch = scratch_ / fmt::format("worker-{}", job);
+      slot->worker = std::make_unique<worker::Worker>(
+          worker::WorkerOptions{.worker_executable = paths_.worker_executable,
+                                .venv = paths_.venv,
+                                .scratch_dir = slot->scratch / "process",
+                                .log_file = slot->scratch / "worker.log"});
+      slots.push_back(std::move(slot));
+    }
+    // Start the first worker here, so that a broken torch is one clear error, not N findings.
+    torch_version_ = slots.front()->worker->Ready().value("torch_version", "");
+
+    std::thread monitor([&] { Monitor(slots); });
+    std::vector<std::thread> threads;
+    for (auto &slot : slots)
+      threads.emplace_back([this, &slot] { Serve(*slot); });
+    for (auto &thread : threads)
+      thread.join();
+    {
+      std::lock_guard lock(mutex_);
+      finished_ = true;
+    }
+    wake_.notify_all();
+    monitor.join();
+    for (auto &slot : slots)
+      slot->worker->Shutdown();
+    std::lock_guard lock(mutex_);
+    stats_.seconds = Elapsed();
+    stats_.interrupted = stop_.load();
+    progress_(StatusLine(), true);
+    return stats_;
+  }
+
+private:
+  JournalHeader Header() const {
+    return {.seed = options_.seed,
+            .shard = options_.shard,
+            .policy_sha256 = options_.policy.Sha256(),
+            .generator_version = generate::kGeneratorVersion};
+  }
+
+  double Elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
+
+  // The next case index this shard owns and has not finished, or none when the campaign ends.
+  std::optional<std::uint64_t> NextIndex() {
+    std::lock_guard lock(mutex_);
+    while (true) {
+      if (stop_.load() || (options_.time_limit && Clock::now() - started_ >= *options_.time_limit))
+        return std::nullopt;
+      const std::uint64_t index = next_index_++;
+      if (options_.cases && index >= *options_.cases)
+        return std::nullopt;
+      if (options_.shard.Owns(index) && !journal_.Done(index))
+        return index;
+    }
+  }
+
+  void Serve(Slot &slot) {
+    while (const auto index = NextIndex()) {
+      const auto case_started = Clock::now();
+      corpus::Case c =
+          generate::GenerateCase({options_.seed, *index, options_.command_line}, options_.policy).c;
+      if (const auto fault = options_.fault_injection.find(*index);
+          fault != options_.fault_injection.end() && c.mask_mod)
+        c.mask_mod->source =
+            "def " + c.mask_mod->name + "(b, h, q_idx, kv_idx):\n" + FaultBody(fault->second);
+      const fs::path case_dir = slot.scratch / fmt::format("case-{}", *index);
+      slot.pid = slot.worker->Pid();
+      slot.killed_for_memory = false;
+      worker::CaseOutcome outcome = worker::RunCaseOnWorker(
+          *slot.worker, c, case_dir / "inductor-cache",
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout),
+          {.record_dir = case_dir / "recordings"});
+      const std::size_t resident = ResidentBytes(slot.pid.exchange(0));
+      if (outcome.finding && slot.killed_for_memory) {
+        // The campaign killed it, not a signal of its own: say so, whatever stderr said last.
+        for (auto &[key, value] : outcome.finding->essence.facts)
+          if (key == "abort")
+            value = "resident memory over the worker limit";
+        outcome.finding->summary = fmt::format("worker killed: resident memory over {} MiB",
+                                               options_.worker_memory_limit >> 20);
+      }
+      std::vector<corpus::Finding> findings;
+      if (outcome.finding)
+        findings.push_back(*outcome.finding);
+      if (options_.static_analysis)
+        Analyse(outcome.result, case_dir, findings);
+      Finish(slot, c, *index, outcome, findings, case_dir,
+             std::chrono::duration<double>(Clock::now() - case_started).count());
+      std::error_code error;
+      fs::remove_all(case_dir, error);
+      Recycle(slot, outcome, resident);
+    }
+  }
+
+  // `check` on every TU the case made Inductor compile, with the TU's own flags.
+  void Analyse(const json &result, const fs::path &case_dir,
+               std::vector<corpus::Finding> &findings) {
+    for (const auto &build : result.value("builds", json::array())) {
+      const auto argv = build.value("argv", std::vector<std::string>{});
+      if (argv.empty())
+        continue;
+      const auto clang_args = parsers::TranslateForClang(argv).clang_args;
+      for (const auto &source : build.value("sources", json::array())) {
+        fs::path path = source.value("path", "");
+        if (!parsers::IsCppSource(path.string()))
+          continue;
+        if (!fs::exists(path)) {
+          path = case_dir / "analysed" / path.filename();
+          fs::create_directories(path.parent_path());
+          support::WriteFileAtomically(path, source.value("text", ""));
+        }
+        std::lock_guard lock(analysis_mutex_); // one Clang at a time: it is not thread-safe
+        const auto report = analyzer_.Analyze(
+            {.path = path, .display_name = path.filename().string(), .clang_args = clang_args});
+        for (const auto &conflict : report.findings)
+          if (conflict.severity == "error")
+            findings.push_back(parsers::ToFinding(conflict));
+      }
+    }
+  }
+
+  void Finish(Slot &slot, const corpus::Case &c, std::uint64_t index,
+              const worker::CaseOutcome &outcome, const std::vector<corpus::Finding> &findings,
+              const fs::path &case_dir, double seconds) {
+    JournalEntry entry{.index = index,
+                       .status = std::string(outcome.Status()),
+                       .findings = json::array(),
+                       .seconds = seconds};
+    std::vector<FindingEvent> events;
+    for (const corpus::Finding &finding : findings) {
+      json compilers = json::array();
+      for (const auto &build : outcome.result.value("builds", json::array()))
+        compilers.push_back(build.value("compiler", json::object()).value("version", ""));
+      const json provenance = {{"tool_version", support::ToolVersion()},
+                               {"torch_version", torch_version_},
+                               {"command_line", options_.command_line},
+                               {"compilers", compilers},
+                               {"seed", options_.seed},
+                               {"index", index}};
+      const corpus::Hit hit = corpus::MakeHit(c, provenance, corpus::UtcNow());
+      const auto stored = store_.Record(finding, hit, [&](const fs::path &record_dir) {
+        WriteRecord(record_dir, c, outcome, case_dir, provenance);
+      });
+      FindingEvent event{.id = fmt::format("{}-{}", corpus::KindName(finding.kind),
+                                           corpus::SignatureId(corpus::Signature(finding))),
+                         .kind = std::string(corpus::KindName(finding.kind)),
+                         .signature = corpus::Signature(finding),
+                         .is_new = stored == corpus::StoreOutcome::kNew};
+      if (const auto *known = options_.known_issues.Match(event.signature))
+        event.known_issue = known->id;
+      entry.findings.push_back({{"id", event.id},
+                                {"kind", event.kind},
+                                {"signature", event.signature},
+                                {"new", event.is_new},
+                                {"known_issue", event.known_issue}});
+      events.push_back(event);
+    }
+    journal_.Append(entry);
+    std::lock_guard lock(mutex_);
+    ++stats_.cases;
+    ++stats_.by_status[entry.status];
+    for (const auto &event : events) {
+      ++(event.Reportable() ? stats_.new_by_kind : stats_.known_by_kind)[event.kind];
+      auto [it, inserted] = stats_.signatures.emplace(event.id, event);
+      if (!inserted)
+        it->second.is_new = it->second.is_new || event.is_new;
+    }
+    stats_.timeline.emplace_back(Elapsed(), stats_.signatures.size());
+    stats_.case_timeline.emplace_back(Elapsed(), stats_.cases);
+    (void)slot;
+  }
+
+  void WriteRecord(const fs::path &dir, const corpus::Case &c, const worker::CaseOutcome &outcome,
+                   const fs::path &case_dir, const json &provenance) {
+    json result = outcome.result;
+    if (result.contains("recordings") && result["recordings"].is_array()) {
+      fs::create_directories(dir / "recordings");
+      for (auto &recording : result["recordings"]) {
+        const fs::path file = recording.value("file", "");
+        if (file.empty() || !fs::exists(file) || !file.string().starts_with(case_dir.string()))
+          continue;
+        const fs::path copied = dir / "recordings" / file.filename();
+        fs::copy_file(file, copied, fs::copy_options::overwrite_existing);
+        recording["file"] = copied.string();
+      }
+    }
+    corpus::WriteRunRecord(dir, c, {outcome.status, outcome.finding, result}, provenance);
+    support::WriteFileAtomically(dir / "repro.py", worker::EmitPythonScript(c));
+  }
+
+  void Recycle(Slot &slot, const worker::CaseOutcome &outcome, std::size_t resident) {
+    // A worker that crashed or hung is gone already; the next case starts a new one.
+    const bool died = outcome.finding && (outcome.finding->kind == corpus::FindingKind::kCrash ||
+                                          outcome.finding->kind == corpus::FindingKind::kTimeout);
+    // Memory stays flat over a night: a fresh process every N cases or past the threshold.
+    const bool recycle = !died && (++slot.cases_on_process >= options_.recycle_after_cases ||
+                                   resident > options_.worker_memory_limit / 2);
+    if (recycle)
+      slot.worker->Shutdown();
+    if (died || recycle) {
+      slot.cases_on_process = 0;
+      std::lock_guard lock(mutex_);
+      ++stats_.worker_restarts;
+    }
+  }
+
+  // Kills a worker whose resident memory passes the limit, and reports progress.
+  void Monitor(const std::vector<std::unique_ptr<Slot>> &slots) {
+    auto last_line = Clock::now();
+    std::unique_lock lock(mutex_);
+    while (!finished_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(250));
+      lock.unlock();
+      for (const auto &slot : slots) {
+        const int pid = slot->pid.load();
+        if (pid > 0 && ResidentBytes(pid) > options_.worker_memory_limit) {
+          slot->killed_for_memory = true;
+          ::kill(pid, SIGKILL);
+        }
+      }
+      lock.lock();
+      if (Clock::now() - last_line >= options_.progress_interval) {
+        progress_(StatusLine(), false);
+        last_line = Clock::now();
+      }
+    }
+  }
+
+  std::string StatusLine() const {
+    const double elapsed = Elapsed();
+    std::string kinds;
+    for (const auto &[kind, count] : stats_.new_by_kind)
+      kinds += fmt::format(" {}:{}", kind, count);
+    std::uint64_t known = 0;
+    for (const auto &[kind, count] : stats_.known_by_kind)
+      known += count;
+    std::string left;
+    if (options_.time_limit)
+      left =
+          fmt::format(", {:.0f} s left",
+                      std::max(0.0, static_cast<double>(options_.time_limit->count()) - elapsed));
+    return fmt::format("fuzz: {} case(s) in {:.0f} s ({:.1f}/min), {} invalid, findings new{}{} "
+                       "known {}, {} signature(s), {} worker restart(s){}",
+                       stats_.cases, elapsed, elapsed > 0 ? stats_.cases * 60.0 / elapsed : 0.0,
+                       stats_.by_status.count("invalid-case") ? stats_.by_status.at("invalid-case")
+                                                              : 0,
+                       kinds.empty() ? " 0" : "", kinds, known, stats_.signatures.size(),
+                       stats_.worker_restarts, left);
+  }
+
+  const CampaignOptions &options_;
+  const support::ToolPaths &paths_;
+  const std::atomic<bool> &stop_;
+  const ProgressLine &progress_;
+  corpus::FindingStore store_;
+  Journal journal_;
+  support::ScratchDir scratch_;
+  std::mutex analysis_mutex_;
+  parsers::Analyzer analyzer_;
+  std::string torch_version_;
+  Clock::time_point started_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool finished_ = false;
+  std::uint64_t next_index_ = 0;
+  CampaignStats stats_;
+};
+
+} // namespace
+
+std::uint64_t CampaignStats::NewFindings() const {
+  std::uint64_t total = 0;
+  for (const auto &[kind, count] : new_by_kind)
+    total += count;
+  return total;
+}
+
+CampaignStats RunCampaign(const CampaignOptions &options, const support::ToolPaths &paths,
+                          const std::atomic<bool> &stop, const ProgressLine &progress) {
+  if (!options.time_limit && !options.cases)
+    throw support::InputError("a campaign needs an end: give --time or --cases");
+  if (options.shard.count == 0 || options.shard.index >= options.shard.count)
+    throw support::InputError(fmt::format("--shard {}/{} is not a shard: use I/N with 0 <= I < N",
+                                          options.shard.index, options.shard.count));
+  Campaign campaign(options, paths, stop, progress);
+  return campaign.Run();
+}
+
+json StatsToJson(const CampaignStats &stats) {
+  json signatures = json::array();
+  for (const auto &[id, event] : stats.signatures)
+    signatures.push_back({{"id", id},
+                          {"kind", event.kind},
+                          {"signature", event.signature},
+                          {"new", event.Reportable()},
+                          {"first_seen_here", event.is_new},
+                          {"known_issue", event.known_issue}});
+  return {{"cases", stats.cases},
+          {"by_status", stats.by_status},
+          {"new_by_kind", stats.new_by_kind},
+          {"known_by_kind", stats.known_by_kind},
+          {"new_findings", stats.NewFindings()},
+          {"signatures", signatures},
+          {"worker_restarts", stats.worker_restarts},
+          {"resumed_cases", stats.resumed_cases},
+          {"seconds", stats.seconds},
+          {"interrupted", stats.interrupted},
+          {"timeline", stats.timeline},
+          {"case_timeline", stats.case_timeline}};
+}
+
+} // namespace fuzzer::campaign

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "corpus/known_issues.h"
+#include "fuzzer/campaign/journal.h"
+#include "fuzzer/generate/policy.h"
+#include "fuzzer/support/tool_paths.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fuzzer::campaign {
+
+struct CampaignOptions {
+  std::optional<std::chrono::seconds> time_limit; // stop dispatching cases after this long
+  std::optional<std::uint64_t> cases;             // the seed sequence's length: indices [0, N)
+  unsigned jobs = 1;                              // workers, one case each at a time
+  std::uint64_t seed = 1;
+  Shard shard;
+  std::filesystem::path corpus;
+  generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
+  corpus::KnownIssues known_issues;
+  bool resume = false;
+  std::chrono::seconds case_timeout{600};
+  unsigned recycle_after_cases = 50;            // a fresh worker process after this many cases
+  std::size_t worker_memory_limit = 6ull << 30; // and when its resident memory passes this
+  bool static_analysis = true; // `check` on every captured TU: each Clang error is a finding
+  std::string command_line;
+  std::chrono::milliseconds progress_interval{30000}; // between status lines
+  // Tests only: the worker of case i is made to crash, hang or allocate without bound.
+  std::map<std::uint64_t, std::string> fault_injection;
+};
+
+// What became of each finding a case produced.
+struct FindingEvent {
+  std::string id;
+  std::string kind;
+  std::string signature;
+  bool is_new = false;     // first seen in this corpus by this campaign
+  std::string known_issue; // the matching known issue's id, if any
+  bool Reportable() const { return is_new && known_issue.empty(); }
+};
+
+struct CampaignStats {
+  std::uint64_t cases = 0;
+  std::map<std::string, std::uint64_t> by_status;     // pass, expected, finding, invalid-case
+  std::map<std::string, std::uint64_t> new_by_kind;   // findings new to the corpus
+  std::map<std::string, std::uint64_t> known_by_kind; // seen before or a known issue
+  std::map<std::string, FindingEvent> signatures;     // distinct signatures hit, by id
+  std::uint64_t worker_restarts = 0;
+  std::uint64_t resumed_cases = 0; // skipped because the journal had them
+  double seconds = 0;
+  std::vector<std::pair<double, std::uint64_t>> timeline;      // (seconds, distinct signatures)
+  std::vector<std::pair<double, std::uint64_t>> case_timeline; // (seconds, cases)
+  std::uint64_t NewFindings() const;
+  bool interrupted = false;
+};
+
+using ProgressLine = std::function<void(const std::string &line, bool final)>;
+
+// Generates the campaign's cases, runs each on a pool of warm workers through every oracle,
+// stores each finding once per signature in the corpus, and journals every finished case so
+// that --resume continues where a killed campaign stopped. `stop` ends it early (Ctrl-C):
+// cases in flight finish, none is started.
+CampaignStats RunCampaign(const CampaignOptions &options, const support::ToolPaths &paths,
+                          const std::atomic<bool> &stop, const ProgressLine &progress);
+
+nlohmann::json StatsToJson(const CampaignStats &stats);
+
+} // namespace fuzzer::campaign

@@ -1,0 +1,116 @@
+#include "fuzzer/campaign/journal.h"
+
+#include "fuzzer/support/errors.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace fuzzer::campaign {
+namespace {
+
+using nlohmann::json;
+
+json HeaderToJson(const JournalHeader &header) {
+  return {{"journal", "inductor-fuzz campaign"},
+          {"format_version", 1},
+          {"seed", header.seed},
+          {"shard", header.shard.Name()},
+          {"policy_sha256", header.policy_sha256},
+          {"generator_version", header.generator_version}};
+}
+
+void WriteAll(int fd, const std::string &text, const std::filesystem::path &path) {
+  // O_APPEND and a single write: the line lands whole or, if killed mid-way, torn at the end.
+  const ssize_t written = ::write(fd, text.data(), text.size());
+  if (written != static_cast<ssize_t>(text.size()))
+    throw support::InputError(fmt::format("cannot append to {}: {}; is the disk full?",
+                                          path.string(), std::strerror(errno)));
+}
+
+} // namespace
+
+json EntryToJson(const JournalEntry &entry) {
+  return {{"index", entry.index},
+          {"status", entry.status},
+          {"findings", entry.findings},
+          {"seconds", entry.seconds}};
+}
+
+std::filesystem::path Journal::PathFor(const std::filesystem::path &corpus,
+                                       const JournalHeader &header) {
+  return corpus / "campaigns" /
+         fmt::format("seed-{}-shard-{}.jsonl", header.seed, header.shard.Name());
+}
+
+Journal::Journal(const std::filesystem::path &path, const JournalHeader &header, bool resume)
+    : path_(path) {
+  std::filesystem::create_directories(path.parent_path());
+  const json expected = HeaderToJson(header);
+  if (resume && std::filesystem::exists(path)) {
+    std::ifstream in(path);
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line)) {
+      const json parsed = json::parse(line, nullptr, false);
+      if (parsed.is_discarded() || !parsed.is_object())
+        continue; // a line torn by a kill
+      if (first) {
+        if (parsed != expected)
+          throw support::InputError(fmt::format(
+              "{} is another campaign (seed, shard, policy or generator differ: {}); resume "
+              "with the same --seed, --shard and --policy, or drop --resume",
+              path.string(), parsed.dump()));
+        first = false;
+        continue;
+      }
+      if (!parsed.contains("index") || !parsed["index"].is_number_unsigned())
+        continue;
+      JournalEntry entry;
+      entry.index = parsed["index"].get<std::uint64_t>();
+      entry.status = parsed.value("status", "");
+      entry.findings = parsed.value("findings", json::array());
+      entry.seconds = parsed.value("seconds", 0.0);
+      entries_[entry.index] = entry;
+    }
+    // A torn last line must not glue itself to the next entry.
+    fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd_ >= 0 && std::filesystem::file_size(path) > 0) {
+      std::ifstream tail(path, std::ios::binary);
+      tail.seekg(-1, std::ios::end);
+      if (tail.get() != '\n')
+        WriteAll(fd_, "\n", path);
+    }
+  } else {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ >= 0)
+      WriteAll(fd_, expected.dump() + "\n", path);
+  }
+  if (fd_ < 0)
+    throw support::InputError(
+        fmt::format("cannot write the campaign journal {}: {}; pick a writable --corpus",
+                    path.string(), std::strerror(errno)));
+}
+
+Journal::~Journal() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+bool Journal::Done(std::uint64_t index) const {
+  std::lock_guard lock(mutex_);
+  return entries_.contains(index);
+}
+
+void Journal::Append(const JournalEntry &entry) {
+  std::lock_guard lock(mutex_);
+  WriteAll(fd_, EntryToJson(entry).dump() + "\n", path_);
+  entries_[entry.index] = entry;
+}
+
+} // namespace fuzzer::campaign

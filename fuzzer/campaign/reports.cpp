@@ -1,0 +1,242 @@
+#include "fuzzer/campaign/reports.h"
+
+#include "corpus/run_record.h"
+#include "fuzzer/support/text_file.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+
+namespace fuzzer::campaign {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string Escape(const std::string &text) { return support::EscapeMarkup(text); }
+
+// A finding is new when this campaign stored it first and no known issue names it.
+bool IsNew(const ReportInput &input, const corpus::StoredFinding &finding) {
+  const auto event = input.stats.signatures.find(finding.id);
+  return event != input.stats.signatures.end() && event->second.Reportable();
+}
+
+const corpus::KnownIssue *KnownIssueOf(const ReportInput &input,
+                                       const corpus::StoredFinding &finding) {
+  return input.known_issues.Match(finding.signature);
+}
+
+// The findings the report shows: new first, then by hits.
+std::vector<const corpus::StoredFinding *> Ordered(const ReportInput &input) {
+  std::vector<const corpus::StoredFinding *> ordered;
+  for (const auto &finding : input.findings)
+    ordered.push_back(&finding);
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto *a, const auto *b) {
+    const bool new_a = IsNew(input, *a), new_b = IsNew(input, *b);
+    if (new_a != new_b)
+      return new_a;
+    return a->HitCount() > b->HitCount();
+  });
+  return ordered;
+}
+
+std::string ReadOrEmpty(const fs::path &path) {
+  try {
+    return support::ReadTextFile(path, "stored file", std::size_t{4} << 20);
+  } catch (const std::exception &) {
+    return "";
+  }
+}
+
+// Where a finding points into its stored sources: explicit excerpts, else the first line the
+// compiler's message names in a stored source.
+std::vector<corpus::SourceExcerpt> Excerpts(const corpus::StoredFinding &finding) {
+  return finding.finding.source_lines;
+}
+
+std::string SvgTimeline(const CampaignStats &stats) {
+  const double width = 640, height = 160;
+  const double seconds = std::max(1.0, stats.seconds);
+  double most = 1;
+  for (const auto &[at, cases] : stats.case_timeline)
+    most = std::max(most, static_cast<double>(cases));
+  auto polyline = [&](const std::vector<std::pair<double, std::uint64_t>> &points,
+                      const char *colour) {
+    std::string coordinates = fmt::format("0,{:.1f}", height);
+    for (const auto &[at, value] : points)
+      coordinates += fmt::format(" {:.1f},{:.1f}", at / seconds * width,
+                                 height - static_cast<double>(value) / most * (height - 10));
+    return fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>",
+                       colour, coordinates);
+  };
+  return fmt::format(
+      "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"cases and distinct findings over "
+      "time\"><rect width=\"{0}\" height=\"{1}\" fill=\"#fafafa\" stroke=\"#ccc\"/>{2}{3}"
+      "<text x=\"6\" y=\"14\" font-size=\"12\" fill=\"#1f6feb\">cases ({4})</text>"
+      "<text x=\"6\" y=\"28\" font-size=\"12\" fill=\"#d1242f\">distinct findings ({5})</text>"
+      "<text x=\"{6}\" y=\"{7}\" font-size=\"11\" text-anchor=\"end\">{8:.0f} s</text></svg>",
+      width, height, polyline(stats.case_timeline, "#1f6feb"), polyline(stats.timeline, "#d1242f"),
+      stats.cases, stats.signatures.size(), width - 4, height - 4, stats.seconds);
+}
+
+} // namespace
+
+std::string JunitReport(const ReportInput &input) {
+  std::size_t failures = 0;
+  std::string cases;
+  for (const auto *finding : Ordered(input)) {
+    cases += fmt::format("  <testcase classname=\"inductor-fuzz.{}\" name=\"{}\">",
+                         Escape(std::string(corpus::KindName(finding->finding.kind))),
+                         Escape(finding->id));
+    if (IsNew(input, *finding)) {
+      ++failures;
+      cases += fmt::format("<failure message=\"{}\">{}\nsignature: {}\nhits: {}\nrepro: "
+                           "{}</failure>",
+                           Escape(finding->finding.summary), Escape(finding->finding.message),
+                           Escape(finding->signature), finding->HitCount(),
+                           Escape((finding->smallest / "repro.py").string()));
+    } else {
+      const auto *known = KnownIssueOf(input, *finding);
+      cases += fmt::format("<system-out>{}: {}</system-out>",
+                           known ? "known issue " + Escape(known->id) : "seen before",
+                           Escape(finding->signature));
+    }
+    cases += "</testcase>\n";
+  }
+  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"inductor-fuzz "
+                     "campaign\" tests=\"{}\" failures=\"{}\" time=\"{:.1f}\">\n{}</testsuite>\n",
+                     input.findings.size(), failures, input.stats.seconds, cases);
+}
+
+json SarifReport(const ReportInput &input) {
+  json rules = json::array(), results = json::array();
+  std::set<std::string> kinds;
+  for (const auto *finding : Ordered(input)) {
+    const std::string kind(corpus::KindName(finding->finding.kind));
+    if (kinds.insert(kind).second)
+      rules.push_back({{"id", kind}, {"shortDescription", {{"text", kind}}}});
+    json locations = json::array();
+    for (const auto &excerpt : Excerpts(*finding))
+      locations.push_back({{"physicalLocation",
+                            {{"artifactLocation", {{"uri", excerpt.file}}},
+                             {"region",
+                              {{"startLine", std::max(1u, excerpt.line)},
+                               {"snippet", {{"text", excerpt.text}}}}}}}});
+    if (locations.empty() && !finding->smallest.empty())
+      locations.push_back(
+          {{"physicalLocation",
+            {{"artifactLocation", {{"uri", (finding->smallest / "case.json").string()}}}}}});
+    results.push_back(
+        {{"ruleId", kind},
+         {"level", IsNew(input, *finding) ? "error" : "note"},
+         {"message",
+          {{"text",
+            finding->finding.summary.empty() ? finding->signature : finding->finding.summary}}},
+         {"partialFingerprints", {{"inductorFuzzSignature/v1", finding->signature}}},
+         {"locations", locations},
+         {"properties",
+          {{"id", finding->id}, {"hits", finding->HitCount()}, {"new", IsNew(input, *finding)}}}});
+  }
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs",
+           {{{"tool",
+              {{"driver",
+                {{"name", "inductor-fuzz"},
+                 {"version", input.provenance.value("tool_version", "")},
+                 {"informationUri", "https://github.com/pytorch/pytorch"},
+                 {"rules", rules}}}}},
+             {"results", results}}}}};
+}
+
+std::string HtmlReport(const ReportInput &input) {
+  const auto &stats = input.stats;
+  std::string rows, details;
+  for (const auto *finding : Ordered(input)) {
+    const bool fresh = IsNew(input, *finding);
+    const auto *known = KnownIssueOf(input, *finding);
+    const std::string status =
+        fresh ? "new"
+              : (known ? "known: " + known->id + " (" + known->status + ")" : "seen before");
+    rows += fmt::format(
+        "<tr class=\"{}\"><td>{}</td><td><a href=\"#{}\">{}</a></td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        fresh ? "new" : "known", Escape(status), Escape(finding->id), Escape(finding->id),
+        Escape(std::string(corpus::KindName(finding->finding.kind))),
+        Escape(finding->finding.summary), finding->HitCount(), Escape(finding->LastSeen()));
+    std::string lines;
+    for (const auto &excerpt : Excerpts(*finding))
+      lines += fmt::format("<div class=\"line\"><span class=\"where\">{}:{}</span> "
+                           "<mark>{}</mark></div>",
+                           Escape(excerpt.file), excerpt.line, Escape(excerpt.text));
+    const std::string repro = ReadOrEmpty(finding->smallest / "repro.py");
+    details += fmt::format(
+        "<section class=\"finding\" id=\"{0}\"><h3>{0}</h3><p><b>signature</b> <code>{1}</code>"
+        "</p><p><b>diagnostic</b> <code>{2}</code></p><pre class=\"message\">{3}</pre>{4}"
+        "<details{5}><summary>repro script ({6})</summary><pre class=\"repro\">{7}</pre>"
+        "</details></section>\n",
+        Escape(finding->id), Escape(finding->signature), Escape(finding->finding.diagnostic),
+        Escape(finding->finding.message.substr(0, 4000)),
+        lines.empty() ? "" : "<div class=\"source\">" + lines + "</div>", fresh ? " open" : "",
+        Escape((finding->smallest / "repro.py").string()), Escape(repro));
+  }
+  std::string by_status;
+  for (const auto &[status, count] : stats.by_status)
+    by_status += fmt::format("<li>{}: {}</li>", Escape(status), count);
+  return fmt::format(
+      R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>inductor-fuzz campaign</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #1f2328; }}
+table {{ border-collapse: collapse; width: 100%; }}
+td, th {{ border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }}
+tr.new td:first-child {{ color: #d1242f; font-weight: bold; }}
+pre {{ background: #f6f8fa; padding: 8px; overflow-x: auto; max-height: 30em; }}
+mark {{ background: #fff8c5; font-family: monospace; }}
+.numbers li {{ display: inline-block; margin-right: 2em; }}
+</style></head><body>
+<h1>inductor-fuzz campaign</h1>
+<p>{0}</p>
+<ul class="numbers" id="numbers"><li>cases: <b id="cases">{1}</b></li><li>new findings: <b id="new-findings">{2}</b></li><li>distinct signatures: {3}</li><li>worker restarts: {4}</li><li>{5:.0f} s</li>{6}</ul>
+{7}
+<h2>Findings</h2>
+<table id="findings"><thead><tr><th>status</th><th>id</th><th>kind</th><th>summary</th><th>hits</th><th>last seen</th></tr></thead>
+<tbody>
+{8}</tbody></table>
+<h2>Details</h2>
+{9}
+</body></html>
+)",
+      Escape(fmt::format(
+          "torch {}, tool {}, seed {}, shard {}: {}", input.provenance.value("torch_version", "?"),
+          input.provenance.value("tool_version", "?"),
+          input.provenance.value("seed", json()).dump(), input.provenance.value("shard", "0of1"),
+          input.provenance.value("command_line", ""))),
+      stats.cases, stats.NewFindings(), stats.signatures.size(), stats.worker_restarts,
+      stats.seconds, by_status, SvgTimeline(stats), rows, details);
+}
+
+void WriteReports(const fs::path &dir, const ReportInput &input) {
+  fs::create_directories(dir);
+  json findings = json::array();
+  for (const auto *finding : Ordered(input)) {
+    json summary = finding->Summary();
+    summary["new"] = IsNew(input, *finding);
+    const auto *known = KnownIssueOf(input, *finding);
+    summary["known_issue"] =
+        known ? json{{"id", known->id}, {"status", known->status}, {"link", known->link}} : json();
+    findings.push_back(summary);
+  }
+  const json summary = {{"format_version", 1},
+                        {"provenance", input.provenance},
+                        {"campaign", StatsToJson(input.stats)},
+                        {"findings", findings}};
+  support::WriteFileAtomically(dir / "summary.json", summary.dump(2) + "\n");
+  support::WriteFileAtomically(dir / "junit.xml", JunitReport(input));
+  support::WriteFileAtomically(dir / "findings.sarif", SarifReport(input).dump(2) + "\n");
+  support::WriteFileAtomically(dir / "report.html", HtmlReport(input));
+}
+
+} // namespace fuzzer::campaign

@@ -1,0 +1,148 @@
+#include "fuzzer/cli/fuzz_command.h"
+
+#include "corpus/finding_store.h"
+#include "fuzzer/campaign/campaign.h"
+#include "fuzzer/campaign/reports.h"
+#include "fuzzer/generate/generator.h"
+#include "fuzzer/support/errors.h"
+#include "fuzzer/support/version.h"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include <unistd.h>
+
+namespace fuzzer::cli {
+namespace {
+
+// Set by SIGINT/SIGTERM: the campaign stops dispatching and writes its reports. A signal
+// handler can only reach a flag with static storage.
+std::atomic<bool> stop_requested{false};
+
+extern "C" void RequestStop(int signal_number) {
+  stop_requested = true;
+  std::signal(signal_number, SIG_DFL); // a second Ctrl-C ends it at once
+}
+
+campaign::Shard ParseShard(const std::string &text) {
+  unsigned index = 0, count = 0;
+  char slash = 0;
+  if (std::sscanf(text.c_str(), "%u%c%u", &index, &slash, &count) != 3 || slash != '/' ||
+      count == 0 || index >= count)
+    throw support::InputError(
+        fmt::format("--shard {} is not I/N with 0 <= I < N (e.g. --shard 2/8)", text));
+  return {index, count};
+}
+
+std::map<std::uint64_t, std::string> ParseFaults(const std::string &text) {
+  std::map<std::uint64_t, std::string> faults;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const auto colon = item.find(':');
+    if (colon == std::string::npos)
+      throw support::InputError(
+          fmt::format("--inject-fault {} is not INDEX:segfault|hang|allocate", item));
+    faults[std::stoull(item.substr(0, colon))] = item.substr(colon + 1);
+    start = end + 1;
+  }
+  return faults;
+}
+
+} // namespace
+
+long ParseDuration(const std::string &text) {
+  std::size_t used = 0;
+  long value = 0;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception &) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  const long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (used == 0 || scale == 0 || value <= 0)
+    throw support::InputError(
+        fmt::format("--time {} is not a duration; write e.g. 90s, 10m or 2h", text));
+  return value * scale;
+}
+
+int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  campaign::CampaignOptions campaign_options;
+  if (options.time || !options.cases)
+    campaign_options.time_limit = std::chrono::seconds(ParseDuration(options.time.value_or("5m")));
+  campaign_options.cases = options.cases;
+  campaign_options.jobs =
+      options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  campaign_options.seed = options.seed;
+  campaign_options.shard = ParseShard(options.shard);
+  campaign_options.corpus = std::filesystem::absolute(options.corpus);
+  if (options.policy_file)
+    campaign_options.policy = generate::LoadPolicyFile(*options.policy_file);
+  const auto known_issues_file =
+      options.known_issues.value_or(paths.project_root / "corpus" / "known-issues.json");
+  campaign_options.known_issues = corpus::ReadKnownIssues(known_issues_file);
+  campaign_options.resume = options.resume;
+  campaign_options.static_analysis = options.static_analysis;
+  campaign_options.case_timeout = std::chrono::seconds(options.case_timeout_seconds);
+  campaign_options.recycle_after_cases = std::max(1u, options.recycle_after);
+  campaign_options.worker_memory_limit = options.worker_memory_mib << 20;
+  campaign_options.command_line = options.command_line;
+  campaign_options.fault_injection = ParseFaults(options.inject_fault);
+  const bool terminal = ::isatty(STDERR_FILENO);
+  campaign_options.progress_interval =
+      terminal ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(30000);
+
+  out << fmt::format("fuzz: seed {}, shard {}, {} job(s), {}, corpus {}\n", options.seed,
+                     options.shard, campaign_options.jobs,
+                     campaign_options.time_limit
+                         ? fmt::format("for {} s", campaign_options.time_limit->count())
+                         : fmt::format("{} case(s)", *options.cases),
+                     campaign_options.corpus.string());
+  out.flush();
+  stop_requested = false;
+  std::signal(SIGINT, RequestStop);
+  std::signal(SIGTERM, RequestStop);
+  const campaign::ProgressLine progress = [terminal](const std::string &line, bool final) {
+    if (terminal)
+      std::cerr << "\r\033[K" << line << (final ? "\n" : "") << std::flush;
+    else
+      std::cerr << line << "\n" << std::flush;
+  };
+  const auto stats = campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+
+  const corpus::FindingStore store(campaign_options.corpus);
+  campaign::ReportInput input{.stats = stats,
+                              .findings = store.List(),
+                              .known_issues = campaign_options.known_issues,
+                              .provenance = {{"tool_version", support::ToolVersion()},
+                                             {"torch_version", ""},
+                                             {"command_line", options.command_line},
+                                             {"seed", options.seed},
+                                             {"shard", campaign_options.shard.Name()},
+                                             {"generator_version", generate::kGeneratorVersion},
+                                             {"policy_sha256", campaign_options.policy.Sha256()}}};
+  for (const auto &finding : input.findings)
+    for (const auto &hit : finding.hits)
+      if (input.provenance["torch_version"] == "")
+        input.provenance["torch_version"] = hit.provenance.value("torch_version", "");
+  const auto report_dir = options.report_dir.value_or(campaign_options.corpus / "report");
+  campaign::WriteReports(report_dir, input);
+
+  for (const auto &[id, event] : stats.signatures)
+    out << fmt::format("  {:<5} {}{}\n", event.Reportable() ? "NEW" : "known", id,
+                       event.known_issue.empty() ? "" : " (known issue " + event.known_issue + ")");
+  out << fmt::format("fuzz: {} case(s){}, {} new finding(s), {} distinct signature(s); reports in "
+                     "{}\n",
+                     stats.cases, stats.interrupted ? " (interrupted)" : "", stats.NewFindings(),
+                     stats.signatures.size(), report_dir.string());
+  return stats.NewFindings() ? support::kExitFindings : support::kExitNothingFound;
+}
+
+} // namespace fuzzer::cli

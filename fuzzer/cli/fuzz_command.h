@@ -1,0 +1,39 @@
+#pragma once
+
+#include "fuzzer/support/tool_paths.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace fuzzer::cli {
+
+struct FuzzOptions {
+  std::optional<std::string> time; // 90s, 10m, 2h; default 5m unless --cases is given
+  std::optional<std::uint64_t> cases;
+  unsigned jobs = 0; // 0: the number of cores
+  std::uint64_t seed = 1;
+  std::string shard = "0/1";
+  std::filesystem::path corpus = "fuzz-corpus";
+  std::optional<std::filesystem::path> report_dir; // default: <corpus>/report
+  std::optional<std::filesystem::path> policy_file;
+  std::optional<std::filesystem::path>
+      known_issues; // default: the project's corpus/known-issues.json
+  bool resume = false;
+  bool static_analysis = true;
+  long case_timeout_seconds = 600;
+  unsigned recycle_after = 50;
+  std::size_t worker_memory_mib = 6144;
+  std::string inject_fault; // tests only: INDEX:segfault|hang|allocate[,...]
+  std::string command_line;
+};
+
+// `inductor-fuzz fuzz`: the campaign. Exit 0: nothing new; 1: new findings; 2: the tool failed.
+int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std::ostream &out);
+
+// "90s", "10m", "2h", "45" (seconds): seconds, or an InputError.
+long ParseDuration(const std::string &text);
+
+} // namespace fuzzer::cli

@@ -1,0 +1,90 @@
+#include "fuzzer/matrix/records.h"
+
+#include "fuzzer/matrix/runtime_differential.h"
+
+#include <set>
+#include <string>
+
+namespace fuzzer::matrix {
+namespace {
+
+corpus::BuildRecord ToBuildRecord(const TuBuild &build) {
+  return {.compiler = build.compiler,
+          .argv = build.argv,
+          .built = build.built,
+          .exit = build.exit,
+          .timed_out = build.timed_out,
+          .compiler_crashed = build.compiler_crashed,
+          .seconds = build.seconds,
+          .object_size = build.object_size,
+          .errors = build.errors,
+          .warnings = build.warnings,
+          .first_error = build.first_error,
+          .signature = build.signature,
+          .load_error = build.load_error,
+          .runtime = build.runtime,
+          .runtime_detail = build.runtime_detail};
+}
+
+corpus::CompareSide ToSide(const TuBuild &build) {
+  return {.built = build.built,
+          .seconds = build.seconds,
+          .object_size = build.object_size,
+          .first_error = build.first_error,
+          .warnings = build.warnings.size(),
+          .load_error = build.load_error,
+          .runtime = build.runtime};
+}
+
+corpus::CompareVerdict Verdict(const TuBuild &baseline, const TuBuild &candidate) {
+  using corpus::CompareVerdict;
+  if (baseline.built && !candidate.built)
+    return CompareVerdict::kRegression;
+  if (!baseline.built && candidate.built)
+    return CompareVerdict::kFixed;
+  if (!baseline.built)
+    return CompareVerdict::kBothFail;
+  if (baseline.load_error.empty() && !candidate.load_error.empty())
+    return CompareVerdict::kLoadRegression;
+  if (baseline.runtime != candidate.runtime &&
+      (baseline.runtime == "same" || candidate.runtime == "same"))
+    return CompareVerdict::kRuntimeDiffers;
+  const std::set<std::string> before(baseline.warnings.begin(), baseline.warnings.end());
+  for (const auto &warning : candidate.warnings)
+    if (!before.contains(warning))
+      return CompareVerdict::kNewWarnings;
+  return CompareVerdict::kSame;
+}
+
+} // namespace
+
+corpus::MatrixRecord ToMatrixRecord(const std::vector<TuMatrix> &matrix,
+                                    const nlohmann::json &provenance) {
+  corpus::MatrixRecord record{.provenance = provenance, .rows = {}};
+  for (const auto &row : matrix) {
+    corpus::MatrixRow stored{.tu = row.tu.label,
+                             .source = row.tu.source.string(),
+                             .recording = row.tu.recording.string(),
+                             .reference_runtime = row.reference_runtime,
+                             .builds = {},
+                             .divergence = DivergenceFinding(row),
+                             .runtime_finding = RuntimeDivergenceFinding(row),
+                             .load_findings = LoadErrorFindings(row)};
+    for (const auto &build : row.builds)
+      stored.builds.push_back(ToBuildRecord(build));
+    record.rows.push_back(std::move(stored));
+  }
+  return record;
+}
+
+corpus::CompareRow CompareBuilds(const TuMatrix &row) {
+  const TuBuild &baseline = row.builds.at(0), &candidate = row.builds.at(1);
+  return {.tu = row.tu.label,
+          .verdict = Verdict(baseline, candidate),
+          .baseline = ToSide(baseline),
+          .candidate = ToSide(candidate),
+          .reference_runtime = row.reference_runtime,
+          .runtime_finding = RuntimeDivergenceFinding(row)};
+}
+
+} // namespace fuzzer::matrix

@@ -1,0 +1,19 @@
+#pragma once
+
+#include "corpus/matrix_record.h"
+#include "fuzzer/matrix/compiler_matrix.h"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace fuzzer::matrix {
+
+// The matrix as `matrix --json` stores it, with every finding of every row.
+corpus::MatrixRecord ToMatrixRecord(const std::vector<TuMatrix> &matrix,
+                                    const nlohmann::json &provenance);
+
+// A two-compiler matrix row (baseline first, candidate second) judged as an upgrade.
+corpus::CompareRow CompareBuilds(const TuMatrix &row);
+
+} // namespace fuzzer::matrix

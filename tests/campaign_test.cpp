@@ -1,0 +1,283 @@
+// `inductor-fuzz fuzz` on the real torch: a short campaign is reproducible, survives workers
+// that segfault, hang or eat memory, resumes after SIGKILL, and writes reports that parse.
+#include "binary_runner.h"
+#include "corpus/finding_store.h"
+#include "fuzzer/support/child_process.h"
+#include "fuzzer/support/scratch_dir.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace fuzzer {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::RunInductorFuzz;
+
+json ReadJson(const fs::path &path) { return json::parse(std::ifstream(path)); }
+
+class CampaignTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    scratch_ = std::make_unique<support::ScratchDir>("campaign-test");
+    // create_block_mask cases only: they compile in seconds.
+    std::ofstream(*scratch_ / "policy.json")
+        << R"({"weights": {"api": {"create_block_mask": 1, "create_mask": 0, "flex_attention": 0}}})";
+  }
+  static void TearDownTestSuite() { scratch_.reset(); }
+
+  static std::vector<std::string> Fuzz(const std::string &corpus, std::vector<std::string> extra) {
+    std::vector<std::string> argv = {"fuzz",
+                                     "--seed",
+                                     "3",
+                                     "--policy",
+                                     (*scratch_ / "policy.json").string(),
+                                     "--corpus",
+                                     (*scratch_ / corpus).string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  }
+
+  static std::set<std::string> Signatures(const std::string &corpus) {
+    std::set<std::string> signatures;
+    for (const auto &finding : corpus::FindingStore(*scratch_ / corpus).List())
+      signatures.insert(finding.signature);
+    return signatures;
+  }
+
+  static inline std::unique_ptr<support::ScratchDir> scratch_;
+};
+
+// Case 1 segfaults and case 2 allocates without bound; each is a finding, and the cases after
+// them still run. Run twice, the campaign gives the same signatures.
+TEST_F(CampaignTest, FaultsBecomeFindingsAndTheCampaignGoesOnTheSameWayTwice) {
+  const std::vector<std::string> faults = {"--cases",         "4",
+                                           "--jobs",          "2",
+                                           "--case-timeout",  "300",
+                                           "--worker-memory", "4000",
+                                           "--inject-fault",  "1:segfault,2:allocate"};
+  const auto first = RunInductorFuzz(Fuzz("first", faults));
+  ASSERT_EQ(first.exit_code, 1) << first.out << first.err;
+  const json summary = ReadJson(*scratch_ / "first" / "report" / "summary.json");
+  EXPECT_EQ(summary["campaign"]["cases"], 4) << summary.dump(2);
+  EXPECT_GE(summary["campaign"]["by_status"].value("finding", 0), 2) << summary.dump(2);
+  std::string crashes;
+  for (const auto &finding : summary["findings"]) {
+    if (finding["kind"] == "crash")
+      crashes += finding["signature"].get<std::string>() + "\n";
+    EXPECT_TRUE(fs::exists(finding["repro"].get<std::string>())) << finding.dump(2);
+    EXPECT_TRUE(fs::exists(finding["smallest_case"].get<std::string>())) << finding.dump(2);
+    EXPECT_EQ(finding["seeds"], json::array({3}));
+  }
+  EXPECT_NE(crashes.find("crash|api=create_block_mask|signal=11|"), std::string::npos) << crashes;
+  EXPECT_EQ(crashes.find("No CUDA runtime"), std::string::npos)
+      << "torch's log lines are not what a process says as it dies: " << crashes;
+  EXPECT_NE(crashes.find("signal=9|abort=resident memory over the worker limit"), std::string::npos)
+      << crashes;
+  EXPECT_GE(summary["campaign"]["worker_restarts"], 2);
+
+  const auto second = RunInductorFuzz(Fuzz("second", faults));
+  ASSERT_EQ(second.exit_code, 1) << second.out << second.err;
+  EXPECT_EQ(Signatures("first"), Signatures("second"));
+  EXPECT_GE(Signatures("first").size(), 2u);
+
+  // Into a corpus that already holds them, nothing is new: exit 0.
+  const auto again = RunInductorFuzz(Fuzz("first", faults));
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("0 new finding(s)"), std::string::npos) << again.out;
+
+  // The reports: JUnit with a failure per new finding, SARIF 2.1.0, a self-contained page.
+  std::stringstream junit, html;
+  junit << std::ifstream(*scratch_ / "first" / "report" / "junit.xml").rdbuf();
+  const std::string tests = fmt::format("tests=\"{}\"", Signatures("first").size());
+  EXPECT_NE(junit.str().find(tests + " failures=\"0\""), std::string::npos) << junit.str();
+  junit.str("");
+  junit << std::ifstream(*scratch_ / "second" / "report" / "junit.xml").rdbuf();
+  EXPECT_NE(junit.str().find(tests + fmt::format(" failures=\"{}\"", Signatures("first").size())),
+            std::string::npos)
+      << junit.str();
+  const json sarif = ReadJson(*scratch_ / "second" / "report" / "findings.sarif");
+  EXPECT_EQ(sarif["version"], "2.1.0");
+  EXPECT_EQ(sarif["runs"][0]["results"].size(), Signatures("second").size());
+  html << std::ifstream(*scratch_ / "second" / "report" / "report.html").rdbuf();
+  EXPECT_NE(html.str().find("<table id=\"findings\">"), std::string::npos);
+  EXPECT_EQ(html.str().find("http://"), html.str().find("http://www.w3.org/2000/svg"))
+      << "no network: the only URL is the SVG namespace";
+
+  // Rendered by a real browser: the findings table is in the DOM, one row per signature.
+  const auto chromium = support::FindOnPath("chromium");
+  ASSERT_TRUE(chromium) << "chromium is missing; scripts/setup installs it";
+  const std::string page = "file://" + (*scratch_ / "second" / "report" / "report.html").string();
+  const std::vector<std::string> headless = {chromium->string(), "--headless", "--no-sandbox",
+                                             "--disable-gpu", "--user-data-dir=" +
+                                                 (*scratch_ / "chromium").string()};
+  auto dump = headless;
+  dump.insert(dump.end(), {"--dump-dom", page});
+  const auto dom = support::RunCommand(dump, {.stderr_file = *scratch_ / "chromium.err"},
+                                       std::chrono::seconds(120));
+  ASSERT_TRUE(dom.status.Succeeded()) << dom.output;
+  EXPECT_NE(dom.output.find("<table id=\"findings\">"), std::string::npos) << dom.output;
+  std::size_t rows = 0;
+  for (std::size_t at = dom.output.find("<tr class=\"new\">"); at != std::string::npos;
+       at = dom.output.find("<tr class=\"new\">", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, Signatures("second").size()) << dom.output;
+  const fs::path screenshot = fs::absolute("campaign-report.png");
+  auto shot = headless;
+  shot.insert(shot.end(), {"--window-size=1280,1600", "--screenshot=" + screenshot.string(), page});
+  const auto taken = support::RunCommand(shot, {.stderr_file = *scratch_ / "chromium.err"},
+                                         std::chrono::seconds(120));
+  EXPECT_TRUE(taken.status.Succeeded()) << taken.output;
+  EXPECT_GT(fs::exists(screenshot) ? fs::file_size(screenshot) : 0, 10000u);
+  std::cout << "report screenshot: " << screenshot.string() << "\n";
+}
+
+// A case that hangs is stopped at its time limit: a timeout finding.
+TEST_F(CampaignTest, HangingCaseIsATimeoutFinding) {
+  const auto run = RunInductorFuzz(
+      Fuzz("hang", {"--cases", "1", "--case-timeout", "20", "--inject-fault", "0:hang"}));
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_EQ(Signatures("hang"), std::set<std::string>{"timeout|api=create_block_mask"});
+}
+
+// Killed with SIGKILL mid-campaign, `--resume` finishes the same sequence without rerunning
+// what was journaled, and the corpus still loads.
+TEST_F(CampaignTest, ResumeAfterSigkillRunsOnlyTheRest) {
+  const auto argv =
+      Fuzz("resumed", {"--cases", "4", "--jobs", "1", "--inject-fault", "0:segfault"});
+  std::vector<std::string> command = {INDUCTOR_FUZZ_BINARY};
+  command.insert(command.end(), argv.begin(), argv.end());
+  const fs::path journal = *scratch_ / "resumed" / "campaigns" / "seed-3-shard-0of1.jsonl";
+  {
+    support::ChildProcess driver(command, {.stderr_file = *scratch_ / "resumed.err"});
+    // Wait until two cases are journaled (the header is the first line), then kill it.
+    for (int waited = 0; waited < 600; ++waited) {
+      std::ifstream in(journal);
+      std::size_t lines = 0;
+      for (std::string line; std::getline(in, line);)
+        ++lines;
+      if (lines >= 3)
+        break;
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    ::kill(driver.pid(), SIGKILL);
+    driver.Wait();
+  }
+  EXPECT_EQ(corpus::FindingStore(*scratch_ / "resumed").List().size(), 1u)
+      << "the segfault of case 0 was stored before the kill";
+
+  auto resume = argv;
+  resume.push_back("--resume");
+  const auto resumed = RunInductorFuzz(resume);
+  ASSERT_TRUE(resumed.exit_code == 0 || resumed.exit_code == 1) << resumed.out << resumed.err;
+  const json summary = ReadJson(*scratch_ / "resumed" / "report" / "summary.json");
+  const auto skipped = summary["campaign"]["resumed_cases"].get<int>();
+  EXPECT_GE(skipped, 2);
+  EXPECT_EQ(summary["campaign"]["cases"].get<int>() + skipped, 4) << summary.dump(2);
+  std::set<std::uint64_t> indices;
+  std::ifstream in(journal);
+  for (std::string line; std::getline(in, line);) {
+    const json entry = json::parse(line, nullptr, false);
+    if (entry.is_object() && entry.contains("index"))
+      EXPECT_TRUE(indices.insert(entry["index"].get<std::uint64_t>()).second)
+          << "case " << entry["index"] << " ran twice";
+  }
+  EXPECT_EQ(indices, (std::set<std::uint64_t>{0, 1, 2, 3}));
+
+  // A resumed campaign must be the same one.
+  const auto refused = RunInductorFuzz({"fuzz", "--seed", "3", "--cases", "4", "--resume",
+                                        "--corpus", (*scratch_ / "resumed").string()});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("another campaign"), std::string::npos) << refused.err;
+}
+
+// Three shards over the same six cases, merged, equal one unsharded run.
+TEST_F(CampaignTest, ThreeShardsMergedEqualOneRun) {
+  const std::vector<std::string> common = {"--cases",         "6",
+                                           "--jobs",          "1",
+                                           "--inject-fault",  "1:segfault,4:segfault,5:allocate",
+                                           "--case-timeout",  "300",
+                                           "--worker-memory", "4000"};
+  auto whole = common;
+  ASSERT_EQ(RunInductorFuzz(Fuzz("whole", whole)).exit_code, 1);
+  std::vector<std::string> merge = {"corpus", "merge"};
+  for (int shard = 0; shard < 3; ++shard) {
+    auto sharded = common;
+    sharded.insert(sharded.end(), {"--shard", std::to_string(shard) + "/3"});
+    const auto run = RunInductorFuzz(Fuzz("shard" + std::to_string(shard), sharded));
+    ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+    merge.push_back((*scratch_ / ("shard" + std::to_string(shard))).string());
+  }
+  merge.insert(merge.end(), {"--into", (*scratch_ / "merged").string()});
+  const auto merged = RunInductorFuzz(merge);
+  ASSERT_EQ(merged.exit_code, 0) << merged.out << merged.err;
+  auto counts = [](const fs::path &root) {
+    std::map<std::string, std::size_t> hits;
+    for (const auto &finding : corpus::FindingStore(root).List())
+      hits[finding.signature] = finding.HitCount();
+    return hits;
+  };
+  EXPECT_EQ(counts(*scratch_ / "merged"), counts(*scratch_ / "whole"));
+  const auto whole_counts = counts(*scratch_ / "whole");
+  ASSERT_GE(whole_counts.size(), 2u);
+  std::size_t segfault_hits = 0;
+  for (const auto &[signature, hits] : whole_counts)
+    if (signature.find("signal=11") != std::string::npos)
+      segfault_hits = hits;
+  EXPECT_EQ(segfault_hits, 2u) << "cases 1 and 4, in shards 1 and 1: one signature, two hits";
+
+  const auto list =
+      RunInductorFuzz({"corpus", "list", "--corpus", (*scratch_ / "merged").string()});
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.out.find(fmt::format("{} finding(s)", whole_counts.size())), std::string::npos)
+      << list.out;
+  const auto outside = RunInductorFuzz(
+      {"corpus", "show", "../../etc/passwd", "--corpus", (*scratch_ / "merged").string()});
+  EXPECT_EQ(outside.exit_code, 2);
+}
+
+// Fix verification: a stored finding whose case passes today is fixed; one that still
+// segfaults is still failing.
+TEST_F(CampaignTest, ReplayTellsFixedFromStillFailing) {
+  const auto run = RunInductorFuzz(Fuzz("replay", {"--cases", "1", "--inject-fault", "0:segfault"}));
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  // A finding of an older torch whose case, the causal seed, passes on this one.
+  corpus::FindingStore store(*scratch_ / "replay");
+  corpus::Finding old{.kind = corpus::FindingKind::kCrash};
+  old.essence.Add("api", "create_block_mask").Add("signal", "6").Add("abort", "double free");
+  const auto seed = corpus::LoadCaseFile(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                                         "corpus/seeds/causal-151290.json");
+  store.Record(old, corpus::MakeHit(seed, {}, corpus::UtcNow()), [&](const fs::path &dir) {
+    std::ofstream(dir / "case.json") << corpus::CaseToJson(seed).dump(2);
+  });
+
+  const auto replay =
+      RunInductorFuzz({"replay", "--corpus", (*scratch_ / "replay").string()});
+  EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
+  const std::string fixed_id =
+      "crash-" + corpus::SignatureId(corpus::Signature(old));
+  std::map<std::string, std::string> verdicts;
+  std::istringstream lines(replay.out);
+  for (std::string verdict, id, rest; lines >> verdict >> id && std::getline(lines, rest);)
+    verdicts[id] = verdict;
+  EXPECT_EQ(verdicts[fixed_id], "fixed") << replay.out;
+  std::size_t still = 0;
+  for (const auto &[id, verdict] : verdicts)
+    still += verdict == "still-failing";
+  EXPECT_EQ(still, 1u) << replay.out;
+  EXPECT_NE(replay.out.find("2 finding(s) replayed, 1 still failing"), std::string::npos)
+      << replay.out;
+}
+
+} // namespace
+} // namespace fuzzer

@@ -1,0 +1,255 @@
+// corpus::FindingStore: one folder per signature, hits as files, the smallest case kept,
+// merge, and a corpus that survives concurrent writers and SIGKILL.
+#include "corpus/finding_store.h"
+#include "corpus/known_issues.h"
+#include "fuzzer/support/scratch_dir.h"
+#include "fuzzer/support/text_file.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace corpus {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+Finding Crash(const std::string &abort) {
+  Finding finding{.kind = FindingKind::kCrash};
+  finding.essence.Add("api", "flex_attention").Add("signal", "6").Add("abort", abort);
+  finding.summary = "worker died: " + abort;
+  return finding;
+}
+
+Case Generated(std::uint64_t seed, std::uint64_t index, std::size_t padding = 0) {
+  Case c;
+  c.name = fmt::format("s{}-{}", seed, index);
+  c.mask_mod = MaskFunction{"mask", "def mask(b, h, q_idx, kv_idx):\n    return q_idx >= kv_idx" +
+                                        std::string(padding, ' ') + "\n"};
+  c.create_block_mask.batch = 1;
+  c.create_block_mask.heads = 1;
+  c.create_block_mask.q_len = 128;
+  c.create_block_mask.kv_len = 128;
+  c.provenance = {{"seed", seed}, {"index", index}};
+  return c;
+}
+
+RecordWriter WriteCase(const Case &c) {
+  return [c](const fs::path &dir) {
+    fuzzer::support::WriteFileAtomically(dir / "case.json", CaseToJson(c).dump(2));
+    fuzzer::support::WriteFileAtomically(dir / "repro.py", "# repro of " + c.name + "\n");
+  };
+}
+
+StoreOutcome RecordCase(FindingStore &store, const Finding &finding, const Case &c,
+                        const std::string &time = "2026-11-22T00:00:00Z") {
+  return store.Record(finding, MakeHit(c, {{"torch_version", "2.15.0"}}, time), WriteCase(c));
+}
+
+std::map<std::string, std::size_t> HitCounts(const FindingStore &store) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto &finding : store.List())
+    counts[finding.signature] = finding.HitCount();
+  return counts;
+}
+
+class FindingStoreTest : public ::testing::Test {
+protected:
+  fuzzer::support::ScratchDir scratch_{"store-test"};
+};
+
+TEST_F(FindingStoreTest, OneFolderPerSignatureCountingHitsAndKeepingTheSmallestCase) {
+  FindingStore store(scratch_ / "corpus");
+  const Finding heap = Crash("corrupted size vs. prev_size");
+  EXPECT_EQ(RecordCase(store, heap, Generated(1, 13, 40), "2026-11-22T01:00:00Z"),
+            StoreOutcome::kNew);
+  // Another address in the message: the same signature, a known finding.
+  Finding again = Crash("corrupted size vs. prev_size");
+  again.message = "at 0x7f00deadbeef";
+  EXPECT_EQ(RecordCase(store, again, Generated(1, 24), "2026-11-22T02:00:00Z"),
+            StoreOutcome::kKnown);
+  EXPECT_EQ(RecordCase(store, again, Generated(1, 24), "2026-11-22T02:00:00Z"),
+            StoreOutcome::kKnown)
+      << "the same case twice is one hit";
+  EXPECT_EQ(RecordCase(store, Crash("free(): invalid next size"), Generated(1, 19)),
+            StoreOutcome::kNew);
+
+  const auto findings = store.List();
+  ASSERT_EQ(findings.size(), 2u);
+  const auto &corrupted = findings[0].finding.essence == heap.essence ? findings[0] : findings[1];
+  EXPECT_EQ(corrupted.HitCount(), 2u);
+  EXPECT_EQ(corrupted.FirstSeen(), "2026-11-22T01:00:00Z");
+  EXPECT_EQ(corrupted.LastSeen(), "2026-11-22T02:00:00Z");
+  EXPECT_EQ(corrupted.Seeds(), std::vector<std::uint64_t>{1});
+  EXPECT_EQ(corrupted.smallest.filename(), "s1-i24") << "index 24's case is the smaller";
+  EXPECT_EQ(LoadCaseFile(corrupted.smallest / "case.json").name, "s1-24");
+  EXPECT_FALSE(fs::exists(corrupted.folder / "records" / "s1-i13")) << "the larger one is gone";
+  EXPECT_TRUE(corrupted.id.starts_with("crash-"));
+  EXPECT_EQ(corrupted.Summary()["hit_count"], 2);
+  EXPECT_EQ(corrupted.Summary()["torch_versions"], json::array({"2.15.0"}));
+  EXPECT_EQ(store.Load(corrupted.id.substr(0, 12)).id, corrupted.id);
+  EXPECT_THROW(store.Load("crash-"), fuzzer::support::InputError) << "ambiguous";
+  EXPECT_THROW(store.Load("../../etc"), fuzzer::support::InputError) << "outside the corpus";
+}
+
+TEST_F(FindingStoreTest, ShardsMergedEqualOneRunOverTheSameCases) {
+  const std::vector<Finding> kinds = {Crash("a"), Crash("b"), Crash("c")};
+  FindingStore whole(scratch_ / "whole");
+  std::vector<std::unique_ptr<FindingStore>> shards;
+  for (int shard = 0; shard < 3; ++shard)
+    shards.push_back(std::make_unique<FindingStore>(scratch_ / fmt::format("shard{}", shard)));
+  for (std::uint64_t index = 0; index < 30; ++index) {
+    const Finding &finding = kinds[(index * 7) % 5 % 3];
+    const Case c = Generated(5, index, index % 4);
+    RecordCase(whole, finding, c);
+    RecordCase(*shards[index % 3], finding, c);
+  }
+  FindingStore merged(scratch_ / "merged");
+  std::size_t added = 0;
+  for (int shard = 0; shard < 3; ++shard)
+    added += merged.MergeFrom(scratch_ / fmt::format("shard{}", shard));
+  EXPECT_EQ(added, 30u);
+  EXPECT_EQ(HitCounts(merged), HitCounts(whole));
+  EXPECT_EQ(merged.MergeFrom(scratch_ / "shard1"), 0u) << "merging again adds nothing";
+  EXPECT_EQ(HitCounts(merged), HitCounts(whole));
+  const auto merged_findings = merged.List(), whole_findings = whole.List();
+  for (std::size_t i = 0; i < whole_findings.size(); ++i)
+    EXPECT_EQ(merged_findings[i].smallest.filename(), whole_findings[i].smallest.filename());
+  EXPECT_THROW(merged.MergeFrom(scratch_ / "nowhere"), fuzzer::support::InputError);
+}
+
+// Four processes record into one corpus at once; every hit lands, none is half-written.
+TEST_F(FindingStoreTest, ConcurrentWritersLoseNothing) {
+  const fs::path root = scratch_ / "shared";
+  std::vector<pid_t> children;
+  for (int writer = 0; writer < 4; ++writer) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      FindingStore store(root);
+      for (std::uint64_t index = 0; index < 25; ++index)
+        RecordCase(store, Crash(index % 2 ? "odd" : "even"), Generated(writer, index));
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  const FindingStore store(root);
+  std::size_t hits = 0;
+  for (const auto &finding : store.List()) {
+    hits += finding.HitCount();
+    EXPECT_FALSE(finding.smallest.empty()) << finding.id;
+  }
+  EXPECT_EQ(store.List().size(), 2u);
+  EXPECT_EQ(hits, 100u);
+}
+
+// The writer is killed with SIGKILL at twenty moments; the corpus loads each time and holds
+// every hit the writer had reported as stored.
+TEST_F(FindingStoreTest, SigkillDuringWritesLosesNoReportedHit) {
+  const fs::path root = scratch_ / "killed";
+  std::set<std::string> reported;
+  for (int round = 0; round < 20; ++round) {
+    int pipe_fds[2];
+    ASSERT_EQ(::pipe(pipe_fds), 0);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(pipe_fds[0]);
+      FindingStore store(root);
+      for (std::uint64_t index = 0;; ++index) {
+        const Case c = Generated(100 + round, index, index % 7);
+        RecordCase(store, Crash(fmt::format("abort {}", index % 3 ? "x" : "y")), c);
+        const std::string line = HitId(c) + "\n";
+        if (::write(pipe_fds[1], line.data(), line.size()) < 0)
+          ::_exit(1);
+      }
+    }
+    ::close(pipe_fds[1]);
+    ::usleep(20000 + 7919 * round % 60000);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    std::string text;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
+      text.append(buffer, static_cast<std::size_t>(n));
+    ::close(pipe_fds[0]);
+    for (std::size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
+         start = end + 1)
+      reported.insert(text.substr(start, end - start));
+
+    const FindingStore store(root);
+    std::set<std::string> stored;
+    ASSERT_NO_THROW(for (const auto &finding : store.List()) for (const auto &hit : finding.hits)
+                        stored.insert(hit.id))
+        << "round " << round;
+    for (const auto &id : reported)
+      ASSERT_TRUE(stored.contains(id)) << id << " was reported stored, round " << round;
+  }
+  EXPECT_GT(reported.size(), 20u);
+}
+
+const fs::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
+
+// The signatures below are what run-case printed for corpus/findings on torch 2.15.0.
+TEST(KnownIssues, TheCheckedInListMatchesTheRealFailuresAndNothingElse) {
+  const auto known = ReadKnownIssues(kSourceDir / "corpus/known-issues.json");
+  ASSERT_GE(known.issues.size(), 3u);
+  const KnownIssue *simdlen = known.Match(
+      "exception|type=builtins.AssertionError|message=trans_b requires AVX512 or AVX2 vec ISA, "
+      "got <class 'torch._inductor.cpu_vec_isa.InvalidVecISA'>|frame=_inductor/codegen/"
+      "cpp_micro_gemm.py:__init__");
+  ASSERT_NE(simdlen, nullptr);
+  EXPECT_EQ(simdlen->status, "investigating");
+  const KnownIssue *bool_score =
+      known.Match("compile-error|family=gcc|message=cannot convert 'accum_t*' {aka 'float*'} to "
+                  "'bool*'|option=");
+  ASSERT_NE(bool_score, nullptr);
+  EXPECT_EQ(bool_score->id, "flex-cpu-bool-score-mod");
+  Finding heap = Crash("corrupted size vs. prev_size");
+  ASSERT_NE(known.Match(Signature(heap)), nullptr) << Signature(heap);
+  EXPECT_EQ(known.Match(Signature(Crash("Segmentation fault"))), nullptr);
+  EXPECT_EQ(known.Match("exception|type=builtins.AssertionError|message=other|frame=x.py:f"),
+            nullptr);
+}
+
+TEST(KnownIssues, BadEntriesAreRefusedByName) {
+  const fuzzer::support::ScratchDir scratch("known-test");
+  auto refused = [&](const json &issue) {
+    std::ofstream(scratch / "known.json")
+        << json{{"format_version", 1}, {"issues", {issue}}}.dump();
+    try {
+      ReadKnownIssues(scratch / "known.json");
+    } catch (const FormatError &error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  const json good = {{"id", "x"},
+                     {"match", "crash|*"},
+                     {"status", "reported"},
+                     {"link", "https://github.com/pytorch/pytorch/issues/1"},
+                     {"title", "t"}};
+  EXPECT_EQ(refused(good), "accepted");
+  json bad_status = good;
+  bad_status["status"] = "done";
+  EXPECT_NE(refused(bad_status).find("issues[0].status"), std::string::npos);
+  json everything = good;
+  everything["match"] = "*";
+  EXPECT_NE(refused(everything).find("every finding"), std::string::npos);
+  json typo = good;
+  typo["lnik"] = "";
+  EXPECT_NE(refused(typo).find("issues[0].lnik"), std::string::npos);
+}
+
+} // namespace
+} // namespace corpus
