@@ -118,9 +118,9 @@ TEST_F(CampaignTest, FaultsBecomeFindingsAndTheCampaignGoesOnTheSameWayTwice) {
   const auto chromium = support::FindOnPath("chromium");
   ASSERT_TRUE(chromium) << "chromium is missing; scripts/setup installs it";
   const std::string page = "file://" + (*scratch_ / "second" / "report" / "report.html").string();
-  const std::vector<std::string> headless = {chromium->string(), "--headless", "--no-sandbox",
-                                             "--disable-gpu", "--user-data-dir=" +
-                                                 (*scratch_ / "chromium").string()};
+  const std::vector<std::string> headless = {
+      chromium->string(), "--headless", "--no-sandbox", "--disable-gpu",
+      "--user-data-dir=" + (*scratch_ / "chromium").string()};
   auto dump = headless;
   dump.insert(dump.end(), {"--dump-dom", page});
   const auto dom = support::RunCommand(dump, {.stderr_file = *scratch_ / "chromium.err"},
@@ -249,7 +249,8 @@ TEST_F(CampaignTest, ThreeShardsMergedEqualOneRun) {
 // Fix verification: a stored finding whose case passes today is fixed; one that still
 // segfaults is still failing.
 TEST_F(CampaignTest, ReplayTellsFixedFromStillFailing) {
-  const auto run = RunInductorFuzz(Fuzz("replay", {"--cases", "1", "--inject-fault", "0:segfault"}));
+  const auto run =
+      RunInductorFuzz(Fuzz("replay", {"--cases", "1", "--inject-fault", "0:segfault"}));
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   // A finding of an older torch whose case, the causal seed, passes on this one.
   corpus::FindingStore store(*scratch_ / "replay");
@@ -261,11 +262,9 @@ TEST_F(CampaignTest, ReplayTellsFixedFromStillFailing) {
     std::ofstream(dir / "case.json") << corpus::CaseToJson(seed).dump(2);
   });
 
-  const auto replay =
-      RunInductorFuzz({"replay", "--corpus", (*scratch_ / "replay").string()});
+  const auto replay = RunInductorFuzz({"replay", "--corpus", (*scratch_ / "replay").string()});
   EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
-  const std::string fixed_id =
-      "crash-" + corpus::SignatureId(corpus::Signature(old));
+  const std::string fixed_id = "crash-" + corpus::SignatureId(corpus::Signature(old));
   std::map<std::string, std::string> verdicts;
   std::istringstream lines(replay.out);
   for (std::string verdict, id, rest; lines >> verdict >> id && std::getline(lines, rest);)

@@ -44,9 +44,8 @@ TEST_F(CliTest, HelpExplainsEverySubcommand) {
   const auto run = RunInductorFuzz({"--help"});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_NE(run.out.find("Exit codes"), std::string::npos);
-  const std::vector<std::string> subcommands = {"fuzz",     "corpus", "replay",  "run-case",
-                                                "gen",      "check",  "matrix",  "compare",
-                                                "doctor"};
+  const std::vector<std::string> subcommands = {"fuzz",  "corpus", "replay",  "run-case", "gen",
+                                                "check", "matrix", "compare", "doctor"};
   for (const auto &name : subcommands) {
     SCOPED_TRACE(name);
     EXPECT_NE(run.out.find(name), std::string::npos);

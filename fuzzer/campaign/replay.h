@@ -19,7 +19,7 @@ struct ReplayResult {
   std::string id;
   std::string signature; // as stored
   ReplayVerdict verdict = ReplayVerdict::kNoCase;
-  std::string now;       // the status, and the signature when it fails differently
+  std::string now; // the status, and the signature when it fails differently
 };
 
 struct ReplayOptions {
@@ -29,7 +29,8 @@ struct ReplayOptions {
 
 // Reruns every stored finding's smallest case on a worker: fix verification after a torch
 // upgrade. Static-analysis and matrix findings are reported as kNoCase (run `check`/`matrix`).
-std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options, const support::ToolPaths &paths,
+std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
+                                       const support::ToolPaths &paths,
                                        const std::function<void(const ReplayResult &)> &each);
 
 } // namespace fuzzer::campaign

@@ -1,11 +1,11 @@
 #include "fuzzer/cli/cli.h"
 
+#include "fuzzer/campaign/replay.h"
 #include "fuzzer/cli/check_command.h"
 #include "fuzzer/cli/compare_command.h"
 #include "fuzzer/cli/corpus_command.h"
 #include "fuzzer/cli/doctor.h"
 #include "fuzzer/cli/fuzz_command.h"
-#include "fuzzer/campaign/replay.h"
 #include "fuzzer/cli/gen_command.h"
 #include "fuzzer/cli/matrix_command.h"
 #include "fuzzer/cli/run_case_command.h"
