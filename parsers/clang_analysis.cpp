@@ -498,6 +498,9 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   report.source_path = input.path;
   std::vector<std::string> arguments = AnalysisBaseArguments(impl_->options.report_shadowing);
   arguments.insert(arguments.end(), input.clang_args.begin(), input.clang_args.end());
+  // A file manager per TU: one kept across TUs identifies files by inode, so a TU written where
+  // a deleted one was (a campaign's next case) would be read with the old file's size.
+  impl_->files = new clang::FileManager(clang::FileSystemOptions());
 
   // cpp_wrapper TUs include the heavy ATen headers only where their kernels start, far down:
   // precompiling every <header> the TU names, in order, covers those too. Include guards then

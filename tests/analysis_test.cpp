@@ -317,6 +317,36 @@ TEST(Prefixes, AStalePrefixIsRebuiltOnceAndThenReused) {
   std::filesystem::remove_all(folder);
 }
 
+// A campaign analyses TU after TU with one Analyzer while the files come and go: a TU written
+// again at a path (or a new file on a reused inode) must be read as it is now, never as the
+// analyzer saw it before.
+TEST(Prefixes, OneAnalyzerReadsEachTuAsItIsNow) {
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("inductor-fuzz-rewritten-tu-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder / "include");
+  std::ofstream(folder / "include" / "library.h")
+      << "#pragma once\ninline int twice(int x) { return 2 * x; }\n";
+  Analyzer analyzer({.prefix_cache_dir = folder / "cache"});
+  // Each round's TU is longer than the last, in a new folder, the last one deleted first: the
+  // way a campaign's cases come and go (and how the file system hands out inodes again).
+  std::string body = "  int total = 0;\n";
+  for (int round = 0; round < 6; ++round) {
+    const auto case_dir = folder / ("case-" + std::to_string(round));
+    std::filesystem::remove_all(folder / ("case-" + std::to_string(round - 1)));
+    std::filesystem::create_directories(case_dir);
+    body += "  total += twice(" + std::to_string(round) + ");\n";
+    std::ofstream(case_dir / "kernel.cpp")
+        << "#include <library.h>\nint kernel() {\n" + body + "  return total;\n}\n";
+    const auto report =
+        analyzer.Analyze({.path = case_dir / "kernel.cpp",
+                          .clang_args = {"-std=c++20", "-I" + (folder / "include").string()}});
+    EXPECT_TRUE(report.findings.empty())
+        << "round " << round << ": " << (report.findings.empty() ? "" : report.findings[0].message);
+  }
+  std::filesystem::remove_all(folder);
+}
+
 TEST(Prefixes, HoistableDirectivesKeepDefinitionsBeforeTheirIncludes) {
   // The shape of a Python-binding kernel TU: the prefix header, code, then the bindings.
   const std::string kernel = "\n#include <torch/csrc/inductor/cpp_prefix.h>\n"
