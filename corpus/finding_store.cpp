@@ -82,11 +82,11 @@ bool RenameIfAbsent(const fs::path &from, const fs::path &to) {
   return false;
 }
 
-std::string FolderId(const Finding &finding) {
+} // namespace
+
+std::string StoredFindingId(const Finding &finding) {
   return fmt::format("{}-{}", KindName(finding.kind), SignatureId(Signature(finding)));
 }
-
-} // namespace
 
 std::string UtcNow() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
@@ -181,10 +181,10 @@ StoreOutcome FindingStore::Record(const Finding &finding, const Hit &hit,
                                   const RecordWriter &write_record) {
   if (!SafeName(hit.id))
     throw fuzzer::support::InputError(fmt::format("hit id '{}' is not a safe file name", hit.id));
-  const fs::path folder = FindingsDir() / FolderId(finding);
+  const fs::path folder = FindingsDir() / StoredFindingId(finding);
   StoreOutcome outcome = StoreOutcome::kKnown;
   if (!fs::exists(folder / "finding.json")) {
-    const fs::path staged = Staging() / UniqueName(FolderId(finding));
+    const fs::path staged = Staging() / UniqueName(StoredFindingId(finding));
     fs::create_directories(staged / "hits");
     fs::create_directories(staged / "records");
     json stored = FindingToJson(finding);
@@ -252,10 +252,10 @@ StoredFinding FindingStore::ReadFinding(const fs::path &folder) const {
     throw FormatError(fmt::format("{}: {}", (folder / "finding.json").string(), error.what()));
   }
   stored.signature = Signature(stored.finding);
-  if (FolderId(stored.finding) != stored.id)
+  if (StoredFindingId(stored.finding) != stored.id)
     throw FormatError(fmt::format("{} holds a finding whose signature belongs in {}; the folder "
                                   "was renamed or edited",
-                                  folder.string(), FolderId(stored.finding)));
+                                  folder.string(), StoredFindingId(stored.finding)));
   std::error_code error;
   for (const auto &entry : fs::directory_iterator(folder / "hits", error)) {
     if (entry.path().extension() != ".json" || entry.path().filename().string().front() == '.')

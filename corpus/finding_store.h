@@ -44,6 +44,9 @@ std::string HitId(const Case &c);
 Hit MakeHit(const Case &c, const nlohmann::json &provenance, const std::string &time);
 std::string UtcNow();
 
+// A finding's id in a corpus, and its folder's name: <kind>-<signature id>.
+std::string StoredFindingId(const Finding &finding);
+
 struct StoredFinding {
   std::string id; // the folder name: <kind>-<signature id>
   std::filesystem::path folder;

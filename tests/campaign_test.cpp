@@ -264,7 +264,7 @@ TEST_F(CampaignTest, ReplayTellsFixedFromStillFailing) {
 
   const auto replay = RunInductorFuzz({"replay", "--corpus", (*scratch_ / "replay").string()});
   EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
-  const std::string fixed_id = "crash-" + corpus::SignatureId(corpus::Signature(old));
+  const std::string fixed_id = corpus::StoredFindingId(old);
   std::map<std::string, std::string> verdicts;
   std::istringstream lines(replay.out);
   for (std::string verdict, id, rest; lines >> verdict >> id && std::getline(lines, rest);)

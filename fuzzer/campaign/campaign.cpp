@@ -217,8 +217,7 @@ private:
       const auto stored = store_.Record(finding, hit, [&](const fs::path &record_dir) {
         WriteRecord(record_dir, c, outcome, case_dir, provenance);
       });
-      FindingEvent event{.id = fmt::format("{}-{}", corpus::KindName(finding.kind),
-                                           corpus::SignatureId(corpus::Signature(finding))),
+      FindingEvent event{.id = corpus::StoredFindingId(finding),
                          .kind = std::string(corpus::KindName(finding.kind)),
                          .signature = corpus::Signature(finding),
                          .is_new = stored == corpus::StoreOutcome::kNew};
