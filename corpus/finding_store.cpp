@@ -89,8 +89,8 @@ std::string StoredFindingId(const Finding &finding) {
 }
 
 std::string UtcNow() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+  // fmt 9 formats a time_point in local time: go through gmtime, or the Z would be a lie.
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 
 std::string HitId(const Case &c) {

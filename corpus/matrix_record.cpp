@@ -185,6 +185,24 @@ void WriteMatrixRecord(const std::filesystem::path &path, const MatrixRecord &re
   fuzzer::support::WriteFileAtomically(path, MatrixRecordToJson(record).dump(2) + "\n");
 }
 
+void WriteCachedBuild(const std::filesystem::path &path, const BuildRecord &build) {
+  json document = BuildToJson(build);
+  document["format_version"] = kCachedBuildFormatVersion;
+  fuzzer::support::WriteFileAtomically(path, document.dump(2) + "\n");
+}
+
+BuildRecord ReadCachedBuild(const std::filesystem::path &path) {
+  json document = ReadJsonDocument(path, "cached build", "delete the build cache folder");
+  try {
+    FieldReader reader(document, path.string());
+    CheckVersion(reader, kCachedBuildFormatVersion, "cached build " + path.string());
+    document.erase("format_version");
+    return BuildFromJson(document, path.string());
+  } catch (const FormatError &error) {
+    throw FormatError(fmt::format("{}: {}", path.string(), error.what()));
+  }
+}
+
 MatrixRecord ReadMatrixRecord(const std::filesystem::path &path) {
   const json document = ReadJsonDocument(path, "matrix result", "re-run `inductor-fuzz matrix`");
   try {

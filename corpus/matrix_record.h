@@ -58,6 +58,12 @@ struct MatrixRecord {
   bool operator==(const MatrixRecord &) const = default;
 };
 
+// One build kept by a campaign's build cache (`fuzz --matrix-every`): the record of the build,
+// whose module, when built, is stored beside it. Versioned like the matrix record.
+inline constexpr int kCachedBuildFormatVersion = 1;
+void WriteCachedBuild(const std::filesystem::path &path, const BuildRecord &build);
+BuildRecord ReadCachedBuild(const std::filesystem::path &path);
+
 nlohmann::json MatrixRecordToJson(const MatrixRecord &record);
 // Throws FormatError naming the field, and refuses other format versions.
 MatrixRecord MatrixRecordFromJson(const nlohmann::json &json);

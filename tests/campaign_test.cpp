@@ -2,6 +2,7 @@
 // that segfault, hang or eat memory, resumes after SIGKILL, and writes reports that parse.
 #include "binary_runner.h"
 #include "corpus/finding_store.h"
+#include "corpus/matrix_record.h"
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/scratch_dir.h"
 
@@ -36,6 +37,8 @@ protected:
   }
   static void TearDownTestSuite() { scratch_.reset(); }
 
+  // A campaign of seed 3 into the corpus `corpus`; without the compiler matrix unless `extra`
+  // asks for it.
   static std::vector<std::string> Fuzz(const std::string &corpus, std::vector<std::string> extra) {
     std::vector<std::string> argv = {"fuzz",
                                      "--seed",
@@ -44,6 +47,8 @@ protected:
                                      (*scratch_ / "policy.json").string(),
                                      "--corpus",
                                      (*scratch_ / corpus).string()};
+    if (std::find(extra.begin(), extra.end(), "--matrix-every") == extra.end())
+      argv.insert(argv.end(), {"--matrix-every", "0"});
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
   }
@@ -109,6 +114,12 @@ TEST_F(CampaignTest, FaultsBecomeFindingsAndTheCampaignGoesOnTheSameWayTwice) {
   const json sarif = ReadJson(*scratch_ / "second" / "report" / "findings.sarif");
   EXPECT_EQ(sarif["version"], "2.1.0");
   EXPECT_EQ(sarif["runs"][0]["results"].size(), Signatures("second").size());
+  // Against the published schemas: the Ant JUnit XSD and OASIS SARIF 2.1.0.
+  const auto valid = support::RunCommand(
+      {(fs::path(INDUCTOR_FUZZ_SOURCE_DIR) / "scripts" / "validate-reports").string(),
+       (*scratch_ / "second" / "report").string()},
+      {}, std::chrono::seconds(120));
+  EXPECT_TRUE(valid.status.Succeeded()) << valid.output;
   html << std::ifstream(*scratch_ / "second" / "report" / "report.html").rdbuf();
   EXPECT_NE(html.str().find("<table id=\"findings\">"), std::string::npos);
   EXPECT_EQ(html.str().find("http://"), html.str().find("http://www.w3.org/2000/svg"))
@@ -244,6 +255,120 @@ TEST_F(CampaignTest, ThreeShardsMergedEqualOneRun) {
   const auto outside = RunInductorFuzz(
       {"corpus", "show", "../../etc/passwd", "--corpus", (*scratch_ / "merged").string()});
   EXPECT_EQ(outside.exit_code, 2);
+}
+
+// The compiler matrix inside the campaign: every case's TUs rebuilt on clang++-19 and on a g++
+// that fails every build, loaded and replayed. The broken compiler makes a compiler-divergence
+// finding, stored with the matrix. Run again, every build comes from the build cache.
+TEST_F(CampaignTest, MatrixFindingsAreStoredAndBuildsAreCachedByContent) {
+  const fs::path broken = *scratch_ / "broken-g++";
+  std::ofstream(broken) << "#!/bin/sh\n"
+                           "case \"$*\" in *--version*|*-dumpversion*) exec g++-12 \"$@\";; esac\n"
+                           "echo 'injected.cpp:1:1: error: this compiler fails every build' >&2\n"
+                           "exit 1\n";
+  fs::permissions(broken, fs::perms::owner_all);
+  const std::vector<std::string> matrix = {
+      "--cases",        "2", "--jobs",      "1",
+      "--matrix-every", "1", "--compilers", "clang++-19," + broken.string()};
+  const auto first = RunInductorFuzz(Fuzz("matrix", matrix));
+  ASSERT_EQ(first.exit_code, 1) << first.out << first.err;
+  const json summary = ReadJson(*scratch_ / "matrix" / "report" / "summary.json");
+  const json &stats = summary["campaign"];
+  EXPECT_EQ(stats["matrix_cases"], 2) << stats.dump(2);
+  EXPECT_GE(stats["matrix_builds"].get<int>(), 4) << "two compilers, at least a TU a case";
+  EXPECT_EQ(stats["build_cache_hits"], 0) << stats.dump(2);
+  EXPECT_GE(stats["runtime_replays"].get<int>(), 1)
+      << "clang's builds are replayed on the recorded calls: " << stats.dump(2);
+  bool divergence = false;
+  for (const auto &finding : corpus::FindingStore(*scratch_ / "matrix").List()) {
+    if (finding.finding.kind != corpus::FindingKind::kCompilerDivergence)
+      continue;
+    divergence = true;
+    EXPECT_NE(finding.signature.find("this compiler fails every build"), std::string::npos)
+        << finding.signature;
+    const auto record = corpus::ReadMatrixRecord(finding.smallest / "matrix.json");
+    ASSERT_FALSE(record.rows.empty());
+    EXPECT_EQ(record.rows.front().builds.size(), 2u);
+  }
+  EXPECT_TRUE(divergence) << first.out;
+
+  const auto second = RunInductorFuzz(Fuzz("matrix", matrix));
+  EXPECT_EQ(second.exit_code, 0) << "nothing new the second time: " << second.out << second.err;
+  const json again = ReadJson(*scratch_ / "matrix" / "report" / "summary.json")["campaign"];
+  EXPECT_EQ(again["build_cache_hits"], stats["matrix_builds"]) << again.dump(2);
+  EXPECT_EQ(again["matrix_builds"], stats["matrix_builds"]);
+}
+
+// The driver killed with SIGKILL 20 times while it stores findings, resumed each time: the
+// corpus always loads, and every finding the journal reported is in it, with its hits.
+TEST_F(CampaignTest, DriverKilledTwentyTimesLosesNothing) {
+  constexpr int kCases = 40;
+  std::string faults;
+  for (int index = 0; index < kCases; ++index)
+    faults +=
+        fmt::format("{}{}:{}", index ? "," : "", index, index % 7 == 3 ? "allocate" : "segfault");
+  const auto argv =
+      Fuzz("killed", {"--cases", std::to_string(kCases), "--jobs", "2", "--worker-memory", "3000",
+                      "--resume", "--inject-fault", faults});
+  std::vector<std::string> command = {INDUCTOR_FUZZ_BINARY};
+  command.insert(command.end(), argv.begin(), argv.end());
+  const fs::path journal = *scratch_ / "killed" / "campaigns" / "seed-3-shard-0of1.jsonl";
+
+  // Finding id -> hits, as the journal reported them: each entry is written after its store.
+  auto reported = [&] {
+    std::map<std::string, std::size_t> hits;
+    std::ifstream in(journal);
+    for (std::string line; std::getline(in, line);) {
+      const json entry = json::parse(line, nullptr, false);
+      if (entry.is_object() && entry.contains("findings"))
+        for (const auto &finding : entry["findings"])
+          ++hits[finding["id"].get<std::string>()];
+    }
+    return hits;
+  };
+  auto journal_lines = [&] {
+    std::ifstream in(journal);
+    std::size_t lines = 0;
+    for (std::string line; std::getline(in, line);)
+      ++lines;
+    return lines;
+  };
+  std::size_t kills = 0;
+  for (int round = 0; round < 20; ++round) {
+    const std::size_t before = journal_lines();
+    support::ChildProcess driver(command, {.stderr_file = *scratch_ / "killed.err"});
+    // Wait for the next stored case, then kill a few milliseconds into what follows it: the
+    // other job's store, the next journal line, or the report.
+    for (int waited = 0; waited < 1200 && journal_lines() <= before; ++waited)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(37 * round % 400));
+    kills += ::kill(driver.pid(), SIGKILL) == 0;
+    driver.Wait();
+
+    std::map<std::string, std::size_t> stored;
+    ASSERT_NO_THROW({
+      for (const auto &finding : corpus::FindingStore(*scratch_ / "killed").List())
+        stored[finding.id] = finding.HitCount();
+    }) << "round "
+       << round;
+    for (const auto &[id, hits] : reported())
+      EXPECT_GE(stored[id], hits) << "round " << round << ": finding " << id << " lost hits";
+  }
+  EXPECT_GE(kills, 15u) << "most rounds kill a running driver";
+
+  const auto finished = RunInductorFuzz(argv);
+  ASSERT_TRUE(finished.exit_code == 0 || finished.exit_code == 1) << finished.out << finished.err;
+  std::map<std::string, std::size_t> stored;
+  for (const auto &finding : corpus::FindingStore(*scratch_ / "killed").List())
+    stored[finding.id] = finding.HitCount();
+  std::size_t hits = 0;
+  for (const auto &[id, count] : stored)
+    hits += count;
+  EXPECT_EQ(hits, static_cast<std::size_t>(kCases)) << "every case is one hit, none twice";
+  EXPECT_EQ(stored.size(), 2u) << "one segfault and one memory signature";
+  const auto journaled = reported();
+  for (const auto &[id, count] : stored)
+    EXPECT_EQ(journaled.count(id) ? journaled.at(id) : 0, count) << id;
 }
 
 // Fix verification: a stored finding whose case passes today is fixed; one that still

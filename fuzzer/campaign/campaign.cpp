@@ -1,8 +1,13 @@
 #include "fuzzer/campaign/campaign.h"
 
 #include "corpus/finding_store.h"
+#include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
 #include "fuzzer/generate/generator.h"
+#include "fuzzer/matrix/build_cache.h"
+#include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/matrix/records.h"
+#include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
@@ -65,7 +70,8 @@ public:
       : options_(options), paths_(paths), stop_(stop), progress_(progress), store_(options.corpus),
         journal_(Journal::PathFor(options.corpus, Header()), Header(), options.resume),
         scratch_("campaign"),
-        analyzer_({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"}) {}
+        analyzer_({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"}),
+        build_cache_(options.corpus / ".cache" / "builds") {}
 
   CampaignStats Run() {
     started_ = Clock::now();
@@ -160,12 +166,17 @@ private:
         findings.push_back(*outcome.finding);
       if (options_.static_analysis)
         Analyse(outcome.result, case_dir, findings);
-      Finish(slot, c, *index, outcome, findings, case_dir,
+      std::optional<corpus::MatrixRecord> matrix;
+      if (MatrixDue(*index, outcome))
+        matrix = RunMatrix(slot, c, outcome, case_dir, findings);
+      Finish(c, *index, outcome, findings, case_dir, matrix, resident,
              std::chrono::duration<double>(Clock::now() - case_started).count());
       std::error_code error;
       fs::remove_all(case_dir, error);
       Recycle(slot, outcome, resident);
     }
+    // Here, not later: a worker dies with the thread that started it (kill_with_parent).
+    slot.worker->Shutdown();
   }
 
   // `check` on every TU the case made Inductor compile, with the TU's own flags.
@@ -195,9 +206,58 @@ private:
     }
   }
 
-  void Finish(Slot &slot, const corpus::Case &c, std::uint64_t index,
-              const worker::CaseOutcome &outcome, const std::vector<corpus::Finding> &findings,
-              const fs::path &case_dir, double seconds) {
+  bool MatrixDue(std::uint64_t index, const worker::CaseOutcome &outcome) const {
+    if (options_.compilers.empty() || options_.matrix_every == 0 ||
+        index % options_.matrix_every != 0)
+      return false;
+    for (const auto &build : outcome.result.value("builds", json::array()))
+      if (!build.value("argv", json::array()).empty())
+        return true;
+    return false;
+  }
+
+  // Every TU the case compiled, rebuilt on every compiler of the campaign (through the build
+  // cache), loaded into the slot's worker and replayed on the calls recorded in Inductor's run.
+  corpus::MatrixRecord RunMatrix(Slot &slot, const corpus::Case &c,
+                                 const worker::CaseOutcome &outcome, const fs::path &case_dir,
+                                 std::vector<corpus::Finding> &findings) {
+    const fs::path run_dir = case_dir / "run";
+    corpus::WriteRunRecord(run_dir, c, {outcome.status, outcome.finding, outcome.result}, {});
+    auto matrix = matrix::BuildMatrix(matrix::LoadCapturedTus({run_dir}),
+                                      {.compilers = options_.compilers,
+                                       .jobs = 1,
+                                       .timeout = options_.case_timeout,
+                                       .work_dir = case_dir / "matrix",
+                                       .cache = &build_cache_},
+                                      nullptr);
+    matrix::CheckLoads(matrix, *slot.worker);
+    matrix::ReplayRecordedCalls(matrix, *slot.worker, {.timeout = options_.case_timeout}, nullptr);
+    json compilers = json::array();
+    for (const auto &compiler : options_.compilers)
+      compilers.push_back({{"name", compiler.name}, {"version", compiler.version}});
+    corpus::MatrixRecord record = matrix::ToMatrixRecord(matrix, {{"compilers", compilers}});
+    std::uint64_t builds = 0, cached = 0, replayed = 0;
+    for (const auto &row : matrix)
+      for (const auto &build : row.builds) {
+        ++builds;
+        cached += build.from_cache;
+        replayed += !build.runtime.empty();
+      }
+    for (const auto &row : record.rows)
+      for (auto &finding : row.Findings())
+        findings.push_back(std::move(finding));
+    std::lock_guard lock(mutex_);
+    ++stats_.matrix_cases;
+    stats_.matrix_builds += builds;
+    stats_.build_cache_hits += cached;
+    stats_.runtime_replays += replayed;
+    return record;
+  }
+
+  void Finish(const corpus::Case &c, std::uint64_t index, const worker::CaseOutcome &outcome,
+              const std::vector<corpus::Finding> &findings, const fs::path &case_dir,
+              const std::optional<corpus::MatrixRecord> &matrix, std::size_t resident,
+              double seconds) {
     JournalEntry entry{.index = index,
                        .status = std::string(outcome.Status()),
                        .findings = json::array(),
@@ -207,6 +267,9 @@ private:
       json compilers = json::array();
       for (const auto &build : outcome.result.value("builds", json::array()))
         compilers.push_back(build.value("compiler", json::object()).value("version", ""));
+      if (matrix)
+        for (const auto &compiler : options_.compilers)
+          compilers.push_back(compiler.version);
       const json provenance = {{"tool_version", support::ToolVersion()},
                                {"torch_version", torch_version_},
                                {"command_line", options_.command_line},
@@ -216,6 +279,8 @@ private:
       const corpus::Hit hit = corpus::MakeHit(c, provenance, corpus::UtcNow());
       const auto stored = store_.Record(finding, hit, [&](const fs::path &record_dir) {
         WriteRecord(record_dir, c, outcome, case_dir, provenance);
+        if (matrix)
+          corpus::WriteMatrixRecord(record_dir / "matrix.json", *matrix);
       });
       FindingEvent event{.id = corpus::StoredFindingId(finding),
                          .kind = std::string(corpus::KindName(finding.kind)),
@@ -242,7 +307,8 @@ private:
     }
     stats_.timeline.emplace_back(Elapsed(), stats_.signatures.size());
     stats_.case_timeline.emplace_back(Elapsed(), stats_.cases);
-    (void)slot;
+    if (resident > 0)
+      stats_.worker_resident.emplace_back(stats_.cases, resident);
   }
 
   void WriteRecord(const fs::path &dir, const corpus::Case &c, const worker::CaseOutcome &outcome,
@@ -314,13 +380,17 @@ private:
       left =
           fmt::format(", {:.0f} s left",
                       std::max(0.0, static_cast<double>(options_.time_limit->count()) - elapsed));
+    std::string matrix;
+    if (stats_.matrix_cases > 0)
+      matrix = fmt::format(", matrix on {} case(s) ({}/{} builds cached)", stats_.matrix_cases,
+                           stats_.build_cache_hits, stats_.matrix_builds);
     return fmt::format("fuzz: {} case(s) in {:.0f} s ({:.1f}/min), {} invalid, findings new{}{} "
-                       "known {}, {} signature(s), {} worker restart(s){}",
+                       "known {}, {} signature(s), {} worker restart(s){}{}",
                        stats_.cases, elapsed, elapsed > 0 ? stats_.cases * 60.0 / elapsed : 0.0,
                        stats_.by_status.count("invalid-case") ? stats_.by_status.at("invalid-case")
                                                               : 0,
                        kinds.empty() ? " 0" : "", kinds, known, stats_.signatures.size(),
-                       stats_.worker_restarts, left);
+                       stats_.worker_restarts, matrix, left);
   }
 
   const CampaignOptions &options_;
@@ -332,6 +402,7 @@ private:
   support::ScratchDir scratch_;
   std::mutex analysis_mutex_;
   parsers::Analyzer analyzer_;
+  matrix::BuildCache build_cache_;
   std::string torch_version_;
   Clock::time_point started_;
   mutable std::mutex mutex_;
@@ -378,6 +449,11 @@ json StatsToJson(const CampaignStats &stats) {
           {"signatures", signatures},
           {"worker_restarts", stats.worker_restarts},
           {"resumed_cases", stats.resumed_cases},
+          {"matrix_cases", stats.matrix_cases},
+          {"matrix_builds", stats.matrix_builds},
+          {"build_cache_hits", stats.build_cache_hits},
+          {"runtime_replays", stats.runtime_replays},
+          {"worker_resident", stats.worker_resident},
           {"seconds", stats.seconds},
           {"interrupted", stats.interrupted},
           {"timeline", stats.timeline},

@@ -3,6 +3,7 @@
 #include "corpus/known_issues.h"
 #include "fuzzer/campaign/journal.h"
 #include "fuzzer/generate/policy.h"
+#include "fuzzer/matrix/compilers.h"
 #include "fuzzer/support/tool_paths.h"
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,10 @@ struct CampaignOptions {
   unsigned recycle_after_cases = 50;            // a fresh worker process after this many cases
   std::size_t worker_memory_limit = 6ull << 30; // and when its resident memory passes this
   bool static_analysis = true; // `check` on every captured TU: each Clang error is a finding
+  // The compiler matrix and the runtime differential on every case whose index is a multiple of
+  // matrix_every (0: never), with these compilers; builds are cached by content in the corpus.
+  std::vector<matrix::Compiler> compilers;
+  unsigned matrix_every = 0;
   std::string command_line;
   std::chrono::milliseconds progress_interval{30000}; // between status lines
   // Tests only: the worker of case i is made to crash, hang or allocate without bound.
@@ -57,6 +62,12 @@ struct CampaignStats {
   std::map<std::string, FindingEvent> signatures;     // distinct signatures hit, by id
   std::uint64_t worker_restarts = 0;
   std::uint64_t resumed_cases = 0; // skipped because the journal had them
+  std::uint64_t matrix_cases = 0;  // cases rebuilt on the compiler matrix
+  std::uint64_t matrix_builds = 0; // TU x compiler builds those cases needed
+  std::uint64_t build_cache_hits = 0;
+  std::uint64_t runtime_replays = 0; // builds whose recorded calls were replayed
+  // The resident memory of the worker that ran each case, right after it: (cases done, bytes).
+  std::vector<std::pair<std::uint64_t, std::size_t>> worker_resident;
   double seconds = 0;
   std::vector<std::pair<double, std::uint64_t>> timeline;      // (seconds, distinct signatures)
   std::vector<std::pair<double, std::uint64_t>> case_timeline; // (seconds, cases)

@@ -3,10 +3,17 @@
 #include "corpus/run_record.h"
 #include "fuzzer/support/text_file.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstring>
+#include <ctime>
 #include <fstream>
+
+#include <unistd.h>
 
 namespace fuzzer::campaign {
 namespace {
@@ -55,6 +62,19 @@ std::vector<corpus::SourceExcerpt> Excerpts(const corpus::StoredFinding &finding
   return finding.finding.source_lines;
 }
 
+// A path as a SARIF artifactLocation.uri, which must be a URI reference: absolute paths become
+// file:// URIs, and bytes outside RFC 3986's unreserved set and '/' are percent-encoded.
+std::string FileUri(const std::string &path) {
+  std::string uri = path.starts_with('/') ? "file://" : "";
+  for (const unsigned char ch : path) {
+    if (std::isalnum(ch) || (ch && std::strchr("-._~/", ch)))
+      uri += static_cast<char>(ch);
+    else
+      uri += fmt::format("%{:02X}", ch);
+  }
+  return uri;
+}
+
 std::string SvgTimeline(const CampaignStats &stats) {
   const double width = 640, height = 160;
   const double seconds = std::max(1.0, stats.seconds);
@@ -84,30 +104,50 @@ std::string SvgTimeline(const CampaignStats &stats) {
 } // namespace
 
 std::string JunitReport(const ReportInput &input) {
+  // The shape of the Apache Ant JUnit XSD that CI servers read (scripts/validate-reports checks
+  // it): a testsuite with name, timestamp, hostname, tests, failures, errors and time, then
+  // properties, the testcases and system-out and system-err. A testcase holds at most one
+  // failure (with a type), so what is known about the other findings goes to system-out.
   std::size_t failures = 0;
-  std::string cases;
+  std::string cases, known_lines;
   for (const auto *finding : Ordered(input)) {
-    cases += fmt::format("  <testcase classname=\"inductor-fuzz.{}\" name=\"{}\">",
-                         Escape(std::string(corpus::KindName(finding->finding.kind))),
+    const std::string kind = Escape(std::string(corpus::KindName(finding->finding.kind)));
+    cases += fmt::format("  <testcase classname=\"inductor-fuzz.{}\" name=\"{}\" time=\"0\"", kind,
                          Escape(finding->id));
     if (IsNew(input, *finding)) {
       ++failures;
-      cases += fmt::format("<failure message=\"{}\">{}\nsignature: {}\nhits: {}\nrepro: "
-                           "{}</failure>",
-                           Escape(finding->finding.summary), Escape(finding->finding.message),
+      cases += fmt::format("><failure message=\"{}\" type=\"{}\">{}\nsignature: {}\nhits: {}\n"
+                           "repro: {}</failure></testcase>\n",
+                           Escape(finding->finding.summary), kind, Escape(finding->finding.message),
                            Escape(finding->signature), finding->HitCount(),
                            Escape((finding->smallest / "repro.py").string()));
     } else {
+      cases += "/>\n";
       const auto *known = KnownIssueOf(input, *finding);
-      cases += fmt::format("<system-out>{}: {}</system-out>",
-                           known ? "known issue " + Escape(known->id) : "seen before",
-                           Escape(finding->signature));
+      known_lines += fmt::format("{}: {}: {}\n", Escape(finding->id),
+                                 known ? "known issue " + Escape(known->id) : "seen before",
+                                 Escape(finding->signature));
     }
-    cases += "</testcase>\n";
   }
-  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"inductor-fuzz "
-                     "campaign\" tests=\"{}\" failures=\"{}\" time=\"{:.1f}\">\n{}</testsuite>\n",
-                     input.findings.size(), failures, input.stats.seconds, cases);
+  std::string properties;
+  for (const auto &[key, value] : input.provenance.items())
+    properties += fmt::format("    <property name=\"{}\" value=\"{}\"/>\n", Escape(key),
+                              Escape(value.is_string() ? value.get<std::string>() : value.dump()));
+  char host[256] = {};
+  const std::string hostname =
+      ::gethostname(host, sizeof host - 1) == 0 && host[0] ? Escape(host) : "localhost";
+  // When the campaign started, in the XSD's form: UTC without a zone or fractions.
+  const std::time_t started =
+      std::time(nullptr) - static_cast<std::time_t>(std::max(0.0, input.stats.seconds));
+  std::tm utc{};
+  ::gmtime_r(&started, &utc);
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"inductor-fuzz campaign\" "
+      "timestamp=\"{:%Y-%m-%dT%H:%M:%S}\" hostname=\"{}\" tests=\"{}\" failures=\"{}\" "
+      "errors=\"0\" time=\"{:.1f}\">\n  <properties>\n{}  </properties>\n{}  <system-out>{}"
+      "</system-out>\n  <system-err></system-err>\n</testsuite>\n",
+      utc, hostname, input.findings.size(), failures, input.stats.seconds, properties, cases,
+      known_lines);
 }
 
 json SarifReport(const ReportInput &input) {
@@ -120,14 +160,14 @@ json SarifReport(const ReportInput &input) {
     json locations = json::array();
     for (const auto &excerpt : Excerpts(*finding))
       locations.push_back({{"physicalLocation",
-                            {{"artifactLocation", {{"uri", excerpt.file}}},
+                            {{"artifactLocation", {{"uri", FileUri(excerpt.file)}}},
                              {"region",
                               {{"startLine", std::max(1u, excerpt.line)},
                                {"snippet", {{"text", excerpt.text}}}}}}}});
     if (locations.empty() && !finding->smallest.empty())
-      locations.push_back(
-          {{"physicalLocation",
-            {{"artifactLocation", {{"uri", (finding->smallest / "case.json").string()}}}}}});
+      locations.push_back({{"physicalLocation",
+                            {{"artifactLocation",
+                              {{"uri", FileUri((finding->smallest / "case.json").string())}}}}}});
     results.push_back(
         {{"ruleId", kind},
          {"level", IsNew(input, *finding) ? "error" : "note"},

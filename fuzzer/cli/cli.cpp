@@ -74,6 +74,17 @@ int RunCommandLine(int argc, char **argv) {
                          "Continue this seed and shard's campaign, skipping finished cases");
   fuzz_command->add_flag("!--no-check", fuzz.static_analysis,
                          "Do not analyse the captured TUs with Clang (see `check`)");
+  fuzz_command
+      ->add_option("--compilers", fuzz.compilers,
+                   "The compiler matrix: names or paths, comma-separated (default: those of "
+                   "g++-11, clang++-19 installed)")
+      ->delimiter(',');
+  fuzz_command
+      ->add_option("--matrix-every", fuzz.matrix_every,
+                   "Rebuild every K-th case's TUs on the compiler matrix, load them and replay "
+                   "their recorded calls (runtime differential); 1: every case, 0: never. "
+                   "Builds are cached by content in CORPUS/.cache/builds")
+      ->capture_default_str();
   fuzz_command->add_option("--case-timeout", fuzz.case_timeout_seconds, "Seconds per case")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -4,10 +4,12 @@
 #include "fuzzer/campaign/campaign.h"
 #include "fuzzer/campaign/reports.h"
 #include "fuzzer/generate/generator.h"
+#include "fuzzer/support/child_process.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/version.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <csignal>
 #include <iostream>
@@ -53,6 +55,31 @@ std::map<std::uint64_t, std::string> ParseFaults(const std::string &text) {
   return faults;
 }
 
+// The compilers asked for (each must answer, or it is an InputError), else the installed ones
+// of the default matrix.
+std::vector<matrix::Compiler> CampaignCompilers(const std::vector<std::string> &requested) {
+  if (!requested.empty())
+    return matrix::DiscoverCompilers(requested);
+  std::vector<matrix::Compiler> found;
+  for (const auto &name : kCampaignCompilers)
+    if (support::FindOnPath(name))
+      found.push_back(matrix::DescribeCompiler(name));
+  return found;
+}
+
+std::string MatrixDescription(const campaign::CampaignOptions &options) {
+  if (options.matrix_every == 0)
+    return "no compiler matrix";
+  if (options.compilers.empty())
+    return fmt::format("no compiler matrix (none of {} is installed; see --compilers)",
+                       fmt::join(kCampaignCompilers, ", "));
+  std::vector<std::string> names;
+  for (const auto &compiler : options.compilers)
+    names.push_back(compiler.name);
+  return fmt::format("compiler matrix {} on every {} case(s)", fmt::join(names, ","),
+                     options.matrix_every);
+}
+
 } // namespace
 
 long ParseDuration(const std::string &text) {
@@ -88,6 +115,9 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign_options.known_issues = corpus::ReadKnownIssues(known_issues_file);
   campaign_options.resume = options.resume;
   campaign_options.static_analysis = options.static_analysis;
+  campaign_options.matrix_every = options.matrix_every;
+  if (options.matrix_every > 0)
+    campaign_options.compilers = CampaignCompilers(options.compilers);
   campaign_options.case_timeout = std::chrono::seconds(options.case_timeout_seconds);
   campaign_options.recycle_after_cases = std::max(1u, options.recycle_after);
   campaign_options.worker_memory_limit = options.worker_memory_mib << 20;
@@ -97,12 +127,12 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign_options.progress_interval =
       terminal ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(30000);
 
-  out << fmt::format("fuzz: seed {}, shard {}, {} job(s), {}, corpus {}\n", options.seed,
+  out << fmt::format("fuzz: seed {}, shard {}, {} job(s), {}, {}, corpus {}\n", options.seed,
                      options.shard, campaign_options.jobs,
                      campaign_options.time_limit
                          ? fmt::format("for {} s", campaign_options.time_limit->count())
                          : fmt::format("{} case(s)", *options.cases),
-                     campaign_options.corpus.string());
+                     MatrixDescription(campaign_options), campaign_options.corpus.string());
   out.flush();
   stop_requested = false;
   std::signal(SIGINT, RequestStop);

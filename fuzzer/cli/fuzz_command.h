@@ -7,8 +7,12 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fuzzer::cli {
+
+// The campaign's default matrix: one compiler of each family that Inductor's own g++ is not.
+inline const std::vector<std::string> kCampaignCompilers = {"g++-11", "clang++-19"};
 
 struct FuzzOptions {
   std::optional<std::string> time; // 90s, 10m, 2h; default 5m unless --cases is given
@@ -23,6 +27,8 @@ struct FuzzOptions {
       known_issues; // default: the project's corpus/known-issues.json
   bool resume = false;
   bool static_analysis = true;
+  std::vector<std::string> compilers; // the matrix's; empty: kCampaignCompilers that are installed
+  unsigned matrix_every = 10;         // 0: no matrix
   long case_timeout_seconds = 600;
   unsigned recycle_after = 50;
   std::size_t worker_memory_mib = 6144;

@@ -1,6 +1,7 @@
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "corpus/run_record.h"
 
+#include "fuzzer/matrix/build_cache.h"
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/worker/worker_client.h"
@@ -130,13 +131,19 @@ Prefix BuildPrefix(const CapturedTu &tu, const Compiler &compiler, const MatrixO
   return prefix;
 }
 
+std::filesystem::path OutputOf(const CapturedTu &tu, const Compiler &compiler,
+                               const MatrixOptions &options, std::size_t index) {
+  return options.work_dir / SafeName(compiler.name) /
+         fmt::format("{:04}-{}.so", index, SafeName(tu.source.stem().string()));
+}
+
 TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
               const OpenMpInstall &openmp, std::size_t index, const Prefix *prefix,
               const CompilerTemporaries &temporaries) {
   TuBuild build{.compiler = compiler.name};
-  const auto folder = options.work_dir / SafeName(compiler.name);
+  build.output = OutputOf(tu, compiler, options, index);
+  const auto folder = build.output.parent_path();
   std::filesystem::create_directories(folder);
-  build.output = folder / fmt::format("{:04}-{}.so", index, SafeName(tu.source.stem().string()));
   build.argv = CommandForCompiler(tu.argv, compiler, tu.source, build.output, openmp);
   if (prefix && prefix->built) {
     const auto source = std::find(build.argv.begin(), build.argv.end(), tu.source.string());
@@ -207,6 +214,30 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
     matrix.push_back({tu, std::vector<TuBuild>(options.compilers.size())});
   const std::size_t columns = options.compilers.size();
   const std::size_t total = tus.size() * columns;
+  std::mutex report;
+  std::atomic<std::size_t> done{0};
+
+  // What the build cache has is not built again.
+  std::vector<std::string> cache_keys(total);
+  std::vector<bool> to_build(total, true);
+  if (options.cache)
+    for (std::size_t task = 0; task < total; ++task) {
+      const std::size_t row = task / columns, column = task % columns;
+      const auto &compiler = options.compilers[column];
+      cache_keys[task] = BuildCache::Key(tus[row], compiler, openmp);
+      auto cached =
+          options.cache->Find(cache_keys[task], OutputOf(tus[row], compiler, options, row));
+      if (!cached)
+        continue;
+      cached->compiler = compiler.name;
+      cached->argv =
+          CommandForCompiler(tus[row].argv, compiler, tus[row].source, cached->output, openmp);
+      if (progress)
+        progress(fmt::format("[{}/{}] {} on {}: {} (cached)", ++done, total, tus[row].label,
+                             compiler.name, cached->built ? "built" : cached->exit));
+      matrix[row].builds[column] = std::move(*cached);
+      to_build[task] = false;
+    }
 
   // First the shared prefixes, one per (compiler, flags, include block), in parallel.
   std::vector<std::string> keys(total);
@@ -214,6 +245,8 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
   std::map<std::string, std::string> block_of_key;
   if (options.shared_prefix)
     for (std::size_t task = 0; task < total; ++task) {
+      if (!to_build[task])
+        continue;
       const auto &tu = tus[task / columns];
       const std::string source = ReadWholeFile(tu.source);
       std::string block = parsers::HoistableDirectives(source);
@@ -229,7 +262,6 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
   for (const auto &[key, task] : first_task_of_key)
     unique_keys.push_back(key);
   std::map<std::string, Prefix> prefixes;
-  std::mutex report;
   RunInParallel(unique_keys.size(), options.jobs, [&](std::size_t i) {
     const std::size_t task = first_task_of_key[unique_keys[i]];
     auto prefix = BuildPrefix(tus[task / columns], options.compilers[task % columns], options,
@@ -242,14 +274,17 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
     prefixes[unique_keys[i]] = std::move(prefix);
   });
 
-  std::atomic<std::size_t> done{0};
   RunInParallel(total, options.jobs, [&](std::size_t task) {
+    if (!to_build[task])
+      return;
     {
       const std::size_t row = task / columns;
       const std::size_t column = task % columns;
       const auto found = prefixes.find(keys[task]);
       auto build = Build(tus[row], options.compilers[column], options, openmp, row,
                          found == prefixes.end() ? nullptr : &found->second, temporaries);
+      if (options.cache)
+        options.cache->Store(cache_keys[task], build);
       const std::lock_guard lock(report);
       if (progress)
         progress(fmt::format("[{}/{}] {} on {}: {} ({:.1f} s)", ++done, total, tus[row].label,

@@ -19,6 +19,8 @@ class Worker;
 
 namespace fuzzer::matrix {
 
+class BuildCache;
+
 // A TU Inductor compiled, as run-case stored it: its source and its exact command.
 struct CapturedTu {
   std::string label; // folder/file, for tables
@@ -39,6 +41,7 @@ struct MatrixOptions {
   std::size_t memory_limit_bytes = std::size_t{8} << 30;
   std::filesystem::path work_dir; // objects go to work_dir/<compiler>/
   bool shared_prefix = true;      // precompile each TU's leading #includes once per flag set
+  BuildCache *cache = nullptr;    // builds kept by content across matrices, if any
 };
 
 // One TU built by one compiler.
@@ -57,6 +60,7 @@ struct TuBuild {
   std::string first_error;
   std::filesystem::path output;
   bool used_prefix = false; // built against a shared precompiled prefix
+  bool from_cache = false;  // not built: the build cache had this TU, flags and compiler
   std::string load_error;   // dlopen(RTLD_NOW) in a worker, demangled
   std::string runtime;      // recorded calls replayed: "same", "differs", "crashed", "timeout",
                             // "error"; empty when not replayed

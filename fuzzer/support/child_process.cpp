@@ -18,6 +18,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,10 +33,17 @@ namespace {
 // and applies its memory limit.
 struct NewProcessGroup {
   std::size_t memory_limit_bytes = 0;
+  bool kill_with_parent = false;
+  pid_t parent = ::getpid();
   template <typename Launcher>
   boost::system::error_code on_exec_setup(Launcher &, const std::filesystem::path &,
                                           const char *const *&) {
     ::setpgid(0, 0);
+    if (kill_with_parent) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) // it died before the request took effect
+        ::_exit(127);
+    }
     if (memory_limit_bytes) {
       const rlimit limit{memory_limit_bytes, memory_limit_bytes};
       ::setrlimit(RLIMIT_AS, &limit);
@@ -142,17 +150,17 @@ ChildProcess::ChildProcess(const std::vector<std::string> &argv, const SpawnOpti
     state_->process.emplace(state_->context.get_executor(), program, arguments,
                             bp2::process_stdio{child_input, child_output, child_output},
                             bp2::process_start_dir{directory}, environment,
-                            NewProcessGroup{options.memory_limit_bytes});
+                            NewProcessGroup{options.memory_limit_bytes, options.kill_with_parent});
   } else {
     FILE *log = std::fopen(options.stderr_file.c_str(), "a");
     if (!log)
       throw SpawnError(
           fmt::format("cannot open {} for the child's stderr", options.stderr_file.string()));
     try {
-      state_->process.emplace(state_->context.get_executor(), program, arguments,
-                              bp2::process_stdio{child_input, child_output, log},
-                              bp2::process_start_dir{directory}, environment,
-                              NewProcessGroup{options.memory_limit_bytes});
+      state_->process.emplace(
+          state_->context.get_executor(), program, arguments,
+          bp2::process_stdio{child_input, child_output, log}, bp2::process_start_dir{directory},
+          environment, NewProcessGroup{options.memory_limit_bytes, options.kill_with_parent});
     } catch (...) {
       std::fclose(log);
       throw;

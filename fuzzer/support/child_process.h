@@ -18,6 +18,10 @@ struct SpawnOptions {
   std::filesystem::path stderr_file;              // empty: stderr joins stdout
   std::size_t memory_limit_bytes = 0;             // address-space limit of the child; 0: none
   std::map<std::string, std::string> environment; // set in the child, over our own environment
+  // SIGKILL the child when the thread that started it ends, the whole process included (a
+  // driver killed with SIGKILL): a worker in the middle of a hanging case never learns of it
+  // from its pipes.
+  bool kill_with_parent = false;
 };
 
 struct ExitStatus {
