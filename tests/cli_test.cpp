@@ -44,8 +44,8 @@ TEST_F(CliTest, HelpExplainsEverySubcommand) {
   const auto run = RunInductorFuzz({"--help"});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_NE(run.out.find("Exit codes"), std::string::npos);
-  const std::vector<std::string> subcommands = {"fuzz",  "corpus", "replay",  "run-case", "gen",
-                                                "check", "matrix", "compare", "doctor"};
+  const std::vector<std::string> subcommands = {"fuzz", "corpus", "replay", "reduce",  "run-case",
+                                                "gen",  "check",  "matrix", "compare", "doctor"};
   for (const auto &name : subcommands) {
     SCOPED_TRACE(name);
     EXPECT_NE(run.out.find(name), std::string::npos);
@@ -94,6 +94,22 @@ TEST_F(CliTest, RefusesAnOutputFolderItDidNotWrite) {
   std::stringstream contents;
   contents << std::ifstream(keep).rdbuf();
   EXPECT_EQ(contents.str(), "stored findings");
+}
+
+// reduce checks its input and its pass order before any worker starts, and writes nothing.
+TEST_F(CliTest, ReduceRefusesBadInputBeforeRunningAnything) {
+  ExpectOneLineError({"reduce", (folder_ / "nope.json").string()}, "does not exist");
+  std::filesystem::create_directories(folder_ / "not-a-finding");
+  ExpectOneLineError({"reduce", (folder_ / "not-a-finding").string()}, "without finding.json");
+  const auto passes = Write("passes.json", R"({"case_passes": ["drop-mask-arm", "shuffle"]})");
+  ExpectOneLineError(
+      {"reduce", kSeed.string(), "--passes", passes.string(), "--out", (folder_ / "out").string()},
+      "\"shuffle\" is not a case pass; known: demote-api");
+  const auto listless = Write("listless.json", R"({"passes": []})");
+  ExpectOneLineError({"reduce", kSeed.string(), "--passes", listless.string(), "--out",
+                      (folder_ / "out").string()},
+                     "has no \"case_passes\" list");
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "out"));
 }
 
 TEST_F(CliTest, UnknownOptionsAndMissingVenv) {

@@ -22,6 +22,7 @@
 
 #include <condition_variable>
 #include <csignal>
+#include <deque>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -92,11 +93,18 @@ public:
     torch_version_ = slots.front()->worker->Ready().value("torch_version", "");
 
     std::thread monitor([&] { Monitor(slots); });
+    std::thread analysis([this] { AnalyseAndStore(); });
     std::vector<std::thread> threads;
     for (auto &slot : slots)
       threads.emplace_back([this, &slot] { Serve(*slot); });
     for (auto &thread : threads)
       thread.join();
+    {
+      std::lock_guard lock(ran_mutex_);
+      serving_done_ = true;
+    }
+    ran_changed_.notify_all();
+    analysis.join();
     {
       std::lock_guard lock(mutex_);
       finished_ = true;
@@ -164,19 +172,64 @@ private:
       std::vector<corpus::Finding> findings;
       if (outcome.finding)
         findings.push_back(*outcome.finding);
-      if (options_.static_analysis)
-        Analyse(outcome.result, case_dir, findings);
       std::optional<corpus::MatrixRecord> matrix;
       if (MatrixDue(*index, outcome))
         matrix = RunMatrix(slot, c, outcome, case_dir, findings);
-      Finish(c, *index, outcome, findings, case_dir, matrix, resident,
-             std::chrono::duration<double>(Clock::now() - case_started).count());
-      std::error_code error;
-      fs::remove_all(case_dir, error);
       Recycle(slot, outcome, resident);
+      Submit({.c = std::move(c),
+              .index = *index,
+              .outcome = std::move(outcome),
+              .findings = std::move(findings),
+              .case_dir = case_dir,
+              .matrix = std::move(matrix),
+              .resident = resident,
+              .seconds = std::chrono::duration<double>(Clock::now() - case_started).count()});
     }
     // Here, not later: a worker dies with the thread that started it (kill_with_parent).
     slot.worker->Shutdown();
+  }
+
+  // A case the worker is done with, on its way to analysis and the corpus.
+  struct RanCase {
+    corpus::Case c;
+    std::uint64_t index = 0;
+    worker::CaseOutcome outcome;
+    std::vector<corpus::Finding> findings;
+    fs::path case_dir;
+    std::optional<corpus::MatrixRecord> matrix;
+    std::size_t resident = 0;
+    double seconds = 0;
+  };
+
+  // Hands a case to the analysis stage, so that its worker starts the next case while Clang
+  // reads this one's TUs. No worker runs more than one case ahead of it.
+  void Submit(RanCase ran) {
+    std::unique_lock lock(ran_mutex_);
+    ran_changed_.wait(lock, [&] { return ran_.size() < std::max(1u, options_.jobs); });
+    ran_.push_back(std::move(ran));
+    ran_changed_.notify_all();
+  }
+
+  // The analysis stage: `check` on each case's TUs, then the corpus and the journal.
+  void AnalyseAndStore() {
+    while (true) {
+      RanCase ran;
+      {
+        std::unique_lock lock(ran_mutex_);
+        ran_changed_.wait(lock, [&] { return !ran_.empty() || serving_done_; });
+        if (ran_.empty())
+          return;
+        ran = std::move(ran_.front());
+        ran_.pop_front();
+      }
+      ran_changed_.notify_all();
+      if (options_.static_analysis)
+        Analyse(ran.outcome.result, ran.case_dir, ran.findings);
+      Finish(ran.c, ran.index, ran.outcome, ran.findings, ran.case_dir, ran.matrix, ran.resident,
+             ran.seconds);
+      std::error_code error;
+      fs::remove_all(ran.case_dir, error);
+    }
   }
 
   // `check` on every TU the case made Inductor compile, with the TU's own flags.
@@ -196,7 +249,6 @@ private:
           fs::create_directories(path.parent_path());
           support::WriteFileAtomically(path, source.value("text", ""));
         }
-        std::lock_guard lock(analysis_mutex_); // one Clang at a time: it is not thread-safe
         const auto report = analyzer_.Analyze(
             {.path = path, .display_name = path.filename().string(), .clang_args = clang_args});
         for (const auto &conflict : report.findings)
@@ -400,7 +452,6 @@ private:
   corpus::FindingStore store_;
   Journal journal_;
   support::ScratchDir scratch_;
-  std::mutex analysis_mutex_;
   parsers::Analyzer analyzer_;
   matrix::BuildCache build_cache_;
   std::string torch_version_;
@@ -408,6 +459,10 @@ private:
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool finished_ = false;
+  std::mutex ran_mutex_; // guards ran_ and serving_done_
+  std::condition_variable ran_changed_;
+  std::deque<RanCase> ran_;
+  bool serving_done_ = false;
   std::uint64_t next_index_ = 0;
   CampaignStats stats_;
 };

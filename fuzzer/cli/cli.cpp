@@ -8,6 +8,7 @@
 #include "fuzzer/cli/fuzz_command.h"
 #include "fuzzer/cli/gen_command.h"
 #include "fuzzer/cli/matrix_command.h"
+#include "fuzzer/cli/reduce_command.h"
 #include "fuzzer/cli/run_case_command.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
@@ -100,6 +101,27 @@ int RunCommandLine(int argc, char **argv) {
   fuzz_command->add_option("--inject-fault", fuzz.inject_fault,
                            "Testing the tool: INDEX:segfault|hang|allocate[,...] makes those "
                            "cases misbehave");
+
+  ReduceOptions reduce;
+  auto *reduce_command = app.add_subcommand(
+      "reduce", "Reduce a failing case to a minimal case and a standalone repro.py that fails "
+                "the same way (same signature), fit for a PyTorch issue.\n"
+                "Example: inductor-fuzz reduce fuzz-corpus/findings/crash-1f2e3d4c5b6a7980\n"
+                "Also: inductor-fuzz reduce corpus/findings/lowering-exception-simdlen1-fp32.json");
+  reduce_command->add_option("input", reduce.input, "A case file, or a finding's folder")
+      ->required();
+  reduce_command->add_option("--out", reduce.out_dir,
+                             "Output folder (default: FINDING/reduced, or reduced-<case name>)");
+  reduce_command->add_option("--jobs", reduce.jobs,
+                             "Candidates run side by side (default: the number of cores)");
+  reduce_command->add_option("--confirm", reduce.confirm,
+                             "Runs of the untouched case; a signature seen only some of the time "
+                             "gets as many tries per candidate (default: 3 for crashes, else 1)");
+  reduce_command->add_option("--case-timeout", reduce.case_timeout_seconds, "Seconds per run")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  reduce_command->add_option("--passes", reduce.passes_file,
+                             "Pass order file (default: reducers/case/passes.json)");
 
   CorpusOptions corpus_options;
   auto *corpus_command = app.add_subcommand(
@@ -270,6 +292,10 @@ int RunCommandLine(int argc, char **argv) {
     if (*fuzz_command) {
       fuzz.command_line = JoinArguments(argc, argv);
       return FuzzCommand(fuzz, paths, std::cout);
+    }
+    if (*reduce_command) {
+      reduce.command_line = JoinArguments(argc, argv);
+      return ReduceCommand(reduce, paths, std::cout);
     }
     if (*replay_command) {
       if (!std::filesystem::is_directory(replay.corpus / "findings"))

@@ -31,8 +31,7 @@ std::string BuildCache::Key(const CapturedTu &tu, const Compiler &compiler,
                             const OpenMpInstall &openmp) {
   const auto argv = CommandForCompiler(tu.argv, compiler, "SOURCE", "OUTPUT", openmp);
   return support::Sha256Hex(fmt::format("{}\n{}\n{}\n{}", compiler.path.string(), compiler.version,
-                                        fmt::join(argv, "\n"),
-                                        FileBytes(tu.source)));
+                                        fmt::join(argv, "\n"), FileBytes(tu.source)));
 }
 
 std::optional<TuBuild> BuildCache::Find(const std::string &key, const fs::path &output) {
@@ -82,20 +81,19 @@ void BuildCache::Store(const std::string &key, const TuBuild &build) {
     fs::create_directories(staging);
     if (build.built)
       fs::copy_file(build.output, staging / "module.so");
-    corpus::WriteCachedBuild(staging / "build.json",
-                             {.compiler = build.compiler,
-                              .argv = build.argv,
-                              .built = build.built,
-                              .exit = build.exit,
-                              .timed_out = build.timed_out,
-                              .compiler_crashed = build.compiler_crashed,
-                              .seconds = build.seconds,
-                              .object_size = build.object_size,
-                              .errors = build.errors,
-                              .warnings = build.warnings,
-                              .first_error = build.first_error,
-                              .signature = build.signature,
-                              .runtime_detail = nlohmann::json::object()});
+    corpus::WriteCachedBuild(staging / "build.json", {.compiler = build.compiler,
+                                                      .argv = build.argv,
+                                                      .built = build.built,
+                                                      .exit = build.exit,
+                                                      .timed_out = build.timed_out,
+                                                      .compiler_crashed = build.compiler_crashed,
+                                                      .seconds = build.seconds,
+                                                      .object_size = build.object_size,
+                                                      .errors = build.errors,
+                                                      .warnings = build.warnings,
+                                                      .first_error = build.first_error,
+                                                      .signature = build.signature,
+                                                      .runtime_detail = nlohmann::json::object()});
     fs::rename(staging, entry); // fails when another writer got there first: theirs is as good
   } catch (const std::exception &) {
   }

@@ -1,0 +1,157 @@
+#include "fuzzer/cli/reduce_command.h"
+
+#include "corpus/case.h"
+#include "corpus/finding_store.h"
+#include "fuzzer/support/errors.h"
+#include "fuzzer/support/scratch_dir.h"
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/support/version.h"
+#include "reducers/case/case_reducer.h"
+#include "reducers/case/minimal_repro.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+namespace fuzzer::cli {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// Set by SIGINT/SIGTERM: the reducer stops and the best case so far stays on disk.
+std::atomic<bool> reduce_stop_requested{false};
+
+extern "C" void RequestReduceStop(int signal_number) {
+  reduce_stop_requested = true;
+  std::signal(signal_number, SIG_DFL);
+}
+
+struct Input {
+  corpus::Case c;
+  std::string signature; // the stored finding's, or empty: the case's own failure
+  fs::path default_out;
+};
+
+Input ReadInput(const fs::path &input) {
+  if (fs::is_directory(input)) {
+    if (!fs::exists(input / "finding.json"))
+      throw support::InputError(
+          fmt::format("{} is a folder without finding.json: give a case file or a finding's folder "
+                      "(CORPUS/findings/<id>)",
+                      input.string()));
+    const fs::path folder = fs::absolute(input).lexically_normal();
+    const fs::path root = folder.parent_path().parent_path();
+    const auto stored = corpus::FindingStore(root).Load(folder.filename().string());
+    return {corpus::LoadCaseFile(stored.smallest / "case.json"), stored.signature,
+            folder / "reduced"};
+  }
+  corpus::Case c = corpus::LoadCaseFile(input);
+  return {c, "", fs::path(fmt::format("reduced-{}", c.name.empty() ? "case" : c.name))};
+}
+
+std::size_t Lines(const std::string &text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+} // namespace
+
+int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
+                  std::ostream &out) {
+  const Input input = ReadInput(options.input);
+  const fs::path out_dir = options.out_dir.value_or(input.default_out);
+  const fs::path python = paths.venv / "bin" / "python";
+  const reducers::PassContext context{.python = python,
+                                      .mask_ast_script =
+                                          paths.project_root / "reducers" / "case" / "mask_ast.py"};
+  support::ScratchDir scratch("reduce");
+  reducers::CaseReduceOptions reduce{
+      .jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency()),
+      .confirm = options.confirm,
+      .case_timeout = std::chrono::seconds(options.case_timeout_seconds),
+      .passes = reducers::LoadCasePassOrder(
+          options.passes_file.value_or(paths.project_root / "reducers" / "case" / "passes.json")),
+      .signature = input.signature,
+      .scratch = scratch.path()};
+  fs::create_directories(out_dir);
+  support::WriteFileAtomically(out_dir / "original-case.json",
+                               corpus::CaseToJson(input.c).dump(2) + "\n");
+  out << fmt::format("reduce: {} with {} worker(s); best case so far in {}\n",
+                     options.input.string(), reduce.jobs, (out_dir / "case.json").string());
+  out.flush();
+
+  const bool terminal = ::isatty(STDERR_FILENO);
+  reducers::ReduceCallbacks callbacks{
+      .progress =
+          [terminal](const std::string &line) {
+            if (terminal)
+              std::cerr << "\r\033[K" << line.substr(0, 160) << std::flush;
+            else
+              std::cerr << line << "\n";
+          },
+      .improved =
+          [&](const reducers::CaseReduction &best) {
+            auto reduced = best.reduced;
+            reduced.provenance["reduced_from"] = input.c.name;
+            support::WriteFileAtomically(out_dir / "case.json",
+                                         corpus::CaseToJson(reduced).dump(2) + "\n");
+          }};
+  reduce_stop_requested = false;
+  std::signal(SIGINT, RequestReduceStop);
+  std::signal(SIGTERM, RequestReduceStop);
+  const auto reduction =
+      reducers::ReduceCase(input.c, reduce, context, paths, reduce_stop_requested, callbacks);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (terminal)
+    std::cerr << "\n";
+  callbacks.improved(reduction);
+
+  // The script: the minimal configuration if it reproduces alone, else the complete one.
+  std::string script;
+  reducers::StandaloneRun standalone;
+  for (const auto config : {reducers::ReproConfig::kMinimal, reducers::ReproConfig::kComplete}) {
+    script = reducers::EmitMinimalRepro(reduction.reduced, reduction.signature, config);
+    support::WriteFileAtomically(out_dir / "repro.py", script);
+    standalone = reducers::RunStandalone(out_dir / "repro.py", python, reduction.signature,
+                                         reduce.case_timeout);
+    if (standalone.reproduces)
+      break;
+  }
+  const json report = {{"signature", reduction.signature},
+                       {"confirm_runs", reduction.confirm_runs},
+                       {"reproduced", reduction.reproduced},
+                       {"steps", reduction.steps},
+                       {"candidates_run", reduction.tried},
+                       {"seconds", reduction.seconds},
+                       {"nodes_before", reduction.nodes_before},
+                       {"nodes_after", reduction.nodes_after},
+                       {"volume_before", reducers::CaseVolume(reduction.original)},
+                       {"volume_after", reducers::CaseVolume(reduction.reduced)},
+                       {"accepted_passes", reduction.accepted_passes},
+                       {"interrupted", reduction.interrupted},
+                       {"repro_lines", Lines(script)},
+                       {"repro_reproduces", standalone.reproduces},
+                       {"repro_run", standalone.how},
+                       {"tool_version", support::ToolVersion()},
+                       {"command_line", options.command_line}};
+  support::WriteFileAtomically(out_dir / "reduction.json", report.dump(2) + "\n");
+  out << fmt::format("reduce: {} -> {} expression nodes, {} step(s), {} candidate(s) in {:.0f} "
+                     "s{}; the untouched case failed {}/{} time(s)\n",
+                     reduction.nodes_before, reduction.nodes_after, reduction.steps,
+                     reduction.tried, reduction.seconds,
+                     reduction.interrupted ? " (interrupted)" : "", reduction.reproduced,
+                     reduction.confirm_runs);
+  out << fmt::format(
+      "reduce: {} ({} lines): {} standalone ({})\n", (out_dir / "repro.py").string(), Lines(script),
+      standalone.reproduces ? "fails the same way" : "DOES NOT reproduce", standalone.how);
+  return standalone.reproduces ? support::kExitNothingFound : support::kExitFindings;
+}
+
+} // namespace fuzzer::cli

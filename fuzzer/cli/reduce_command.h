@@ -1,0 +1,27 @@
+#pragma once
+
+#include "fuzzer/support/tool_paths.h"
+
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace fuzzer::cli {
+
+struct ReduceOptions {
+  std::filesystem::path input;                  // a case file, or a finding's folder in a corpus
+  std::optional<std::filesystem::path> out_dir; // default: FINDING/reduced or reduced-<case>
+  unsigned jobs = 0;                            // 0: the number of cores
+  unsigned confirm = 0;                         // 0: 3 for crashes and timeouts, else 1
+  long case_timeout_seconds = 300;
+  std::optional<std::filesystem::path> passes_file; // default: reducers/case/passes.json
+  std::string command_line;
+};
+
+// `inductor-fuzz reduce`: a failing case (or a stored finding's smallest case) to a minimal
+// case and repro.py. Exit 0: reduced, and repro.py fails standalone the same way; 1: reduced,
+// but repro.py alone does not reproduce (case.json does, in the worker); 2: the tool failed.
+int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths, std::ostream &out);
+
+} // namespace fuzzer::cli

@@ -1,0 +1,311 @@
+#include "reducers/case/case_passes.h"
+
+#include "corpus/field_reader.h"
+#include "fuzzer/support/child_process.h"
+#include "fuzzer/support/errors.h"
+#include "fuzzer/support/scratch_dir.h"
+#include "fuzzer/support/text_file.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace reducers {
+namespace {
+
+using corpus::Case;
+using nlohmann::json;
+
+// The syntax-tree script's answer for one source: {"nodes": N, "candidates": [...]}.
+json AskMaskAst(const std::string &source, const std::string &function, std::string_view pass,
+                const PassContext &context) {
+  const fuzzer::support::ScratchDir scratch("mask-ast");
+  const auto request = scratch / "request.json";
+  fuzzer::support::WriteFileAtomically(
+      request, json{{"source", source}, {"function", function}, {"pass", pass}}.dump());
+  const auto result = fuzzer::support::RunCommand(
+      {"sh", "-c", "exec \"$0\" \"$1\" < \"$2\"", context.python.string(),
+       context.mask_ast_script.string(), request.string()},
+      {.stderr_file = scratch / "stderr"}, std::chrono::seconds(60));
+  json answer = json::parse(result.output, nullptr, false);
+  if (!result.status.Succeeded() || answer.is_discarded() || !answer.is_object())
+    throw fuzzer::support::InputError(fmt::format(
+        "the syntax-tree pass {} failed on {} ({}): {}{}", pass, function, result.status.Describe(),
+        answer.is_object() ? answer.value("error", "") : result.output,
+        fuzzer::support::ReadTextFile(scratch / "stderr", "stderr", 1 << 20)));
+  return answer;
+}
+
+// A syntax-tree pass over mask_mod, then score_mod.
+template <const char *kPass>
+std::vector<Case> SyntaxTreePass(const Case &c, const PassContext &context) {
+  std::vector<Case> candidates;
+  for (auto member : {&Case::mask_mod, &Case::score_mod}) {
+    if (!(c.*member))
+      continue;
+    const auto answer = AskMaskAst((c.*member)->source, (c.*member)->name, kPass, context);
+    for (const auto &source : answer["candidates"]) {
+      Case candidate = c;
+      (candidate.*member)->source = static_cast<std::string>(source);
+      candidates.push_back(std::move(candidate));
+    }
+  }
+  return candidates;
+}
+
+constexpr char kDropMaskArm[] = "drop-mask-arm";
+constexpr char kInlineHelpers[] = "inline-helpers";
+constexpr char kReplaceByChild[] = "replace-by-child";
+constexpr char kReplaceByLeaf[] = "replace-by-leaf";
+constexpr char kShrinkConstants[] = "shrink-constants";
+
+// flex_attention to create_block_mask or create_mask; create_block_mask to create_mask.
+std::vector<Case> DemoteApi(const Case &c, const PassContext &) {
+  std::vector<Case> candidates;
+  if (!c.mask_mod || c.api == "create_mask")
+    return candidates;
+  for (const std::string api : {"create_block_mask", "create_mask"}) {
+    if (api == c.api)
+      continue;
+    Case candidate = c;
+    candidate.api = api;
+    candidate.score_mod.reset();
+    candidate.attention.reset();
+    candidates.push_back(std::move(candidate));
+  }
+  std::reverse(candidates.begin(), candidates.end()); // create_mask, the simplest, first
+  return candidates;
+}
+
+std::vector<Case> DropScoreMod(const Case &c, const PassContext &) {
+  if (!c.score_mod || !c.mask_mod)
+    return {};
+  Case candidate = c;
+  candidate.score_mod.reset();
+  return {candidate};
+}
+
+// Smaller values for a size: 1, then around the block size, then half.
+std::vector<std::int64_t> SmallerSizes(std::int64_t value, std::int64_t block) {
+  std::vector<std::int64_t> sizes = {1, block - 1, block, block + 1, value / 2, value - 1};
+  std::vector<std::int64_t> kept;
+  for (const auto size : sizes)
+    if (size >= 1 && size < value && std::find(kept.begin(), kept.end(), size) == kept.end())
+      kept.push_back(size);
+  return kept;
+}
+
+// B, H, Q_LEN, KV_LEN, head dims and block size toward the smallest, keeping the block mask's
+// sizes and the attention inputs' in step.
+std::vector<Case> ShrinkShapes(const Case &c, const PassContext &) {
+  std::vector<Case> candidates;
+  const std::int64_t block = c.create_block_mask.block_size.front();
+  auto &mask = c.create_block_mask;
+  for (const auto size : SmallerSizes(mask.q_len, block)) {
+    Case candidate = c;
+    candidate.create_block_mask.q_len = size;
+    if (candidate.attention)
+      candidate.attention->q_len = size;
+    candidates.push_back(std::move(candidate));
+  }
+  for (const auto size : SmallerSizes(mask.kv_len, block)) {
+    Case candidate = c;
+    candidate.create_block_mask.kv_len = size;
+    if (candidate.attention)
+      candidate.attention->kv_len = size;
+    candidates.push_back(std::move(candidate));
+  }
+  const std::int64_t batch = c.attention ? c.attention->batch : mask.batch.value_or(1);
+  if (batch > 1 || (mask.batch && *mask.batch > 1)) {
+    Case candidate = c;
+    if (candidate.create_block_mask.batch)
+      candidate.create_block_mask.batch = 1;
+    if (candidate.attention)
+      candidate.attention->batch = 1;
+    candidates.push_back(std::move(candidate));
+  }
+  const bool many_heads = (mask.heads && *mask.heads > 1) ||
+                          (c.attention && (c.attention->q_heads > 1 || c.attention->kv_heads > 1));
+  if (many_heads) {
+    Case candidate = c;
+    if (candidate.create_block_mask.heads)
+      candidate.create_block_mask.heads = 1;
+    if (candidate.attention)
+      candidate.attention->q_heads = candidate.attention->kv_heads = 1;
+    candidates.push_back(std::move(candidate));
+  }
+  if (c.attention)
+    for (auto member :
+         {&corpus::AttentionArguments::head_dim, &corpus::AttentionArguments::value_dim})
+      for (const std::int64_t size : {std::int64_t{8}, std::int64_t{16}})
+        if ((*c.attention).*member > size) {
+          Case candidate = c;
+          (*candidate.attention).*member = size;
+          candidates.push_back(std::move(candidate));
+        }
+  for (const std::int64_t size : {16, 32, 64})
+    if (mask.block_size.size() == 1 && size < block) {
+      Case candidate = c;
+      candidate.create_block_mask.block_size = {size};
+      candidates.push_back(std::move(candidate));
+    }
+  return candidates;
+}
+
+// Each Inductor knob back to its default, one at a time.
+std::vector<Case> ResetKnobs(const Case &c, const PassContext &) {
+  std::vector<Case> candidates;
+  const corpus::InductorKnobs defaults;
+  for (const auto &knob : corpus::InductorKnobTable()) {
+    Case candidate = c;
+    if (knob.flag)
+      candidate.inductor.*knob.flag = defaults.*knob.flag;
+    if (knob.number)
+      candidate.inductor.*knob.number = defaults.*knob.number;
+    if (knob.optional_number)
+      candidate.inductor.*knob.optional_number = defaults.*knob.optional_number;
+    if (!(candidate.inductor == c.inductor))
+      candidates.push_back(std::move(candidate));
+  }
+  return candidates;
+}
+
+// GQA off, float32, no block mask, input seed 0.
+std::vector<Case> SimplifyAttention(const Case &c, const PassContext &) {
+  std::vector<Case> candidates;
+  if (!c.attention)
+    return candidates;
+  const auto &a = *c.attention;
+  if (a.enable_gqa) {
+    Case candidate = c;
+    candidate.attention->enable_gqa = false;
+    candidate.attention->q_heads = candidate.attention->kv_heads;
+    if (candidate.create_block_mask.heads)
+      candidate.create_block_mask.heads = candidate.attention->q_heads;
+    candidates.push_back(std::move(candidate));
+  }
+  if (a.dtype != "float32") {
+    Case candidate = c;
+    candidate.attention->dtype = "float32";
+    candidates.push_back(std::move(candidate));
+  }
+  if (a.input_seed != 0) {
+    Case candidate = c;
+    candidate.attention->input_seed = 0;
+    candidates.push_back(std::move(candidate));
+  }
+  return candidates;
+}
+
+// Captured tensors dropped, shortened (one-dimensional ones, to half) or filled with one value.
+std::vector<Case> ShrinkTensors(const Case &c, const PassContext &) {
+  std::vector<Case> candidates;
+  for (std::size_t i = 0; i < c.tensors.size(); ++i) {
+    const auto &tensor = c.tensors[i];
+    Case without = c;
+    without.tensors.erase(without.tensors.begin() + static_cast<std::ptrdiff_t>(i));
+    candidates.push_back(std::move(without)); // a tensor no function reads any more
+    if (tensor.shape.size() == 1 && tensor.size() > 1) {
+      Case candidate = c;
+      auto &shorter = candidate.tensors[i];
+      const std::size_t half = tensor.size() / 2;
+      shorter.shape = {static_cast<std::int64_t>(half)};
+      if (tensor.dtype == "float32")
+        shorter.reals.resize(half);
+      else
+        shorter.integers.resize(half);
+      candidates.push_back(std::move(candidate));
+    }
+    const bool uniform =
+        tensor.dtype == "float32"
+            ? std::set<double>(tensor.reals.begin(), tensor.reals.end()).size() <= 1
+            : std::set<std::int64_t>(tensor.integers.begin(), tensor.integers.end()).size() <= 1;
+    if (!uniform) {
+      for (const std::int64_t value : {0, 1}) {
+        Case candidate = c;
+        auto &filled = candidate.tensors[i];
+        std::fill(filled.integers.begin(), filled.integers.end(), value);
+        std::fill(filled.reals.begin(), filled.reals.end(), static_cast<double>(value));
+        candidates.push_back(std::move(candidate));
+      }
+    }
+  }
+  return candidates;
+}
+
+} // namespace
+
+const std::vector<CasePass> &CasePasses() {
+  static const std::vector<CasePass> passes = {
+      {"demote-api", "flex_attention to create_block_mask or create_mask", DemoteApi},
+      {"drop-score-mod", "flex_attention without its score_mod", DropScoreMod},
+      {"drop-mask-arm", "one argument of and_masks/or_masks less", SyntaxTreePass<kDropMaskArm>},
+      {"inline-helpers", "`mask = helper` inlined, unused helpers dropped",
+       SyntaxTreePass<kInlineHelpers>},
+      {"replace-by-child", "a subexpression replaced by one of its operands",
+       SyntaxTreePass<kReplaceByChild>},
+      {"replace-by-leaf", "a subexpression replaced by an index, a comparison or a constant",
+       SyntaxTreePass<kReplaceByLeaf>},
+      {"shrink-constants", "a number moved toward 0 and 1", SyntaxTreePass<kShrinkConstants>},
+      {"shrink-shapes", "B, H, Q_LEN, KV_LEN, head dims and block size made smaller", ShrinkShapes},
+      {"reset-knobs", "an Inductor knob back to its default", ResetKnobs},
+      {"simplify-attention", "GQA off, float32, input seed 0", SimplifyAttention},
+      {"shrink-tensors", "captured tensors dropped, shorter or constant", ShrinkTensors},
+  };
+  return passes;
+}
+
+const CasePass *FindCasePass(std::string_view name) {
+  for (const auto &pass : CasePasses())
+    if (pass.name == name)
+      return &pass;
+  return nullptr;
+}
+
+std::vector<const CasePass *> LoadCasePassOrder(const std::filesystem::path &file) {
+  const json document = corpus::ReadJsonDocument(file, "pass order", "fix the file's JSON");
+  if (!document.is_object() || !document.contains("case_passes") ||
+      !document["case_passes"].is_array())
+    throw fuzzer::support::InputError(
+        fmt::format("{} has no \"case_passes\" list of pass names", file.string()));
+  std::vector<const CasePass *> order;
+  for (const auto &name : document["case_passes"]) {
+    const CasePass *pass = name.is_string() ? FindCasePass(name.get<std::string>()) : nullptr;
+    if (!pass) {
+      std::string known;
+      for (const auto &each : CasePasses())
+        known += (known.empty() ? "" : ", ") + std::string(each.name);
+      throw fuzzer::support::InputError(
+          fmt::format("{}: {} is not a case pass; known: {}", file.string(), name.dump(), known));
+    }
+    order.push_back(pass);
+  }
+  return order;
+}
+
+int ExpressionNodes(const Case &c, const PassContext &context) {
+  int nodes = 0;
+  for (const auto *function : {&c.mask_mod, &c.score_mod})
+    if (*function)
+      nodes +=
+          AskMaskAst((*function)->source, (*function)->name, "count", context)["nodes"].get<int>();
+  return nodes;
+}
+
+std::int64_t CaseVolume(const Case &c) {
+  std::int64_t volume = 0;
+  for (const auto &tensor : c.tensors)
+    volume += static_cast<std::int64_t>(tensor.size());
+  const auto &mask = c.create_block_mask;
+  volume += mask.batch.value_or(1) * mask.heads.value_or(1) * mask.q_len * mask.kv_len;
+  if (c.attention) {
+    const auto &a = *c.attention;
+    volume += a.batch * (a.q_heads * a.q_len * a.head_dim +
+                         a.kv_heads * a.kv_len * (a.head_dim + a.value_dim));
+  }
+  return volume;
+}
+
+} // namespace reducers

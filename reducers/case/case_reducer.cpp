@@ -1,0 +1,248 @@
+#include "reducers/case/case_reducer.h"
+
+#include "corpus/finding.h"
+#include "fuzzer/support/errors.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/worker_client.h"
+
+#include <fmt/format.h>
+
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+namespace reducers {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+// One thread per worker, for as long as the reduction: a worker process dies with the thread
+// that started it (kill_with_parent), so it must be started, restarted and used by one
+// long-lived thread, never by a thread per candidate.
+class WorkerPool {
+public:
+  using Job = std::function<void(fuzzer::worker::Worker &, std::size_t index)>;
+
+  WorkerPool(unsigned jobs, const fuzzer::support::ToolPaths &paths, const fs::path &scratch)
+      : slots_(std::max(1u, jobs)) {
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+      slots_[i].thread = std::thread([this, i, &paths, scratch] { Serve(i, paths, scratch); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    changed_.notify_all();
+    for (auto &slot : slots_)
+      slot.thread.join();
+  }
+  std::size_t size() const { return slots_.size(); }
+
+  // Runs jobs[i] on worker i, all side by side, and returns when every one has finished.
+  void RunBatch(const std::vector<Job> &jobs) {
+    std::unique_lock lock(mutex_);
+    for (std::size_t i = 0; i < jobs.size() && i < slots_.size(); ++i)
+      slots_[i].job = jobs[i];
+    changed_.notify_all();
+    changed_.wait(lock, [&] {
+      for (const auto &slot : slots_)
+        if (slot.job)
+          return false;
+      return true;
+    });
+    for (auto &slot : slots_)
+      if (auto error = std::exchange(slot.error, nullptr))
+        std::rethrow_exception(error); // a broken torch: one clear error, from the caller
+  }
+
+private:
+  struct Slot {
+    std::thread thread;
+    Job job;
+    std::exception_ptr error;
+  };
+
+  void Serve(std::size_t index, const fuzzer::support::ToolPaths &paths, const fs::path &scratch) {
+    fuzzer::worker::Worker worker(
+        {.worker_executable = paths.worker_executable,
+         .venv = paths.venv,
+         .scratch_dir = scratch / fmt::format("worker-{}", index) / "process",
+         .log_file = scratch / fmt::format("worker-{}", index) / "worker.log"});
+    while (true) {
+      Job job;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return closing_ || slots_[index].job; });
+        if (!slots_[index].job)
+          break;
+        job = slots_[index].job;
+      }
+      std::exception_ptr error;
+      try {
+        job(worker, index);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      {
+        std::lock_guard lock(mutex_);
+        slots_[index].job = nullptr;
+        slots_[index].error = error;
+      }
+      changed_.notify_all();
+    }
+    worker.Shutdown();
+  }
+
+  std::vector<Slot> slots_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool closing_ = false;
+};
+
+class Reducer {
+public:
+  Reducer(const CaseReduceOptions &options, const PassContext &context,
+          const fuzzer::support::ToolPaths &paths, const std::atomic<bool> &stop,
+          const ReduceCallbacks &callbacks)
+      : options_(options), context_(context), stop_(stop), callbacks_(callbacks),
+        pool_(options.jobs, paths, options.scratch) {}
+
+  CaseReduction Run(const corpus::Case &c) {
+    started_ = Clock::now();
+    result_.original = result_.reduced = c;
+    result_.nodes_before = result_.nodes_after = ExpressionNodes(c, context_);
+    Confirm(c);
+    bool progressed = true;
+    while (progressed && !stop_) {
+      progressed = false;
+      for (const CasePass *pass : options_.passes) {
+        while (!stop_) {
+          const auto candidates = pass->candidates(result_.reduced, context_);
+          const auto accepted = FirstThatFails(candidates, pass->name);
+          if (!accepted)
+            break;
+          result_.reduced = *accepted;
+          ++result_.steps;
+          result_.accepted_passes.emplace_back(pass->name);
+          result_.nodes_after = ExpressionNodes(result_.reduced, context_);
+          progressed = true;
+          Report(fmt::format("{}: accepted", pass->name));
+          if (callbacks_.improved)
+            callbacks_.improved(Snapshot());
+        }
+      }
+    }
+    return Snapshot();
+  }
+
+private:
+  CaseReduction Snapshot() {
+    result_.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    result_.interrupted = stop_.load();
+    return result_;
+  }
+
+  void Report(const std::string &what) {
+    if (!callbacks_.progress)
+      return;
+    const double seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    callbacks_.progress(fmt::format(
+        "reduce: {} nodes (from {}), volume {}, {} step(s), {} candidate(s) run in {:.0f} s "
+        "({:.1f}/min): {}",
+        result_.nodes_after, result_.nodes_before, CaseVolume(result_.reduced), result_.steps,
+        result_.tried, seconds, seconds > 0 ? result_.tried * 60 / seconds : 0.0, what));
+  }
+
+  // The signature of one run of `c` on `worker`, empty when it passed.
+  std::string RunOnce(const corpus::Case &c, fuzzer::worker::Worker &worker, std::size_t index) {
+    const fs::path cache = options_.scratch / fmt::format("cache-{}", index);
+    std::error_code ignored;
+    fs::remove_all(cache, ignored);
+    const auto outcome = fuzzer::worker::RunCaseOnWorker(
+        worker, c, cache,
+        std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
+    fs::remove_all(cache, ignored);
+    return outcome.finding ? corpus::Signature(*outcome.finding) : "";
+  }
+
+  // The signature of one run of `c` on the first worker.
+  std::string RunOnFirst(const corpus::Case &c) {
+    std::string signature;
+    pool_.RunBatch({[&](fuzzer::worker::Worker &worker, std::size_t index) {
+      signature = RunOnce(c, worker, index);
+    }});
+    return signature;
+  }
+
+  void Confirm(const corpus::Case &c) {
+    std::string first = RunOnFirst(c);
+    if (first.empty())
+      throw fuzzer::support::InputError(
+          "the case does not fail on this torch: nothing to reduce (try `inductor-fuzz "
+          "run-case` on it)");
+    const bool flaky_kind = first.starts_with("crash|") || first.starts_with("timeout|");
+    result_.confirm_runs = options_.confirm ? options_.confirm : (flaky_kind ? 3 : 1);
+    result_.signature = options_.signature.empty() ? first : options_.signature;
+    result_.reproduced = first == result_.signature;
+    for (unsigned run = 1; run < result_.confirm_runs; ++run)
+      result_.reproduced += RunOnFirst(c) == result_.signature;
+    if (result_.reproduced == 0)
+      throw fuzzer::support::InputError(
+          fmt::format("the case fails, but not with the signature to keep ({}); it gave {}",
+                      result_.signature, first));
+    tries_ = result_.reproduced == result_.confirm_runs ? 1 : result_.confirm_runs;
+    Report(fmt::format("the untouched case fails {} time(s) of {} with {}", result_.reproduced,
+                       result_.confirm_runs, result_.signature));
+  }
+
+  // The first candidate, in order, that fails with the signature; `jobs` run side by side.
+  std::optional<corpus::Case> FirstThatFails(const std::vector<corpus::Case> &candidates,
+                                             std::string_view pass) {
+    for (std::size_t start = 0; start < candidates.size() && !stop_; start += pool_.size()) {
+      const std::size_t count = std::min(pool_.size(), candidates.size() - start);
+      std::vector<char> fails(count, 0);
+      std::vector<WorkerPool::Job> jobs;
+      for (std::size_t i = 0; i < count; ++i)
+        jobs.push_back([&, i](fuzzer::worker::Worker &worker, std::size_t index) {
+          for (unsigned attempt = 0; attempt < tries_ && !fails[i]; ++attempt)
+            fails[i] = RunOnce(candidates[start + i], worker, index) == result_.signature;
+        });
+      pool_.RunBatch(jobs);
+      result_.tried += count;
+      Report(fmt::format("{} {}/{}", pass, start + count, candidates.size()));
+      for (std::size_t i = 0; i < count; ++i)
+        if (fails[i])
+          return candidates[start + i];
+    }
+    return std::nullopt;
+  }
+
+  const CaseReduceOptions &options_;
+  const PassContext &context_;
+  const std::atomic<bool> &stop_;
+  const ReduceCallbacks &callbacks_;
+  WorkerPool pool_;
+  CaseReduction result_;
+  unsigned tries_ = 1;
+  Clock::time_point started_;
+};
+
+} // namespace
+
+CaseReduction ReduceCase(const corpus::Case &c, const CaseReduceOptions &options,
+                         const PassContext &context, const fuzzer::support::ToolPaths &paths,
+                         const std::atomic<bool> &stop, const ReduceCallbacks &callbacks) {
+  if (options.passes.empty())
+    throw fuzzer::support::InputError("no case passes to run: the pass order file lists none");
+  Reducer reducer(options, context, paths, stop, callbacks);
+  return reducer.Run(c);
+}
+
+} // namespace reducers

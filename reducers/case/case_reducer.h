@@ -1,0 +1,55 @@
+#pragma once
+
+#include "corpus/case.h"
+#include "fuzzer/support/tool_paths.h"
+#include "reducers/case/case_passes.h"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace reducers {
+
+struct CaseReduceOptions {
+  unsigned jobs = 1;    // workers evaluating candidates side by side
+  unsigned confirm = 0; // runs of the untouched case; 0: 3 for a crash or timeout, else 1
+  std::chrono::seconds case_timeout{300};
+  std::vector<const CasePass *> passes; // in order; the list repeats until nothing is accepted
+  std::string signature;                // the one to keep; empty: the untouched case's
+  std::filesystem::path scratch;        // workers' scratch and Inductor caches
+};
+
+struct CaseReduction {
+  corpus::Case original;
+  corpus::Case reduced;
+  std::string signature;
+  unsigned confirm_runs = 0;
+  unsigned reproduced = 0; // of confirm_runs
+  unsigned steps = 0;      // candidates accepted
+  unsigned tried = 0;      // candidates run
+  double seconds = 0;
+  int nodes_before = 0;
+  int nodes_after = 0;
+  bool interrupted = false;
+  std::vector<std::string> accepted_passes; // one per step
+};
+
+// Called with each line of progress, and with every new best case (for Ctrl-C to leave it).
+struct ReduceCallbacks {
+  std::function<void(const std::string &)> progress;
+  std::function<void(const CaseReduction &)> improved;
+};
+
+// Reduces `c` while its failure keeps the same signature: the untouched case first (an
+// InputError when it does not fail, or fails differently from options.signature), then each
+// pass's candidates, `jobs` at a time, accepting the first in the pass's order that fails the
+// same way. A signature that reproduced only some of the time is given `confirm` tries per
+// candidate. `stop` ends it early with the best case so far.
+CaseReduction ReduceCase(const corpus::Case &c, const CaseReduceOptions &options,
+                         const PassContext &context, const fuzzer::support::ToolPaths &paths,
+                         const std::atomic<bool> &stop, const ReduceCallbacks &callbacks);
+
+} // namespace reducers

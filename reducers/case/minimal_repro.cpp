@@ -1,0 +1,173 @@
+#include "reducers/case/minimal_repro.h"
+
+#include "fuzzer/support/child_process.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <sstream>
+
+namespace reducers {
+namespace {
+
+using nlohmann::json;
+
+// A JSON value as a Python literal.
+std::string PyLiteral(const json &value) {
+  if (value.is_boolean())
+    return value.get<bool>() ? "True" : "False";
+  if (value.is_null())
+    return "None";
+  if (value.is_array()) {
+    std::vector<std::string> items;
+    for (const auto &item : value)
+      items.push_back(PyLiteral(item));
+    return fmt::format("[{}]", fmt::join(items, ", "));
+  }
+  return value.dump();
+}
+
+std::string OptionalSize(const std::optional<std::int64_t> &size) {
+  return size ? std::to_string(*size) : "None";
+}
+
+// The configuration the script patches, as a Python dict literal.
+std::string ConfigLiteral(const corpus::Case &c, ReproConfig which) {
+  const json complete = corpus::InductorConfig(c.inductor);
+  json config = json::object();
+  if (which == ReproConfig::kComplete) {
+    config = complete;
+  } else {
+    const json defaults = corpus::InductorConfig(corpus::InductorKnobs{});
+    for (const auto &[key, value] : complete.items())
+      if (key == "cpp.threads" || key == "force_disable_caches" || defaults[key] != value)
+        config[key] = value;
+  }
+  std::vector<std::string> items;
+  for (const auto &[key, value] : config.items())
+    items.push_back(fmt::format("\"{}\": {}", key, PyLiteral(value)));
+  return fmt::format("{{{}}}", fmt::join(items, ", "));
+}
+
+std::string TensorLine(const corpus::CapturedTensor &tensor) {
+  const std::string values = tensor.dtype == "float32" ? json(tensor.reals).dump()
+                             : tensor.dtype == "bool"  ? PyLiteral([&] {
+                                 json flags = json::array();
+                                 for (auto v : tensor.integers)
+                                   flags.push_back(v != 0);
+                                 return flags;
+                               }())
+                                                       : json(tensor.integers).dump();
+  return fmt::format("{} = torch.tensor({}, dtype=torch.{}).reshape({})", tensor.name, values,
+                     tensor.dtype, PyLiteral(json(tensor.shape)));
+}
+
+std::map<std::string, std::string> Facts(const std::string &signature) {
+  std::map<std::string, std::string> facts;
+  std::istringstream parts(signature);
+  std::string part;
+  std::getline(parts, facts["kind"], '|');
+  while (std::getline(parts, part, '|'))
+    if (const auto equals = part.find('='); equals != std::string::npos)
+      facts[part.substr(0, equals)] = part.substr(equals + 1);
+  return facts;
+}
+
+} // namespace
+
+std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
+                             ReproConfig config) {
+  std::string script = fmt::format("# {}\n# Reduced by inductor-fuzz from case {}.\nimport torch\n"
+                                   "from torch.nn.attention.flex_attention import and_masks, "
+                                   "or_masks, create_block_mask, create_mask, flex_attention\n\n",
+                                   signature.substr(0, 200), c.name);
+  script += "print(\"torch\", torch.__version__)\n";
+  script +=
+      fmt::format("config = {}\nprint(\"inductor config:\", config)\n", ConfigLiteral(c, config));
+  for (const auto &tensor : c.tensors)
+    script += TensorLine(tensor) + "\n";
+  for (const auto *function : {&c.mask_mod, &c.score_mod})
+    if (*function)
+      script += (*function)->source + ((*function)->source.ends_with('\n') ? "" : "\n");
+  const auto &mask = c.create_block_mask;
+  const std::string block_size =
+      mask.block_size.size() == 1 ? std::to_string(mask.block_size.front())
+                                  : fmt::format("({}, {})", mask.block_size[0], mask.block_size[1]);
+  const std::string mask_args =
+      c.mask_mod ? fmt::format("{}, {}, {}, {}, {}", c.mask_mod->name, OptionalSize(mask.batch),
+                               OptionalSize(mask.heads), mask.q_len, mask.kv_len)
+                 : "";
+  const std::string compiled =
+      fmt::format("torch.compile({}, dynamic={})", c.api, c.inductor.dynamic ? "True" : "False");
+  script += "with torch._inductor.config.patch(config):\n";
+  if (c.api == "flex_attention" && c.attention) {
+    const auto &a = *c.attention;
+    script += fmt::format("    g = torch.Generator().manual_seed({})\n", a.input_seed);
+    for (const auto &[name, heads, length, dim] :
+         {std::tuple{"q", a.q_heads, a.q_len, a.head_dim},
+          std::tuple{"k", a.kv_heads, a.kv_len, a.head_dim},
+          std::tuple{"v", a.kv_heads, a.kv_len, a.value_dim}})
+      script += fmt::format("    {} = torch.randn(({}, {}, {}, {}), generator=g).to(torch.{})\n",
+                            name, a.batch, heads, length, dim, a.dtype);
+    const std::string block_mask =
+        a.use_block_mask && c.mask_mod
+            ? fmt::format("create_block_mask({}, device=\"cpu\", BLOCK_SIZE={})", mask_args,
+                          block_size)
+            : "None";
+    script += fmt::format("    kwargs = dict(score_mod={}, block_mask={}, enable_gqa={})\n",
+                          c.score_mod ? c.score_mod->name : "None", block_mask,
+                          a.enable_gqa ? "True" : "False");
+    const double tolerance = a.dtype == "bfloat16" ? 3e-2 : a.dtype == "float16" ? 3e-3 : 1e-4;
+    script += "    expected = flex_attention(q, k, v, **kwargs)\n";
+    script += fmt::format("    actual = {}(q, k, v, **kwargs)\n", compiled);
+    script += fmt::format(
+        "    torch.testing.assert_close(actual, expected, atol={}, rtol=0, equal_nan=True)\n",
+        tolerance);
+  } else {
+    const bool block = c.api == "create_block_mask";
+    const std::string kwargs =
+        block ? fmt::format("device=\"cpu\", BLOCK_SIZE={}", block_size) : "device=\"cpu\"";
+    script += fmt::format("    expected = {}({}, {})\n", c.api, mask_args, kwargs);
+    script += fmt::format("    actual = {}({}, {})\n", compiled, mask_args, kwargs);
+    script += block ? "    torch.testing.assert_close(actual.to_dense(), expected.to_dense())\n"
+                    : "    torch.testing.assert_close(actual, expected)\n";
+  }
+  script += "print(\"PASS: compiled and eager agree\")\n";
+  return script;
+}
+
+StandaloneRun RunStandalone(const std::filesystem::path &script,
+                            const std::filesystem::path &python, const std::string &signature,
+                            std::chrono::seconds timeout) {
+  const auto facts = Facts(signature);
+  const auto run = fuzzer::support::RunCommand(
+      {python.string(), script.string()}, {.working_directory = script.parent_path()}, timeout);
+  std::string last_line = run.output;
+  while (!last_line.empty() && last_line.back() == '\n')
+    last_line.pop_back();
+  last_line = last_line.substr(last_line.rfind('\n') + 1);
+  StandaloneRun result{.how = run.timed_out
+                                  ? "no end within the time limit"
+                                  : fmt::format("{}: {}", run.status.Describe(), last_line)};
+  const std::string &kind = facts.at("kind");
+  if (kind == "timeout")
+    result.reproduces = run.timed_out;
+  else if (run.timed_out || run.status.Succeeded())
+    result.reproduces = false;
+  else if (kind == "crash")
+    result.reproduces = facts.contains("signal") && run.status.signal &&
+                        std::to_string(*run.status.signal) == facts.at("signal");
+  else if (kind == "exception") {
+    std::string type = facts.contains("type") ? facts.at("type") : "";
+    type = type.substr(type.rfind('.') + 1);
+    result.reproduces = !type.empty() && run.output.find(type) != std::string::npos;
+  } else if (kind == "wrong-result")
+    result.reproduces = run.output.find("AssertionError") != std::string::npos;
+  else if (kind == "compile-error")
+    result.reproduces = run.output.find("CppCompileError") != std::string::npos;
+  return result;
+}
+
+} // namespace reducers

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "corpus/case.h"
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace reducers {
+
+// How much of Inductor's configuration the script sets: only what the case changes (and the
+// settings that keep a run from reusing an earlier one's caches), or all of it.
+enum class ReproConfig { kMinimal, kComplete };
+
+// A standalone script in the shape a PyTorch bug report wants: nothing but torch, the version
+// and the settings printed, the mask and score functions as written, eager against compiled.
+// It fails the way the case fails (a crash, an exception, an assertion on a wrong result) and
+// prints PASS otherwise.
+std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
+                             ReproConfig config);
+
+struct StandaloneRun {
+  bool reproduces = false;
+  std::string how; // what the run did, in one line
+};
+
+// Runs the script with `python` (the venv's) and judges its failure against the signature: the
+// same signal for a crash, the innermost exception's class for an exception, a failed
+// assertion for a wrong result, no end for a timeout.
+StandaloneRun RunStandalone(const std::filesystem::path &script,
+                            const std::filesystem::path &python, const std::string &signature,
+                            std::chrono::seconds timeout);
+
+} // namespace reducers

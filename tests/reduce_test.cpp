@@ -1,0 +1,70 @@
+// `inductor-fuzz reduce` on the real torch: one of the tool's own torch 2.15.0 findings (the
+// cpp.simdlen=1 LoweringException, whose innermost cause is an AssertionError on InvalidVecISA)
+// reduces to a smaller case with the same signature, and to a repro.py of at most 25 lines that
+// fails the same way when run alone with the venv's python.
+#include "binary_runner.h"
+#include "corpus/case.h"
+#include "fuzzer/support/scratch_dir.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace fuzzer {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::RunInductorFuzz;
+
+const fs::path kSource = INDUCTOR_FUZZ_SOURCE_DIR;
+
+TEST(ReduceTest, LoweringExceptionReducesToAShortScriptWithTheSameSignature) {
+  const support::ScratchDir scratch("reduce-test");
+  // The pass order is data: three passes keep the test to minutes (the whole order is measured
+  // in the closing notes, on the same finding).
+  std::ofstream(scratch / "passes.json")
+      << R"({"case_passes": ["drop-score-mod", "shrink-tensors", "reset-knobs"]})";
+  const auto run = RunInductorFuzz(
+      {"reduce", (kSource / "corpus/findings/lowering-exception-simdlen1-fp32.json").string(),
+       "--out", (scratch / "out").string(), "--jobs", "2", "--passes",
+       (scratch / "passes.json").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json report = json::parse(std::ifstream(scratch / "out" / "reduction.json"));
+  EXPECT_TRUE(report["signature"].get<std::string>().starts_with("exception|")) << report.dump(2);
+  EXPECT_NE(report["signature"].get<std::string>().find("InvalidVecISA"), std::string::npos)
+      << report.dump(2);
+  EXPECT_LT(report["nodes_after"], report["nodes_before"]) << report.dump(2);
+  EXPECT_LT(report["volume_after"], report["volume_before"]) << report.dump(2);
+  EXPECT_GE(report["steps"].get<int>(), 2) << report.dump(2);
+  EXPECT_LE(report["repro_lines"].get<int>(), 25) << report.dump(2);
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+
+  // The reduced case keeps what the failure needs and nothing it does not.
+  const auto reduced = corpus::LoadCaseFile(scratch / "out" / "case.json");
+  const auto original =
+      corpus::LoadCaseFile(kSource / "corpus/findings/lowering-exception-simdlen1-fp32.json");
+  EXPECT_EQ(reduced.inductor.cpp_simdlen, std::optional<int>(1));
+  EXPECT_FALSE(reduced.score_mod) << "the LoweringException does not need the score_mod";
+  EXPECT_TRUE(reduced.tensors.empty()) << "nor the table only the score_mod read";
+  EXPECT_NE(reduced, original);
+  std::ifstream script(scratch / "out" / "repro.py");
+  std::stringstream text;
+  text << script.rdbuf();
+  EXPECT_NE(text.str().find("\"cpp.simdlen\": 1"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("print(\"torch\", torch.__version__)"), std::string::npos);
+}
+
+TEST(ReduceTest, ACaseThatPassesIsRefusedWithExit2) {
+  const support::ScratchDir scratch("reduce-test");
+  const auto run =
+      RunInductorFuzz({"reduce", (kSource / "corpus/seeds/causal-151290.json").string(), "--out",
+                       (scratch / "out").string(), "--jobs", "1"});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("does not fail"), std::string::npos) << run.err;
+}
+
+} // namespace
+} // namespace fuzzer
