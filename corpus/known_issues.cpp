@@ -35,8 +35,8 @@ bool Matches(std::string_view pattern, std::string_view text) {
 } // namespace
 
 const std::vector<std::string> &KnownIssueStatuses() {
-  static const std::vector<std::string> statuses = {"investigating", "reported", "fixed-upstream",
-                                                    "wont-fix"};
+  static const std::vector<std::string> statuses = {"investigating", "unreported", "reported",
+                                                    "fixed-upstream", "wont-fix"};
   return statuses;
 }
 

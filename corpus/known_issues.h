@@ -13,9 +13,11 @@ inline constexpr int kKnownIssuesFormatVersion = 1;
 
 struct KnownIssue {
   std::string id;
-  std::string match;  // a signature, or a pattern where * stands for any text
-  std::string status; // investigating, reported, fixed-upstream, wont-fix
-  std::string link;   // upstream issue or PR, or empty while investigating
+  std::string match; // a signature, or a pattern where * stands for any text
+  // investigating; unreported (reduced, and PyTorch's issues searched without a match);
+  // reported; fixed-upstream; wont-fix
+  std::string status;
+  std::string link; // upstream issue or PR, or empty while investigating
   std::string title;
   bool operator==(const KnownIssue &) const = default;
 };
