@@ -297,6 +297,28 @@ TEST_F(CampaignTest, MatrixFindingsAreStoredAndBuildsAreCachedByContent) {
   const json again = ReadJson(*scratch_ / "matrix" / "report" / "summary.json")["campaign"];
   EXPECT_EQ(again["build_cache_hits"], stats["matrix_builds"]) << again.dump(2);
   EXPECT_EQ(again["matrix_builds"], stats["matrix_builds"]);
+
+  // Fix verification after a compiler upgrade: with the broken g++ still in the matrix the
+  // divergence still fails; with a working g++ in its place it is fixed.
+  auto verdicts = [&](const std::string &compilers) {
+    const auto replay = RunInductorFuzz(
+        {"replay", "--corpus", (*scratch_ / "matrix").string(), "--compilers", compilers});
+    std::map<std::string, std::string> by_kind;
+    std::istringstream lines(replay.out);
+    for (std::string verdict, id, rest; lines >> verdict >> id && std::getline(lines, rest);)
+      if (id.starts_with("compiler-divergence-"))
+        by_kind[id] = verdict;
+    return std::make_pair(replay.exit_code, by_kind);
+  };
+  const auto [still_exit, still] = verdicts("clang++-19," + broken.string());
+  EXPECT_EQ(still_exit, 1);
+  ASSERT_FALSE(still.empty());
+  for (const auto &[id, verdict] : still)
+    EXPECT_EQ(verdict, "still-failing") << id;
+  const auto [fixed_exit, fixed] = verdicts("clang++-19,g++-12");
+  ASSERT_FALSE(fixed.empty());
+  for (const auto &[id, verdict] : fixed)
+    EXPECT_EQ(verdict, "fixed") << id;
 }
 
 // The driver killed with SIGKILL 20 times while it stores findings, resumed each time: the

@@ -1,13 +1,12 @@
 #include "fuzzer/campaign/campaign.h"
 
+#include "fuzzer/campaign/case_pipeline.h"
+
 #include "corpus/finding_store.h"
 #include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/matrix/build_cache.h"
-#include "fuzzer/matrix/compiler_matrix.h"
-#include "fuzzer/matrix/records.h"
-#include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
@@ -15,8 +14,6 @@
 #include "fuzzer/worker/repro_script.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_analysis.h"
-#include "parsers/conflict.h"
-#include "parsers/flag_translation.h"
 
 #include <fmt/format.h>
 
@@ -224,7 +221,7 @@ private:
       }
       ran_changed_.notify_all();
       if (options_.static_analysis)
-        Analyse(ran.outcome.result, ran.case_dir, ran.findings);
+        AnalyseCapturedTus(analyzer_, ran.outcome, ran.case_dir, ran.findings);
       Finish(ran.c, ran.index, ran.outcome, ran.findings, ran.case_dir, ran.matrix, ran.resident,
              ran.seconds);
       std::error_code error;
@@ -232,78 +229,22 @@ private:
     }
   }
 
-  // `check` on every TU the case made Inductor compile, with the TU's own flags.
-  void Analyse(const json &result, const fs::path &case_dir,
-               std::vector<corpus::Finding> &findings) {
-    for (const auto &build : result.value("builds", json::array())) {
-      const auto argv = build.value("argv", std::vector<std::string>{});
-      if (argv.empty())
-        continue;
-      const auto clang_args = parsers::TranslateForClang(argv).clang_args;
-      for (const auto &source : build.value("sources", json::array())) {
-        fs::path path = source.value("path", "");
-        if (!parsers::IsCppSource(path.string()))
-          continue;
-        if (!fs::exists(path)) {
-          path = case_dir / "analysed" / path.filename();
-          fs::create_directories(path.parent_path());
-          support::WriteFileAtomically(path, source.value("text", ""));
-        }
-        const auto report = analyzer_.Analyze(
-            {.path = path, .display_name = path.filename().string(), .clang_args = clang_args});
-        for (const auto &conflict : report.findings)
-          if (conflict.severity == "error")
-            findings.push_back(parsers::ToFinding(conflict));
-      }
-    }
-  }
-
   bool MatrixDue(std::uint64_t index, const worker::CaseOutcome &outcome) const {
-    if (options_.compilers.empty() || options_.matrix_every == 0 ||
-        index % options_.matrix_every != 0)
-      return false;
-    for (const auto &build : outcome.result.value("builds", json::array()))
-      if (!build.value("argv", json::array()).empty())
-        return true;
-    return false;
+    return !options_.compilers.empty() && options_.matrix_every != 0 &&
+           index % options_.matrix_every == 0 && CapturedAnyBuild(outcome);
   }
 
-  // Every TU the case compiled, rebuilt on every compiler of the campaign (through the build
-  // cache), loaded into the slot's worker and replayed on the calls recorded in Inductor's run.
   corpus::MatrixRecord RunMatrix(Slot &slot, const corpus::Case &c,
                                  const worker::CaseOutcome &outcome, const fs::path &case_dir,
                                  std::vector<corpus::Finding> &findings) {
-    const fs::path run_dir = case_dir / "run";
-    corpus::WriteRunRecord(run_dir, c, {outcome.status, outcome.finding, outcome.result}, {});
-    auto matrix = matrix::BuildMatrix(matrix::LoadCapturedTus({run_dir}),
-                                      {.compilers = options_.compilers,
-                                       .jobs = 1,
-                                       .timeout = options_.case_timeout,
-                                       .work_dir = case_dir / "matrix",
-                                       .cache = &build_cache_},
-                                      nullptr);
-    matrix::CheckLoads(matrix, *slot.worker);
-    matrix::ReplayRecordedCalls(matrix, *slot.worker, {.timeout = options_.case_timeout}, nullptr);
-    json compilers = json::array();
-    for (const auto &compiler : options_.compilers)
-      compilers.push_back({{"name", compiler.name}, {"version", compiler.version}});
-    corpus::MatrixRecord record = matrix::ToMatrixRecord(matrix, {{"compilers", compilers}});
-    std::uint64_t builds = 0, cached = 0, replayed = 0;
-    for (const auto &row : matrix)
-      for (const auto &build : row.builds) {
-        ++builds;
-        cached += build.from_cache;
-        replayed += !build.runtime.empty();
-      }
-    for (const auto &row : record.rows)
-      for (auto &finding : row.Findings())
-        findings.push_back(std::move(finding));
+    auto run = RunMatrixOnCase(*slot.worker, c, outcome, case_dir, options_.compilers,
+                               &build_cache_, options_.case_timeout, findings);
     std::lock_guard lock(mutex_);
     ++stats_.matrix_cases;
-    stats_.matrix_builds += builds;
-    stats_.build_cache_hits += cached;
-    stats_.runtime_replays += replayed;
-    return record;
+    stats_.matrix_builds += run.builds;
+    stats_.build_cache_hits += run.cached;
+    stats_.runtime_replays += run.replayed;
+    return std::move(run.record);
   }
 
   void Finish(const corpus::Case &c, std::uint64_t index, const worker::CaseOutcome &outcome,

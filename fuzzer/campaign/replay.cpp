@@ -1,10 +1,16 @@
 #include "fuzzer/campaign/replay.h"
 
+#include "fuzzer/campaign/case_pipeline.h"
+#include "fuzzer/matrix/build_cache.h"
+#include "fuzzer/support/errors.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
+#include "parsers/clang_analysis.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace fuzzer::campaign {
 
@@ -22,6 +28,38 @@ std::string_view ReplayVerdictName(ReplayVerdict verdict) {
   return "not-replayed";
 }
 
+namespace {
+
+bool IsStatic(corpus::FindingKind kind) {
+  return kind == corpus::FindingKind::kConflictingDeclaration ||
+         kind == corpus::FindingKind::kAnalysisError || kind == corpus::FindingKind::kShadowing;
+}
+
+bool IsMatrix(corpus::FindingKind kind) {
+  return kind == corpus::FindingKind::kCompilerDivergence ||
+         kind == corpus::FindingKind::kLoadError || kind == corpus::FindingKind::kRuntimeDivergence;
+}
+
+// The compilers to rebuild a matrix finding with: those asked for, else those its matrix used.
+std::vector<matrix::Compiler> MatrixCompilers(const ReplayOptions &options,
+                                              const corpus::StoredFinding &finding) {
+  if (!options.compilers.empty())
+    return matrix::DiscoverCompilers(options.compilers);
+  std::vector<std::string> names;
+  const auto file = finding.smallest / "matrix.json";
+  if (std::filesystem::exists(file))
+    for (const auto &compiler :
+         corpus::ReadMatrixRecord(file).provenance.value("compilers", nlohmann::json::array()))
+      names.push_back(compiler.value("name", ""));
+  if (names.empty())
+    throw support::InputError(fmt::format("{} stores no matrix.json naming its compilers: give "
+                                          "replay --compilers",
+                                          finding.id));
+  return matrix::DiscoverCompilers(names);
+}
+
+} // namespace
+
 std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
                                        const support::ToolPaths &paths,
                                        const std::function<void(const ReplayResult &)> &each) {
@@ -31,33 +69,52 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
                          .venv = paths.venv,
                          .scratch_dir = scratch / "worker",
                          .log_file = scratch / "worker.log"});
+  parsers::Analyzer analyzer({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"});
+  matrix::BuildCache cache(options.corpus / ".cache" / "builds");
   std::vector<ReplayResult> results;
   std::size_t index = 0;
   for (const auto &finding : store.List()) {
     ReplayResult result{.id = finding.id, .signature = finding.signature};
     const auto case_file = finding.smallest / "case.json";
     const auto kind = finding.finding.kind;
-    if (kind == corpus::FindingKind::kConflictingDeclaration ||
-        kind == corpus::FindingKind::kAnalysisError || kind == corpus::FindingKind::kShadowing) {
-      result.now = "static analysis: run `check` on its stored sources";
-    } else if (finding.smallest.empty() || !std::filesystem::exists(case_file)) {
+    if (finding.smallest.empty() || !std::filesystem::exists(case_file)) {
       result.now = "no stored case";
-    } else {
-      const corpus::Case c = corpus::LoadCaseFile(case_file);
-      const auto outcome = worker::RunCaseOnWorker(
-          worker, c, scratch / fmt::format("cache-{}", index++),
-          std::chrono::duration_cast<std::chrono::milliseconds>(options.case_timeout));
-      if (!outcome.finding) {
-        result.verdict = ReplayVerdict::kFixed;
-        result.now = std::string(outcome.Status());
-      } else if (corpus::Signature(*outcome.finding) == finding.signature) {
-        result.verdict = ReplayVerdict::kStillFailing;
-        result.now = "same signature";
-      } else {
-        result.verdict = ReplayVerdict::kFailingDifferently;
-        result.now = corpus::Signature(*outcome.finding);
-      }
+      each(result);
+      results.push_back(std::move(result));
+      continue;
     }
+    const corpus::Case c = corpus::LoadCaseFile(case_file);
+    const auto case_dir = scratch / fmt::format("case-{}", index++);
+    const auto outcome = worker::RunCaseOnWorker(
+        worker, c, case_dir / "inductor-cache",
+        std::chrono::duration_cast<std::chrono::milliseconds>(options.case_timeout),
+        {.record_dir = IsMatrix(kind) ? case_dir / "recordings" : std::filesystem::path()});
+    std::vector<corpus::Finding> findings;
+    if (outcome.finding)
+      findings.push_back(*outcome.finding);
+    if (IsStatic(kind))
+      AnalyseCapturedTus(analyzer, outcome, case_dir, findings);
+    if (IsMatrix(kind) && CapturedAnyBuild(outcome))
+      RunMatrixOnCase(worker, c, outcome, case_dir, MatrixCompilers(options, finding), &cache,
+                      options.case_timeout, findings);
+    // Judged against the findings of the stored one's kind: a crash of the case is not a
+    // verdict on its static conflict.
+    std::vector<std::string> same_kind;
+    for (const auto &now : findings)
+      if (now.kind == kind || (!IsStatic(kind) && !IsMatrix(kind)))
+        same_kind.push_back(corpus::Signature(now));
+    if (std::find(same_kind.begin(), same_kind.end(), finding.signature) != same_kind.end()) {
+      result.verdict = ReplayVerdict::kStillFailing;
+      result.now = "same signature";
+    } else if (same_kind.empty()) {
+      result.verdict = ReplayVerdict::kFixed;
+      result.now = std::string(outcome.Status());
+    } else {
+      result.verdict = ReplayVerdict::kFailingDifferently;
+      result.now = same_kind.front();
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(case_dir, ignored);
     each(result);
     results.push_back(std::move(result));
   }

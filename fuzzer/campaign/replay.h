@@ -25,10 +25,14 @@ struct ReplayResult {
 struct ReplayOptions {
   std::filesystem::path corpus;
   std::chrono::seconds case_timeout{600};
+  // The matrix findings' compilers; empty: the ones each finding's stored matrix names.
+  std::vector<std::string> compilers;
 };
 
-// Reruns every stored finding's smallest case on a worker: fix verification after a torch
-// upgrade. Static-analysis and matrix findings are reported as kNoCase (run `check`/`matrix`).
+// Reruns every stored finding's smallest case through the stage that found it, on today's torch
+// and compilers: the worker's oracles, `check` on the captured TUs for static findings, the
+// compiler matrix and runtime differential for matrix findings. Fix verification after a torch
+// or compiler upgrade.
 std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
                                        const support::ToolPaths &paths,
                                        const std::function<void(const ReplayResult &)> &each);

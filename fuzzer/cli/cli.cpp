@@ -148,11 +148,17 @@ int RunCommandLine(int argc, char **argv) {
   long replay_timeout = 600;
   auto *replay_command = app.add_subcommand(
       "replay", "Fix verification: rerun every stored finding's smallest case on today's torch "
+                "(static findings through `check`, matrix findings through the compiler matrix) "
                 "and report it still-failing (same signature), fixed, or failing-differently. "
                 "Exit 1 when any still fails or fails differently.\n"
                 "Example: inductor-fuzz replay --corpus fuzz-corpus");
   replay_command->add_option("--corpus", replay.corpus, "The corpus to replay")
       ->capture_default_str();
+  replay_command
+      ->add_option("--compilers", replay.compilers,
+                   "Rebuild matrix findings on these compilers, comma-separated (default: the "
+                   "ones each finding's matrix used): fix verification after a compiler upgrade")
+      ->delimiter(',');
   replay_command->add_option("--case-timeout", replay_timeout, "Seconds per case")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

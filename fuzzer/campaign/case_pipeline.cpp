@@ -1,0 +1,83 @@
+#include "fuzzer/campaign/case_pipeline.h"
+
+#include "corpus/run_record.h"
+#include "fuzzer/matrix/build_cache.h"
+#include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/matrix/records.h"
+#include "fuzzer/matrix/runtime_differential.h"
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/worker_client.h"
+#include "parsers/clang_analysis.h"
+#include "parsers/conflict.h"
+#include "parsers/flag_translation.h"
+
+namespace fuzzer::campaign {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+bool CapturedAnyBuild(const worker::CaseOutcome &outcome) {
+  for (const auto &build : outcome.result.value("builds", json::array()))
+    if (!build.value("argv", json::array()).empty())
+      return true;
+  return false;
+}
+
+void AnalyseCapturedTus(parsers::Analyzer &analyzer, const worker::CaseOutcome &outcome,
+                        const fs::path &case_dir, std::vector<corpus::Finding> &findings) {
+  for (const auto &build : outcome.result.value("builds", json::array())) {
+    const auto argv = build.value("argv", std::vector<std::string>{});
+    if (argv.empty())
+      continue;
+    const auto clang_args = parsers::TranslateForClang(argv).clang_args;
+    for (const auto &source : build.value("sources", json::array())) {
+      fs::path path = source.value("path", "");
+      if (!parsers::IsCppSource(path.string()))
+        continue;
+      if (!fs::exists(path)) {
+        path = case_dir / "analysed" / path.filename();
+        fs::create_directories(path.parent_path());
+        support::WriteFileAtomically(path, source.value("text", ""));
+      }
+      const auto report = analyzer.Analyze(
+          {.path = path, .display_name = path.filename().string(), .clang_args = clang_args});
+      for (const auto &conflict : report.findings)
+        if (conflict.severity == "error")
+          findings.push_back(parsers::ToFinding(conflict));
+    }
+  }
+}
+
+MatrixRun RunMatrixOnCase(worker::Worker &worker, const corpus::Case &c,
+                          const worker::CaseOutcome &outcome, const fs::path &case_dir,
+                          const std::vector<matrix::Compiler> &compilers, matrix::BuildCache *cache,
+                          std::chrono::seconds timeout, std::vector<corpus::Finding> &findings) {
+  const fs::path run_dir = case_dir / "run";
+  corpus::WriteRunRecord(run_dir, c, {outcome.status, outcome.finding, outcome.result}, {});
+  auto built = matrix::BuildMatrix(matrix::LoadCapturedTus({run_dir}),
+                                   {.compilers = compilers,
+                                    .jobs = 1,
+                                    .timeout = timeout,
+                                    .work_dir = case_dir / "matrix",
+                                    .cache = cache},
+                                   nullptr);
+  matrix::CheckLoads(built, worker);
+  matrix::ReplayRecordedCalls(built, worker, {.timeout = timeout}, nullptr);
+  json names = json::array();
+  for (const auto &compiler : compilers)
+    names.push_back({{"name", compiler.name}, {"version", compiler.version}});
+  MatrixRun run{.record = matrix::ToMatrixRecord(built, {{"compilers", names}})};
+  for (const auto &row : built)
+    for (const auto &build : row.builds) {
+      ++run.builds;
+      run.cached += build.from_cache;
+      run.replayed += !build.runtime.empty();
+    }
+  for (const auto &row : run.record.rows)
+    for (auto &finding : row.Findings())
+      findings.push_back(std::move(finding));
+  return run;
+}
+
+} // namespace fuzzer::campaign

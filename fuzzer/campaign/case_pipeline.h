@@ -1,0 +1,53 @@
+#pragma once
+
+#include "corpus/case.h"
+#include "corpus/finding.h"
+#include "corpus/matrix_record.h"
+#include "fuzzer/matrix/compilers.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+namespace parsers {
+class Analyzer;
+}
+namespace fuzzer::worker {
+class Worker;
+struct CaseOutcome;
+} // namespace fuzzer::worker
+namespace fuzzer::matrix {
+class BuildCache;
+}
+
+// The stages after a case's worker run, shared by `fuzz` and `replay`, so that a finding is
+// verified by exactly the code that found it.
+namespace fuzzer::campaign {
+
+// Whether the run captured a TU with its compile command (what analysis and the matrix need).
+bool CapturedAnyBuild(const worker::CaseOutcome &outcome);
+
+// `check` on every TU the run captured, with the TU's own flags: a finding per Clang error.
+void AnalyseCapturedTus(parsers::Analyzer &analyzer, const worker::CaseOutcome &outcome,
+                        const std::filesystem::path &case_dir,
+                        std::vector<corpus::Finding> &findings);
+
+struct MatrixRun {
+  corpus::MatrixRecord record;
+  std::uint64_t builds = 0;
+  std::uint64_t cached = 0;   // of builds, taken from the build cache
+  std::uint64_t replayed = 0; // of builds, replayed on the recorded calls
+};
+
+// The run's TUs rebuilt on `compilers` (through `cache`, if any), loaded into `worker` and
+// replayed on the calls recorded in Inductor's own run (the run must have recorded into
+// case_dir/recordings): compiler-divergence, load-error and runtime-divergence findings.
+MatrixRun RunMatrixOnCase(worker::Worker &worker, const corpus::Case &c,
+                          const worker::CaseOutcome &outcome, const std::filesystem::path &case_dir,
+                          const std::vector<matrix::Compiler> &compilers, matrix::BuildCache *cache,
+                          std::chrono::seconds timeout, std::vector<corpus::Finding> &findings);
+
+} // namespace fuzzer::campaign
