@@ -1,6 +1,7 @@
 #include "fuzzer/matrix/build_cache.h"
 
 #include "corpus/matrix_record.h"
+#include "fuzzer/matrix/records.h"
 #include "fuzzer/support/sha256.h"
 #include "fuzzer/support/text_file.h"
 
@@ -81,19 +82,12 @@ void BuildCache::Store(const std::string &key, const TuBuild &build) {
     fs::create_directories(staging);
     if (build.built)
       fs::copy_file(build.output, staging / "module.so");
-    corpus::WriteCachedBuild(staging / "build.json", {.compiler = build.compiler,
-                                                      .argv = build.argv,
-                                                      .built = build.built,
-                                                      .exit = build.exit,
-                                                      .timed_out = build.timed_out,
-                                                      .compiler_crashed = build.compiler_crashed,
-                                                      .seconds = build.seconds,
-                                                      .object_size = build.object_size,
-                                                      .errors = build.errors,
-                                                      .warnings = build.warnings,
-                                                      .first_error = build.first_error,
-                                                      .signature = build.signature,
-                                                      .runtime_detail = nlohmann::json::object()});
+    corpus::BuildRecord record = ToBuildRecord(build);
+    record.argv.clear(); // the cache key has the command; each hit gets its own
+    record.load_error.clear();
+    record.runtime.clear();
+    record.runtime_detail = nlohmann::json::object();
+    corpus::WriteCachedBuild(staging / "build.json", record);
     fs::rename(staging, entry); // fails when another writer got there first: theirs is as good
   } catch (const std::exception &) {
   }

@@ -8,24 +8,6 @@
 namespace fuzzer::matrix {
 namespace {
 
-corpus::BuildRecord ToBuildRecord(const TuBuild &build) {
-  return {.compiler = build.compiler,
-          .argv = build.argv,
-          .built = build.built,
-          .exit = build.exit,
-          .timed_out = build.timed_out,
-          .compiler_crashed = build.compiler_crashed,
-          .seconds = build.seconds,
-          .object_size = build.object_size,
-          .errors = build.errors,
-          .warnings = build.warnings,
-          .first_error = build.first_error,
-          .signature = build.signature,
-          .load_error = build.load_error,
-          .runtime = build.runtime,
-          .runtime_detail = build.runtime_detail};
-}
-
 corpus::CompareSide ToSide(const TuBuild &build) {
   return {.built = build.built,
           .seconds = build.seconds,
@@ -57,6 +39,24 @@ corpus::CompareVerdict Verdict(const TuBuild &baseline, const TuBuild &candidate
 }
 
 } // namespace
+
+corpus::BuildRecord ToBuildRecord(const TuBuild &build) {
+  return {.compiler = build.compiler,
+          .argv = build.argv,
+          .built = build.built,
+          .exit = build.exit,
+          .timed_out = build.timed_out,
+          .compiler_crashed = build.compiler_crashed,
+          .seconds = build.seconds,
+          .object_size = build.object_size,
+          .errors = build.errors,
+          .warnings = build.warnings,
+          .first_error = build.first_error,
+          .signature = build.signature,
+          .load_error = build.load_error,
+          .runtime = build.runtime,
+          .runtime_detail = build.runtime_detail};
+}
 
 corpus::MatrixRecord ToMatrixRecord(const std::vector<TuMatrix> &matrix,
                                     const nlohmann::json &provenance) {

@@ -9,6 +9,9 @@
 
 namespace fuzzer::matrix {
 
+// One build as the matrix record and the build cache store it.
+corpus::BuildRecord ToBuildRecord(const TuBuild &build);
+
 // The matrix as `matrix --json` stores it, with every finding of every row.
 corpus::MatrixRecord ToMatrixRecord(const std::vector<TuMatrix> &matrix,
                                     const nlohmann::json &provenance);
