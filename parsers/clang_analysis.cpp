@@ -574,6 +574,16 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   return report;
 }
 
+std::filesystem::path Analyzer::PrefixFor(const std::string &text,
+                                          const std::vector<std::string> &clang_args) {
+  const std::string block = IncludedHeaders(text);
+  if (block.empty() || !impl_->options.use_prefix_cache)
+    return {};
+  std::vector<std::string> arguments = AnalysisBaseArguments(impl_->options.report_shadowing);
+  arguments.insert(arguments.end(), clang_args.begin(), clang_args.end());
+  return impl_->Prefix(arguments, block);
+}
+
 std::vector<Conflict> CompareLinkedUnits(const std::vector<TranslationUnitReport> &reports) {
   struct Seen {
     const ExternCFunction *function;

@@ -55,6 +55,12 @@ public:
 
   TranslationUnitReport Analyze(const TranslationUnitInput &input);
 
+  // The precompiled prefix Analyze parses a TU of this text with (its #include <...> lines),
+  // built on first use: what makes another parse of the TU cheap. Empty when the TU includes
+  // no header or the prefix cannot be built.
+  std::filesystem::path PrefixFor(const std::string &text,
+                                  const std::vector<std::string> &clang_args);
+
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -58,14 +58,6 @@ std::vector<std::string> DefaultArguments(const support::ToolPaths &paths) {
           "/usr/include/python3.11"};
 }
 
-std::filesystem::path DefaultCacheDir() {
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::filesystem::path(xdg) / "inductor-fuzz/prefixes";
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return std::filesystem::path(home) / ".cache/inductor-fuzz/prefixes";
-  return std::filesystem::temp_directory_path() / "inductor-fuzz-prefixes";
-}
-
 std::string Where(const parsers::SourcePosition &p) {
   return fmt::format("{}:{}:{}", p.file, p.line, p.column);
 }
@@ -144,9 +136,10 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
   const auto commands =
       options.commands ? LoadCommands(*options.commands) : std::vector<CommandEntry>{};
 
-  parsers::Analyzer analyzer({.prefix_cache_dir = options.cache_dir.value_or(DefaultCacheDir()),
-                              .use_prefix_cache = options.prefix_cache,
-                              .report_shadowing = options.shadowing});
+  parsers::Analyzer analyzer(
+      {.prefix_cache_dir = options.cache_dir.value_or(DefaultPrefixCacheDir()),
+       .use_prefix_cache = options.prefix_cache,
+       .report_shadowing = options.shadowing});
   std::vector<parsers::TranslationUnitReport> reports;
   std::map<const CommandEntry *, std::vector<std::size_t>> by_command;
   for (const auto &file : options.files) {
@@ -295,6 +288,14 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
       throw support::InputError(fmt::format("could not analyse {}: {}", report.display_name,
                                             report.fatal_errors.front()));
   return errors ? 1 : 0;
+}
+
+std::filesystem::path DefaultPrefixCacheDir() {
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "inductor-fuzz/prefixes";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::filesystem::path(home) / ".cache/inductor-fuzz/prefixes";
+  return std::filesystem::temp_directory_path() / "inductor-fuzz-prefixes";
 }
 
 } // namespace fuzzer::cli

@@ -27,4 +27,7 @@ struct CheckOptions {
 // analyse (throws InputError for unusable input).
 int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, std::ostream &out);
 
+// Where `check` and `reduce` keep precompiled prefixes: $XDG_CACHE_HOME or ~/.cache.
+std::filesystem::path DefaultPrefixCacheDir();
+
 } // namespace fuzzer::cli

@@ -104,24 +104,49 @@ int RunCommandLine(int argc, char **argv) {
 
   ReduceOptions reduce;
   auto *reduce_command = app.add_subcommand(
-      "reduce", "Reduce a failing case to a minimal case and a standalone repro.py that fails "
-                "the same way (same signature), fit for a PyTorch issue.\n"
-                "Example: inductor-fuzz reduce fuzz-corpus/findings/crash-1f2e3d4c5b6a7980\n"
-                "Also: inductor-fuzz reduce corpus/findings/lowering-exception-simdlen1-fp32.json");
-  reduce_command->add_option("input", reduce.input, "A case file, or a finding's folder")
-      ->required();
+      "reduce",
+      "Reduce a failure to something a maintainer can act on. A case (or a finding's folder): to a "
+      "minimal case and a standalone repro.py that fails the same way (same signature), fit for a "
+      "PyTorch issue; a finding about a TU (a compile error, a static finding) is then reduced "
+      "as a source too. A C++ source (--cpp FILE -- COMPILE COMMAND, --from-log LOG, --script "
+      "failing.py): to a minimal reduced.cpp and repro.sh, the one command that shows the same "
+      "error. Exit 0: reduced and the repro fails the same way on its own; 1: reduced, but only "
+      "in the tool; 2: the tool failed or the input does not fail.\n"
+      "Example: inductor-fuzz reduce fuzz-corpus/findings/crash-1f2e3d4c5b6a7980\n"
+      "Also: inductor-fuzz reduce --cpp kernel.cpp -- g++-12 -std=c++17 -c kernel.cpp; "
+      "inductor-fuzz reduce --from-log ci.log; inductor-fuzz reduce --cpp k.cpp --interesting "
+      "./still-fails.sh");
+  reduce_command->add_option("input", reduce.input, "A case file, or a finding's folder");
+  reduce_command->add_option("--cpp", reduce.cpp_file,
+                             "A C++ source to reduce; its compile command follows `--` (without "
+                             "one: our Clang analysis's first error, or --interesting)");
+  reduce_command->add_option("--from-log", reduce.from_log,
+                             "A log holding Inductor's CppCompileError (a CI log, pytest output): "
+                             "reduce the TU it names with its command");
+  reduce_command->add_option("--script", reduce.script,
+                             "A failing Python script (a test from a red CI run): run it with the "
+                             "venv's python and a fresh Inductor cache, and reduce the TU that "
+                             "fails to compile or that our analysis flags");
+  reduce_command->add_option("--interesting", reduce.interesting,
+                             "With --cpp: C-Vise's convention, SCRIPT runs in a folder holding the "
+                             "candidate under the source's name; exit 0 keeps it");
   reduce_command->add_option("--out", reduce.out_dir,
-                             "Output folder (default: FINDING/reduced, or reduced-<case name>)");
+                             "Output folder (default: FINDING/reduced, reduced-<case name> or "
+                             "reduced-<source name>)");
   reduce_command->add_option("--jobs", reduce.jobs,
                              "Candidates run side by side (default: the number of cores)");
   reduce_command->add_option("--confirm", reduce.confirm,
                              "Runs of the untouched case; a signature seen only some of the time "
                              "gets as many tries per candidate (default: 3 for crashes, else 1)");
-  reduce_command->add_option("--case-timeout", reduce.case_timeout_seconds, "Seconds per run")
+  reduce_command
+      ->add_option("--case-timeout", reduce.case_timeout_seconds,
+                   "Seconds per run of a case, a script or a candidate's test")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   reduce_command->add_option("--passes", reduce.passes_file,
-                             "Pass order file (default: reducers/case/passes.json)");
+                             "Case pass order file (default: reducers/case/passes.json)");
+  reduce_command->add_option("--source-passes", reduce.source_passes_file,
+                             "Source pass order file (default: reducers/source/passes.json)");
 
   CorpusOptions corpus_options;
   auto *corpus_command = app.add_subcommand(
@@ -271,6 +296,7 @@ int RunCommandLine(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string_view(argv[i]) == "--") {
       check.compile_args.assign(argv + i + 1, argv + argc);
+      reduce.compile_command = check.compile_args;
       parsed_argc = i;
       break;
     }
@@ -301,6 +327,16 @@ int RunCommandLine(int argc, char **argv) {
     }
     if (*reduce_command) {
       reduce.command_line = JoinArguments(argc, argv);
+      const int sources = !!reduce.cpp_file + !!reduce.from_log + !!reduce.script;
+      if (sources + !reduce.input.empty() != 1)
+        throw support::InputError("reduce takes one input: a case file or a finding's folder, "
+                                  "--cpp FILE, --from-log LOG or --script SCRIPT");
+      if (!reduce.compile_command.empty() && !reduce.cpp_file)
+        throw support::InputError("a command after `--` goes with reduce --cpp FILE");
+      if (reduce.interesting && !reduce.cpp_file)
+        throw support::InputError("--interesting goes with reduce --cpp FILE");
+      if (sources)
+        return ReduceSourceCommand(reduce, paths, std::cout);
       return ReduceCommand(reduce, paths, std::cout);
     }
     if (*replay_command) {

@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fuzzer::cli {
 
@@ -16,6 +17,13 @@ struct ReduceOptions {
   unsigned confirm = 0;                         // 0: 3 for crashes and timeouts, else 1
   long case_timeout_seconds = 300;
   std::optional<std::filesystem::path> passes_file; // default: reducers/case/passes.json
+  // A source instead of a case: --cpp (with the command after `--`), --from-log or --script.
+  std::optional<std::filesystem::path> cpp_file;
+  std::vector<std::string> compile_command;
+  std::optional<std::filesystem::path> interesting; // C-Vise-style script for --cpp
+  std::optional<std::filesystem::path> from_log;
+  std::optional<std::filesystem::path> script;
+  std::optional<std::filesystem::path> source_passes_file; // default: reducers/source/passes.json
   std::string command_line;
 };
 
@@ -23,5 +31,11 @@ struct ReduceOptions {
 // case and repro.py. Exit 0: reduced, and repro.py fails standalone the same way; 1: reduced,
 // but repro.py alone does not reproduce (case.json does, in the worker); 2: the tool failed.
 int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths, std::ostream &out);
+
+// `inductor-fuzz reduce --cpp | --from-log | --script`: a failing TU to reduced.cpp and
+// repro.sh. Exit 0: reduced, and repro.sh shows the same failure; 1: it does not; 2: the tool
+// failed or the source does not fail.
+int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
+                        std::ostream &out);
 
 } // namespace fuzzer::cli

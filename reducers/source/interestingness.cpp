@@ -1,0 +1,251 @@
+#include "reducers/source/interestingness.h"
+
+#include "corpus/finding.h"
+#include "fuzzer/support/child_process.h"
+#include "fuzzer/support/errors.h"
+#include "fuzzer/support/text_file.h"
+#include "parsers/clang_analysis.h"
+#include "parsers/conflict.h"
+#include "parsers/diagnostics.h"
+#include "parsers/flag_translation.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <mutex>
+
+namespace reducers {
+namespace {
+
+namespace fs = std::filesystem;
+using fuzzer::support::RunCommand;
+
+std::string ShellQuote(const std::string &word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789_-+=./,:@%") == std::string::npos)
+    return word;
+  std::string quoted = "'";
+  for (char c : word)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string JoinCommand(const std::vector<std::string> &argv) {
+  std::string joined;
+  for (const auto &word : argv)
+    joined += (joined.empty() ? "" : " ") + ShellQuote(word);
+  return joined;
+}
+
+// The candidate, written for one slot under the name the original had.
+fs::path WriteCandidate(const fs::path &scratch, unsigned slot, const std::string &file_name,
+                        const std::string &text) {
+  const fs::path folder = scratch / fmt::format("slot-{}", slot);
+  fs::create_directories(folder);
+  const fs::path file = folder / file_name;
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+  return file;
+}
+
+class ScriptTest : public InterestingnessTest {
+public:
+  ScriptTest(fs::path script, std::string file_name, fs::path scratch, std::chrono::seconds timeout)
+      : script_(fs::absolute(std::move(script))), file_name_(std::move(file_name)),
+        scratch_(std::move(scratch)), timeout_(timeout) {}
+
+  std::optional<std::string> Observe(const std::string &text, unsigned slot) override {
+    const fs::path file = WriteCandidate(scratch_, slot, file_name_, text);
+    const auto result = RunCommand({script_.string()}, {.working_directory = file.parent_path()},
+                                   timeout_, 1 << 16);
+    if (result.timed_out || !result.status.Succeeded())
+      return std::nullopt;
+    return Describe();
+  }
+  std::string Describe() const override {
+    return fmt::format("{} exits 0 on the candidate", script_.string());
+  }
+  std::string ReproCommand(const fs::path &reduced) const override {
+    return fmt::format("# {} decides: exit 0 means the failure is there\n"
+                       "dir=$(mktemp -d)\ncp {} \"$dir\"/{}\ncd \"$dir\" && exec {}\n",
+                       script_.filename().string(), ShellQuote(reduced.string()),
+                       ShellQuote(file_name_), ShellQuote(script_.string()));
+  }
+
+private:
+  fs::path script_;
+  std::string file_name_;
+  fs::path scratch_;
+  std::chrono::seconds timeout_;
+};
+
+class CompilerDiagnosticTest : public InterestingnessTest {
+public:
+  CompilerDiagnosticTest(std::vector<std::string> argv, std::size_t source_index, fs::path scratch,
+                         std::chrono::seconds timeout)
+      : argv_(std::move(argv)), source_index_(source_index), scratch_(std::move(scratch)),
+        timeout_(timeout), family_(parsers::FamilyOfCompiler(argv_.at(0))) {}
+
+  std::optional<std::string> Observe(const std::string &text, unsigned slot) override {
+    std::call_once(decided_, [&] {
+      // The first text seen is the untouched source: does the front end alone show its error?
+      const auto full = Run(text, slot, false);
+      syntax_only_ = full && Run(text, slot, true) == full;
+    });
+    return Run(text, slot, syntax_only_);
+  }
+  std::string Describe() const override {
+    return fmt::format("the first error of {}", fs::path(argv_[0]).filename().string());
+  }
+  std::string ReproCommand(const fs::path &reduced) const override {
+    std::vector<std::string> argv = argv_;
+    argv[source_index_] = reduced.string();
+    return fmt::format("# fails with the same first error as the original TU\n{}\n",
+                       JoinCommand(argv));
+  }
+
+private:
+  std::optional<std::string> Run(const std::string &text, unsigned slot, bool syntax_only) const {
+    const fs::path source =
+        WriteCandidate(scratch_, slot, fs::path(argv_[source_index_]).filename().string(), text);
+    std::vector<std::string> argv = {argv_[0]};
+    // Quoted #includes still resolve next to the original.
+    argv.insert(argv.end(), {"-iquote", fs::absolute(argv_[source_index_]).parent_path().string()});
+    for (std::size_t i = 1; i < argv_.size(); ++i) {
+      if (i == source_index_) {
+        argv.push_back(source.string());
+      } else if (argv_[i] == "-o" && i + 1 < argv_.size()) {
+        argv.insert(argv.end(), {"-o", (source.parent_path() / "candidate.out").string()});
+        ++i;
+      } else {
+        argv.push_back(argv_[i]);
+      }
+    }
+    if (syntax_only)
+      argv.push_back("-fsyntax-only");
+    const auto result = RunCommand(argv, {}, timeout_, 1 << 20);
+    if (result.timed_out || result.status.Succeeded())
+      return std::nullopt;
+    const auto diagnostics = parsers::ParseCompilerText(result.output, family_);
+    return corpus::Signature(parsers::CompileErrorFinding(family_, diagnostics));
+  }
+
+  std::vector<std::string> argv_;
+  std::size_t source_index_;
+  fs::path scratch_;
+  std::chrono::seconds timeout_;
+  parsers::CompilerFamily family_;
+  std::once_flag decided_;
+  bool syntax_only_ = false;
+};
+
+class StaticFindingTest : public InterestingnessTest {
+public:
+  StaticFindingTest(std::vector<std::string> clang_args, std::string wanted, fs::path scratch,
+                    fs::path prefix_cache_dir)
+      : clang_args_(std::move(clang_args)), wanted_(std::move(wanted)),
+        scratch_(std::move(scratch)), prefix_cache_dir_(std::move(prefix_cache_dir)) {}
+
+  std::optional<std::string> Observe(const std::string &text, unsigned slot) override {
+    const fs::path source = WriteCandidate(scratch_, slot, "candidate.cpp", text);
+    const auto report = AnalyzerFor(slot).Analyze(
+        {.path = source, .display_name = "candidate.cpp", .clang_args = clang_args_});
+    std::optional<std::string> first_conflict, first_error;
+    for (const auto &conflict : report.findings) {
+      if (conflict.severity != "error")
+        continue;
+      const std::string signature = corpus::Signature(parsers::ToFinding(conflict));
+      if (!wanted_.empty() && signature == wanted_)
+        return signature;
+      if (conflict.kind == "conflicting-declaration" && !first_conflict)
+        first_conflict = signature;
+      if (!first_error)
+        first_error = signature;
+    }
+    const auto seen = first_conflict ? first_conflict : first_error;
+    // The untouched TU, seen first, decides which of several errors is the one to keep.
+    std::call_once(decided_, [&] {
+      if (wanted_.empty() && seen)
+        wanted_ = *seen;
+    });
+    return seen;
+  }
+  std::string Describe() const override {
+    return wanted_.empty() ? "the first error of our Clang analysis" : wanted_;
+  }
+  std::string ReproCommand(const fs::path &reduced) const override {
+    std::vector<std::string> argv = {"clang++-19", "-fsyntax-only"};
+    argv.insert(argv.end(), clang_args_.begin(), clang_args_.end());
+    argv.push_back(reduced.string());
+    return fmt::format("# Clang reports the same error as `inductor-fuzz check` on the original\n"
+                       "{}\n",
+                       JoinCommand(argv));
+  }
+
+private:
+  parsers::Analyzer &AnalyzerFor(unsigned slot) {
+    std::lock_guard lock(mutex_);
+    if (analyzers_.size() <= slot)
+      analyzers_.resize(slot + 1);
+    if (!analyzers_[slot])
+      analyzers_[slot] = std::make_unique<parsers::Analyzer>(
+          parsers::AnalysisOptions{.prefix_cache_dir = prefix_cache_dir_});
+    return *analyzers_[slot];
+  }
+
+  std::vector<std::string> clang_args_;
+  std::string wanted_;
+  fs::path scratch_;
+  fs::path prefix_cache_dir_;
+  std::mutex mutex_;
+  std::once_flag decided_;
+  std::vector<std::unique_ptr<parsers::Analyzer>> analyzers_;
+};
+
+} // namespace
+
+std::unique_ptr<InterestingnessTest> MakeScriptTest(fs::path script, std::string file_name,
+                                                    fs::path scratch,
+                                                    std::chrono::seconds timeout) {
+  if (!fs::is_regular_file(script))
+    throw fuzzer::support::InputError(
+        fmt::format("{} is not a file: give the interestingness script (exit 0: interesting)",
+                    script.string()));
+  return std::make_unique<ScriptTest>(std::move(script), std::move(file_name), std::move(scratch),
+                                      timeout);
+}
+
+std::unique_ptr<InterestingnessTest> MakeCompilerDiagnosticTest(std::vector<std::string> argv,
+                                                                std::size_t source_index,
+                                                                fs::path scratch,
+                                                                std::chrono::seconds timeout) {
+  return std::make_unique<CompilerDiagnosticTest>(std::move(argv), source_index, std::move(scratch),
+                                                  timeout);
+}
+
+std::unique_ptr<InterestingnessTest> MakeStaticFindingTest(std::vector<std::string> clang_args,
+                                                           std::string wanted, fs::path scratch,
+                                                           fs::path prefix_cache_dir) {
+  return std::make_unique<StaticFindingTest>(std::move(clang_args), std::move(wanted),
+                                             std::move(scratch), std::move(prefix_cache_dir));
+}
+
+std::size_t SourceArgument(const std::vector<std::string> &argv) {
+  std::optional<std::size_t> found;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    if (!parsers::IsCppSource(argv[i]) || (i > 0 && argv[i - 1] == "-o"))
+      continue;
+    if (found)
+      throw fuzzer::support::InputError(
+          fmt::format("the compile command names two C++ sources ({} and {}): give a command "
+                      "that compiles one TU",
+                      argv[*found], argv[i]));
+    found = i;
+  }
+  if (!found)
+    throw fuzzer::support::InputError(
+        "the compile command names no C++ source (.cpp, .cc, .cxx): give the command that "
+        "compiles the TU");
+  return *found;
+}
+
+} // namespace reducers

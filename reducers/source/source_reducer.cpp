@@ -1,0 +1,175 @@
+#include "reducers/source/source_reducer.h"
+
+#include "fuzzer/support/child_process.h"
+#include "fuzzer/support/errors.h"
+#include "fuzzer/support/scratch_dir.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <thread>
+#include <unordered_set>
+
+namespace reducers {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+class Search {
+public:
+  Search(InterestingnessTest &test, const SourceReduceOptions &options,
+         const SourcePassContext &context, const std::atomic<bool> &stop,
+         const SourceReduceCallbacks &callbacks, SourceReduction &result)
+      : test_(test), options_(options), context_(context), stop_(stop), callbacks_(callbacks),
+        result_(result), started_(Clock::now()) {}
+
+  void Run() {
+    bool accepted_in_round = true;
+    while (accepted_in_round && !stop_) {
+      accepted_in_round = false;
+      ++result_.rounds;
+      for (const SourcePass *pass : options_.passes) {
+        if (stop_)
+          break;
+        accepted_in_round |= RunPass(*pass);
+      }
+    }
+    result_.interrupted = stop_.load();
+    result_.seconds = SecondsSince(started_);
+  }
+
+private:
+  bool RunPass(const SourcePass &pass) {
+    bool accepted_any = false;
+    std::size_t index = 0;
+    while (!stop_) {
+      const std::string &text = result_.reduced;
+      const auto edits = pass.candidates(text, context_);
+      // The next `jobs` candidates from `index` that are new and smaller.
+      std::vector<std::string> batch;
+      std::vector<std::size_t> batch_index;
+      for (; index < edits.size() && batch.size() < std::max(1u, options_.jobs); ++index) {
+        const auto &edit = edits[index];
+        if (!pass.grows && edit.replacement.size() >= edit.length)
+          continue;
+        std::string candidate = ApplyEdit(text, edit);
+        if (candidate == text || !tested_.insert(std::hash<std::string>{}(candidate)).second)
+          continue;
+        batch.push_back(std::move(candidate));
+        batch_index.push_back(index);
+      }
+      if (batch.empty())
+        return accepted_any;
+      const auto kept = TestBatch(batch);
+      Report(pass, edits.size() - std::min(edits.size(), index));
+      if (!kept)
+        continue;
+      // The text changed: the pass's candidates are proposed again, from where this one was.
+      result_.reduced = std::move(batch[*kept]);
+      index = batch_index[*kept];
+      ++result_.steps;
+      ++result_.accepted_by_pass[std::string(pass.name)];
+      accepted_any = true;
+      if (callbacks_.improved)
+        callbacks_.improved(result_);
+      Report(pass, 0, true);
+    }
+    return accepted_any;
+  }
+
+  // Tests the candidates side by side; the first (in the pass's order) that keeps the signature.
+  std::optional<std::size_t> TestBatch(const std::vector<std::string> &batch) {
+    std::vector<char> keeps(batch.size(), 0);
+    std::vector<std::thread> threads;
+    for (std::size_t i = 1; i < batch.size(); ++i)
+      threads.emplace_back([&, i] { keeps[i] = Keeps(batch[i], static_cast<unsigned>(i)); });
+    keeps[0] = Keeps(batch[0], 0);
+    for (auto &thread : threads)
+      thread.join();
+    result_.tried += static_cast<unsigned>(batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      if (keeps[i])
+        return i;
+    return std::nullopt;
+  }
+
+  bool Keeps(const std::string &text, unsigned slot) {
+    return test_.Observe(text, slot) == result_.signature;
+  }
+
+  void Report(const SourcePass &pass, std::size_t left, bool force = false) {
+    if (!callbacks_.progress)
+      return;
+    const auto now = Clock::now();
+    if (!force && now - last_report_ < std::chrono::seconds(2))
+      return;
+    last_report_ = now;
+    const double seconds = SecondsSince(started_);
+    callbacks_.progress(fmt::format(
+        "reduce: {} bytes, {} lines; {} steps, {} candidates ({:.1f}/s), {:.0f} s; round {}, {} "
+        "({} left)",
+        result_.reduced.size(), CountLines(result_.reduced), result_.steps, result_.tried,
+        seconds > 0 ? result_.tried / seconds : 0.0, seconds, result_.rounds, pass.name, left));
+  }
+
+  InterestingnessTest &test_;
+  const SourceReduceOptions &options_;
+  const SourcePassContext &context_;
+  const std::atomic<bool> &stop_;
+  const SourceReduceCallbacks &callbacks_;
+  SourceReduction &result_;
+  Clock::time_point started_;
+  Clock::time_point last_report_{};
+  std::unordered_set<std::size_t> tested_;
+};
+
+std::optional<std::string> Format(const fs::path &formatter, const std::string &text) {
+  fuzzer::support::ScratchDir scratch("format");
+  const fs::path file = scratch.path() / "reduced.cpp";
+  std::ofstream(file, std::ios::binary) << text;
+  const auto result = fuzzer::support::RunCommand(
+      {formatter.string(), "--style=LLVM", file.string()},
+      {.stderr_file = scratch.path() / "stderr"}, std::chrono::seconds(60));
+  if (!result.status.Succeeded() || result.output.empty())
+    return std::nullopt;
+  return result.output;
+}
+
+} // namespace
+
+SourceReduction ReduceSource(const std::string &text, InterestingnessTest &test,
+                             const SourceReduceOptions &options, const SourcePassContext &context,
+                             const std::atomic<bool> &stop,
+                             const SourceReduceCallbacks &callbacks) {
+  SourceReduction result;
+  result.original = text;
+  result.reduced = text;
+  const auto signature = test.Observe(text, 0);
+  if (!signature)
+    throw fuzzer::support::InputError(
+        fmt::format("the untouched source does not fail ({}): nothing to reduce; check the "
+                    "command or the interestingness script on the original first",
+                    test.Describe()));
+  result.signature = *signature;
+  if (callbacks.progress)
+    callbacks.progress(fmt::format("reduce: the untouched source fails: {}", result.signature));
+  Search(test, options, context, stop, callbacks, result).Run();
+  // Formatted for people, if that keeps the failure (a formatted line may move a diagnostic).
+  if (options.formatter && !result.interrupted)
+    if (auto formatted = Format(*options.formatter, result.reduced);
+        formatted && *formatted != result.reduced && test.Observe(*formatted, 0) == signature) {
+      result.reduced = std::move(*formatted);
+      result.formatted = true;
+      ++result.tried;
+    }
+  return result;
+}
+
+} // namespace reducers

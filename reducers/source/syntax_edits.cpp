@@ -1,0 +1,288 @@
+#include "reducers/source/syntax_edits.h"
+
+#include "parsers/clang_analysis.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Frontend/ASTUnit.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Tooling/Core/Replacement.h>
+#include <clang/Tooling/Tooling.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace reducers {
+namespace {
+
+// The #include lines blanked with spaces: offsets stay those of the text.
+std::string BlankIncludes(std::string text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    const auto first = text.find_first_not_of(" \t", start);
+    if (first < end && text.compare(first, 8, "#include") == 0)
+      std::fill(text.begin() + static_cast<std::ptrdiff_t>(first),
+                text.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+    start = end + 1;
+  }
+  return text;
+}
+
+class EditCollector : public clang::RecursiveASTVisitor<EditCollector> {
+public:
+  EditCollector(clang::ASTContext &context, SyntaxEdits &edits)
+      : context_(context), sources_(context.getSourceManager()), edits_(edits) {}
+
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  template <typename Range> void CollectDeclarations(const Range &decls) {
+    for (clang::Decl *decl : decls) {
+      if (decl->isImplicit())
+        continue;
+      if (auto range = DeclarationRange(decl))
+        Add(edits_.remove_declarations, *range, "");
+      // Members of a namespace or an extern "C" { } block go one by one too.
+      if (auto *inner = llvm::dyn_cast<clang::NamespaceDecl>(decl))
+        CollectDeclarations(inner->decls());
+      else if (auto *linkage = llvm::dyn_cast<clang::LinkageSpecDecl>(decl);
+               linkage && linkage->hasBraces())
+        CollectDeclarations(linkage->decls());
+    }
+  }
+
+  bool VisitFunctionDecl(clang::FunctionDecl *function) {
+    if (!function->doesThisDeclarationHaveABody() || !InMainFile(function->getBeginLoc()))
+      return true;
+    auto *body = llvm::dyn_cast_or_null<clang::CompoundStmt>(function->getBody());
+    if (body && !body->body_empty())
+      Add(edits_.empty_bodies, Tokens(body->getSourceRange()), "{}");
+    for (unsigned i = 0; i < function->getNumParams(); ++i) {
+      const clang::ParmVarDecl *parameter = function->getParamDecl(i);
+      if (!InMainFile(parameter->getBeginLoc()) || !InMainFile(parameter->getEndLoc()))
+        continue;
+      // With the comma before it (or after it, for the first of several).
+      clang::SourceLocation begin = parameter->getBeginLoc(), end = parameter->getEndLoc();
+      if (i > 0)
+        begin = function->getParamDecl(i - 1)->getEndLoc();
+      else if (function->getNumParams() > 1)
+        end = function->getParamDecl(1)->getBeginLoc().getLocWithOffset(-1);
+      auto range = clang::CharSourceRange::getTokenRange(begin, end);
+      if (i > 0) // from just after the previous parameter
+        range = clang::CharSourceRange::getCharRange(
+            clang::Lexer::getLocForEndOfToken(begin, 0, sources_, context_.getLangOpts()),
+            clang::Lexer::getLocForEndOfToken(parameter->getEndLoc(), 0, sources_,
+                                              context_.getLangOpts()));
+      Add(edits_.remove_parameters, range, "");
+    }
+    return true;
+  }
+
+  bool VisitCompoundStmt(clang::CompoundStmt *block) {
+    if (!InMainFile(block->getBeginLoc()))
+      return true;
+    for (clang::Stmt *statement : block->body()) {
+      if (!InMainFile(statement->getBeginLoc()) || !InMainFile(statement->getEndLoc()))
+        continue;
+      Add(edits_.remove_statements, WithSemicolon(statement->getSourceRange()), "");
+      if (auto *inner = llvm::dyn_cast<clang::CompoundStmt>(statement))
+        Add(edits_.unwrap_blocks, Tokens(statement->getSourceRange()),
+            clang::Lexer::getSourceText(
+                clang::CharSourceRange::getCharRange(inner->getLBracLoc().getLocWithOffset(1),
+                                                     inner->getRBracLoc()),
+                sources_, context_.getLangOpts())
+                .str());
+    }
+    return true;
+  }
+
+  bool VisitForStmt(clang::ForStmt *loop) { return Unwrap(loop, loop->getBody()); }
+  bool VisitCXXForRangeStmt(clang::CXXForRangeStmt *loop) { return Unwrap(loop, loop->getBody()); }
+  bool VisitWhileStmt(clang::WhileStmt *loop) { return Unwrap(loop, loop->getBody()); }
+  bool VisitDoStmt(clang::DoStmt *loop) { return Unwrap(loop, loop->getBody()); }
+  bool VisitIfStmt(clang::IfStmt *branch) {
+    Unwrap(branch, branch->getThen());
+    if (branch->getElse())
+      Unwrap(branch, branch->getElse());
+    return true;
+  }
+
+  bool VisitBinaryOperator(clang::BinaryOperator *op) {
+    if (op->isAssignmentOp())
+      return true;
+    ReplaceBy(op, op->getLHS());
+    ReplaceBy(op, op->getRHS());
+    return true;
+  }
+  bool VisitConditionalOperator(clang::ConditionalOperator *op) {
+    ReplaceBy(op, op->getTrueExpr());
+    ReplaceBy(op, op->getFalseExpr());
+    return true;
+  }
+  bool VisitParenExpr(clang::ParenExpr *paren) { return ReplaceBy(paren, paren->getSubExpr()); }
+  bool VisitExplicitCastExpr(clang::ExplicitCastExpr *cast) {
+    return ReplaceBy(cast, cast->getSubExprAsWritten());
+  }
+  bool VisitCallExpr(clang::CallExpr *call) {
+    for (clang::Expr *argument : call->arguments())
+      ReplaceBy(call, argument);
+    return true;
+  }
+  bool VisitIntegerLiteral(clang::IntegerLiteral *literal) {
+    if (InMainFile(literal->getBeginLoc()) && InMainFile(literal->getEndLoc()))
+      Add(edits_.simplify_expressions, Tokens(literal->getSourceRange()), "0");
+    return true;
+  }
+
+private:
+  bool InMainFile(clang::SourceLocation location) const {
+    return location.isValid() && location.isFileID() && sources_.isInMainFile(location);
+  }
+
+  clang::CharSourceRange Tokens(clang::SourceRange range) const {
+    return clang::CharSourceRange::getTokenRange(range);
+  }
+
+  // A statement or declaration with the `;` that ends it, when the AST leaves it out.
+  clang::CharSourceRange WithSemicolon(clang::SourceRange range) const {
+    const clang::SourceLocation after = clang::Lexer::findLocationAfterToken(
+        range.getEnd(), clang::tok::semi, sources_, context_.getLangOpts(), false);
+    if (after.isValid())
+      return clang::CharSourceRange::getCharRange(range.getBegin(), after);
+    return Tokens(range);
+  }
+
+  std::optional<clang::CharSourceRange> DeclarationRange(clang::Decl *decl) const {
+    const clang::SourceRange range = decl->getSourceRange();
+    if (!InMainFile(range.getBegin()) || !InMainFile(range.getEnd()))
+      return std::nullopt;
+    // A function with a body and a namespace end with `}`; the rest with `;`.
+    if (auto *function = llvm::dyn_cast<clang::FunctionDecl>(decl);
+        function && function->doesThisDeclarationHaveABody())
+      return Tokens(range);
+    return WithSemicolon(range);
+  }
+
+  std::string Text(clang::SourceRange range, bool through_last_char) const {
+    const auto chars = through_last_char ? clang::CharSourceRange::getCharRange(
+                                               range.getBegin(), range.getEnd().getLocWithOffset(1))
+                                         : Tokens(range);
+    return clang::Lexer::getSourceText(chars, sources_, context_.getLangOpts()).str();
+  }
+
+  bool Unwrap(clang::Stmt *statement, clang::Stmt *body) {
+    if (!body || !InMainFile(statement->getBeginLoc()) || !InMainFile(statement->getEndLoc()) ||
+        !InMainFile(body->getBeginLoc()) || !InMainFile(body->getEndLoc()))
+      return true;
+    // A block keeps its braces, so its declarations keep their scope.
+    const auto body_range = llvm::isa<clang::CompoundStmt>(body)
+                                ? Tokens(body->getSourceRange())
+                                : WithSemicolon(body->getSourceRange());
+    const std::string replacement =
+        clang::Lexer::getSourceText(body_range, sources_, context_.getLangOpts()).str();
+    Add(edits_.unwrap_blocks, WithSemicolon(statement->getSourceRange()), replacement);
+    return true;
+  }
+
+  bool ReplaceBy(clang::Expr *whole, clang::Expr *part) {
+    if (!part || !InMainFile(whole->getBeginLoc()) || !InMainFile(whole->getEndLoc()) ||
+        !InMainFile(part->getBeginLoc()) || !InMainFile(part->getEndLoc()))
+      return true;
+    Add(edits_.simplify_expressions, Tokens(whole->getSourceRange()),
+        Text(part->getSourceRange(), false));
+    return true;
+  }
+
+  // Through libTooling's Replacement, which measures the last token of a token range.
+  void Add(std::vector<SourceEdit> &into, const clang::CharSourceRange &range,
+           const std::string &replacement) {
+    if (range.isInvalid())
+      return;
+    const clang::tooling::Replacement edit(sources_, range, replacement, context_.getLangOpts());
+    if (!edit.isApplicable() || edit.getLength() <= replacement.size())
+      return;
+    into.push_back({edit.getOffset(), edit.getLength(), replacement});
+  }
+
+  clang::ASTContext &context_;
+  const clang::SourceManager &sources_;
+  SyntaxEdits &edits_;
+};
+
+// Biggest cut first; ties in the order of the text. Duplicates (one range reached twice) once.
+void Order(std::vector<SourceEdit> &edits) {
+  std::stable_sort(edits.begin(), edits.end(), [](const SourceEdit &a, const SourceEdit &b) {
+    const auto cut_a = a.length - a.replacement.size(), cut_b = b.length - b.replacement.size();
+    if (cut_a != cut_b)
+      return cut_a > cut_b;
+    return a.offset < b.offset;
+  });
+  edits.erase(std::unique(edits.begin(), edits.end(),
+                          [](const SourceEdit &a, const SourceEdit &b) {
+                            return a.offset == b.offset && a.length == b.length &&
+                                   a.replacement == b.replacement;
+                          }),
+              edits.end());
+}
+
+} // namespace
+
+SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::string> &clang_args,
+                               parsers::Analyzer *prefixes) {
+  std::vector<std::string> arguments = parsers::AnalysisBaseArguments(true);
+  std::string code = text;
+  if (clang_args.empty()) {
+    code = BlankIncludes(text);
+    arguments.insert(arguments.end(), {"-x", "c++", "-std=c++20"});
+  } else {
+    arguments.insert(arguments.end(), clang_args.begin(), clang_args.end());
+    if (prefixes)
+      if (const auto pch = prefixes->PrefixFor(text, clang_args); !pch.empty())
+        arguments.insert(arguments.end(), {"-include-pch", pch.string()});
+  }
+  arguments.push_back("-w");
+  clang::IgnoringDiagConsumer quiet;
+  SyntaxEdits edits;
+  auto unit = clang::tooling::buildASTFromCodeWithArgs(
+      code, arguments, "candidate.cpp", "inductor-fuzz-reduce",
+      std::make_shared<clang::PCHContainerOperations>(),
+      clang::tooling::getClangStripDependencyFileAdjuster(), {}, &quiet);
+  if (!unit)
+    return edits;
+  // The TU's own declarations only: walking the translation unit would load the whole prefix.
+  const std::vector<clang::Decl *> top_level(unit->top_level_begin(), unit->top_level_end());
+  EditCollector collector(unit->getASTContext(), edits);
+  collector.CollectDeclarations(top_level);
+  for (clang::Decl *decl : top_level)
+    collector.TraverseDecl(decl);
+  for (auto *list : {&edits.remove_declarations, &edits.empty_bodies, &edits.remove_statements,
+                     &edits.unwrap_blocks, &edits.simplify_expressions, &edits.remove_parameters})
+    Order(*list);
+  edits.parsed = true;
+  return edits;
+}
+
+SyntaxCache::SyntaxCache(std::vector<std::string> clang_args,
+                         const std::filesystem::path &prefix_cache_dir)
+    : clang_args_(std::move(clang_args)) {
+  if (!clang_args_.empty() && !prefix_cache_dir.empty())
+    prefixes_ = std::make_unique<parsers::Analyzer>(
+        parsers::AnalysisOptions{.prefix_cache_dir = prefix_cache_dir});
+}
+
+SyntaxCache::~SyntaxCache() = default;
+
+const SyntaxEdits &SyntaxCache::EditsFor(const std::string &text) {
+  std::lock_guard lock(mutex_);
+  if (!edits_.parsed || text != text_) {
+    edits_ = CollectSyntaxEdits(text, clang_args_, prefixes_.get());
+    text_ = text;
+  }
+  return edits_;
+}
+
+} // namespace reducers

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "reducers/source/source_passes.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace parsers {
+class Analyzer;
+}
+
+namespace reducers {
+
+// The candidates of the syntax-aware passes for one text, all from one Clang parse, each as
+// libTooling replacements turned into edits. Biggest cut first within each list.
+struct SyntaxEdits {
+  std::vector<SourceEdit> remove_declarations;  // top-level and namespace-level declarations
+  std::vector<SourceEdit> empty_bodies;         // a function's body to {}
+  std::vector<SourceEdit> remove_statements;    // one statement of a block
+  std::vector<SourceEdit> unwrap_blocks;        // a loop, if or block to its body
+  std::vector<SourceEdit> simplify_expressions; // an expression to an operand, a literal to 0
+  std::vector<SourceEdit> remove_parameters;    // a parameter of a function defined here
+  bool parsed = false;
+};
+
+// Parses `text` with Clang (its arguments and the precompiled prefix `check` uses; with none, the
+// #include lines are blanked so that a TU whose headers are missing still parses) and collects
+// the candidates. Errors in the text are expected: Clang's recovery keeps what it can.
+SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::string> &clang_args,
+                               parsers::Analyzer *prefixes);
+
+// Remembers the last text's edits: every syntax pass asks for the same text in turn.
+class SyntaxCache {
+public:
+  explicit SyntaxCache(std::vector<std::string> clang_args,
+                       const std::filesystem::path &prefix_cache_dir);
+  ~SyntaxCache();
+  const SyntaxEdits &EditsFor(const std::string &text);
+
+private:
+  std::mutex mutex_;
+  std::vector<std::string> clang_args_;
+  std::unique_ptr<parsers::Analyzer> prefixes_;
+  std::string text_;
+  SyntaxEdits edits_;
+};
+
+} // namespace reducers

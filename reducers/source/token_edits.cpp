@@ -1,0 +1,111 @@
+#include "reducers/source/token_edits.h"
+
+#include <clang/Basic/IdentifierTable.h>
+#include <clang/Basic/LangOptions.h>
+#include <clang/Lex/Lexer.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace reducers {
+namespace {
+
+clang::LangOptions CppLanguage() {
+  clang::LangOptions language;
+  language.CPlusPlus = language.CPlusPlus11 = language.CPlusPlus14 = language.CPlusPlus17 =
+      language.CPlusPlus20 = true;
+  language.LineComment = true;
+  language.Bool = true;
+  return language;
+}
+
+} // namespace
+
+std::vector<Token> LexTokens(const std::string &text) {
+  const clang::LangOptions language = CppLanguage();
+  clang::Lexer lexer(clang::SourceLocation(), language, text.data(), text.data(),
+                     text.data() + text.size());
+  lexer.SetCommentRetentionState(false);
+  std::vector<Token> tokens;
+  clang::Token token;
+  while (true) {
+    lexer.LexFromRawLexer(token);
+    if (token.is(clang::tok::eof))
+      break;
+    const char *end = lexer.getBufferLocation();
+    const std::size_t length = token.getLength();
+    const std::size_t offset = static_cast<std::size_t>(end - text.data()) - length;
+    tokens.push_back({offset, length, token.is(clang::tok::raw_identifier)});
+  }
+  return tokens;
+}
+
+std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t largest_chunk) {
+  const auto tokens = LexTokens(text);
+  std::vector<SourceEdit> edits;
+  std::size_t chunk = 1;
+  while (chunk * 2 <= std::min(largest_chunk, tokens.size() / 2))
+    chunk *= 2;
+  for (; chunk >= 1; chunk /= 2) {
+    for (std::size_t first = 0; first < tokens.size(); first += chunk) {
+      const std::size_t last = std::min(first + chunk, tokens.size()) - 1;
+      const std::size_t begin = tokens[first].offset;
+      const std::size_t end = tokens[last].offset + tokens[last].length;
+      edits.push_back({begin, end - begin, ""});
+    }
+  }
+  return edits;
+}
+
+std::vector<SourceEdit> RenameIdentifierEdits(const std::string &text) {
+  const clang::LangOptions language = CppLanguage();
+  clang::IdentifierTable keywords(language);
+  const auto tokens = LexTokens(text);
+  std::map<std::string, std::vector<std::size_t>> uses; // name -> token offsets
+  for (const auto &token : tokens)
+    if (token.identifier)
+      uses[text.substr(token.offset, token.length)].push_back(token.offset);
+  std::set<std::string> taken;
+  for (const auto &[name, offsets] : uses)
+    taken.insert(name);
+  auto unused_name = [&]() {
+    for (std::size_t n = 0;; ++n) {
+      std::string name;
+      for (std::size_t k = n;; k = k / 26 - 1) {
+        name.insert(name.begin(), static_cast<char>('a' + k % 26));
+        if (k < 26)
+          break;
+      }
+      if (!taken.contains(name) && !keywords.get(name).isKeyword(language))
+        return name;
+    }
+  };
+  // Longest savings first: each candidate renames every use of one name.
+  std::vector<std::pair<std::size_t, std::string>> by_saving;
+  for (const auto &[name, offsets] : uses)
+    if (name.size() > 1 && !keywords.get(name).isKeyword(language))
+      by_saving.emplace_back((name.size() - 1) * offsets.size(), name);
+  std::stable_sort(by_saving.begin(), by_saving.end(),
+                   [](const auto &a, const auto &b) { return a.first > b.first; });
+  std::vector<SourceEdit> edits;
+  const std::string short_name = unused_name();
+  for (const auto &[saving, name] : by_saving) {
+    if (short_name.size() >= name.size())
+      continue;
+    std::string renamed;
+    std::size_t copied = 0;
+    for (std::size_t offset : uses[name]) {
+      renamed.append(text, copied, offset - copied);
+      renamed += short_name;
+      copied = offset + name.size();
+    }
+    renamed.append(text, copied);
+    edits.push_back({0, text.size(), std::move(renamed)});
+  }
+  return edits;
+}
+
+std::size_t CountTokens(const std::string &text) { return LexTokens(text).size(); }
+
+} // namespace reducers
