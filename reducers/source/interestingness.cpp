@@ -87,11 +87,17 @@ public:
 
   std::optional<std::string> Observe(const std::string &text, unsigned slot) override {
     std::call_once(decided_, [&] {
-      // The first text seen is the untouched source: does the front end alone show its error?
-      const auto full = Run(text, slot, false);
-      syntax_only_ = full && Run(text, slot, true) == full;
+      // The first text seen is the untouched source: does the front end alone show its error,
+      // and does a precompiled prefix keep it?
+      const auto full = Run(text, slot, {.syntax_only = false, .prefix = false});
+      syntax_only_ = full && Run(text, slot, {.syntax_only = true, .prefix = false}) == full;
+      prefix_block_ = parsers::LeadingIncludeBlock(text);
+      use_prefix_ = full && !prefix_block_.empty() && BuildPrefix() &&
+                    Run(text, slot, {.syntax_only = syntax_only_, .prefix = true}) == full;
     });
-    return Run(text, slot, syntax_only_);
+    // The prefix stands for the TU's leading #include lines only while they are unchanged.
+    const bool prefix = use_prefix_ && parsers::LeadingIncludeBlock(text) == prefix_block_;
+    return Run(text, slot, {.syntax_only = syntax_only_, .prefix = prefix});
   }
   std::string Describe() const override {
     return fmt::format("the first error of {}", fs::path(argv_[0]).filename().string());
@@ -104,12 +110,51 @@ public:
   }
 
 private:
-  std::optional<std::string> Run(const std::string &text, unsigned slot, bool syntax_only) const {
+  struct RunMode {
+    bool syntax_only = false;
+    bool prefix = false; // -include the precompiled leading #include block
+  };
+
+  // The command's flags, without its source, output and -c: what the prefix is built with.
+  std::vector<std::string> Flags() const {
+    std::vector<std::string> flags;
+    for (std::size_t i = 1; i < argv_.size(); ++i) {
+      if (i == source_index_ || argv_[i] == "-c")
+        continue;
+      if (argv_[i] == "-o" && i + 1 < argv_.size()) {
+        ++i;
+        continue;
+      }
+      flags.push_back(argv_[i]);
+    }
+    return flags;
+  }
+
+  // The leading #include block compiled once, as gcc's .gch or clang's .pch beside prefix.h:
+  // both compilers pick it up for `-include prefix.h` when the flags match.
+  bool BuildPrefix() {
+    const fs::path folder = scratch_ / "prefix";
+    fs::create_directories(folder);
+    std::ofstream(folder / "prefix.h", std::ios::trunc) << prefix_block_;
+    std::vector<std::string> argv = {argv_[0]};
+    const auto flags = Flags();
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    const std::string output =
+        (folder / (family_ == parsers::CompilerFamily::kGcc ? "prefix.h.gch" : "prefix.h.pch"))
+            .string();
+    argv.insert(argv.end(), {"-x", "c++-header", (folder / "prefix.h").string(), "-o", output});
+    const auto result = RunCommand(argv, {}, timeout_ * 4, 1 << 20);
+    return result.status.Succeeded() && fs::exists(output);
+  }
+
+  std::optional<std::string> Run(const std::string &text, unsigned slot, RunMode mode) const {
     const fs::path source =
         WriteCandidate(scratch_, slot, fs::path(argv_[source_index_]).filename().string(), text);
     std::vector<std::string> argv = {argv_[0]};
     // Quoted #includes still resolve next to the original.
     argv.insert(argv.end(), {"-iquote", fs::absolute(argv_[source_index_]).parent_path().string()});
+    if (mode.prefix)
+      argv.insert(argv.end(), {"-include", (scratch_ / "prefix" / "prefix.h").string()});
     for (std::size_t i = 1; i < argv_.size(); ++i) {
       if (i == source_index_) {
         argv.push_back(source.string());
@@ -120,7 +165,7 @@ private:
         argv.push_back(argv_[i]);
       }
     }
-    if (syntax_only)
+    if (mode.syntax_only)
       argv.push_back("-fsyntax-only");
     const auto result = RunCommand(argv, {}, timeout_, 1 << 20);
     if (result.timed_out || result.status.Succeeded())
@@ -136,6 +181,8 @@ private:
   parsers::CompilerFamily family_;
   std::once_flag decided_;
   bool syntax_only_ = false;
+  bool use_prefix_ = false;
+  std::string prefix_block_;
 };
 
 class StaticFindingTest : public InterestingnessTest {
