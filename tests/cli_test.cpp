@@ -112,6 +112,60 @@ TEST_F(CliTest, ReduceRefusesBadInputBeforeRunningAnything) {
   EXPECT_FALSE(std::filesystem::exists(folder_ / "out"));
 }
 
+TEST_F(CliTest, ReduceSourceRefusesBadInput) {
+  const auto out = (folder_ / "out").string();
+  ExpectOneLineError({"reduce", "--cpp", (folder_ / "gone.cpp").string(), "--out", out},
+                     "does not exist");
+  const auto binary = Write("kernel.cpp", std::string("\x7f"
+                                                      "ELF\0\0\x01",
+                                                      7));
+  ExpectOneLineError({"reduce", "--cpp", binary.string(), "--out", out}, "C++ source");
+  ExpectOneLineError({"reduce", "--out", out, "--", "g++", "-c", "x.cpp"},
+                     "reduce takes one input");
+  ExpectOneLineError({"reduce", kSeed.string(), "--", "g++", "-c", "x.cpp"},
+                     "goes with reduce --cpp");
+  const auto plain_log = Write("ci.log", "collected 3 items\n3 passed in 0.1s\n");
+  ExpectOneLineError({"reduce", "--from-log", plain_log.string(), "--out", out},
+                     "holds no CppCompileError");
+  // A real CppCompileError whose TU lived in a CI machine's Inductor cache.
+  ExpectOneLineError({"reduce", "--from-log",
+                      (std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                       "tests/fixtures/reduce/cpp_compile_error.log")
+                          .string(),
+                      "--out", out},
+                     "which is gone");
+  const auto clean = Write("clean.cpp", "int main() { return 0; }\n");
+  ExpectOneLineError({"reduce", "--cpp", clean.string(), "--out", out, "--", "g++-12", "-c",
+                      clean.string(), "-o", (folder_ / "clean.o").string()},
+                     "does not fail");
+  const auto passes = Write("passes.json", R"({"source_passes": ["remove-everything"]})");
+  ExpectOneLineError(
+      {"reduce", "--cpp", clean.string(), "--source-passes", passes.string(), "--out", out},
+      "unknown source pass");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(CliTest, ReduceCppWithAnInterestingnessScript) {
+  const auto source = Write("kernel.cpp", "#include <vector>\nint helper(int a) { return a * 2; }\n"
+                                          "void kernel(float *out) {\n  for (int i = 0; i < 4; "
+                                          "++i)\n    out[i] = needle_value + helper(i);\n}\n");
+  const auto script = Write("interesting.sh", "#!/bin/sh\ngrep -q needle_value kernel.cpp\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const auto out = folder_ / "out";
+  const auto run = RunInductorFuzz({"reduce", "--cpp", source.string(), "--interesting",
+                                    script.string(), "--jobs", "2", "--out", out.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  std::stringstream reduced;
+  reduced << std::ifstream(out / "reduced.cpp").rdbuf();
+  EXPECT_EQ(reduced.str().substr(0, reduced.str().find_last_not_of("\n") + 1), "needle_value");
+  const auto report = nlohmann::json::parse(std::ifstream(out / "reduction.json"));
+  EXPECT_EQ(report["tokens_after"], 1);
+  EXPECT_GT(report["tokens_before"].get<int>(), 30);
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>());
+  EXPECT_TRUE(std::filesystem::exists(out / "repro.sh"));
+  EXPECT_TRUE(std::filesystem::exists(out / "original.cpp"));
+}
+
 TEST_F(CliTest, UnknownOptionsAndMissingVenv) {
   ExpectOneLineError({"run-case", "--frobnicate"}, "see inductor-fuzz --help");
   ExpectOneLineError({"--venv", (folder_ / "no-venv").string(), "run-case", kSeed.string(), "--out",

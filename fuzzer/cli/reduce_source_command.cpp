@@ -112,6 +112,7 @@ SourceInput FromScript(const ReduceOptions &options, const fs::path &out_dir,
     throw support::InputError(
         fmt::format("{} is not a file: give the failing Python script", options.script->string()));
   const fs::path cache = fs::absolute(out_dir / "inductor-cache");
+  fs::create_directories(out_dir);
   fs::remove_all(cache);
   fs::create_directories(cache);
   std::cerr << fmt::format("reduce: running {} with {} and a fresh Inductor cache in {}\n",
@@ -225,11 +226,10 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
                            : options.from_log ? options.from_log->stem().string()
                                               : options.script->stem().string();
   const fs::path out_dir = fs::absolute(options.out_dir.value_or("reduced-" + name));
-  fs::create_directories(out_dir);
-  support::ScratchDir scratch("reduce-source");
-  const SourceInput input = ReadSourceInput(options, out_dir, scratch.path(), paths);
   const auto passes = reducers::LoadSourcePassOrder(options.source_passes_file.value_or(
       paths.project_root / "reducers" / "source" / "passes.json"));
+  support::ScratchDir scratch("reduce-source");
+  const SourceInput input = ReadSourceInput(options, out_dir, scratch.path(), paths);
   const auto context = reducers::MakeSourcePassContext(input.clang_args, DefaultPrefixCacheDir());
   const unsigned jobs =
       options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -237,8 +237,6 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
   if (auto formatter = support::FindOnPath("clang-format-19"))
     reduce.formatter = *formatter;
 
-  support::WriteFileAtomically(out_dir / ("original" + input.source.extension().string()),
-                               input.text);
   const fs::path reduced_file = out_dir / "reduced.cpp";
   out << fmt::format("reduce: {} ({} bytes, {} lines) with {} job(s); best so far in {}\n",
                      input.source.string(), input.text.size(), reducers::CountLines(input.text),
@@ -255,6 +253,7 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
           },
       .improved =
           [&](const reducers::SourceReduction &best) {
+            fs::create_directories(out_dir); // not before the source is known to fail
             support::WriteFileAtomically(reduced_file, best.reduced);
           }};
   source_stop_requested = false;
@@ -266,6 +265,9 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
   std::signal(SIGTERM, SIG_DFL);
   if (terminal)
     std::cerr << "\n";
+  fs::create_directories(out_dir);
+  support::WriteFileAtomically(out_dir / ("original" + input.source.extension().string()),
+                               input.text);
   support::WriteFileAtomically(reduced_file, reduction.reduced);
   if (!input.expected_signature.empty() && input.expected_signature != reduction.signature)
     out << fmt::format("reduce: note: the log's error was {}, the source fails here with {}\n",

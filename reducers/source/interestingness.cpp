@@ -11,8 +11,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <mutex>
+#include <set>
 
 namespace reducers {
 namespace {
@@ -89,10 +91,14 @@ public:
     std::call_once(decided_, [&] {
       // The first text seen is the untouched source: does the front end alone show its error,
       // and does a precompiled prefix keep it?
-      const auto full = Run(text, slot, {.syntax_only = false, .prefix = false});
+      std::size_t errors = 0;
+      const auto full = Run(text, slot, {.syntax_only = false, .prefix = false}, &errors);
+      max_errors_ = errors;
       syntax_only_ = full && Run(text, slot, {.syntax_only = true, .prefix = false}) == full;
       prefix_block_ = parsers::LeadingIncludeBlock(text);
-      use_prefix_ = full && !prefix_block_.empty() && BuildPrefix() &&
+      // A command with an -include of its own (Inductor's precompiled headers) has its prefix.
+      const bool has_prefix = std::find(argv_.begin(), argv_.end(), "-include") != argv_.end();
+      use_prefix_ = full && !has_prefix && !prefix_block_.empty() && BuildPrefix() &&
                     Run(text, slot, {.syntax_only = syntax_only_, .prefix = true}) == full;
     });
     // The prefix stands for the TU's leading #include lines only while they are unchanged.
@@ -147,7 +153,8 @@ private:
     return result.status.Succeeded() && fs::exists(output);
   }
 
-  std::optional<std::string> Run(const std::string &text, unsigned slot, RunMode mode) const {
+  std::optional<std::string> Run(const std::string &text, unsigned slot, RunMode mode,
+                                 std::size_t *error_count = nullptr) const {
     const fs::path source =
         WriteCandidate(scratch_, slot, fs::path(argv_[source_index_]).filename().string(), text);
     std::vector<std::string> argv = {argv_[0]};
@@ -171,6 +178,15 @@ private:
     if (result.timed_out || result.status.Succeeded())
       return std::nullopt;
     const auto diagnostics = parsers::ParseCompilerText(result.output, family_);
+    const auto errors = static_cast<std::size_t>(
+        std::count_if(diagnostics.begin(), diagnostics.end(), [](const auto &diagnostic) {
+          return diagnostic.severity == "error" || diagnostic.severity == "fatal error";
+        }));
+    if (error_count)
+      *error_count = errors;
+    // A candidate may not break more than the untouched TU had broken: that would be garbage.
+    if (max_errors_ && errors > *max_errors_)
+      return fmt::format("{} errors, more than the original's {}", errors, *max_errors_);
     return corpus::Signature(parsers::CompileErrorFinding(family_, diagnostics));
   }
 
@@ -180,6 +196,7 @@ private:
   std::chrono::seconds timeout_;
   parsers::CompilerFamily family_;
   std::once_flag decided_;
+  std::optional<std::size_t> max_errors_; // the untouched TU's
   bool syntax_only_ = false;
   bool use_prefix_ = false;
   std::string prefix_block_;
@@ -196,25 +213,28 @@ public:
     const fs::path source = WriteCandidate(scratch_, slot, "candidate.cpp", text);
     const auto report = AnalyzerFor(slot).Analyze(
         {.path = source, .display_name = "candidate.cpp", .clang_args = clang_args_});
-    std::optional<std::string> first_conflict, first_error;
+    std::vector<std::string> errors;
+    std::optional<std::string> first_conflict;
     for (const auto &conflict : report.findings) {
       if (conflict.severity != "error")
         continue;
-      const std::string signature = corpus::Signature(parsers::ToFinding(conflict));
-      if (!wanted_.empty() && signature == wanted_)
-        return signature;
+      errors.push_back(corpus::Signature(parsers::ToFinding(conflict)));
       if (conflict.kind == "conflicting-declaration" && !first_conflict)
-        first_conflict = signature;
-      if (!first_error)
-        first_error = signature;
+        first_conflict = errors.back();
     }
-    const auto seen = first_conflict ? first_conflict : first_error;
-    // The untouched TU, seen first, decides which of several errors is the one to keep.
+    // The untouched TU, seen first, decides which of several errors is the one to keep, and
+    // which errors a candidate may have: a reduction that breaks something else is garbage.
     std::call_once(decided_, [&] {
-      if (wanted_.empty() && seen)
-        wanted_ = *seen;
+      allowed_.insert(errors.begin(), errors.end());
+      if (wanted_.empty())
+        wanted_ = first_conflict ? *first_conflict : errors.empty() ? "" : errors.front();
     });
-    return seen;
+    for (const auto &error : errors)
+      if (!allowed_.contains(error))
+        return "new error: " + error;
+    if (std::find(errors.begin(), errors.end(), wanted_) != errors.end())
+      return wanted_;
+    return errors.empty() ? std::nullopt : std::optional<std::string>(errors.front());
   }
   std::string Describe() const override {
     return wanted_.empty() ? "the first error of our Clang analysis" : wanted_;
@@ -245,6 +265,7 @@ private:
   fs::path prefix_cache_dir_;
   std::mutex mutex_;
   std::once_flag decided_;
+  std::set<std::string> allowed_;
   std::vector<std::unique_ptr<parsers::Analyzer>> analyzers_;
 };
 

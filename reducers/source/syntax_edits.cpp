@@ -100,7 +100,22 @@ public:
     return true;
   }
 
-  bool VisitForStmt(clang::ForStmt *loop) { return Unwrap(loop, loop->getBody()); }
+  bool VisitForStmt(clang::ForStmt *loop) {
+    // The loop's variable stays declared: `for (int i = 0; ...) { B }` to `{ int i = 0; B }`.
+    if (auto *init = llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit());
+        init && loop->getBody() && InMainFile(loop->getBeginLoc()) &&
+        InMainFile(loop->getEndLoc()) && InMainFile(init->getBeginLoc()) &&
+        InMainFile(loop->getBody()->getBeginLoc()) && InMainFile(loop->getBody()->getEndLoc()))
+      Add(edits_.unwrap_blocks, Tokens(loop->getSourceRange()),
+          "{" + Text(init->getSourceRange(), false) + " " +
+              clang::Lexer::getSourceText(llvm::isa<clang::CompoundStmt>(loop->getBody())
+                                              ? Tokens(loop->getBody()->getSourceRange())
+                                              : WithSemicolon(loop->getBody()->getSourceRange()),
+                                          sources_, context_.getLangOpts())
+                  .str() +
+              "}");
+    return Unwrap(loop, loop->getBody());
+  }
   bool VisitCXXForRangeStmt(clang::CXXForRangeStmt *loop) { return Unwrap(loop, loop->getBody()); }
   bool VisitWhileStmt(clang::WhileStmt *loop) { return Unwrap(loop, loop->getBody()); }
   bool VisitDoStmt(clang::DoStmt *loop) { return Unwrap(loop, loop->getBody()); }
@@ -112,8 +127,6 @@ public:
   }
 
   bool VisitBinaryOperator(clang::BinaryOperator *op) {
-    if (op->isAssignmentOp())
-      return true;
     ReplaceBy(op, op->getLHS());
     ReplaceBy(op, op->getRHS());
     return true;
@@ -122,6 +135,10 @@ public:
     ReplaceBy(op, op->getTrueExpr());
     ReplaceBy(op, op->getFalseExpr());
     return true;
+  }
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr *subscript) {
+    ReplaceBy(subscript, subscript->getBase());
+    return ReplaceBy(subscript, subscript->getIdx());
   }
   bool VisitParenExpr(clang::ParenExpr *paren) { return ReplaceBy(paren, paren->getSubExpr()); }
   bool VisitExplicitCastExpr(clang::ExplicitCastExpr *cast) {

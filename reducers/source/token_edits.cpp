@@ -48,7 +48,11 @@ std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t lar
   while (chunk * 2 <= std::min(largest_chunk, tokens.size() / 2))
     chunk *= 2;
   for (; chunk >= 1; chunk /= 2) {
-    for (std::size_t first = 0; first < tokens.size(); first += chunk) {
+    // Big runs at their aligned places; runs of up to 4 tokens from every token, which is
+    // what removes `[i]` or `for (long i;;)` without breaking what is around it.
+    const std::size_t step = chunk <= 4 ? 1 : chunk;
+    for (std::size_t first = 0; first + (step == 1 ? chunk - 1 : 0) < tokens.size();
+         first += step) {
       const std::size_t last = std::min(first + chunk, tokens.size()) - 1;
       const std::size_t begin = tokens[first].offset;
       const std::size_t end = tokens[last].offset + tokens[last].length;

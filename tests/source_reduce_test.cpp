@@ -1,0 +1,231 @@
+// The source reducer: its passes on small texts, the log parser on a real CppCompileError, and
+// every annotated fixture in tests/fixtures/reduce reduced for real (our Clang analysis, or the
+// compiler its TEST line names), found by the driver, not listed here.
+#include "fuzzer/support/errors.h"
+#include "fuzzer/support/scratch_dir.h"
+#include "parsers/flag_translation.h"
+#include "reducers/source/compile_log.h"
+#include "reducers/source/interestingness.h"
+#include "reducers/source/source_passes.h"
+#include "reducers/source/source_reducer.h"
+#include "reducers/source/token_edits.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace reducers {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = INDUCTOR_FUZZ_SOURCE_DIR;
+const fs::path kFixtures = kSource / "tests" / "fixtures" / "reduce";
+const fs::path kTorchInclude = kSource / ".venv/lib/python3.11/site-packages/torch/include";
+
+std::string Read(const fs::path &path) {
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> Candidates(std::string_view pass_name, const std::string &text,
+                                    const SourcePassContext &context) {
+  const SourcePass *pass = FindSourcePass(pass_name);
+  EXPECT_NE(pass, nullptr) << pass_name;
+  std::vector<std::string> texts;
+  for (const auto &edit : pass->candidates(text, context))
+    texts.push_back(ApplyEdit(text, edit));
+  return texts;
+}
+
+bool Contains(const std::vector<std::string> &texts, const std::string &wanted) {
+  return std::find(texts.begin(), texts.end(), wanted) != texts.end();
+}
+
+SourcePassContext PlainContext() { return MakeSourcePassContext({}, {}); }
+
+TEST(SourcePasses, RemoveDeclarationsTakesEachWholeWithItsSemicolon) {
+  const std::string text = "int a = 1;\nstruct S { int x; };\nvoid f() { a = 2; }\n";
+  const auto candidates = Candidates("remove-declarations", text, PlainContext());
+  EXPECT_TRUE(Contains(candidates, "\nstruct S { int x; };\nvoid f() { a = 2; }\n"));
+  EXPECT_TRUE(Contains(candidates, "int a = 1;\n\nvoid f() { a = 2; }\n"));
+  EXPECT_TRUE(Contains(candidates, "int a = 1;\nstruct S { int x; };\n\n"));
+}
+
+TEST(SourcePasses, StatementsBodiesAndBlocks) {
+  const std::string text =
+      "void f(int n) {\n  int s = 0;\n  for (int i = 0; i < n; ++i) {\n    s += i;\n  }\n}\n";
+  const auto context = PlainContext();
+  const auto statements = Candidates("remove-statements", text, context);
+  EXPECT_TRUE(Contains(statements, "void f(int n) {\n  \n  for (int i = 0; i < n; ++i) {\n    s += "
+                                   "i;\n  }\n}\n"));
+  EXPECT_TRUE(Contains(statements, "void f(int n) {\n  int s = 0;\n  for (int i = 0; i < n; ++i) "
+                                   "{\n    \n  }\n}\n"));
+  EXPECT_TRUE(Contains(Candidates("empty-bodies", text, context), "void f(int n) {}\n"));
+  EXPECT_TRUE(Contains(Candidates("unwrap-blocks", text, context),
+                       "void f(int n) {\n  int s = 0;\n  {\n    s += i;\n  }\n}\n"));
+  EXPECT_TRUE(Contains(Candidates("remove-parameters", text, context),
+                       "void f() {\n  int s = 0;\n  for (int i = 0; i < n; ++i) {\n    s += "
+                       "i;\n  }\n}\n"));
+}
+
+TEST(SourcePasses, ExpressionsBecomeAnOperandACastItsOperandALiteralZero) {
+  const std::string text = "long g(long a, long b) { return static_cast<long>(a * b) + 42; }\n";
+  const auto candidates = Candidates("simplify-expressions", text, PlainContext());
+  EXPECT_TRUE(
+      Contains(candidates, "long g(long a, long b) { return static_cast<long>(a * b); }\n"));
+  EXPECT_TRUE(Contains(candidates, "long g(long a, long b) { return a * b + 42; }\n"));
+  EXPECT_TRUE(
+      Contains(candidates, "long g(long a, long b) { return static_cast<long>(a) + 42; }\n"));
+  EXPECT_TRUE(
+      Contains(candidates, "long g(long a, long b) { return static_cast<long>(a * b) + 0; }\n"));
+}
+
+TEST(SourcePasses, SyntaxPassesParseATuWhoseHeadersAreMissing) {
+  // Without a command the #include lines are blanked: the declarations are still found.
+  const std::string text = "#include <no/such/header.h>\nint a;\nint b;\n";
+  const auto candidates = Candidates("remove-declarations", text, PlainContext());
+  EXPECT_TRUE(Contains(candidates, "#include <no/such/header.h>\n\nint b;\n"));
+}
+
+TEST(SourcePasses, LinesAndTokensHalveDownToOne) {
+  const std::string text = "a\nb\nc\nd\n";
+  const auto lines = Candidates("remove-lines", text, PlainContext());
+  EXPECT_TRUE(Contains(lines, "c\nd\n"));    // half
+  EXPECT_TRUE(Contains(lines, "a\nb\nc\n")); // one line
+  EXPECT_EQ(LexTokens("int x = y + 1; // no comment\n").size(), 7u);
+  const auto tokens = Candidates("remove-tokens", "int x = y + 1;", PlainContext());
+  EXPECT_TRUE(Contains(tokens, "int x =  + 1;"));
+  EXPECT_TRUE(Contains(tokens, " = y + 1;")); // two tokens
+}
+
+TEST(SourcePasses, RenameAndPragmas) {
+  const auto renamed =
+      Candidates("rename-identifiers", "int total = 0; int f() { return total; }", PlainContext());
+  EXPECT_TRUE(Contains(renamed, "int a = 0; int f() { return a; }"));
+  const auto pragmas = Candidates("drop-pragmas", "#pragma omp simd\nint a;\n", PlainContext());
+  EXPECT_TRUE(Contains(pragmas, "int a;\n"));
+}
+
+TEST(SourcePasses, OrderFileNamesKnownPassesOnly) {
+  fuzzer::support::ScratchDir scratch("order");
+  std::ofstream(scratch / "good.json") << R"({"source_passes": ["remove-lines", "remove-tokens"]})";
+  std::ofstream(scratch / "bad.json") << R"({"source_passes": ["remove-everything"]})";
+  EXPECT_EQ(LoadSourcePassOrder(scratch / "good.json").size(), 2u);
+  EXPECT_THROW(LoadSourcePassOrder(scratch / "bad.json"), fuzzer::support::InputError);
+  const auto checked_in = LoadSourcePassOrder(kSource / "reducers/source/passes.json");
+  EXPECT_GE(checked_in.size(), 8u);
+}
+
+TEST(CompileLog, FindsTheCommandAndOutputOfARealCppCompileError) {
+  // Captured from torch 2.15.0 (tests/fixtures/reduce/bool_score_mod.py), with CI timestamps.
+  const std::string log = Read(kFixtures / "cpp_compile_error.log");
+  const auto error = FindCompileError(log);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->command.front(), "g++");
+  EXPECT_EQ(std::count_if(error->command.begin(), error->command.end(),
+                          [](const std::string &word) { return parsers::IsCppSource(word); }),
+            1);
+  EXPECT_NE(error->output.find("error:"), std::string::npos);
+  EXPECT_EQ(error->output.find("Traceback"), std::string::npos);
+  EXPECT_FALSE(FindCompileError("Traceback (most recent call last):\nValueError: no\n"));
+  EXPECT_EQ(SplitCommandLine("g++ 'a b.cpp' -DX=\"1 2\" c\\ d"),
+            (std::vector<std::string>{"g++", "a b.cpp", "-DX=1 2", "c d"}));
+}
+
+struct ReduceFixture {
+  fs::path file;
+  std::string test;               // "analysis", or "compiler <command>"
+  std::vector<std::string> flags; // from // FLAGS:, ${TORCH} resolved
+  std::size_t max_tokens = 0;
+  std::vector<std::string> keeps;
+};
+
+std::vector<ReduceFixture> DiscoverReduceFixtures() {
+  std::vector<ReduceFixture> fixtures;
+  for (const auto &entry : fs::directory_iterator(kFixtures)) {
+    if (entry.path().extension() != ".cpp")
+      continue;
+    ReduceFixture fixture{.file = entry.path()};
+    std::istringstream lines(Read(entry.path()));
+    std::smatch match;
+    static const std::regex annotation(R"(^//\s*([A-Z-]+):\s*(.*)$)");
+    for (std::string line; std::getline(lines, line);) {
+      if (!std::regex_match(line, match, annotation))
+        continue;
+      const std::string key = match[1], value = match[2];
+      if (key == "TEST")
+        fixture.test = value;
+      else if (key == "EXPECT-MAX-TOKENS")
+        fixture.max_tokens = std::stoul(value);
+      else if (key == "EXPECT-KEEPS")
+        fixture.keeps.push_back(value);
+      else if (key == "FLAGS") {
+        std::vector<std::string> argv = {"c++"};
+        std::istringstream words(
+            std::regex_replace(value, std::regex(R"(\$\{TORCH\})"), kTorchInclude.string()));
+        for (std::string word; words >> word;)
+          argv.push_back(word);
+        fixture.flags = parsers::TranslateForClang(argv).clang_args;
+      }
+    }
+    fixtures.push_back(fixture);
+  }
+  std::sort(fixtures.begin(), fixtures.end(),
+            [](const auto &a, const auto &b) { return a.file < b.file; });
+  return fixtures;
+}
+
+TEST(SourceReduceFixtures, EachReducesAndKeepsItsSignature) {
+  const auto fixtures = DiscoverReduceFixtures();
+  ASSERT_GE(fixtures.size(), 2u);
+  for (const auto &fixture : fixtures) {
+    SCOPED_TRACE(fixture.file.filename().string());
+    fuzzer::support::ScratchDir scratch("reduce-fixture");
+    std::unique_ptr<InterestingnessTest> test;
+    std::vector<std::string> clang_args = fixture.flags;
+    if (fixture.test == "analysis") {
+      test = MakeStaticFindingTest(fixture.flags, "", scratch / "test", scratch / "prefixes");
+    } else {
+      ASSERT_TRUE(fixture.test.starts_with("compiler ")) << fixture.test;
+      std::vector<std::string> argv;
+      std::istringstream words(fixture.test.substr(9));
+      for (std::string word; words >> word;)
+        argv.push_back(word == fixture.file.filename().string() ? fixture.file.string() : word);
+      clang_args = parsers::TranslateForClang(argv).clang_args;
+      test = MakeCompilerDiagnosticTest(argv, SourceArgument(argv), scratch / "test",
+                                        std::chrono::seconds(120));
+    }
+    const std::string original = Read(fixture.file);
+    const auto context = MakeSourcePassContext(clang_args, scratch / "prefixes");
+    const SourceReduceOptions options{
+        .jobs = 2, .passes = LoadSourcePassOrder(kSource / "reducers/source/passes.json")};
+    const std::atomic<bool> stop{false};
+    const auto reduction = ReduceSource(original, *test, options, context, stop, {});
+    EXPECT_FALSE(reduction.signature.empty());
+    EXPECT_EQ(test->Observe(reduction.reduced, 0), reduction.signature) << reduction.reduced;
+    EXPECT_LE(CountTokens(reduction.reduced), fixture.max_tokens) << reduction.reduced;
+    EXPECT_LT(reduction.reduced.size(), original.size() / 4);
+    for (const auto &kept : fixture.keeps)
+      EXPECT_NE(reduction.reduced.find(kept), std::string::npos) << reduction.reduced;
+    EXPECT_GT(reduction.steps, 0u);
+    EXPECT_GE(reduction.tried, reduction.steps);
+  }
+}
+
+TEST(SourceReduce, UntouchedSourceThatDoesNotFailIsAnInputError) {
+  fuzzer::support::ScratchDir scratch("reduce-clean");
+  auto test = MakeStaticFindingTest({"-x", "c++", "-std=c++17"}, "", scratch / "test",
+                                    scratch / "prefixes");
+  const std::atomic<bool> stop{false};
+  EXPECT_THROW(ReduceSource("int main() { return 0; }\n", *test,
+                            {.jobs = 1, .passes = {FindSourcePass("remove-lines")}}, PlainContext(),
+                            stop, {}),
+               fuzzer::support::InputError);
+}
+
+} // namespace
+} // namespace reducers
