@@ -2,6 +2,8 @@
 
 #include "corpus/case.h"
 #include "corpus/finding_store.h"
+#include "corpus/run_record.h"
+#include "fuzzer/cli/run_case_command.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
@@ -58,6 +60,52 @@ Input ReadInput(const fs::path &input) {
 
 std::size_t Lines(const std::string &text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// A failure that lives in one TU (a compile error, a static finding): after the case, the
+// source is reduced too.
+bool IsSourceFailure(const std::string &signature) {
+  return signature.starts_with("compile-error|") ||
+         signature.starts_with("conflicting-declaration|") ||
+         signature.starts_with("analysis-error|");
+}
+
+// The reduced case runs once more under capture; the TU it fails on goes to the source reducer
+// (its compile command's first error, or our analysis when it compiles).
+int ReduceFailingSource(const ReduceOptions &options, const fs::path &out_dir,
+                        const std::string &signature, const support::ToolPaths &paths,
+                        std::ostream &out) {
+  const fs::path run_dir = out_dir / "reduced-run";
+  fs::remove_all(run_dir);
+  RunCaseCommand({.case_file = out_dir / "case.json",
+                  .out_dir = run_dir,
+                  .timeout = std::chrono::seconds(options.case_timeout_seconds),
+                  .command_line = options.command_line},
+                 paths, out);
+  const auto commands = corpus::ReadCommandsFile(run_dir / "commands.json");
+  const bool compile_error = signature.starts_with("compile-error|");
+  for (const auto &command : commands) {
+    if (command.sources.size() != 1 || (compile_error && command.exit_code == 0))
+      continue;
+    ReduceOptions source = options;
+    source.input.clear();
+    source.cpp_file = command.sources.front().stored;
+    source.compile_command = command.argv;
+    for (auto &word : source.compile_command)
+      if (word == command.sources.front().captured_path)
+        word = command.sources.front().stored.string();
+    source.out_dir = out_dir / "source";
+    try {
+      return ReduceSourceCommand(source, paths, out);
+    } catch (const support::InputError &error) {
+      if (compile_error)
+        throw;
+      out << fmt::format("reduce: {}: {}\n", command.sources.front().stored.filename().string(),
+                         error.what()); // not the TU with the finding: the next one
+    }
+  }
+  out << "reduce: no captured TU of the reduced case fails on its own; the source is not reduced\n";
+  return support::kExitFindings;
 }
 
 } // namespace
@@ -151,7 +199,13 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
   out << fmt::format(
       "reduce: {} ({} lines): {} standalone ({})\n", (out_dir / "repro.py").string(), Lines(script),
       standalone.reproduces ? "fails the same way" : "DOES NOT reproduce", standalone.how);
-  return standalone.reproduces ? support::kExitNothingFound : support::kExitFindings;
+  int status = standalone.reproduces ? support::kExitNothingFound : support::kExitFindings;
+  if (IsSourceFailure(reduction.signature) && !reduction.interrupted) {
+    out << "reduce: the failure lives in a TU: reducing its source\n";
+    status =
+        std::max(status, ReduceFailingSource(options, out_dir, reduction.signature, paths, out));
+  }
+  return status;
 }
 
 } // namespace fuzzer::cli

@@ -95,14 +95,19 @@ public:
       const auto full = Run(text, slot, {.syntax_only = false, .prefix = false}, &errors);
       max_errors_ = errors;
       syntax_only_ = full && Run(text, slot, {.syntax_only = true, .prefix = false}) == full;
-      prefix_block_ = parsers::LeadingIncludeBlock(text);
-      // A command with an -include of its own (Inductor's precompiled headers) has its prefix.
-      const bool has_prefix = std::find(argv_.begin(), argv_.end(), "-include") != argv_.end();
-      use_prefix_ = full && !has_prefix && !prefix_block_.empty() && BuildPrefix() &&
+      leading_block_ = parsers::LeadingIncludeBlock(text);
+      // A command's own -include files (Inductor's precompiled-header wrapper) go into ours:
+      // a compiler takes one precompiled header, and theirs may not match these flags.
+      prefix_block_.clear();
+      for (std::size_t i = 1; i + 1 < argv_.size(); ++i)
+        if (argv_[i] == "-include" && fs::is_regular_file(argv_[i + 1]))
+          prefix_block_ += fuzzer::support::ReadTextFile(argv_[i + 1], "header", 1 << 20) + "\n";
+      prefix_block_ += leading_block_;
+      use_prefix_ = full && !leading_block_.empty() && BuildPrefix() &&
                     Run(text, slot, {.syntax_only = syntax_only_, .prefix = true}) == full;
     });
     // The prefix stands for the TU's leading #include lines only while they are unchanged.
-    const bool prefix = use_prefix_ && parsers::LeadingIncludeBlock(text) == prefix_block_;
+    const bool prefix = use_prefix_ && parsers::LeadingIncludeBlock(text) == leading_block_;
     return Run(text, slot, {.syntax_only = syntax_only_, .prefix = prefix});
   }
   std::string Describe() const override {
@@ -127,11 +132,18 @@ private:
     for (std::size_t i = 1; i < argv_.size(); ++i) {
       if (i == source_index_ || argv_[i] == "-c")
         continue;
-      if (argv_[i] == "-o" && i + 1 < argv_.size()) {
+      if ((argv_[i] == "-o" || argv_[i] == "-include") && i + 1 < argv_.size()) {
         ++i;
         continue;
       }
-      flags.push_back(argv_[i]);
+      // Linking would turn the header into a shared object: no inputs, libraries or -shared.
+      const std::string &word = argv_[i];
+      if (word.empty() || word[0] != '-' || word.starts_with("-l") || word.starts_with("-L") ||
+          word.starts_with("-Wl,") || word == "-shared")
+        if (!(i > 0 && (argv_[i - 1] == "-D" || argv_[i - 1] == "-I" || argv_[i - 1] == "-U" ||
+                        argv_[i - 1] == "-isystem" || argv_[i - 1] == "-iquote")))
+          continue;
+      flags.push_back(word);
     }
     return flags;
   }
@@ -168,6 +180,8 @@ private:
       } else if (argv_[i] == "-o" && i + 1 < argv_.size()) {
         argv.insert(argv.end(), {"-o", (source.parent_path() / "candidate.out").string()});
         ++i;
+      } else if (argv_[i] == "-include" && mode.prefix && i + 1 < argv_.size()) {
+        ++i; // in our prefix
       } else {
         argv.push_back(argv_[i]);
       }
@@ -199,7 +213,8 @@ private:
   std::optional<std::size_t> max_errors_; // the untouched TU's
   bool syntax_only_ = false;
   bool use_prefix_ = false;
-  std::string prefix_block_;
+  std::string leading_block_; // the TU's leading #include lines
+  std::string prefix_block_;  // what the prefix precompiles: the -include files, then those
 };
 
 class StaticFindingTest : public InterestingnessTest {
