@@ -68,3 +68,58 @@ TEST(ReduceTest, ACaseThatPassesIsRefusedWithExit2) {
 
 } // namespace
 } // namespace fuzzer
+
+namespace fuzzer {
+namespace {
+
+// Short source pass orders keep these to minutes; the default order is measured in the notes.
+void WriteSourcePasses(const fs::path &file) {
+  std::ofstream(file) << R"({"source_passes": ["remove-declarations", "empty-bodies", )"
+                         R"("remove-statements", "unwrap-blocks"]})";
+}
+
+TEST(ReduceTest, AFailingScriptHasItsFailingTuReduced) {
+  // A user's script: torch 2.15.0 writes C++ that g++ rejects (CppCompileError).
+  const support::ScratchDir scratch("reduce-script-test");
+  WriteSourcePasses(scratch / "passes.json");
+  const auto run = RunInductorFuzz({"reduce", "--script",
+                                    (kSource / "tests/fixtures/reduce/bool_score_mod.py").string(),
+                                    "--out", (scratch / "out").string(), "--jobs", "2",
+                                    "--source-passes", (scratch / "passes.json").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json report = json::parse(std::ifstream(scratch / "out" / "reduction.json"));
+  EXPECT_TRUE(report["signature"].get<std::string>().starts_with(
+      "compile-error|family=gcc|message=cannot convert"))
+      << report.dump(2);
+  EXPECT_EQ(report["origin"], "log");
+  EXPECT_LT(report["lines_after"].get<int>() * 3, report["lines_before"].get<int>())
+      << report.dump(2);
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+  // repro.sh is the one command: run alone, it shows the error.
+  const auto repro = support::RunCommand({"/bin/sh", (scratch / "out" / "repro.sh").string()}, {},
+                                         std::chrono::seconds(300));
+  EXPECT_FALSE(repro.status.Succeeded());
+  EXPECT_NE(repro.output.find("cannot convert"), std::string::npos) << repro.output;
+}
+
+TEST(ReduceTest, ACompileErrorFindingIsReducedAsACaseThenAsASource) {
+  const support::ScratchDir scratch("reduce-chain-test");
+  WriteSourcePasses(scratch / "source-passes.json");
+  std::ofstream(scratch / "case-passes.json") << R"({"case_passes": ["reset-knobs"]})";
+  const auto run = RunInductorFuzz(
+      {"reduce", (kSource / "corpus/findings/compile-error-bool-score-mod.json").string(), "--out",
+       (scratch / "out").string(), "--jobs", "2", "--passes",
+       (scratch / "case-passes.json").string(), "--source-passes",
+       (scratch / "source-passes.json").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(fs::exists(scratch / "out" / "repro.py"));
+  const json source = json::parse(std::ifstream(scratch / "out" / "source" / "reduction.json"));
+  EXPECT_TRUE(source["signature"].get<std::string>().starts_with("compile-error|family=gcc"))
+      << source.dump(2);
+  EXPECT_EQ(source["origin"], "compiler");
+  EXPECT_LT(source["lines_after"], source["lines_before"]);
+  EXPECT_TRUE(source["repro_reproduces"].get<bool>()) << source.dump(2);
+}
+
+} // namespace
+} // namespace fuzzer

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Interestingness test for redecl_s1_7.cpp (see README.md): interesting (exit 0) when
+# g++-12 reports that `tmp0` is declared twice in one scope ("conflicting declaration
+# 'auto tmp0'" or "redeclaration of 'T tmp0'"); exit 1 otherwise. Run in a folder
+# holding redecl_s1_7.cpp.
+set -u
+export LC_ALL=C # ASCII quotes in g++'s messages
+torch=/work/main/.venv/lib/python3.11/site-packages/torch
+flags=(
+  -std=c++20 -fopenmp -march=native
+  -D TORCH_INDUCTOR_CPP_WRAPPER -D STANDALONE_TORCH_HEADER -D C10_USING_CUSTOM_GENERATED_MACROS
+  -DNDEBUG
+  -D CPU_CAPABILITY_AVX512 -mavx512f -mavx512dq -mavx512vl -mavx512bw -mfma -mavx512vnni
+  -I/usr/include/python3.11 -I"$torch/include" -I"$torch/include/torch/csrc/api/include"
+)
+out=$(timeout 120 g++-12 -fsyntax-only "${flags[@]}" redecl_s1_7.cpp 2>&1)
+grep -Eq "error: (conflicting declaration|redeclaration of) '([^']* )?tmp0'" <<<"$out" || exit 1
+exit 0
