@@ -8,7 +8,7 @@
 # literals and punctuators; comments and whitespace skipped). Prints both side by side with the
 # ratios ours / C-Vise. Goals: our final size in tokens no larger than C-Vise's, and our wall time
 # at most 1/3 of C-Vise's, on every input.
-# Usage: bench/source_reduce_vs_cvise.sh [--jobs J] [--only NAME] [--timeout SECONDS]
+# Usage: bench/source_reduce_vs_cvise.sh [--jobs J] [--only NAME[,NAME...]] [--timeout SECONDS]
 #   (default 2 jobs, every input, 3600 s per tool and input). Builds nothing: INDUCTOR_FUZZ picks
 #   the binary (default build/inductor-fuzz), CVISE C-Vise (default cvise), OUT the results
 #   folder (default /tmp/source-reduce-bench): results.json, and per input both final files and
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  echo "usage: bench/source_reduce_vs_cvise.sh [--jobs J] [--only NAME] [--timeout SECONDS]" >&2
+  echo "usage: bench/source_reduce_vs_cvise.sh [--jobs J] [--only NAME[,NAME...]] [--timeout SECONDS]" >&2
   exit 2
 }
 jobs=2
@@ -53,7 +53,7 @@ cvise=$(command -v "$cvise")
 names=()
 for dir in "$inputs_dir"/*/; do
   name=$(basename "$dir")
-  [[ -z $only || $name == "$only" ]] || continue
+  [[ -z $only || ",$only," == *",$name,"* ]] || continue
   [[ -f $dir/$name.cpp && -x $dir/interesting.sh ]] || {
     echo "source_reduce_vs_cvise: $dir lacks $name.cpp or an executable interesting.sh" >&2
     exit 2

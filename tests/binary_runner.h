@@ -3,6 +3,7 @@
 #include "fuzzer/support/child_process.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,7 +18,8 @@ struct BinaryRun {
 
 // Runs build/inductor-fuzz as a user would, with stdout and stderr kept apart.
 inline BinaryRun RunInductorFuzz(const std::vector<std::string> &arguments,
-                                 std::chrono::seconds timeout = std::chrono::seconds(900)) {
+                                 std::chrono::seconds timeout = std::chrono::seconds(900),
+                                 const std::map<std::string, std::string> &environment = {}) {
   const auto err_file = std::filesystem::temp_directory_path() /
                         ("inductor-fuzz-test-stderr-" + std::to_string(::getpid()));
   std::filesystem::remove(err_file);
@@ -25,6 +27,7 @@ inline BinaryRun RunInductorFuzz(const std::vector<std::string> &arguments,
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   support::SpawnOptions options;
   options.stderr_file = err_file;
+  options.environment = environment;
   const support::CommandResult result = support::RunCommand(argv, options, timeout);
   std::stringstream err;
   err << std::ifstream(err_file).rdbuf();

@@ -123,3 +123,49 @@ TEST(ReduceTest, ACompileErrorFindingIsReducedAsACaseThenAsASource) {
 
 } // namespace
 } // namespace fuzzer
+
+namespace fuzzer {
+namespace {
+
+// A planted Inductor bug (tests/fixtures/plant: codegen declares a local twice whenever a
+// kernel computes a remainder) found by a generated case of seed 1 whose mask uses `%`: the
+// case reduces to a few expression nodes and its TU to a few lines, both with the signature
+// of the original failure.
+TEST(ReduceTest, APlantedCodegenBugReducesToAFewNodesAndAShortTu) {
+  const support::ScratchDir scratch("reduce-plant-test");
+  const std::map<std::string, std::string> plant = {
+      {"PYTHONPATH", (kSource / "tests/fixtures/plant").string()}};
+  const auto generated = RunInductorFuzz({"gen", "--seed", "1", "--count", "17"});
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  std::istringstream lines(generated.out);
+  std::string line;
+  for (int i = 0; i < 17; ++i)
+    std::getline(lines, line);
+  const json generated_case = json::parse(line);
+  ASSERT_EQ(generated_case["name"], "s1-16");
+  ASSERT_NE(generated_case["mask_mod"]["source"].get<std::string>().find('%'), std::string::npos);
+  std::ofstream(scratch / "case.json") << generated_case.dump(2);
+  std::ofstream(scratch / "case-passes.json")
+      << R"({"case_passes": ["drop-mask-arm", "inline-helpers", "replace-by-child", )"
+         R"("replace-by-leaf", "shrink-constants"]})";
+  const auto run = RunInductorFuzz({"reduce", (scratch / "case.json").string(), "--out",
+                                    (scratch / "out").string(), "--jobs", "2", "--passes",
+                                    (scratch / "case-passes.json").string()},
+                                   std::chrono::seconds(1700), plant);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json report = json::parse(std::ifstream(scratch / "out" / "reduction.json"));
+  const std::string signature = report["signature"];
+  EXPECT_TRUE(signature.starts_with("compile-error|family=gcc|message=redeclaration of 'int "
+                                    "planted_rem'"))
+      << signature;
+  EXPECT_GE(report["nodes_before"].get<int>(), 15) << report.dump(2);
+  EXPECT_LE(report["nodes_after"].get<int>(), 3) << report.dump(2);
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+  const json source = json::parse(std::ifstream(scratch / "out" / "source" / "reduction.json"));
+  EXPECT_EQ(source["signature"], signature);
+  EXPECT_LE(source["lines_after"].get<int>(), 30) << source.dump(2);
+  EXPECT_TRUE(source["repro_reproduces"].get<bool>()) << source.dump(2);
+}
+
+} // namespace
+} // namespace fuzzer
