@@ -113,7 +113,7 @@ int ReduceFailingSource(const ReduceOptions &options, const fs::path &out_dir,
 int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                   std::ostream &out) {
   const Input input = ReadInput(options.input);
-  const fs::path out_dir = options.out_dir.value_or(input.default_out);
+  const fs::path out_dir = fs::absolute(options.out_dir.value_or(input.default_out));
   const fs::path python = paths.venv / "bin" / "python";
   const reducers::PassContext context{.python = python,
                                       .mask_ast_script =

@@ -230,20 +230,31 @@ private:
   SyntaxEdits &edits_;
 };
 
+bool SameEdit(const SourceEdit &a, const SourceEdit &b) {
+  return a.offset == b.offset && a.length == b.length && a.replacement == b.replacement;
+}
+
 // Biggest cut first; ties in the order of the text. Duplicates (one range reached twice) once.
-void Order(std::vector<SourceEdit> &edits) {
+void OrderBySize(std::vector<SourceEdit> &edits) {
   std::stable_sort(edits.begin(), edits.end(), [](const SourceEdit &a, const SourceEdit &b) {
     const auto cut_a = a.length - a.replacement.size(), cut_b = b.length - b.replacement.size();
     if (cut_a != cut_b)
       return cut_a > cut_b;
     return a.offset < b.offset;
   });
-  edits.erase(std::unique(edits.begin(), edits.end(),
-                          [](const SourceEdit &a, const SourceEdit &b) {
-                            return a.offset == b.offset && a.length == b.length &&
-                                   a.replacement == b.replacement;
-                          }),
-              edits.end());
+  edits.erase(std::unique(edits.begin(), edits.end(), SameEdit), edits.end());
+}
+
+// From the end of the text back, an enclosing statement before what it holds: code uses what
+// comes before it (`auto tmp5 = tmp4;` must go before `tmp4` can), so removals from the end
+// succeed where removals from the start would each break a later use.
+void OrderFromTheEnd(std::vector<SourceEdit> &edits) {
+  std::stable_sort(edits.begin(), edits.end(), [](const SourceEdit &a, const SourceEdit &b) {
+    if (a.offset + a.length != b.offset + b.length)
+      return a.offset + a.length > b.offset + b.length;
+    return a.length > b.length;
+  });
+  edits.erase(std::unique(edits.begin(), edits.end(), SameEdit), edits.end());
 }
 
 } // namespace
@@ -276,9 +287,11 @@ SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::s
   collector.CollectDeclarations(top_level);
   for (clang::Decl *decl : top_level)
     collector.TraverseDecl(decl);
-  for (auto *list : {&edits.remove_declarations, &edits.empty_bodies, &edits.remove_statements,
-                     &edits.unwrap_blocks, &edits.simplify_expressions, &edits.remove_parameters})
-    Order(*list);
+  for (auto *list : {&edits.remove_declarations, &edits.remove_statements})
+    OrderFromTheEnd(*list);
+  for (auto *list : {&edits.empty_bodies, &edits.unwrap_blocks, &edits.simplify_expressions,
+                     &edits.remove_parameters})
+    OrderBySize(*list);
   edits.parsed = true;
   return edits;
 }

@@ -14,7 +14,7 @@ class Analyzer;
 namespace reducers {
 
 // The candidates of the syntax-aware passes for one text, all from one Clang parse, each as
-// libTooling replacements turned into edits. Biggest cut first within each list.
+// libTooling replacements turned into edits, biggest cut first (removals: from the end back).
 struct SyntaxEdits {
   std::vector<SourceEdit> remove_declarations;  // top-level and namespace-level declarations
   std::vector<SourceEdit> empty_bodies;         // a function's body to {}
