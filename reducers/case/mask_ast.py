@@ -66,7 +66,9 @@ def pass_replace_by_child(tree, function):
 
 def pass_replace_by_leaf(tree, function):
     for node in in_body(tree):
-        for replacement in ("q_idx >= kv_idx", "q_idx", "kv_idx", "True", "0"):
+        # Smallest first: the first that keeps the failure is taken, so a bigger leaf would
+        # hide a smaller one (`q_idx >= kv_idx` where `q_idx` alone keeps the failure too).
+        for replacement in ("q_idx", "kv_idx", "0", "True", "q_idx >= kv_idx"):
             yield replace_node(tree, node, ast.parse(replacement, mode="eval").body)
 
 
