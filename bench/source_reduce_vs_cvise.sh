@@ -50,6 +50,12 @@ command -v "$cvise" >/dev/null || { echo "source_reduce_vs_cvise: $cvise is miss
 binary=$(realpath "$binary")
 cvise=$(command -v "$cvise")
 
+# The flags every input TU builds with (the inputs' scripts use the same).
+torch_dir=$PWD/.venv/lib/python3.11/site-packages/torch
+tu_flags=(-std=c++20 -fopenmp -march=native -D TORCH_INDUCTOR_CPP_WRAPPER -D STANDALONE_TORCH_HEADER
+  -D C10_USING_CUSTOM_GENERATED_MACROS -DNDEBUG -I/usr/include/python3.11 -I"$torch_dir/include"
+  -I"$torch_dir/include/torch/csrc/api/include")
+
 names=()
 for dir in "$inputs_dir"/*/; do
   name=$(basename "$dir")
@@ -124,9 +130,11 @@ run_tool() {
   if [[ $tool == ours ]]; then
     final=$work/$name-ours-out/reduced.cpp
     rm -rf "$work/$name-ours-out"
+    # Ours also gets the TU's compile command, which the pipeline always knows: its Clang parses
+    # with the real headers. The interestingness script alone decides what is kept.
     (cd "$dir" && TMPDIR=$tmp timeout -k 30 "$tool_timeout" "$binary" reduce --cpp "$name.cpp" \
-      --interesting ./interesting.sh --jobs "$jobs" --out "$work/$name-ours-out") \
-      >"$log" 2>&1 </dev/null || code=$?
+      --interesting ./interesting.sh --jobs "$jobs" --out "$work/$name-ours-out" \
+      -- g++-12 "${tu_flags[@]}" -c "$name.cpp") >"$log" 2>&1 </dev/null || code=$?
   else
     # C-Vise reduces the file in place, keeping the best variant so far on a timeout too.
     final=$dir/$name.cpp

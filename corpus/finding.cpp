@@ -44,6 +44,8 @@ constexpr std::array kStatuses = {
 // How each fact is normalised before it enters a signature. Facts not named here are
 // enumerations the producer already chose (an API, a field list, compiler names).
 std::string Normalise(const std::string &key, const std::string &value) {
+  if (key == "abort" && IsHeapCorruptionAbort(value))
+    return std::string(kHeapCorruption);
   if (key == "message" || key == "error" || key == "symbol" || key == "abort")
     return MessageTemplate(value);
   if (key == "name" || key == "type" || key == "previous_type" || key == "kernel")
@@ -98,6 +100,29 @@ std::optional<CaseStatus> StatusFromName(std::string_view name) {
 std::string NameShape(const std::string &name) {
   static const std::regex digits("[0-9]+");
   return std::regex_replace(name, digits, "<N>");
+}
+
+bool IsHeapCorruptionAbort(std::string_view message) {
+  // glibc's malloc_printerr texts. One corruption shows as any of them, depending on which
+  // chunk is touched next, so they are one signature.
+  static constexpr std::array kPrefixes = {std::string_view("malloc(): "),
+                                           std::string_view("free(): "),
+                                           std::string_view("realloc(): "),
+                                           std::string_view("munmap_chunk(): "),
+                                           std::string_view("malloc_consolidate(): "),
+                                           std::string_view("tcache_thread_shutdown(): "),
+                                           std::string_view("corrupted size vs. prev_size"),
+                                           std::string_view("corrupted double-linked list"),
+                                           std::string_view("double free or corruption"),
+                                           std::string_view("Fatal glibc error: malloc")};
+  const auto start = message.find_first_not_of(" \t");
+  if (start == std::string_view::npos)
+    return false;
+  message.remove_prefix(start);
+  for (const auto prefix : kPrefixes)
+    if (message.starts_with(prefix))
+      return true;
+  return false;
 }
 
 std::string MessageTemplate(const std::string &message) {

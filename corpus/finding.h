@@ -84,6 +84,11 @@ std::string NameShape(const std::string &name);
 // paths to <path>, addresses to <addr>, hashes to <hash>, quote styles unified.
 std::string MessageTemplate(const std::string &message);
 
+// What a crash's `abort` fact becomes when glibc caught a corrupted heap: whichever of its
+// checks fired first varies from run to run, the bug does not.
+inline constexpr std::string_view kHeapCorruption = "glibc heap corruption";
+bool IsHeapCorruptionAbort(std::string_view message);
+
 inline constexpr int kFindingFormatVersion = 1;
 nlohmann::json FindingToJson(const Finding &finding);
 // Validating reader: throws FormatError naming the field.

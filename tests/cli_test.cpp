@@ -166,6 +166,30 @@ TEST_F(CliTest, ReduceCppWithAnInterestingnessScript) {
   EXPECT_TRUE(std::filesystem::exists(out / "original.cpp"));
 }
 
+// A script that wants one error, the conflict: candidates Clang finds more broken than their
+// text go untested.
+TEST_F(CliTest, ReduceWithACompilingScriptDropsBrokenCandidatesUntested) {
+  const auto source = Write(
+      "kernel.cpp", "int helper(int a) { return a * 2; }\n"
+                    "void kernel(float *out, int n) {\n  for (int i = 0; i < n; ++i) {\n"
+                    "    int x = helper(i);\n    float x = out[i];\n    out[i] = x;\n  }\n}\n");
+  const auto script =
+      Write("interesting.sh", "#!/bin/sh\nout=$(LC_ALL=C g++-12 -fsyntax-only kernel.cpp 2>&1)\n"
+                              "[ \"$(echo \"$out\" | grep -c error:)\" = 1 ] &&\n"
+                              "echo \"$out\" | grep -q \"conflicting declaration 'float x'\"\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const auto out = folder_ / "out";
+  const auto run = RunInductorFuzz({"reduce", "--cpp", source.string(), "--interesting",
+                                    script.string(), "--jobs", "2", "--out", out.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto report = nlohmann::json::parse(std::ifstream(out / "reduction.json"));
+  EXPECT_TRUE(report["clang_gate"]["on"].get<bool>());
+  EXPECT_FALSE(report["clang_gate"]["refuted"].get<bool>()) << report.dump(2);
+  EXPECT_GT(report["clang_gate"]["dropped"].get<int>(), 0) << report.dump(2);
+  EXPECT_LE(report["tokens_after"].get<int>(), 14) << "void f(){int x;float x;}";
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>());
+}
+
 TEST_F(CliTest, UnknownOptionsAndMissingVenv) {
   ExpectOneLineError({"run-case", "--frobnicate"}, "see inductor-fuzz --help");
   ExpectOneLineError({"--venv", (folder_ / "no-venv").string(), "run-case", kSeed.string(), "--out",

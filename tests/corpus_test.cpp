@@ -55,6 +55,26 @@ TEST(Signature, DifferentInnermostCausesDoNotCollide) {
   EXPECT_NE(Signature(index_error), Signature(same_type_other_frame));
 }
 
+// One heap overflow in flex_attention aborted with six different glibc texts in one campaign.
+TEST(Signature, GlibcHeapChecksAreOneSignatureOtherAbortsAreNot) {
+  auto crash = [](const std::string &abort) {
+    Finding finding{.kind = FindingKind::kCrash};
+    finding.essence.Add("api", "flex_attention").Add("signal", "6").Add("abort", abort);
+    return Signature(finding);
+  };
+  const std::string heap = crash("corrupted size vs. prev_size");
+  EXPECT_EQ(heap, "crash|api=flex_attention|signal=6|abort=glibc heap corruption");
+  for (const char *abort :
+       {"free(): invalid next size (normal)", "double free or corruption (!prev)",
+        "malloc(): unaligned tcache chunk detected", "munmap_chunk(): invalid pointer",
+        "corrupted double-linked list", "malloc_consolidate(): invalid chunk size",
+        "Fatal glibc error: malloc assertion failure in _int_malloc: chunk_main_arena (bck->bk)"})
+    EXPECT_EQ(crash(abort), heap) << abort;
+  EXPECT_NE(crash("python: kernel.cpp:12: void f(): Assertion `x < 4' failed."), heap);
+  EXPECT_NE(crash(""), heap);
+  EXPECT_NE(crash("terminate called after throwing an instance of 'c10::Error'"), heap);
+}
+
 TEST(Signature, KindsAndStatusesRoundTripTheirNames) {
   for (const auto kind : AllFindingKinds())
     EXPECT_EQ(KindFromName(KindName(kind)), kind);

@@ -233,7 +233,10 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
   const auto context = reducers::MakeSourcePassContext(input.clang_args, DefaultPrefixCacheDir());
   const unsigned jobs =
       options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  reducers::SourceReduceOptions reduce{.jobs = jobs, .passes = passes};
+  // A user's script may build and run on two compilers: seconds a candidate, where a Clang
+  // parse costs milliseconds.
+  reducers::SourceReduceOptions reduce{
+      .jobs = jobs, .passes = passes, .gate_on_parse_errors = input.origin == "script"};
   if (auto formatter = support::FindOnPath("clang-format-19"))
     reduce.formatter = *formatter;
 
@@ -286,6 +289,11 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
                        {"source", input.source.string()},
                        {"steps", reduction.steps},
                        {"candidates_run", reduction.tried},
+                       {"clang_gate",
+                        {{"on", reduce.gate_on_parse_errors},
+                         {"dropped", reduction.gated},
+                         {"audited", reduction.gate_audits},
+                         {"refuted", reduction.gate_refuted}}},
                        {"rounds", reduction.rounds},
                        {"seconds", reduction.seconds},
                        {"interrupted", reduction.interrupted},
@@ -303,13 +311,14 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
                        {"tool_version", support::ToolVersion()},
                        {"command_line", options.command_line}};
   support::WriteFileAtomically(out_dir / "reduction.json", report.dump(2) + "\n");
-  out << fmt::format("reduce: {} -> {} lines, {} -> {} tokens; {} step(s), {} candidate(s) in "
-                     "{:.1f} s{}\n",
-                     reducers::CountLines(reduction.original),
-                     reducers::CountLines(reduction.reduced),
-                     reducers::CountTokens(reduction.original),
-                     reducers::CountTokens(reduction.reduced), reduction.steps, reduction.tried,
-                     reduction.seconds, reduction.interrupted ? " (interrupted)" : "");
+  out << fmt::format(
+      "reduce: {} -> {} lines, {} -> {} tokens; {} step(s), {} candidate(s){} in "
+      "{:.1f} s{}\n",
+      reducers::CountLines(reduction.original), reducers::CountLines(reduction.reduced),
+      reducers::CountTokens(reduction.original), reducers::CountTokens(reduction.reduced),
+      reduction.steps, reduction.tried,
+      reduction.gated ? fmt::format(" (and {} dropped by Clang untested)", reduction.gated) : "",
+      reduction.seconds, reduction.interrupted ? " (interrupted)" : "");
   out << fmt::format("reduce: {}: {} ({})\n", repro.string(),
                      reproduces ? "shows the same failure" : "DOES NOT reproduce", how);
   return reproduces ? support::kExitNothingFound : support::kExitFindings;

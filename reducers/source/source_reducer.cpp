@@ -3,9 +3,11 @@
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/scratch_dir.h"
+#include "reducers/source/syntax_edits.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -16,6 +18,9 @@ namespace reducers {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Candidates the gate would drop that are tested anyway, to learn whether the test agrees.
+constexpr unsigned kGateAudits = 8;
 namespace fs = std::filesystem;
 
 double SecondsSince(Clock::time_point start) {
@@ -28,7 +33,7 @@ public:
          const SourcePassContext &context, const std::atomic<bool> &stop,
          const SourceReduceCallbacks &callbacks, SourceReduction &result)
       : test_(test), options_(options), context_(context), stop_(stop), callbacks_(callbacks),
-        result_(result), started_(Clock::now()) {}
+        result_(result), started_(Clock::now()), gate_on_(options.gate_on_parse_errors) {}
 
   void Run() {
     bool accepted_in_round = true;
@@ -55,6 +60,7 @@ private:
       // The next `jobs` candidates from `index` that are new and smaller.
       std::vector<std::string> batch;
       std::vector<std::size_t> batch_index;
+      std::vector<char> audited;
       for (; index < edits.size() && batch.size() < std::max(1u, options_.jobs); ++index) {
         const auto &edit = edits[index];
         if (!pass.grows && edit.replacement.size() >= edit.length)
@@ -62,18 +68,37 @@ private:
         std::string candidate = ApplyEdit(text, edit);
         if (candidate == text || !tested_.insert(std::hash<std::string>{}(candidate)).second)
           continue;
+        const bool gated =
+            gate_on_ && context_.syntax->ErrorsIn(candidate) > context_.syntax->ErrorsIn(text);
+        if (gated && result_.gate_audits >= kGateAudits) {
+          ++result_.gated;
+          continue;
+        }
+        result_.gate_audits += gated;
         batch.push_back(std::move(candidate));
         batch_index.push_back(index);
+        audited.push_back(gated);
       }
       if (batch.empty())
         return accepted_any;
-      const auto kept = TestBatch(batch);
+      const auto keeps = TestBatch(batch);
+      for (std::size_t i = 0; i < batch.size(); ++i)
+        if (audited[i] && keeps[i] && gate_on_) {
+          // The test keeps what Clang calls broken (it greps, say): the gate would lose steps.
+          gate_on_ = false;
+          result_.gate_refuted = true;
+          if (callbacks_.progress)
+            callbacks_.progress("reduce: the test kept a candidate with more Clang errors than "
+                                "its text: every candidate is tested from now on");
+        }
       Report(pass, edits.size() - std::min(edits.size(), index));
-      if (!kept)
+      const auto kept = std::find(keeps.begin(), keeps.end(), 1);
+      if (kept == keeps.end())
         continue;
       // The text changed: the pass's candidates are proposed again, from where this one was.
-      result_.reduced = std::move(batch[*kept]);
-      index = batch_index[*kept];
+      const auto at = static_cast<std::size_t>(kept - keeps.begin());
+      result_.reduced = std::move(batch[at]);
+      index = batch_index[at];
       ++result_.steps;
       ++result_.accepted_by_pass[std::string(pass.name)];
       accepted_any = true;
@@ -84,8 +109,8 @@ private:
     return accepted_any;
   }
 
-  // Tests the candidates side by side; the first (in the pass's order) that keeps the signature.
-  std::optional<std::size_t> TestBatch(const std::vector<std::string> &batch) {
+  // Tests the candidates side by side: which keep the signature.
+  std::vector<char> TestBatch(const std::vector<std::string> &batch) {
     std::vector<char> keeps(batch.size(), 0);
     std::vector<std::thread> threads;
     for (std::size_t i = 1; i < batch.size(); ++i)
@@ -94,10 +119,7 @@ private:
     for (auto &thread : threads)
       thread.join();
     result_.tried += static_cast<unsigned>(batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      if (keeps[i])
-        return i;
-    return std::nullopt;
+    return keeps;
   }
 
   bool Keeps(const std::string &text, unsigned slot) {
@@ -113,10 +135,12 @@ private:
     last_report_ = now;
     const double seconds = SecondsSince(started_);
     callbacks_.progress(fmt::format(
-        "reduce: {} bytes, {} lines; {} steps, {} candidates ({:.1f}/s), {:.0f} s; round {}, {} "
+        "reduce: {} bytes, {} lines; {} steps, {} candidates ({:.1f}/s{}), {:.0f} s; round {}, {} "
         "({} left)",
         result_.reduced.size(), CountLines(result_.reduced), result_.steps, result_.tried,
-        seconds > 0 ? result_.tried / seconds : 0.0, seconds, result_.rounds, pass.name, left));
+        seconds > 0 ? result_.tried / seconds : 0.0,
+        result_.gated ? fmt::format(", {} dropped by Clang", result_.gated) : "", seconds,
+        result_.rounds, pass.name, left));
   }
 
   InterestingnessTest &test_;
@@ -128,6 +152,7 @@ private:
   Clock::time_point started_;
   Clock::time_point last_report_{};
   std::unordered_set<std::size_t> tested_;
+  bool gate_on_;
 };
 
 std::optional<std::string> Format(const fs::path &formatter, const std::string &text) {

@@ -17,14 +17,22 @@ struct SourceReduceOptions {
   unsigned jobs = 1;                      // candidates tested side by side
   std::vector<const SourcePass *> passes; // in order; the list repeats until nothing is accepted
   std::optional<std::filesystem::path> formatter; // clang-format for the result, kept if it passes
+  // Before the test runs, Clang parses the candidate: one with more errors than the text it came
+  // from is dropped untested. Worth it when the test costs seconds (a user's script, a build
+  // and run on two compilers), not when it is itself a parse. The first few such candidates are
+  // tested anyway: when the test keeps one (it greps, say), the gate is off from then on.
+  bool gate_on_parse_errors = false;
 };
 
 struct SourceReduction {
   std::string original;
   std::string reduced;
   std::string signature;
-  unsigned steps = 0; // candidates accepted
-  unsigned tried = 0; // candidates tested
+  unsigned steps = 0;        // candidates accepted
+  unsigned tried = 0;        // candidates tested
+  unsigned gated = 0;        // candidates dropped untested: more Clang errors than their text
+  unsigned gate_audits = 0;  // candidates the gate would drop, tested to check it
+  bool gate_refuted = false; // the test kept one of those: the gate went off
   unsigned rounds = 0;
   double seconds = 0;
   bool interrupted = false;

@@ -11,6 +11,7 @@
 #include <clang/Tooling/Tooling.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace reducers {
@@ -257,10 +258,12 @@ void OrderFromTheEnd(std::vector<SourceEdit> &edits) {
   edits.erase(std::unique(edits.begin(), edits.end(), SameEdit), edits.end());
 }
 
-} // namespace
-
-SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::string> &clang_args,
-                               parsers::Analyzer *prefixes) {
+// One Clang parse of `text` the way every syntax pass sees it: its own arguments and
+// precompiled prefix, or, without arguments, with its #include lines blanked.
+std::unique_ptr<clang::ASTUnit> Parse(const std::string &text,
+                                      const std::vector<std::string> &clang_args,
+                                      parsers::Analyzer *prefixes,
+                                      clang::DiagnosticConsumer &diagnostics) {
   std::vector<std::string> arguments = parsers::AnalysisBaseArguments(true);
   std::string code = text;
   if (clang_args.empty()) {
@@ -273,12 +276,19 @@ SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::s
         arguments.insert(arguments.end(), {"-include-pch", pch.string()});
   }
   arguments.push_back("-w");
-  clang::IgnoringDiagConsumer quiet;
-  SyntaxEdits edits;
-  auto unit = clang::tooling::buildASTFromCodeWithArgs(
+  return clang::tooling::buildASTFromCodeWithArgs(
       code, arguments, "candidate.cpp", "inductor-fuzz-reduce",
       std::make_shared<clang::PCHContainerOperations>(),
-      clang::tooling::getClangStripDependencyFileAdjuster(), {}, &quiet);
+      clang::tooling::getClangStripDependencyFileAdjuster(), {}, &diagnostics);
+}
+
+} // namespace
+
+SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::string> &clang_args,
+                               parsers::Analyzer *prefixes) {
+  clang::IgnoringDiagConsumer quiet;
+  SyntaxEdits edits;
+  auto unit = Parse(text, clang_args, prefixes, quiet);
   if (!unit)
     return edits;
   // The TU's own declarations only: walking the translation unit would load the whole prefix.
@@ -305,6 +315,25 @@ SyntaxCache::SyntaxCache(std::vector<std::string> clang_args,
 }
 
 SyntaxCache::~SyntaxCache() = default;
+
+std::size_t CountParseErrors(const std::string &text, const std::vector<std::string> &clang_args,
+                             parsers::Analyzer *prefixes) {
+  clang::DiagnosticConsumer counter; // the base class counts errors and warnings
+  const auto unit = Parse(text, clang_args, prefixes, counter);
+  return unit ? counter.getNumErrors() : std::numeric_limits<std::size_t>::max();
+}
+
+std::size_t SyntaxCache::ErrorsIn(const std::string &text) {
+  const std::size_t key = std::hash<std::string>{}(text);
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto known = error_counts_.find(key); known != error_counts_.end())
+      return known->second;
+  }
+  const std::size_t errors = CountParseErrors(text, clang_args_, prefixes_.get());
+  std::lock_guard lock(mutex_);
+  return error_counts_.emplace(key, errors).first->second;
+}
 
 const SyntaxEdits &SyntaxCache::EditsFor(const std::string &text) {
   std::lock_guard lock(mutex_);

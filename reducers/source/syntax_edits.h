@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace parsers {
@@ -31,6 +32,12 @@ struct SyntaxEdits {
 SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::string> &clang_args,
                                parsers::Analyzer *prefixes);
 
+// The errors Clang reports on `text`, parsed as CollectSyntaxEdits does (SIZE_MAX: no parse).
+// A cheap gate before an expensive test: a candidate with more errors than the text it came
+// from broke something the compiler will also see.
+std::size_t CountParseErrors(const std::string &text, const std::vector<std::string> &clang_args,
+                             parsers::Analyzer *prefixes);
+
 // Remembers the last text's edits: every syntax pass asks for the same text in turn.
 class SyntaxCache {
 public:
@@ -38,6 +45,7 @@ public:
                        const std::filesystem::path &prefix_cache_dir);
   ~SyntaxCache();
   const SyntaxEdits &EditsFor(const std::string &text);
+  std::size_t ErrorsIn(const std::string &text); // CountParseErrors, remembered by text
 
 private:
   std::mutex mutex_;
@@ -45,6 +53,7 @@ private:
   std::unique_ptr<parsers::Analyzer> prefixes_;
   std::string text_;
   SyntaxEdits edits_;
+  std::unordered_map<std::size_t, std::size_t> error_counts_; // text hash -> errors
 };
 
 } // namespace reducers
