@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -189,10 +190,20 @@ private:
           "run-case` on it)");
     const bool flaky_kind = first.starts_with("crash|") || first.starts_with("timeout|");
     result_.confirm_runs = options_.confirm ? options_.confirm : (flaky_kind ? 3 : 1);
-    result_.signature = options_.signature.empty() ? first : options_.signature;
-    result_.reproduced = first == result_.signature;
+    // A memory bug shows as a segfault one run and a glibc abort the next: without a signature
+    // to keep, the one seen most often (the first among equals) is kept.
+    std::vector<std::string> seen = {first};
     for (unsigned run = 1; run < result_.confirm_runs; ++run)
-      result_.reproduced += RunOnFirst(c) == result_.signature;
+      seen.push_back(RunOnFirst(c));
+    result_.signature = options_.signature;
+    if (result_.signature.empty())
+      for (const auto &signature : seen)
+        if (!signature.empty() && (result_.signature.empty() ||
+                                   std::count(seen.begin(), seen.end(), signature) >
+                                       std::count(seen.begin(), seen.end(), result_.signature)))
+          result_.signature = signature;
+    result_.reproduced =
+        static_cast<unsigned>(std::count(seen.begin(), seen.end(), result_.signature));
     if (result_.reproduced == 0)
       throw fuzzer::support::InputError(
           fmt::format("the case fails, but not with the signature to keep ({}); it gave {}",
