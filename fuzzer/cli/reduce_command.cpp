@@ -168,7 +168,7 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
     script = reducers::EmitMinimalRepro(reduction.reduced, reduction.signature, config);
     support::WriteFileAtomically(out_dir / "repro.py", script);
     standalone = reducers::RunStandalone(out_dir / "repro.py", python, reduction.signature,
-                                         reduce.case_timeout);
+                                         reduce.case_timeout, reduction.confirm_runs);
     if (standalone.reproduces)
       break;
   }
@@ -187,6 +187,7 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                        {"repro_lines", Lines(script)},
                        {"repro_reproduces", standalone.reproduces},
                        {"repro_run", standalone.how},
+                       {"repro_runs", standalone.runs},
                        {"tool_version", support::ToolVersion()},
                        {"command_line", options.command_line}};
   support::WriteFileAtomically(out_dir / "reduction.json", report.dump(2) + "\n");
@@ -196,9 +197,10 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                      reduction.tried, reduction.seconds,
                      reduction.interrupted ? " (interrupted)" : "", reduction.reproduced,
                      reduction.confirm_runs);
-  out << fmt::format(
-      "reduce: {} ({} lines): {} standalone ({})\n", (out_dir / "repro.py").string(), Lines(script),
-      standalone.reproduces ? "fails the same way" : "DOES NOT reproduce", standalone.how);
+  out << fmt::format("reduce: {} ({} lines): {} standalone ({}; run {} time(s))\n",
+                     (out_dir / "repro.py").string(), Lines(script),
+                     standalone.reproduces ? "fails the same way" : "DOES NOT reproduce",
+                     standalone.how, standalone.runs);
   int status = standalone.reproduces ? support::kExitNothingFound : support::kExitFindings;
   if (IsSourceFailure(reduction.signature) && !reduction.interrupted) {
     out << "reduce: the failure lives in a TU: reducing its source\n";

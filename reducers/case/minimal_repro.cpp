@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -138,9 +139,11 @@ std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature
   return script;
 }
 
-StandaloneRun RunStandalone(const std::filesystem::path &script,
-                            const std::filesystem::path &python, const std::string &signature,
-                            std::chrono::seconds timeout) {
+namespace {
+
+StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
+                                const std::filesystem::path &python, const std::string &signature,
+                                std::chrono::seconds timeout) {
   const auto facts = Facts(signature);
   const auto run = fuzzer::support::RunCommand(
       {python.string(), script.string()}, {.working_directory = script.parent_path()}, timeout);
@@ -167,6 +170,21 @@ StandaloneRun RunStandalone(const std::filesystem::path &script,
     result.reproduces = run.output.find("AssertionError") != std::string::npos;
   else if (kind == "compile-error")
     result.reproduces = run.output.find("CppCompileError") != std::string::npos;
+  return result;
+}
+
+} // namespace
+
+StandaloneRun RunStandalone(const std::filesystem::path &script,
+                            const std::filesystem::path &python, const std::string &signature,
+                            std::chrono::seconds timeout, unsigned attempts) {
+  StandaloneRun result;
+  for (unsigned run = 1; run <= std::max(1u, attempts); ++run) {
+    result = RunStandaloneOnce(script, python, signature, timeout);
+    result.runs = run;
+    if (result.reproduces)
+      break;
+  }
   return result;
 }
 

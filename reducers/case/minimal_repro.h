@@ -22,13 +22,15 @@ std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature
 struct StandaloneRun {
   bool reproduces = false;
   std::string how; // what the run did, in one line
+  unsigned runs = 0;
 };
 
 // Runs the script with `python` (the venv's) and judges its failure against the signature: the
 // same signal for a crash, the innermost exception's class for an exception, a failed
-// assertion for a wrong result, no end for a timeout.
+// assertion for a wrong result, no end for a timeout. A flaky failure (a crash the case showed
+// only some of the time) gets up to `attempts` runs; `runs` says how many it took.
 StandaloneRun RunStandalone(const std::filesystem::path &script,
                             const std::filesystem::path &python, const std::string &signature,
-                            std::chrono::seconds timeout);
+                            std::chrono::seconds timeout, unsigned attempts = 1);
 
 } // namespace reducers
