@@ -44,8 +44,6 @@ constexpr std::array kStatuses = {
 // How each fact is normalised before it enters a signature. Facts not named here are
 // enumerations the producer already chose (an API, a field list, compiler names).
 std::string Normalise(const std::string &key, const std::string &value) {
-  if (key == "abort" && IsHeapCorruptionAbort(value))
-    return std::string(kHeapCorruption);
   if (key == "message" || key == "error" || key == "symbol" || key == "abort")
     return MessageTemplate(value);
   if (key == "name" || key == "type" || key == "previous_type" || key == "kernel")
@@ -156,10 +154,31 @@ std::string MessageTemplate(const std::string &message) {
   return first == std::string::npos ? "" : out.substr(first, end - first + 1);
 }
 
+bool IsMemoryCorruptionCrash(std::string_view signal, std::string_view abort) {
+  return signal == "11" || signal == "7" || (signal == "6" && IsHeapCorruptionAbort(abort));
+}
+
 std::string Signature(const Finding &finding) {
   std::string signature(KindName(finding.kind));
-  for (const auto &[key, value] : finding.essence.facts)
-    signature += fmt::format("|{}={}", key, Normalise(key, value));
+  bool memory = false;
+  if (finding.kind == FindingKind::kCrash) {
+    std::string_view signal, abort;
+    for (const auto &[key, value] : finding.essence.facts) {
+      if (key == "signal")
+        signal = value;
+      else if (key == "abort")
+        abort = value;
+    }
+    memory = IsMemoryCorruptionCrash(signal, abort);
+  }
+  for (const auto &[key, value] : finding.essence.facts) {
+    if (memory && key == "signal")
+      signature += fmt::format("|signal={}", kMemoryCorruptionSignal);
+    else if (memory && key == "abort")
+      signature += fmt::format("|abort={}", kMemoryCorruptionAbort);
+    else
+      signature += fmt::format("|{}={}", key, Normalise(key, value));
+  }
   return signature;
 }
 

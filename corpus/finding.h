@@ -84,10 +84,13 @@ std::string NameShape(const std::string &name);
 // paths to <path>, addresses to <addr>, hashes to <hash>, quote styles unified.
 std::string MessageTemplate(const std::string &message);
 
-// What a crash's `abort` fact becomes when glibc caught a corrupted heap: whichever of its
-// checks fired first varies from run to run, the bug does not.
-inline constexpr std::string_view kHeapCorruption = "glibc heap corruption";
-bool IsHeapCorruptionAbort(std::string_view message);
+// One corrupted heap shows as a segfault in one run and as whichever of glibc's heap checks
+// fires first in the next: a crash by SIGSEGV, SIGBUS, or SIGABRT from a glibc heap check is one
+// signature, "crash|...|signal=memory|abort=memory error". The essence keeps the raw facts.
+inline constexpr std::string_view kMemoryCorruptionSignal = "memory";
+inline constexpr std::string_view kMemoryCorruptionAbort = "memory error";
+bool IsHeapCorruptionAbort(std::string_view message); // glibc's malloc_printerr texts
+bool IsMemoryCorruptionCrash(std::string_view signal, std::string_view abort);
 
 inline constexpr int kFindingFormatVersion = 1;
 nlohmann::json FindingToJson(const Finding &finding);

@@ -55,24 +55,28 @@ TEST(Signature, DifferentInnermostCausesDoNotCollide) {
   EXPECT_NE(Signature(index_error), Signature(same_type_other_frame));
 }
 
-// One heap overflow in flex_attention aborted with six different glibc texts in one campaign.
-TEST(Signature, GlibcHeapChecksAreOneSignatureOtherAbortsAreNot) {
-  auto crash = [](const std::string &abort) {
+// One heap overflow in flex_attention aborted with six different glibc texts, or segfaulted,
+// in one campaign: one signature. The essence keeps what happened.
+TEST(Signature, MemoryCorruptionCrashesAreOneSignatureOtherAbortsAreNot) {
+  auto crash = [](const std::string &signal, const std::string &abort) {
     Finding finding{.kind = FindingKind::kCrash};
-    finding.essence.Add("api", "flex_attention").Add("signal", "6").Add("abort", abort);
+    finding.essence.Add("api", "flex_attention").Add("signal", signal).Add("abort", abort);
     return Signature(finding);
   };
-  const std::string heap = crash("corrupted size vs. prev_size");
-  EXPECT_EQ(heap, "crash|api=flex_attention|signal=6|abort=glibc heap corruption");
+  const std::string memory = crash("6", "corrupted size vs. prev_size");
+  EXPECT_EQ(memory, "crash|api=flex_attention|signal=memory|abort=memory error");
   for (const char *abort :
        {"free(): invalid next size (normal)", "double free or corruption (!prev)",
         "malloc(): unaligned tcache chunk detected", "munmap_chunk(): invalid pointer",
         "corrupted double-linked list", "malloc_consolidate(): invalid chunk size",
         "Fatal glibc error: malloc assertion failure in _int_malloc: chunk_main_arena (bck->bk)"})
-    EXPECT_EQ(crash(abort), heap) << abort;
-  EXPECT_NE(crash("python: kernel.cpp:12: void f(): Assertion `x < 4' failed."), heap);
-  EXPECT_NE(crash(""), heap);
-  EXPECT_NE(crash("terminate called after throwing an instance of 'c10::Error'"), heap);
+    EXPECT_EQ(crash("6", abort), memory) << abort;
+  EXPECT_EQ(crash("11", ""), memory) << "a segfault";
+  EXPECT_EQ(crash("7", ""), memory) << "a bus error";
+  EXPECT_NE(crash("6", "python: kernel.cpp:12: void f(): Assertion `x < 4' failed."), memory);
+  EXPECT_NE(crash("6", ""), memory);
+  EXPECT_NE(crash("6", "terminate called after throwing an instance of 'c10::Error'"), memory);
+  EXPECT_NE(crash("9", "resident memory over the worker limit"), memory);
 }
 
 TEST(Signature, KindsAndStatusesRoundTripTheirNames) {

@@ -1,5 +1,6 @@
 #include "reducers/case/minimal_repro.h"
 
+#include "corpus/finding.h"
 #include "fuzzer/support/child_process.h"
 
 #include <fmt/format.h>
@@ -159,10 +160,12 @@ StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
     result.reproduces = run.timed_out;
   else if (run.timed_out || run.status.Succeeded())
     result.reproduces = false;
-  else if (kind == "crash")
-    result.reproduces = facts.contains("signal") && run.status.signal &&
-                        std::to_string(*run.status.signal) == facts.at("signal");
-  else if (kind == "exception") {
+  else if (kind == "crash" && facts.contains("signal") && run.status.signal) {
+    const std::string signal = std::to_string(*run.status.signal);
+    result.reproduces = facts.at("signal") == corpus::kMemoryCorruptionSignal
+                            ? corpus::IsMemoryCorruptionCrash(signal, last_line)
+                            : signal == facts.at("signal");
+  } else if (kind == "exception") {
     std::string type = facts.contains("type") ? facts.at("type") : "";
     type = type.substr(type.rfind('.') + 1);
     result.reproduces = !type.empty() && run.output.find(type) != std::string::npos;
