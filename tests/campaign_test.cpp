@@ -84,7 +84,8 @@ TEST_F(CampaignTest, FaultsBecomeFindingsAndTheCampaignGoesOnTheSameWayTwice) {
     EXPECT_TRUE(fs::exists(finding["smallest_case"].get<std::string>())) << finding.dump(2);
     EXPECT_EQ(finding["seeds"], json::array({3}));
   }
-  EXPECT_NE(crashes.find("crash|api=create_block_mask|signal=memory|"), std::string::npos) << crashes;
+  EXPECT_NE(crashes.find("crash|api=create_block_mask|signal=memory|"), std::string::npos)
+      << crashes;
   EXPECT_EQ(crashes.find("No CUDA runtime"), std::string::npos)
       << "torch's log lines are not what a process says as it dies: " << crashes;
   EXPECT_NE(crashes.find("signal=9|abort=resident memory over the worker limit"), std::string::npos)
