@@ -44,7 +44,7 @@ constexpr std::array kStatuses = {
 // How each fact is normalised before it enters a signature. Facts not named here are
 // enumerations the producer already chose (an API, a field list, compiler names).
 std::string Normalise(const std::string &key, const std::string &value) {
-  if (key == "message" || key == "error" || key == "symbol" || key == "abort")
+  if (key == "message" || key == "error" || key == "symbol" || key == "abort" || key == "statement")
     return MessageTemplate(value);
   if (key == "name" || key == "type" || key == "previous_type" || key == "kernel")
     return NameShape(value);

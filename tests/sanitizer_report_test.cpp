@@ -1,0 +1,99 @@
+// parsers/sanitizer_report: AddressSanitizer and UBSan reports as printed by real runs (the
+// fixtures in tests/fixtures/sanitizer/), and the memory-error finding built from one.
+#include "parsers/sanitizer_report.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace parsers {
+namespace {
+
+const std::filesystem::path kFixtures =
+    std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "tests/fixtures/sanitizer";
+
+std::string Read(const std::filesystem::path &path) {
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+// torch 2.15.0's flex_attention TU, cpp.threads=1 on a 2-thread machine, built with
+// -fsanitize=address: the second OpenMP thread writes past the one-thread scratch buffer.
+TEST(SanitizerReport, AsanHeapOverflowInAFlexAttentionTu) {
+  const auto reports =
+      ParseSanitizerReports(Read(kFixtures / "flex_threads1_heap_overflow.asan.txt"));
+  ASSERT_EQ(reports.size(), 1u);
+  const auto &report = reports[0];
+  EXPECT_EQ(report.tool, "AddressSanitizer");
+  EXPECT_EQ(report.error, "heap-buffer-overflow");
+  EXPECT_EQ(report.access, "WRITE");
+  EXPECT_EQ(report.access_size, 64u) << "one 16-float AVX-512 store";
+  ASSERT_GE(report.frames.size(), 6u);
+  EXPECT_EQ(report.frames[0].function, "_mm512_storeu_ps(void*, float __vector(16))");
+  const std::string tu = "cyqvw7j4d5ipcdgqb4z4bt3d2dhqxfhjsoagnjih6p3o5tsbv3pd.main.cpp";
+  const SanitizerFrame *in_tu = FirstFrameIn(report, tu);
+  ASSERT_NE(in_tu, nullptr);
+  EXPECT_EQ(in_tu->line, 620);
+  EXPECT_EQ(in_tu->function, "void kernel_fill_stub<float>(float*, float, long)");
+  EXPECT_EQ(FirstFrameIn(report, "other.cpp"), nullptr);
+  EXPECT_NE(report.message.find("wild pointer"), std::string::npos) << report.message;
+  EXPECT_FALSE(report.bytes_past_region) << "a wild pointer: no region named";
+}
+
+TEST(SanitizerReport, UbsanThenAsanInOneLogWithTheRegion) {
+  const auto reports =
+      ParseSanitizerReports(Read(kFixtures / "signed_overflow_then_heap_overflow.log"));
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].tool, "UndefinedBehaviorSanitizer");
+  EXPECT_EQ(reports[0].error, "signed-integer-overflow");
+  ASSERT_FALSE(reports[0].frames.empty());
+  EXPECT_EQ(reports[0].frames[0].function, "kernel");
+  EXPECT_EQ(reports[0].frames[0].line, 5);
+  EXPECT_EQ(reports[0].frames.size(), 5u) << "the header's place and the stack, merged";
+
+  const auto &overflow = reports[1];
+  EXPECT_EQ(overflow.error, "heap-buffer-overflow");
+  EXPECT_EQ(overflow.access, "WRITE");
+  EXPECT_EQ(overflow.access_size, 4u);
+  ASSERT_TRUE(overflow.bytes_past_region);
+  EXPECT_EQ(*overflow.bytes_past_region, 0) << "the first byte past the end";
+  EXPECT_EQ(overflow.region_size, 16u);
+  ASSERT_FALSE(overflow.allocated_at.empty());
+  EXPECT_EQ(overflow.allocated_at[1].line, 10);
+  EXPECT_NE(overflow.text.find("SUMMARY: AddressSanitizer"), std::string::npos);
+}
+
+TEST(SanitizerReport, MemoryErrorFindingNamesTheFunctionAndTheStatement) {
+  const auto reports =
+      ParseSanitizerReports(Read(kFixtures / "signed_overflow_then_heap_overflow.log"));
+  ASSERT_EQ(reports.size(), 2u);
+  const auto source = kFixtures / "ub.cpp";
+  const auto finding = MemoryErrorFinding(reports[1], source, Read(source));
+  EXPECT_EQ(
+      corpus::Signature(finding),
+      "memory-error|error=heap-buffer-overflow|access=WRITE|kernel=main|statement=heap[<N>] = "
+      "<N>;");
+  ASSERT_EQ(finding.source_lines.size(), 1u);
+  EXPECT_EQ(finding.source_lines[0].line, 11);
+  EXPECT_EQ(finding.detail["bytes_past_region"], 0);
+  EXPECT_EQ(finding.detail["access_size"], 4);
+
+  const auto overflow = MemoryErrorFinding(reports[0], source, Read(source));
+  EXPECT_EQ(corpus::Signature(overflow),
+            "memory-error|error=signed-integer-overflow|access=|kernel=kernel|statement=out[i] = "
+            "in[i] * <N>;");
+  // Another TU: the error is named, the place is not.
+  const auto elsewhere = MemoryErrorFinding(reports[1], "other.cpp", "");
+  EXPECT_EQ(corpus::Signature(elsewhere),
+            "memory-error|error=heap-buffer-overflow|access=WRITE|kernel=|statement=");
+}
+
+TEST(SanitizerReport, TextWithoutReportsGivesNone) {
+  EXPECT_TRUE(ParseSanitizerReports("").empty());
+  EXPECT_TRUE(ParseSanitizerReports("W1123 torch warning\n    #0 0x1 in f a.cpp:1\n").empty());
+}
+
+} // namespace
+} // namespace parsers
