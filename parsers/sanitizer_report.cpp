@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <regex>
 #include <sstream>
@@ -77,6 +78,19 @@ std::string FunctionName(const std::string &function) {
   return name.substr(start);
 }
 
+// An access past its buffer is a heap-buffer-overflow when it lands in a redzone and a SEGV
+// when it lands in unmapped memory, from one run to the next: one class for the signature.
+std::string ErrorClass(const std::string &error) {
+  static constexpr std::array kOutOfBounds = {
+      std::string_view("heap-buffer-overflow"),   std::string_view("stack-buffer-overflow"),
+      std::string_view("global-buffer-overflow"), std::string_view("SEGV"),
+      std::string_view("unknown-crash"),          std::string_view("wild-addr-write"),
+      std::string_view("wild-addr-read"),         std::string_view("container-overflow")};
+  return std::find(kOutOfBounds.begin(), kOutOfBounds.end(), error) != kOutOfBounds.end()
+             ? "out-of-bounds-access"
+             : error;
+}
+
 std::string LineOf(const std::string &text, int line) {
   std::istringstream lines(text);
   std::string current;
@@ -95,7 +109,7 @@ std::vector<SanitizerReport> ParseSanitizerReports(std::string_view log) {
   static const std::regex asan_header(R"(==\d+==ERROR: AddressSanitizer: (\S+) on .*)");
   static const std::regex asan_access(R"(^(READ|WRITE) of size (\d+) at .*)");
   static const std::regex asan_signal(
-      R"(^The signal is caused by a (READ|WRITE) memory access\..*)");
+      R"(^(?:==\d+==)?The signal is caused by a (READ|WRITE) memory access\..*)");
   static const std::regex asan_located(
       R"(^0x[0-9a-fA-F]+ is located (\d+) bytes (to the right of|after|to the left of|before|inside of) (\d+)-byte region.*)");
   static const std::regex ubsan_header(R"(^(\S+):(\d+):(\d+): runtime error: (.*)$)");
@@ -175,7 +189,7 @@ corpus::Finding MemoryErrorFinding(const SanitizerReport &report,
   corpus::Finding finding{.kind = corpus::FindingKind::kMemoryError};
   const std::string name = source.filename().string();
   const SanitizerFrame *frame = FirstFrameIn(report, name);
-  finding.essence.Add("error", report.error)
+  finding.essence.Add("error", ErrorClass(report.error))
       .Add("access", report.access)
       .Add("kernel", frame ? FunctionName(frame->function) : "")
       .Add("statement", frame ? LineOf(source_text, frame->line) : "");
@@ -189,12 +203,14 @@ corpus::Finding MemoryErrorFinding(const SanitizerReport &report,
           {source.string(), static_cast<unsigned>(each.line), LineOf(source_text, each.line)});
     }
   finding.summary =
-      frame ? fmt::format("{} {}{} in {} at {}:{}", report.error, report.access,
+      frame ? fmt::format("{}{}{} in {} at {}:{}", report.error,
+                          report.access.empty() ? "" : " " + report.access,
                           report.access_size ? fmt::format(" of {} bytes", report.access_size) : "",
                           FunctionName(frame->function), name, frame->line)
             : fmt::format("{} {} outside the TU (see the frames)", report.error, report.access);
   finding.message = report.message;
   finding.detail = {{"tool", report.tool},
+                    {"sanitizer_error", report.error},
                     {"access_size", report.access_size},
                     {"frames_in_tu", in_tu},
                     {"report", report.text}};

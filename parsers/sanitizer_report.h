@@ -38,7 +38,8 @@ std::vector<SanitizerReport> ParseSanitizerReports(std::string_view log);
 // The innermost frame in the file named `source_name` (a generated TU's file name), if any.
 const SanitizerFrame *FirstFrameIn(const SanitizerReport &report, std::string_view source_name);
 
-// A memory-error finding: the sanitizer's error kind, the access, the function of the
+// A memory-error finding: the sanitizer's error kind (an access outside any buffer, whether it
+// hit a redzone or unmapped memory, is `out-of-bounds-access`), the access, the function of the
 // innermost frame in the TU and that line's text from `source_text` (the TU as captured). The
 // detail keeps the access size, how far past the region, every frame in the TU and the report.
 corpus::Finding MemoryErrorFinding(const SanitizerReport &report,

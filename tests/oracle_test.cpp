@@ -1,6 +1,7 @@
 // The generator and the oracles on the real torch: eager validity, planted wrong results of
 // every oracle caught by the worker and by the emitted Python script alike, broken cases told
 // apart from findings, expected exceptions, and generated cases of every API with their scripts.
+#include "binary_runner.h"
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/text_file.h"
@@ -293,6 +294,72 @@ TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
       EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
     }
   }
+}
+
+} // namespace
+} // namespace fuzzer
+
+namespace fuzzer {
+namespace {
+
+// The sanitizer oracle on real torch: flex_attention with cpp.threads=1 sizes its per-thread
+// scratch for one thread while at::parallel_for runs on two (OMP_NUM_THREADS=2); the second
+// thread writes past the scratch. With cpp.threads=2 the same case is clean.
+TEST(SanitizerOracle, FindsTheFlexAttentionScratchOverflowAndNothingWhenThreadsMatch) {
+  const auto scratch = std::filesystem::temp_directory_path() /
+                       ("inductor-fuzz-sanitizer-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(scratch);
+  const auto fixture = kSourceDir / "tests/fixtures/sanitizer/flex_threads1.json";
+  const std::map<std::string, std::string> two_threads = {{"OMP_NUM_THREADS", "2"}};
+  const auto run = fuzzer::testing::RunInductorFuzz({"run-case", fixture.string(), "--out",
+                                                     (scratch / "threads1").string(), "--sanitize",
+                                                     "address,undefined"},
+                                                    std::chrono::seconds(1800), two_threads);
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  const auto result = nlohmann::json::parse(std::ifstream(scratch / "threads1" / "result.json"));
+  EXPECT_EQ(result["kind"], "memory-error") << result.dump(2);
+  EXPECT_EQ(result["signature"],
+            "memory-error|error=out-of-bounds-access|access=WRITE|kernel=kernel_fill_stub<float>|"
+            "statement=data_vec.store(data + d);")
+      << result.dump(2);
+  const auto &finding = result["finding"];
+  ASSERT_GE(finding["source_lines"].size(), 2u) << finding.dump(2);
+  // The caller in the kernel: the max row of the thread's scratch, past its end.
+  EXPECT_NE(
+      finding["source_lines"][1]["text"].get<std::string>().find("kernel_fill_stub(qk_max_data"),
+      std::string::npos)
+      << finding.dump(2);
+  EXPECT_EQ(result["provenance"]["sanitizer"]["checks"],
+            nlohmann::json::array({"address", "undefined"}));
+
+  // The control: the same case, its scratch sized for the threads that run.
+  auto matched = nlohmann::json::parse(std::ifstream(fixture));
+  matched["inductor"]["cpp.threads"] = 2;
+  std::ofstream(scratch / "threads2.json") << matched.dump(2);
+  const auto clean = fuzzer::testing::RunInductorFuzz(
+      {"run-case", (scratch / "threads2.json").string(), "--out", (scratch / "threads2").string(),
+       "--sanitize", "address,undefined"},
+      std::chrono::seconds(1800), two_threads);
+  EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  std::filesystem::remove_all(scratch);
+}
+
+TEST(SanitizerOracle, BadSanitizerOptionsAreOneLineErrors) {
+  const auto fixture = kSourceDir / "tests/fixtures/sanitizer/flex_threads1.json";
+  const auto out = std::filesystem::temp_directory_path() / "inductor-fuzz-sanitizer-bad";
+  for (const auto &[arguments, expected] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--sanitize", "memory"}, "--sanitize 'memory' is not known"},
+           {{"--sanitize", "address", "--sanitize-compiler", "clang++-19"}, "only gcc"},
+           {{"--sanitize", "address", "--sanitize-compiler", "g++-99"}, "is not installed"}}) {
+    std::vector<std::string> argv = {"run-case", fixture.string(), "--out", out.string()};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    const auto run = fuzzer::testing::RunInductorFuzz(argv, std::chrono::seconds(120));
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_NE(run.err.find(expected), std::string::npos) << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(out)) << "nothing written for bad options";
 }
 
 } // namespace

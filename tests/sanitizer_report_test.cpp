@@ -13,6 +13,15 @@ namespace {
 const std::filesystem::path kFixtures =
     std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "tests/fixtures/sanitizer";
 
+std::string FileNameOf(const std::string &path) { return path.substr(path.rfind('/') + 1); }
+
+const SanitizerFrame &FirstTuFrame(const SanitizerReport &report) {
+  for (const auto &frame : report.frames)
+    if (frame.file.ends_with(".main.cpp"))
+      return frame;
+  throw std::runtime_error("no frame in a generated TU");
+}
+
 std::string Read(const std::filesystem::path &path) {
   std::stringstream text;
   text << std::ifstream(path).rdbuf();
@@ -40,6 +49,32 @@ TEST(SanitizerReport, AsanHeapOverflowInAFlexAttentionTu) {
   EXPECT_EQ(FirstFrameIn(report, "other.cpp"), nullptr);
   EXPECT_NE(report.message.find("wild pointer"), std::string::npos) << report.message;
   EXPECT_FALSE(report.bytes_past_region) << "a wild pointer: no region named";
+}
+
+// The same write, another run: past the redzones into unmapped memory, so ASan says SEGV. The
+// finding's signature is the one of the heap-buffer-overflow run.
+TEST(SanitizerReport, AnOverflowThatSegfaultsSignsAsTheOneThatHitARedzone) {
+  const auto segv = ParseSanitizerReports(Read(kFixtures / "flex_threads1_segv.asan.txt"));
+  const auto redzone =
+      ParseSanitizerReports(Read(kFixtures / "flex_threads1_heap_overflow.asan.txt"));
+  ASSERT_EQ(segv.size(), 1u);
+  ASSERT_EQ(redzone.size(), 1u);
+  EXPECT_EQ(segv[0].error, "SEGV");
+  EXPECT_EQ(segv[0].access, "WRITE");
+  EXPECT_EQ(segv[0].frames.size(), 9u) << "the thread's creation is not the error's stack";
+  // Each run's TU has its own hash in its name; the frames' file names say which.
+  const auto segv_tu = FileNameOf(FirstTuFrame(segv[0]).file);
+  const auto redzone_tu = FileNameOf(FirstTuFrame(redzone[0]).file);
+  const std::string text(700, '\n');
+  std::string source = text;
+  source.insert(619, "  data_vec.store(data + d);"); // line 620 of both TUs
+  const auto a = MemoryErrorFinding(segv[0], segv_tu, source);
+  const auto b = MemoryErrorFinding(redzone[0], redzone_tu, source);
+  EXPECT_EQ(corpus::Signature(a), corpus::Signature(b));
+  EXPECT_EQ(corpus::Signature(a), "memory-error|error=out-of-bounds-access|access=WRITE|kernel="
+                                  "kernel_fill_stub<float>|statement=data_vec.store(data + d);");
+  EXPECT_EQ(a.detail["sanitizer_error"], "SEGV");
+  EXPECT_EQ(a.source_lines.size(), 2u) << "kernel_fill_stub and its caller in the kernel";
 }
 
 TEST(SanitizerReport, UbsanThenAsanInOneLogWithTheRegion) {
@@ -73,7 +108,7 @@ TEST(SanitizerReport, MemoryErrorFindingNamesTheFunctionAndTheStatement) {
   const auto finding = MemoryErrorFinding(reports[1], source, Read(source));
   EXPECT_EQ(
       corpus::Signature(finding),
-      "memory-error|error=heap-buffer-overflow|access=WRITE|kernel=main|statement=heap[<N>] = "
+      "memory-error|error=out-of-bounds-access|access=WRITE|kernel=main|statement=heap[<N>] = "
       "<N>;");
   ASSERT_EQ(finding.source_lines.size(), 1u);
   EXPECT_EQ(finding.source_lines[0].line, 11);
@@ -87,7 +122,7 @@ TEST(SanitizerReport, MemoryErrorFindingNamesTheFunctionAndTheStatement) {
   // Another TU: the error is named, the place is not.
   const auto elsewhere = MemoryErrorFinding(reports[1], "other.cpp", "");
   EXPECT_EQ(corpus::Signature(elsewhere),
-            "memory-error|error=heap-buffer-overflow|access=WRITE|kernel=|statement=");
+            "memory-error|error=out-of-bounds-access|access=WRITE|kernel=|statement=");
 }
 
 TEST(SanitizerReport, TextWithoutReportsGivesNone) {

@@ -204,6 +204,15 @@ int RunCommandLine(int argc, char **argv) {
   run_case_command->add_option("--timeout", timeout_seconds, "Seconds before the case is stopped")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  run_case_command->add_option(
+      "--sanitize", run_case.sanitize,
+      "address, undefined or both (comma-separated): Inductor's kernels are built with "
+      "-fsanitize=... on top of their own flags and run with the runtime preloaded; the first "
+      "error is a memory-error finding that names the kernel and the line");
+  run_case_command
+      ->add_option("--sanitize-compiler", run_case.sanitize_compiler,
+                   "The gcc that builds the sanitized kernels")
+      ->capture_default_str();
 
   DoctorOptions doctor;
   auto *doctor_command = app.add_subcommand(

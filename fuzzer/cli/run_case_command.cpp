@@ -5,11 +5,14 @@
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
 #include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/sanitizer_worker.h"
 #include "fuzzer/worker/worker_client.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -19,9 +22,9 @@ namespace {
 using nlohmann::json;
 
 // Files run-case writes; a folder holding anything else is not ours to overwrite.
-const std::set<std::string> kOutputEntries = {"result.json", "case.json", "commands.json",
-                                              "sources",     "wrappers",  "recordings",
-                                              "worker.log",  "scratch",   "inductor-cache"};
+const std::set<std::string> kOutputEntries = {
+    "result.json", "case.json",  "commands.json", "sources",        "wrappers",
+    "recordings",  "worker.log", "scratch",       "inductor-cache", "sanitizer"};
 
 void PrepareOutputFolder(const std::filesystem::path &out_dir) {
   if (std::filesystem::exists(out_dir)) {
@@ -42,7 +45,7 @@ void ClearPreviousRun(const std::filesystem::path &out_dir) {
   if (!std::filesystem::exists(out_dir))
     return;
   for (const auto &name : kOutputEntries)
-    if (name != "worker.log" && name != "scratch")
+    if (name != "worker.log" && name != "scratch" && name != "sanitizer")
       std::filesystem::remove_all(out_dir / name);
 }
 
@@ -53,27 +56,52 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
   const corpus::Case c = corpus::LoadCaseFile(options.case_file);
   const auto out_dir = std::filesystem::absolute(options.out_dir);
   PrepareOutputFolder(out_dir);
+  std::optional<worker::SanitizerOptions> sanitizer;
+  if (!options.sanitize.empty())
+    sanitizer = worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
   std::filesystem::create_directories(out_dir);
-  worker::Worker worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
-                                              .venv = paths.venv,
-                                              .scratch_dir = out_dir / "scratch",
-                                              .log_file = out_dir / "worker.log"});
+  std::filesystem::remove_all(out_dir / "sanitizer");
+  worker::Worker worker(worker::WorkerOptions{
+      .worker_executable = paths.worker_executable,
+      .venv = paths.venv,
+      .scratch_dir = out_dir / "scratch",
+      .log_file = out_dir / "worker.log",
+      .environment = sanitizer ? worker::SanitizerEnvironment(*sanitizer, out_dir / "sanitizer")
+                               : std::map<std::string, std::string>{}});
   const json ready = worker.Ready();
   ClearPreviousRun(out_dir);
   out << fmt::format("run-case {}: torch {}, worker pid {}\n", c.name,
                      ready.value("torch_version", "?"), ready.value("pid", 0));
   const auto started = std::chrono::steady_clock::now();
-  const worker::CaseOutcome outcome = worker::RunCaseOnWorker(
+  worker::CaseOutcome outcome = worker::RunCaseOnWorker(
       worker, c, out_dir / "inductor-cache",
       std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
       {.record_dir = out_dir / "recordings"});
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (sanitizer) {
+    // The sanitizer stopped the worker at the first error: that error is the finding, whatever
+    // the dying worker or the oracles said.
+    if (auto errors = worker::CollectMemoryErrors(out_dir / "sanitizer"); !errors.empty()) {
+      errors.front().subject = c.name;
+      outcome.result["superseded"] = outcome.result.value("signature", "");
+      outcome.status = corpus::CaseStatus::kFinding;
+      outcome.finding = errors.front();
+      outcome.result["status"] = corpus::StatusName(outcome.status);
+      outcome.result["kind"] = corpus::KindName(outcome.finding->kind);
+      outcome.result["signature"] = corpus::Signature(*outcome.finding);
+      outcome.result["memory_errors"] = errors.size();
+    }
+  }
   json provenance = {{"tool_version", support::ToolVersion()},
                      {"torch_version", ready.value("torch_version", "")},
                      {"command_line", options.command_line},
                      {"case_provenance", c.provenance},
                      {"wall_seconds", seconds}};
+  if (sanitizer)
+    provenance["sanitizer"] = {{"checks", sanitizer->checks},
+                               {"compiler", sanitizer->compiler},
+                               {"flags", worker::SanitizerFlags(*sanitizer)}};
   corpus::WriteRunRecord(out_dir, c, {outcome.status, outcome.finding, outcome.result}, provenance);
   std::filesystem::remove_all(out_dir / "scratch");
 

@@ -14,6 +14,8 @@ struct RunCaseOptions {
   std::filesystem::path out_dir;
   std::chrono::seconds timeout{600};
   std::string command_line; // recorded in result.json
+  std::string sanitize;     // "address,undefined": kernels built and run with the sanitizers
+  std::string sanitize_compiler = "g++-12";
 };
 
 // `inductor-fuzz run-case`: exit 0 pass, 1 finding. Throws InputError for unusable input and

@@ -26,6 +26,7 @@ void Worker::Start() {
   try {
     support::SpawnOptions spawn;
     spawn.stderr_file = options_.log_file;
+    spawn.environment = options_.environment;
     spawn.kill_with_parent = true;
     process_ = std::make_unique<support::ChildProcess>(argv, spawn);
   } catch (const support::SpawnError &error) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,7 @@ struct WorkerOptions {
   std::filesystem::path scratch_dir; // the worker's own temporary files
   std::filesystem::path log_file;    // the worker's stderr (torch warnings, compiler noise)
   std::chrono::milliseconds startup_timeout{std::chrono::minutes(5)};
+  std::map<std::string, std::string> environment; // over ours: a sanitizer's runtime, say
 };
 
 enum class ReplyStatus { kOk, kCrashed, kTimedOut };

@@ -1,0 +1,130 @@
+#include "fuzzer/worker/sanitizer_worker.h"
+
+#include "fuzzer/support/child_process.h"
+#include "fuzzer/support/errors.h"
+#include "fuzzer/support/text_file.h"
+#include "parsers/diagnostics.h"
+#include "parsers/sanitizer_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace fuzzer::worker {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path ReportDir(const fs::path &work_dir) { return work_dir / "reports"; }
+
+// `gcc -print-file-name=NAME`: the runtime's absolute path, or NAME itself when it is missing.
+fs::path RuntimeLibrary(const fs::path &compiler, const std::string &name) {
+  const auto result = support::RunCommand({compiler.string(), "-print-file-name=" + name}, {},
+                                          std::chrono::seconds(30));
+  std::string path = result.output.substr(0, result.output.find('\n'));
+  if (!result.status.Succeeded() || path.empty() || !fs::path(path).is_absolute() ||
+      !fs::exists(path))
+    throw support::InputError(fmt::format(
+        "{} has no {} (install its sanitizer runtime, e.g. Debian's libasan8 and libubsan1)",
+        compiler.string(), name));
+  return path;
+}
+
+} // namespace
+
+SanitizerOptions ParseSanitizerOptions(const std::string &checks, const std::string &compiler) {
+  SanitizerOptions options{.compiler = compiler};
+  std::stringstream list(checks);
+  for (std::string check; std::getline(list, check, ',');) {
+    if (check != "address" && check != "undefined")
+      throw support::InputError(
+          fmt::format("--sanitize '{}' is not known: give address, undefined or both", check));
+    if (std::find(options.checks.begin(), options.checks.end(), check) == options.checks.end())
+      options.checks.push_back(check);
+  }
+  if (options.checks.empty())
+    throw support::InputError("--sanitize needs address, undefined or both");
+  if (parsers::FamilyOfCompiler(compiler) != parsers::CompilerFamily::kGcc)
+    throw support::InputError(fmt::format(
+        "--sanitize-compiler {}: only gcc is supported (its runtime is preloaded)", compiler));
+  if (!support::FindOnPath(compiler) && !fs::exists(compiler))
+    throw support::InputError(fmt::format(
+        "--sanitize-compiler {} is not installed (see `inductor-fuzz doctor`)", compiler));
+  return options;
+}
+
+std::vector<std::string> SanitizerFlags(const SanitizerOptions &options) {
+  return {fmt::format("-fsanitize={}", fmt::join(options.checks, ",")), "-fno-omit-frame-pointer",
+          "-g"};
+}
+
+std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &options,
+                                                        const fs::path &work_dir) {
+  const fs::path compiler = support::FindOnPath(options.compiler).value_or(options.compiler);
+  fs::create_directories(ReportDir(work_dir));
+  // Named g++ so that Inductor takes it for the gcc it is.
+  const fs::path wrapper = work_dir / "bin" / "g++";
+  fs::create_directories(wrapper.parent_path());
+  std::string script =
+      "#!/bin/sh\n# inductor-fuzz: Inductor's compile command plus the sanitizers\n"
+      "exec '" +
+      compiler.string() + "' \"$@\"";
+  for (const auto &flag : SanitizerFlags(options))
+    script += " " + flag;
+  support::WriteFileAtomically(wrapper, script + "\n");
+  fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+
+  std::map<std::string, std::string> environment = {{"CXX", wrapper.string()}};
+  const bool address = std::count(options.checks.begin(), options.checks.end(), "address");
+  if (address) {
+    // The runtime must come first; the worker links libstdc++ already, so exceptions unwind.
+    environment["LD_PRELOAD"] = RuntimeLibrary(compiler, "libasan.so").string();
+    // torch allocates with one allocator and frees with another in places, and its own leaks
+    // are not ours: only errors in the instrumented kernels count.
+    environment["ASAN_OPTIONS"] = fmt::format(
+        "detect_leaks=0:halt_on_error=1:abort_on_error=1:symbolize=1:alloc_dealloc_mismatch=0:"
+        "new_delete_type_mismatch=0:detect_odr_violation=0:log_path={}",
+        (ReportDir(work_dir) / "asan").string());
+  }
+  environment["UBSAN_OPTIONS"] = fmt::format("halt_on_error=1:print_stacktrace=1:log_path={}",
+                                             (ReportDir(work_dir) / "ubsan").string());
+  return environment;
+}
+
+std::vector<corpus::Finding> CollectMemoryErrors(const fs::path &work_dir) {
+  std::vector<fs::path> logs;
+  if (fs::is_directory(ReportDir(work_dir)))
+    for (const auto &entry : fs::directory_iterator(ReportDir(work_dir)))
+      if (entry.is_regular_file())
+        logs.push_back(entry.path());
+  std::sort(logs.begin(), logs.end(), [](const fs::path &a, const fs::path &b) {
+    return fs::last_write_time(a) < fs::last_write_time(b);
+  });
+  std::vector<corpus::Finding> findings;
+  for (const auto &log : logs) {
+    std::stringstream text;
+    text << std::ifstream(log).rdbuf();
+    for (const auto &report : parsers::ParseSanitizerReports(text.str())) {
+      // The innermost frame in a generated TU (Inductor writes them as <hash>.main.cpp or
+      // <hash>.cpp in its cache); the report's own path is where the TU still is.
+      fs::path source;
+      for (const auto &frame : report.frames)
+        if (frame.file.ends_with(".cpp") && fs::exists(frame.file)) {
+          source = frame.file;
+          break;
+        }
+      std::string source_text;
+      if (!source.empty())
+        source_text = support::ReadTextFile(source, "generated TU", 64u << 20);
+      auto finding = parsers::MemoryErrorFinding(report, source, source_text);
+      finding.detail["report_file"] = log.string();
+      findings.push_back(std::move(finding));
+    }
+  }
+  return findings;
+}
+
+} // namespace fuzzer::worker

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "corpus/finding.h"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fuzzer::worker {
+
+// Inductor's kernels built with sanitizers and run on the calls Inductor makes: the worker gets
+// a compiler wrapper as Inductor's CXX (the captured command plus the sanitizer flags) and the
+// sanitizer's runtime preloaded; torch itself runs uninstrumented.
+struct SanitizerOptions {
+  std::vector<std::string> checks; // "address", "undefined"
+  std::string compiler = "g++-12"; // a gcc: its runtime is the one preloaded
+};
+
+// "address,undefined" (either or both), checked; the compiler must be a gcc on PATH. An
+// InputError names what is wrong.
+SanitizerOptions ParseSanitizerOptions(const std::string &checks, const std::string &compiler);
+
+// The compiler flags the sanitizers add to Inductor's own.
+std::vector<std::string> SanitizerFlags(const SanitizerOptions &options);
+
+// Writes the wrapper into `work_dir` and returns the worker's environment: CXX, LD_PRELOAD,
+// and ASAN_OPTIONS/UBSAN_OPTIONS for a long-lived Python host (no leak check, stop at the first
+// error) with the reports written under work_dir/reports.
+std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &options,
+                                                        const std::filesystem::path &work_dir);
+
+// Each sanitizer report written under work_dir/reports, as a memory-error finding, oldest
+// first. A frame's TU is read from where the report names it (Inductor's cache).
+std::vector<corpus::Finding> CollectMemoryErrors(const std::filesystem::path &work_dir);
+
+} // namespace fuzzer::worker
