@@ -162,6 +162,22 @@ TEST_F(CampaignTest, HangingCaseIsATimeoutFinding) {
   EXPECT_EQ(Signatures("hang"), std::set<std::string>{"timeout|api=create_block_mask"});
 }
 
+// A crash runs again with the sanitizers. Python's own segfault (the injected fault) is in no
+// kernel: the crash stays, and no memory-error is made of it.
+TEST_F(CampaignTest, CrashesRunAgainWithSanitizersAndOnlyKernelErrorsCount) {
+  const auto run = RunInductorFuzz(Fuzz("sanitize", {"--cases", "1", "--inject-fault", "0:segfault",
+                                                     "--sanitize-crashes", "address,undefined"}));
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  const json summary = ReadJson(*scratch_ / "sanitize" / "report" / "summary.json");
+  EXPECT_EQ(summary["campaign"]["sanitized_reruns"], 1) << summary.dump(2);
+  EXPECT_EQ(Signatures("sanitize"),
+            std::set<std::string>{"crash|api=create_block_mask|signal=memory|abort=memory error"});
+  const auto bad =
+      RunInductorFuzz(Fuzz("sanitize-bad", {"--cases", "1", "--sanitize-crashes", "thread"}));
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("sanitizer 'thread' is not known"), std::string::npos) << bad.err;
+}
+
 // Killed with SIGKILL mid-campaign, `--resume` finishes the same sequence without rerunning
 // what was journaled, and the corpus still loads.
 TEST_F(CampaignTest, ResumeAfterSigkillRunsOnlyTheRest) {

@@ -349,7 +349,7 @@ TEST(SanitizerOracle, BadSanitizerOptionsAreOneLineErrors) {
   const auto out = std::filesystem::temp_directory_path() / "inductor-fuzz-sanitizer-bad";
   for (const auto &[arguments, expected] :
        std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"--sanitize", "memory"}, "--sanitize 'memory' is not known"},
+           {{"--sanitize", "memory"}, "sanitizer 'memory' is not known"},
            {{"--sanitize", "address", "--sanitize-compiler", "clang++-19"}, "only gcc"},
            {{"--sanitize", "address", "--sanitize-compiler", "g++-99"}, "is not installed"}}) {
     std::vector<std::string> argv = {"run-case", fixture.string(), "--out", out.string()};

@@ -169,6 +169,16 @@ private:
       std::vector<corpus::Finding> findings;
       if (outcome.finding)
         findings.push_back(*outcome.finding);
+      if (options_.sanitize_crashes && outcome.finding &&
+          outcome.finding->kind == corpus::FindingKind::kCrash && !slot.killed_for_memory) {
+        for (auto &error : worker::RerunWithSanitizers(
+                 c, *options_.sanitize_crashes, paths_.worker_executable, paths_.venv,
+                 case_dir / "sanitized",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout)))
+          findings.push_back(std::move(error));
+        std::lock_guard lock(mutex_);
+        ++stats_.sanitized_reruns;
+      }
       std::optional<corpus::MatrixRecord> matrix;
       if (MatrixDue(*index, outcome))
         matrix = RunMatrix(slot, c, outcome, case_dir, findings);
@@ -444,6 +454,7 @@ json StatsToJson(const CampaignStats &stats) {
           {"new_findings", stats.NewFindings()},
           {"signatures", signatures},
           {"worker_restarts", stats.worker_restarts},
+          {"sanitized_reruns", stats.sanitized_reruns},
           {"resumed_cases", stats.resumed_cases},
           {"matrix_cases", stats.matrix_cases},
           {"matrix_builds", stats.matrix_builds},

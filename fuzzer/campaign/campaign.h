@@ -5,6 +5,7 @@
 #include "fuzzer/generate/policy.h"
 #include "fuzzer/matrix/compilers.h"
 #include "fuzzer/support/tool_paths.h"
+#include "fuzzer/worker/sanitizer_worker.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,9 @@ struct CampaignOptions {
   // matrix_every (0: never), with these compilers; builds are cached by content in the corpus.
   std::vector<matrix::Compiler> compilers;
   unsigned matrix_every = 0;
+  // A case that crashes runs again with these sanitizers; what they report in a kernel is a
+  // memory-error finding of its own (none: crashes are not looked at again).
+  std::optional<worker::SanitizerOptions> sanitize_crashes;
   std::string command_line;
   std::chrono::milliseconds progress_interval{30000}; // between status lines
   // Tests only: the worker of case i is made to crash, hang or allocate without bound.
@@ -61,9 +65,10 @@ struct CampaignStats {
   std::map<std::string, std::uint64_t> known_by_kind; // seen before or a known issue
   std::map<std::string, FindingEvent> signatures;     // distinct signatures hit, by id
   std::uint64_t worker_restarts = 0;
-  std::uint64_t resumed_cases = 0; // skipped because the journal had them
-  std::uint64_t matrix_cases = 0;  // cases rebuilt on the compiler matrix
-  std::uint64_t matrix_builds = 0; // TU x compiler builds those cases needed
+  std::uint64_t sanitized_reruns = 0; // crashes run again with the sanitizers
+  std::uint64_t resumed_cases = 0;    // skipped because the journal had them
+  std::uint64_t matrix_cases = 0;     // cases rebuilt on the compiler matrix
+  std::uint64_t matrix_builds = 0;    // TU x compiler builds those cases needed
   std::uint64_t build_cache_hits = 0;
   std::uint64_t runtime_replays = 0; // builds whose recorded calls were replayed
   // The resident memory of the worker that ran each case, right after it: (cases done, bytes).

@@ -98,6 +98,15 @@ int RunCommandLine(int argc, char **argv) {
                    "MiB of resident memory past which a worker is killed (its case is a "
                    "crash finding); past half of it the worker is recycled")
       ->capture_default_str();
+  fuzz_command->add_option(
+      "--sanitize-crashes", fuzz.sanitize_crashes,
+      "address, undefined or both: a case that crashes runs again with its kernels built with "
+      "-fsanitize=... (see run-case --sanitize); an error in a kernel is a memory-error finding "
+      "naming the kernel and the line");
+  fuzz_command
+      ->add_option("--sanitize-compiler", fuzz.sanitize_compiler,
+                   "The gcc that builds the sanitized kernels")
+      ->capture_default_str();
   fuzz_command->add_option("--inject-fault", fuzz.inject_fault,
                            "Testing the tool: INDEX:segfault|hang|allocate[,...] makes those "
                            "cases misbehave");

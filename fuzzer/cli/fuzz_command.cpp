@@ -7,6 +7,7 @@
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/version.h"
+#include "fuzzer/worker/sanitizer_worker.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -123,6 +124,9 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign_options.worker_memory_limit = options.worker_memory_mib << 20;
   campaign_options.command_line = options.command_line;
   campaign_options.fault_injection = ParseFaults(options.inject_fault);
+  if (!options.sanitize_crashes.empty())
+    campaign_options.sanitize_crashes =
+        worker::ParseSanitizerOptions(options.sanitize_crashes, options.sanitize_compiler);
   const bool terminal = ::isatty(STDERR_FILENO);
   campaign_options.progress_interval =
       terminal ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(30000);

@@ -82,7 +82,9 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
   if (sanitizer) {
     // The sanitizer stopped the worker at the first error: that error is the finding, whatever
     // the dying worker or the oracles said.
-    if (auto errors = worker::CollectMemoryErrors(out_dir / "sanitizer"); !errors.empty()) {
+    if (auto errors =
+            worker::CollectMemoryErrors(out_dir / "sanitizer", out_dir / "inductor-cache");
+        !errors.empty()) {
       errors.front().subject = c.name;
       outcome.result["superseded"] = outcome.result.value("signature", "");
       outcome.status = corpus::CaseStatus::kFinding;

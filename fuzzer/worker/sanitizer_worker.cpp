@@ -3,6 +3,8 @@
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/text_file.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/worker_client.h"
 #include "parsers/diagnostics.h"
 #include "parsers/sanitizer_report.h"
 
@@ -41,18 +43,18 @@ SanitizerOptions ParseSanitizerOptions(const std::string &checks, const std::str
   for (std::string check; std::getline(list, check, ',');) {
     if (check != "address" && check != "undefined")
       throw support::InputError(
-          fmt::format("--sanitize '{}' is not known: give address, undefined or both", check));
+          fmt::format("sanitizer '{}' is not known: give address, undefined or both", check));
     if (std::find(options.checks.begin(), options.checks.end(), check) == options.checks.end())
       options.checks.push_back(check);
   }
   if (options.checks.empty())
-    throw support::InputError("--sanitize needs address, undefined or both");
+    throw support::InputError("no sanitizer named: give address, undefined or both");
   if (parsers::FamilyOfCompiler(compiler) != parsers::CompilerFamily::kGcc)
     throw support::InputError(fmt::format(
-        "--sanitize-compiler {}: only gcc is supported (its runtime is preloaded)", compiler));
+        "sanitizer compiler {}: only gcc is supported (its runtime is preloaded)", compiler));
   if (!support::FindOnPath(compiler) && !fs::exists(compiler))
     throw support::InputError(fmt::format(
-        "--sanitize-compiler {} is not installed (see `inductor-fuzz doctor`)", compiler));
+        "sanitizer compiler {} is not installed (see `inductor-fuzz doctor`)", compiler));
   return options;
 }
 
@@ -94,7 +96,9 @@ std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &
   return environment;
 }
 
-std::vector<corpus::Finding> CollectMemoryErrors(const fs::path &work_dir) {
+std::vector<corpus::Finding> CollectMemoryErrors(const fs::path &work_dir,
+                                                 const fs::path &inductor_cache) {
+  const std::string cache = fs::weakly_canonical(inductor_cache).string() + "/";
   std::vector<fs::path> logs;
   if (fs::is_directory(ReportDir(work_dir)))
     for (const auto &entry : fs::directory_iterator(ReportDir(work_dir)))
@@ -108,22 +112,40 @@ std::vector<corpus::Finding> CollectMemoryErrors(const fs::path &work_dir) {
     std::stringstream text;
     text << std::ifstream(log).rdbuf();
     for (const auto &report : parsers::ParseSanitizerReports(text.str())) {
-      // The innermost frame in a generated TU (Inductor writes them as <hash>.main.cpp or
-      // <hash>.cpp in its cache); the report's own path is where the TU still is.
+      // The innermost frame in a TU of Inductor's cache, where the TU still is.
       fs::path source;
       for (const auto &frame : report.frames)
-        if (frame.file.ends_with(".cpp") && fs::exists(frame.file)) {
+        if (frame.file.starts_with(cache) && fs::exists(frame.file)) {
           source = frame.file;
           break;
         }
-      std::string source_text;
-      if (!source.empty())
-        source_text = support::ReadTextFile(source, "generated TU", 64u << 20);
+      if (source.empty())
+        continue;
+      const std::string source_text = support::ReadTextFile(source, "generated TU", 64u << 20);
       auto finding = parsers::MemoryErrorFinding(report, source, source_text);
       finding.detail["report_file"] = log.string();
       findings.push_back(std::move(finding));
     }
   }
+  return findings;
+}
+
+std::vector<corpus::Finding> RerunWithSanitizers(const corpus::Case &c,
+                                                 const SanitizerOptions &options,
+                                                 const fs::path &worker_executable,
+                                                 const fs::path &venv, const fs::path &work_dir,
+                                                 std::chrono::milliseconds timeout) {
+  fs::remove_all(work_dir);
+  Worker worker(WorkerOptions{.worker_executable = worker_executable,
+                              .venv = venv,
+                              .scratch_dir = work_dir / "process",
+                              .log_file = work_dir / "worker.log",
+                              .environment = SanitizerEnvironment(options, work_dir)});
+  RunCaseOnWorker(worker, c, work_dir / "inductor-cache", timeout);
+  worker.Shutdown();
+  auto findings = CollectMemoryErrors(work_dir, work_dir / "inductor-cache");
+  for (auto &finding : findings)
+    finding.subject = c.name;
   return findings;
 }
 

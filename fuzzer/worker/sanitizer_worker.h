@@ -1,7 +1,9 @@
 #pragma once
 
+#include "corpus/case.h"
 #include "corpus/finding.h"
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -30,8 +32,21 @@ std::vector<std::string> SanitizerFlags(const SanitizerOptions &options);
 std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &options,
                                                         const std::filesystem::path &work_dir);
 
-// Each sanitizer report written under work_dir/reports, as a memory-error finding, oldest
-// first. A frame's TU is read from where the report names it (Inductor's cache).
-std::vector<corpus::Finding> CollectMemoryErrors(const std::filesystem::path &work_dir);
+// Each sanitizer report written under work_dir/reports whose stack passes through a TU
+// Inductor generated (a file under `inductor_cache`), as a memory-error finding, oldest first.
+// The TU is read from there. Reports in no such TU (Python's own segfault, our worker) are not
+// Inductor's.
+std::vector<corpus::Finding> CollectMemoryErrors(const std::filesystem::path &work_dir,
+                                                 const std::filesystem::path &inductor_cache);
+
+// Runs `c` again in a worker of its own with the sanitizers (a crash's second look): its
+// memory-error findings, each about the case. Scratch, reports and Inductor's cache stay in
+// work_dir.
+std::vector<corpus::Finding> RerunWithSanitizers(const corpus::Case &c,
+                                                 const SanitizerOptions &options,
+                                                 const std::filesystem::path &worker_executable,
+                                                 const std::filesystem::path &venv,
+                                                 const std::filesystem::path &work_dir,
+                                                 std::chrono::milliseconds timeout);
 
 } // namespace fuzzer::worker
