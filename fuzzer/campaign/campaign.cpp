@@ -79,11 +79,14 @@ public:
     for (unsigned job = 0; job < std::max(1u, options_.jobs); ++job) {
       auto slot = std::make_unique<Slot>();
       slot->scratch = scratch_ / fmt::format("worker-{}", job);
-      slot->worker = std::make_unique<worker::Worker>(
-          worker::WorkerOptions{.worker_executable = paths_.worker_executable,
-                                .venv = paths_.venv,
-                                .scratch_dir = slot->scratch / "process",
-                                .log_file = slot->scratch / "worker.log"});
+      slot->worker = std::make_unique<worker::Worker>(worker::WorkerOptions{
+          .worker_executable = paths_.worker_executable,
+          .venv = paths_.venv,
+          .scratch_dir = slot->scratch / "process",
+          .log_file = slot->scratch / "worker.log",
+          .environment = options_.sanitize ? worker::SanitizerEnvironment(
+                                                 *options_.sanitize, slot->scratch / "sanitizer")
+                                           : std::map<std::string, std::string>{}});
       slots.push_back(std::move(slot));
     }
     // Start the first worker here, so that a broken torch is one clear error, not N findings.
@@ -169,6 +172,14 @@ private:
       std::vector<corpus::Finding> findings;
       if (outcome.finding)
         findings.push_back(*outcome.finding);
+      if (options_.sanitize) {
+        for (auto &error :
+             worker::CollectMemoryErrors(slot.scratch / "sanitizer", case_dir / "inductor-cache")) {
+          error.subject = c.name;
+          findings.push_back(std::move(error));
+        }
+        worker::ClearSanitizerReports(slot.scratch / "sanitizer");
+      }
       if (options_.sanitize_crashes && outcome.finding &&
           outcome.finding->kind == corpus::FindingKind::kCrash && !slot.killed_for_memory) {
         for (auto &error : worker::RerunWithSanitizers(

@@ -39,6 +39,9 @@ struct CampaignOptions {
   // matrix_every (0: never), with these compilers; builds are cached by content in the corpus.
   std::vector<matrix::Compiler> compilers;
   unsigned matrix_every = 0;
+  // Every case runs in workers whose kernels are built with these sanitizers: an error they
+  // report in a kernel is a memory-error finding.
+  std::optional<worker::SanitizerOptions> sanitize;
   // A case that crashes runs again with these sanitizers; what they report in a kernel is a
   // memory-error finding of its own (none: crashes are not looked at again).
   std::optional<worker::SanitizerOptions> sanitize_crashes;

@@ -99,6 +99,11 @@ int RunCommandLine(int argc, char **argv) {
                    "crash finding); past half of it the worker is recycled")
       ->capture_default_str();
   fuzz_command->add_option(
+      "--sanitize", fuzz.sanitize,
+      "address, undefined or both: every case's kernels are built with -fsanitize=... and run "
+      "with the runtime preloaded (see run-case --sanitize); slower: every kernel is compiled "
+      "and run instrumented");
+  fuzz_command->add_option(
       "--sanitize-crashes", fuzz.sanitize_crashes,
       "address, undefined or both: a case that crashes runs again with its kernels built with "
       "-fsanitize=... (see run-case --sanitize); an error in a kernel is a memory-error finding "

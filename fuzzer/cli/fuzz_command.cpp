@@ -124,6 +124,9 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign_options.worker_memory_limit = options.worker_memory_mib << 20;
   campaign_options.command_line = options.command_line;
   campaign_options.fault_injection = ParseFaults(options.inject_fault);
+  if (!options.sanitize.empty())
+    campaign_options.sanitize =
+        worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
   if (!options.sanitize_crashes.empty())
     campaign_options.sanitize_crashes =
         worker::ParseSanitizerOptions(options.sanitize_crashes, options.sanitize_compiler);

@@ -32,6 +32,7 @@ struct FuzzOptions {
   long case_timeout_seconds = 600;
   unsigned recycle_after = 50;
   std::size_t worker_memory_mib = 6144;
+  std::string sanitize;         // "address,undefined": every case's kernels built with them
   std::string sanitize_crashes; // "address,undefined": crashing cases run again with them
   std::string sanitize_compiler = "g++-12";
   std::string inject_fault; // tests only: INDEX:segfault|hang|allocate[,...]

@@ -130,6 +130,13 @@ std::vector<corpus::Finding> CollectMemoryErrors(const fs::path &work_dir,
   return findings;
 }
 
+void ClearSanitizerReports(const fs::path &work_dir) {
+  std::error_code ignored;
+  if (fs::is_directory(ReportDir(work_dir)))
+    for (const auto &entry : fs::directory_iterator(ReportDir(work_dir)))
+      fs::remove(entry.path(), ignored);
+}
+
 std::vector<corpus::Finding> RerunWithSanitizers(const corpus::Case &c,
                                                  const SanitizerOptions &options,
                                                  const fs::path &worker_executable,

@@ -39,6 +39,9 @@ std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &
 std::vector<corpus::Finding> CollectMemoryErrors(const std::filesystem::path &work_dir,
                                                  const std::filesystem::path &inductor_cache);
 
+// Removes the reports read, so that a long-lived sanitized worker's next case starts clean.
+void ClearSanitizerReports(const std::filesystem::path &work_dir);
+
 // Runs `c` again in a worker of its own with the sanitizers (a crash's second look): its
 // memory-error findings, each about the case. Scratch, reports and Inductor's cache stay in
 // work_dir.
