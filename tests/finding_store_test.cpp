@@ -223,6 +223,13 @@ TEST(KnownIssues, TheCheckedInListMatchesTheRealFailuresAndNothingElse) {
   EXPECT_EQ(bool_score->id, "flex-cpu-bool-score-mod");
   Finding heap = Crash("corrupted size vs. prev_size");
   ASSERT_NE(known.Match(Signature(heap)), nullptr) << Signature(heap);
+  EXPECT_EQ(known.Match(Signature(heap))->id, "flex-cpu-threads-scratch-overflow");
+  // What run-case --sanitize address reports for the three heap-corruption cases.
+  const KnownIssue *sanitized =
+      known.Match("memory-error|error=out-of-bounds-access|access=WRITE|kernel=kernel_fill_stub<"
+                  "float>|statement=data_vec.store(data + d);");
+  ASSERT_NE(sanitized, nullptr);
+  EXPECT_EQ(sanitized->id, "flex-cpu-threads-scratch-overflow-sanitized");
   EXPECT_EQ(known.Match(Signature(Crash("Segmentation fault"))), nullptr);
   EXPECT_EQ(known.Match("exception|type=builtins.AssertionError|message=other|frame=x.py:f"),
             nullptr);
