@@ -230,6 +230,12 @@ TEST(KnownIssues, TheCheckedInListMatchesTheRealFailuresAndNothingElse) {
                   "float>|statement=data_vec.store(data + d);");
   ASSERT_NE(sanitized, nullptr);
   EXPECT_EQ(sanitized->id, "flex-cpu-threads-scratch-overflow-sanitized");
+  const KnownIssue *gemm = known.Match(
+      "memory-error|error=out-of-bounds-access|access=WRITE|kernel=cpp_fused_flex_attention_<N>_"
+      "kernel_micro_gemm_transpose_b_transpose_b_kernel<<N>l, <N>l, false, false>|statement=*(C + "
+      "(sM * m + s) * ldc + sN * n + i) = v;");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->id, "flex-cpu-threads-scratch-overflow-sanitized-gemm");
   EXPECT_EQ(known.Match(Signature(Crash("Segmentation fault"))), nullptr);
   EXPECT_EQ(known.Match("exception|type=builtins.AssertionError|message=other|frame=x.py:f"),
             nullptr);
