@@ -173,8 +173,13 @@ private:
       if (outcome.finding)
         findings.push_back(*outcome.finding);
       if (options_.sanitize) {
-        for (auto &error :
-             worker::CollectMemoryErrors(slot.scratch / "sanitizer", case_dir / "inductor-cache")) {
+        auto errors =
+            worker::CollectMemoryErrors(slot.scratch / "sanitizer", case_dir / "inductor-cache");
+        // The sanitizer stopped the worker at its first error: the crash is that error.
+        if (!errors.empty() && !findings.empty() &&
+            findings.front().kind == corpus::FindingKind::kCrash)
+          findings.erase(findings.begin());
+        for (auto &error : errors) {
           error.subject = c.name;
           findings.push_back(std::move(error));
         }
