@@ -172,6 +172,14 @@ TEST_F(CampaignTest, CrashesRunAgainWithSanitizersAndOnlyKernelErrorsCount) {
   EXPECT_EQ(summary["campaign"]["sanitized_reruns"], 1) << summary.dump(2);
   EXPECT_EQ(Signatures("sanitize"),
             std::set<std::string>{"crash|api=create_block_mask|signal=memory|abort=memory error"});
+  // Every case sanitized: the same fault is still Python's, a crash and no memory-error (ASan
+  // catches the segfault and aborts, so it signs as signal 6 here).
+  const auto every = RunInductorFuzz(Fuzz(
+      "sanitize-every", {"--cases", "1", "--inject-fault", "0:segfault", "--sanitize", "address"}));
+  ASSERT_EQ(every.exit_code, 1) << every.out << every.err;
+  const auto sanitized = Signatures("sanitize-every");
+  ASSERT_EQ(sanitized.size(), 1u);
+  EXPECT_TRUE(sanitized.begin()->starts_with("crash|api=create_block_mask|")) << *sanitized.begin();
   const auto bad =
       RunInductorFuzz(Fuzz("sanitize-bad", {"--cases", "1", "--sanitize-crashes", "thread"}));
   EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
