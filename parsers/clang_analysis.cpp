@@ -448,6 +448,17 @@ struct Analyzer::Impl {
     return invocation.run();
   }
 
+  static bool PrefixIsCurrent(std::vector<std::string> arguments,
+                              const std::filesystem::path &pch) {
+    arguments.insert(arguments.end(), {"-include-pch", pch.string()});
+    clang::DiagnosticConsumer counter; // the base class counts errors
+    const auto unit = clang::tooling::buildASTFromCodeWithArgs(
+        "", arguments, "prefix-probe.cpp", "clang++",
+        std::make_shared<clang::PCHContainerOperations>(),
+        clang::tooling::getClangStripDependencyFileAdjuster(), {}, &counter);
+    return unit && counter.getNumErrors() == 0;
+  }
+
   // The precompiled prefix for these flags and this leading include block, built on first use.
   std::filesystem::path Prefix(const std::vector<std::string> &arguments,
                                const std::string &block) {
@@ -461,8 +472,16 @@ struct Analyzer::Impl {
     std::filesystem::create_directories(options.prefix_cache_dir);
     const auto header = options.prefix_cache_dir / (key + ".h");
     const auto pch = options.prefix_cache_dir / (key + ".pch");
-    if (std::filesystem::exists(pch)) // from an earlier run; Clang checks it is still current
-      return prefixes[key] = pch;
+    // One from an earlier run is loaded once on an empty TU first: a venv reinstalled since
+    // (a fresh CI clone next to a kept ~/.cache) makes Clang refuse it, and every parser
+    // using it (the reducer's passes too) would silently see an empty TU.
+    if (std::filesystem::exists(pch)) {
+      if (PrefixIsCurrent(arguments, pch))
+        return prefixes[key] = pch;
+      std::error_code ignored;
+      std::filesystem::remove(pch, ignored);
+      files = new clang::FileManager(clang::FileSystemOptions());
+    }
     // The header keeps its mtime when it already says this: a prefix records the mtime of
     // everything it was built from, and is refused when one changed.
     std::stringstream existing;

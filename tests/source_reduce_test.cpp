@@ -91,6 +91,30 @@ TEST(SourcePasses, SyntaxPassesParseATuWhoseHeadersAreMissing) {
   EXPECT_TRUE(Contains(candidates, "#include <no/such/header.h>\n\nint b;\n"));
 }
 
+// A prefix left by an earlier run whose headers changed since (a fresh CI clone with a new
+// venv next to a kept ~/.cache): the syntax passes must still see the TU's declarations.
+TEST(SourcePasses, SyntaxPassesSeeTheTuWhenAnEarlierRunsPrefixIsStale) {
+  const fuzzer::support::ScratchDir scratch("stale-prefix-passes");
+  fs::create_directories(scratch / "include");
+  const fs::path header = scratch / "include" / "library.h";
+  std::ofstream(header) << "#pragma once\ninline int twice(int x) { return 2 * x; }\n";
+  const std::string text =
+      "#include <library.h>\nint a = twice(1);\nint b = twice(2);\nint c = twice(3);\n";
+  const std::vector<std::string> args = {"-x", "c++", "-std=c++20",
+                                         "-I" + (scratch / "include").string()};
+  EXPECT_EQ(
+      Candidates("remove-declarations", text, MakeSourcePassContext(args, scratch / "prefixes"))
+          .size(),
+      3u);
+  fs::last_write_time(header, fs::last_write_time(header) + std::chrono::seconds(5));
+  // A new context is a new run: it finds the old prefix on disk.
+  const auto candidates =
+      Candidates("remove-declarations", text, MakeSourcePassContext(args, scratch / "prefixes"));
+  EXPECT_EQ(candidates.size(), 3u);
+  EXPECT_TRUE(
+      Contains(candidates, "#include <library.h>\n\nint b = twice(2);\nint c = twice(3);\n"));
+}
+
 TEST(SourcePasses, LinesAndTokensHalveDownToOne) {
   const std::string text = "a\nb\nc\nd\n";
   const auto lines = Candidates("remove-lines", text, PlainContext());
