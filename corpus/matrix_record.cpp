@@ -126,6 +126,7 @@ std::vector<Finding> MatrixRow::Findings() const {
   findings.insert(findings.end(), load_findings.begin(), load_findings.end());
   if (runtime_finding)
     findings.push_back(*runtime_finding);
+  findings.insert(findings.end(), memory_errors.begin(), memory_errors.end());
   return findings;
 }
 
@@ -135,9 +136,11 @@ json MatrixRecordToJson(const MatrixRecord &record) {
     json builds = json::array();
     for (const auto &build : row.builds)
       builds.push_back(BuildToJson(build));
-    json load_findings = json::array();
+    json load_findings = json::array(), memory_errors = json::array();
     for (const auto &finding : row.load_findings)
       load_findings.push_back(FindingToJson(finding));
+    for (const auto &finding : row.memory_errors)
+      memory_errors.push_back(FindingToJson(finding));
     rows.push_back(
         {{"tu", row.tu},
          {"source", row.source},
@@ -146,7 +149,8 @@ json MatrixRecordToJson(const MatrixRecord &record) {
          {"builds", builds},
          {"finding", row.divergence ? FindingToJson(*row.divergence) : json()},
          {"runtime_finding", row.runtime_finding ? FindingToJson(*row.runtime_finding) : json()},
-         {"load_findings", load_findings}});
+         {"load_findings", load_findings},
+         {"memory_errors", memory_errors}});
   }
   return {{"format_version", kMatrixRecordFormatVersion},
           {"provenance", record.provenance},
@@ -174,6 +178,10 @@ MatrixRecord MatrixRecordFromJson(const json &document) {
     row.runtime_finding = OptionalFinding(row_reader, "runtime_finding");
     for (const auto &finding : ListField(row_reader, "load_findings"))
       row.load_findings.push_back(FindingFromJson(finding));
+    // Records from before the sanitizer column have none.
+    if (tus[i].contains("memory_errors"))
+      for (const auto &finding : ListField(row_reader, "memory_errors"))
+        row.memory_errors.push_back(FindingFromJson(finding));
     row_reader.RejectUnknown();
     record.rows.push_back(std::move(row));
   }

@@ -48,6 +48,7 @@ struct MatrixRow {
   std::optional<Finding> divergence;      // compiler-divergence
   std::optional<Finding> runtime_finding; // runtime-divergence
   std::vector<Finding> load_findings;     // load-error, one per build that did not load
+  std::vector<Finding> memory_errors;     // memory-error, one per sanitized build stopped
   std::vector<Finding> Findings() const;
   bool operator==(const MatrixRow &) const = default;
 };

@@ -294,6 +294,16 @@ int RunCommandLine(int argc, char **argv) {
   matrix_command->add_option("--timeout", matrix.timeout_seconds, "Seconds per build")
       ->capture_default_str();
   matrix_command->add_option("--json", matrix.json_out, "Write the whole matrix as JSON here");
+  matrix_command->add_option(
+      "--sanitize", matrix.sanitize,
+      "address, undefined or both: add a column that rebuilds every TU with -fsanitize=... "
+      "-fno-omit-frame-pointer -g on top of Inductor's flags and replays its recorded calls in a "
+      "worker with the sanitizer runtime preloaded; an error in the TU is a memory-error finding "
+      "naming the kernel and the line");
+  matrix_command
+      ->add_option("--sanitize-compiler", matrix.sanitize_compiler,
+                   "The gcc of the sanitizer column")
+      ->capture_default_str();
 
   CompareOptions compare;
   auto *compare_command = app.add_subcommand(

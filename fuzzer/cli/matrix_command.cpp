@@ -3,6 +3,7 @@
 #include "fuzzer/cli/matrix_report.h"
 #include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/runtime_differential.h"
+#include "fuzzer/matrix/sanitizer_column.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
 
@@ -28,6 +29,11 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
                                        .jobs = options.jobs,
                                        .timeout = std::chrono::seconds(options.timeout_seconds),
                                        .work_dir = scratch / "objects"};
+  std::optional<worker::SanitizerOptions> sanitizer;
+  if (!options.sanitize.empty()) {
+    sanitizer = worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
+    matrix_options.compilers.push_back(matrix::SanitizerColumn(*sanitizer));
+  }
   const matrix::Progress progress = [](const std::string &line) { std::cerr << line << "\n"; };
   auto matrix = matrix::BuildMatrix(tus, matrix_options, progress);
   json provenance;
@@ -36,6 +42,25 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
     provenance = Provenance(options.command_line, worker.Ready(), matrix_options.compilers);
     matrix::CheckLoads(matrix, worker);
     matrix::ReplayRecordedCalls(matrix, worker, {}, progress);
+  }
+  double sanitized_worker_start = 0;
+  if (sanitizer) {
+    // One toolchain's runtime per process: the sanitized builds get a worker of their own.
+    const auto work = scratch / "sanitizer";
+    worker::Worker sanitized(
+        worker::WorkerOptions{.worker_executable = paths.worker_executable,
+                              .venv = paths.venv,
+                              .scratch_dir = work / "process",
+                              .log_file = work / "worker.log",
+                              .environment = worker::SanitizerEnvironment(*sanitizer, work)});
+    provenance["sanitizer"] = {{"checks", sanitizer->checks},
+                               {"compiler", sanitizer->compiler},
+                               {"flags", worker::SanitizerFlags(*sanitizer)}};
+    const auto started = std::chrono::steady_clock::now();
+    sanitized.Ready(); // started apart, so that the replays' time is the replays'
+    sanitized_worker_start =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    matrix::ReplaySanitizedBuilds(matrix, sanitized, work, {}, progress);
   }
   out << fmt::format("{:<50}", "TU");
   for (const auto &compiler : matrix_options.compilers)
@@ -68,6 +93,11 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
       ++findings;
       out << RuntimeFindingLine(*finding);
     }
+    for (const auto &finding : matrix::MemoryErrorFindings(row)) {
+      ++findings;
+      out << fmt::format("memory-error: {} on {}: {}\n  signature: {}\n", row.tu.label,
+                         finding.compilers.front(), finding.summary, corpus::Signature(finding));
+    }
   }
   std::size_t built = 0;
   for (const auto &row : matrix)
@@ -76,6 +106,20 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
   out << fmt::format("{} TU(s) x {} compiler(s): {} built, {} finding(s)\n", tus.size(),
                      matrix_options.compilers.size(), built, findings);
   out << RuntimeSummary(matrix);
+  if (sanitizer) {
+    const auto cost = matrix::MeasureSanitizerCost(matrix, matrix_options.compilers);
+    out << fmt::format("sanitizer column {}: {} build(s) in {:.1f} s ({} cached), {} replay(s) in "
+                       "{:.1f} s, its worker started in {:.1f} s",
+                       cost.column, cost.builds, cost.build_seconds, cost.cached, cost.replays,
+                       cost.replay_seconds, sanitized_worker_start);
+    if (!cost.plain_column.empty())
+      out << fmt::format("; {} plain: builds {:.1f} s, replays {:.1f} s: the sanitizers add "
+                         "{:.1f} s",
+                         cost.plain_column, cost.plain_build_seconds, cost.plain_replay_seconds,
+                         cost.build_seconds + cost.replay_seconds + sanitized_worker_start -
+                             cost.plain_build_seconds - cost.plain_replay_seconds);
+    out << "\n";
+  }
   if (options.json_out)
     corpus::WriteMatrixRecord(*options.json_out, matrix::ToMatrixRecord(matrix, provenance));
   if (built == 0)

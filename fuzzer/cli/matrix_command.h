@@ -16,7 +16,9 @@ struct MatrixCommandOptions {
   unsigned jobs = 2;
   long timeout_seconds = 600;
   std::optional<std::filesystem::path> json_out;
-  std::string command_line; // recorded in the JSON report
+  std::string sanitize;                     // "address,undefined": add a sanitizer column
+  std::string sanitize_compiler = "g++-12"; // the gcc of that column
+  std::string command_line;                 // recorded in the JSON report
 };
 
 // `inductor-fuzz matrix`: every captured TU on every compiler, then loaded against torch.

@@ -35,6 +35,8 @@ std::string Cell(const matrix::TuBuild &build) {
     return build.timed_out ? "TIMEOUT" : "FAIL";
   if (!build.load_error.empty())
     return "LOAD-ERR";
+  if (build.runtime == "memory-error")
+    return "MEM-ERROR";
   if (build.runtime == "differs")
     return "DIFFERS";
   if (build.runtime == "crashed" || build.runtime == "timeout")

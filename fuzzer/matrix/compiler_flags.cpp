@@ -1,5 +1,6 @@
 #include "fuzzer/matrix/compiler_flags.h"
 
+#include "fuzzer/worker/sanitizer_worker.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/flag_translation.h"
 
@@ -74,6 +75,11 @@ std::vector<std::string> CommandForCompiler(const std::vector<std::string> &capt
       argv.push_back(argument);
       argv.insert(argv.end(), rule->extra.begin(), rule->extra.end());
     }
+  }
+  if (!compiler.sanitizers.empty()) {
+    // The sanitizers go on top of Inductor's own flags, its optimisation level kept.
+    const auto flags = worker::SanitizerFlags({.checks = compiler.sanitizers});
+    argv.insert(argv.end(), flags.begin(), flags.end());
   }
   return argv;
 }

@@ -140,7 +140,7 @@ std::filesystem::path OutputOf(const CapturedTu &tu, const Compiler &compiler,
 TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
               const OpenMpInstall &openmp, std::size_t index, const Prefix *prefix,
               const CompilerTemporaries &temporaries) {
-  TuBuild build{.compiler = compiler.name};
+  TuBuild build{.compiler = compiler.name, .sanitized = !compiler.sanitizers.empty()};
   build.output = OutputOf(tu, compiler, options, index);
   const auto folder = build.output.parent_path();
   std::filesystem::create_directories(folder);
@@ -230,6 +230,7 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
       if (!cached)
         continue;
       cached->compiler = compiler.name;
+      cached->sanitized = !compiler.sanitizers.empty();
       cached->argv =
           CommandForCompiler(tus[row].argv, compiler, tus[row].source, cached->output, openmp);
       if (progress)
@@ -338,7 +339,8 @@ void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker) {
                             : 1;
   for (auto &row : matrix)
     for (auto &build : row.builds) {
-      if (!build.built)
+      // A sanitized module needs its runtime loaded first: its replay is its load check.
+      if (!build.built || build.sanitized)
         continue;
       if (const int abi = CxxAbiOf(build.argv); abi != torch_abi) {
         build.load_error = fmt::format(
@@ -365,6 +367,8 @@ void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker) {
 std::optional<corpus::Finding> DivergenceFinding(const TuMatrix &row) {
   std::vector<std::string> built, failed, crashed;
   for (const auto &build : row.builds) {
+    if (build.sanitized)
+      continue; // what the sanitizers add is not a compiler's divergence
     if (build.compiler_crashed)
       crashed.push_back(build.compiler);
     (build.built ? built : failed).push_back(build.compiler);
@@ -377,7 +381,7 @@ std::optional<corpus::Finding> DivergenceFinding(const TuMatrix &row) {
       .Add("failed", fmt::format("{}", fmt::join(failed, ",")))
       .Add("crashed", fmt::format("{}", fmt::join(crashed, ",")));
   for (const auto &build : row.builds)
-    if (!build.built)
+    if (!build.built && !build.sanitized)
       finding.essence.Add("error", build.first_error);
   finding.summary = fmt::format("{} builds with {}, fails with {}", row.tu.label,
                                 fmt::join(built, ", "), fmt::join(failed, ", "));

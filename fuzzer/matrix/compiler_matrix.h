@@ -65,6 +65,9 @@ struct TuBuild {
   std::string runtime;      // recorded calls replayed: "same", "differs", "crashed", "timeout",
                             // "error"; empty when not replayed
   nlohmann::json runtime_detail; // the worst difference, or what went wrong
+  double runtime_seconds = 0;    // replaying the recorded calls
+  bool sanitized = false;        // a sanitizer column's build: replayed apart, never compared
+  std::optional<corpus::Finding> memory_error; // what the sanitizer reported in this TU
 };
 
 struct TuMatrix {

@@ -23,6 +23,9 @@ struct Compiler {
   CompilerFamily family = CompilerFamily::kGcc;
   int major = 0;
   std::string version; // first line of --version
+  // A sanitizer column (`matrix --sanitize`): built with -fsanitize=these, loaded only in a
+  // worker with the sanitizer's runtime preloaded. Empty for a plain compiler.
+  std::vector<std::string> sanitizers;
 };
 
 // Each requested compiler (name on PATH or path), asked for its family and version. Throws

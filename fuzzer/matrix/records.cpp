@@ -1,6 +1,7 @@
 #include "fuzzer/matrix/records.h"
 
 #include "fuzzer/matrix/runtime_differential.h"
+#include "fuzzer/matrix/sanitizer_column.h"
 
 #include <set>
 #include <string>
@@ -69,7 +70,8 @@ corpus::MatrixRecord ToMatrixRecord(const std::vector<TuMatrix> &matrix,
                              .builds = {},
                              .divergence = DivergenceFinding(row),
                              .runtime_finding = RuntimeDivergenceFinding(row),
-                             .load_findings = LoadErrorFindings(row)};
+                             .load_findings = LoadErrorFindings(row),
+                             .memory_errors = MemoryErrorFindings(row)};
     for (const auto &build : row.builds)
       stored.builds.push_back(ToBuildRecord(build));
     record.rows.push_back(std::move(stored));

@@ -12,13 +12,8 @@ namespace {
 
 using nlohmann::json;
 
-struct Replay {
-  std::string status; // as TuBuild::runtime
-  json detail;
-};
-
-Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
-                    const CapturedTu &tu, const RuntimeOptions &options) {
+Replay ReplayOnce(worker::Worker &worker, const std::filesystem::path &module, const CapturedTu &tu,
+                  const RuntimeOptions &options) {
   const json request = {{"op", "replay"},
                         {"module", module.string()},
                         {"entry", tu.entry},
@@ -34,7 +29,18 @@ Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
   return {replay.value("status", "error"), replay};
 }
 
-std::string Describe(const Replay &replay) {
+} // namespace
+
+Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
+                    const CapturedTu &tu, const RuntimeOptions &options) {
+  const auto started = std::chrono::steady_clock::now();
+  Replay replay = ReplayOnce(worker, module, tu, options);
+  replay.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return replay;
+}
+
+std::string DescribeReplay(const Replay &replay) {
   if (replay.status == "differs" && replay.detail.contains("worst")) {
     const json &worst = replay.detail["worst"];
     if (worst.value("max_abs_error", json(nullptr)).is_null())
@@ -50,8 +56,6 @@ std::string Describe(const Replay &replay) {
   const json detail = replay.detail.value("detail", json(""));
   return replay.status + ": " + (detail.is_string() ? detail.get<std::string>() : detail.dump());
 }
-
-} // namespace
 
 void ReplayRecordedCalls(std::vector<TuMatrix> &matrix, worker::Worker &worker,
                          const RuntimeOptions &options, const Progress &progress) {
@@ -69,22 +73,23 @@ void ReplayRecordedCalls(std::vector<TuMatrix> &matrix, worker::Worker &worker,
       const Replay reference = ReplayModule(worker, row.tu.reference_module, row.tu, options);
       row.reference_runtime = reference.status;
       if (progress)
-        progress(
-            fmt::format("runtime {} on Inductor's build: {}", row.tu.label, Describe(reference)));
+        progress(fmt::format("runtime {} on Inductor's build: {}", row.tu.label,
+                             DescribeReplay(reference)));
       if (reference.status != "same")
         continue; // a build that does not reproduce itself says nothing about other compilers
     } else {
       row.reference_runtime = "missing";
     }
     for (auto &build : row.builds) {
-      if (!build.built || !build.load_error.empty())
+      if (!build.built || !build.load_error.empty() || build.sanitized)
         continue;
       const Replay replay = ReplayModule(worker, build.output, row.tu, options);
       build.runtime = replay.status;
       build.runtime_detail = replay.detail;
+      build.runtime_seconds = replay.seconds;
       if (progress)
-        progress(
-            fmt::format("runtime {} on {}: {}", row.tu.label, build.compiler, Describe(replay)));
+        progress(fmt::format("runtime {} on {}: {}", row.tu.label, build.compiler,
+                             DescribeReplay(replay)));
     }
   }
 }
@@ -93,6 +98,8 @@ std::optional<corpus::Finding> RuntimeDivergenceFinding(const TuMatrix &row) {
   std::vector<std::string> same, differs;
   const TuBuild *worst = nullptr;
   for (const auto &build : row.builds) {
+    if (build.sanitized)
+      continue; // its own finding: memory-error
     if (build.runtime == "same")
       same.push_back(build.compiler);
     else if (build.runtime == "differs" || build.runtime == "crashed" ||

@@ -18,6 +18,18 @@ struct RuntimeOptions {
   std::chrono::seconds timeout{300}; // per replayed module, all its recorded calls
 };
 
+// One module's replay of a TU's recorded calls: the status as TuBuild::runtime, what the worker
+// said, and how long it took.
+struct Replay {
+  std::string status;
+  nlohmann::json detail;
+  double seconds = 0;
+};
+Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
+                    const CapturedTu &tu, const RuntimeOptions &options);
+// One line for people: "same on 3 tensor(s)", "differs: out (float32) at [0, 3]: ...".
+std::string DescribeReplay(const Replay &replay);
+
 // Replays the kernel calls recorded when Inductor's own build ran (run-case keeps them in
 // recordings/) on every compiler's build that built and loaded: copies of the recorded input
 // storages go in, every tensor argument and returned tensor is compared with what Inductor's
