@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <fstream>
 #include <set>
 
 namespace fuzzer::worker {
@@ -105,6 +106,46 @@ std::optional<corpus::Finding> FindingOfResult(const corpus::Case &c, const json
   return finding;
 }
 
+namespace {
+
+// The -o of a compile command, or empty.
+std::string OutputOf(const json &build) {
+  const auto argv = build.value("argv", std::vector<std::string>{});
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+    if (argv[i] == "-o")
+      return argv[i + 1];
+  return "";
+}
+
+// A worker that died mid-case sent no result. What it flushed as it went is kept: its builds
+// (the journal, one JSON line per finished build; a line the death cut short is dropped) and,
+// per recorded module, the calls up to the one it died in (NN-<module file>.pt).
+void AddWhatTheWorkerFlushed(json &result, const std::filesystem::path &record_dir) {
+  std::ifstream journal(record_dir / "builds.jsonl");
+  json builds = json::array();
+  for (std::string line; std::getline(journal, line);)
+    if (auto build = json::parse(line, nullptr, false); build.is_object())
+      builds.push_back(std::move(build));
+  if (builds.empty())
+    return;
+  json recordings = json::array();
+  std::error_code error;
+  for (const auto &build : builds) {
+    const std::string output = OutputOf(build);
+    if (output.empty())
+      continue;
+    const std::string suffix = "-" + std::filesystem::path(output).filename().string() + ".pt";
+    for (const auto &entry : std::filesystem::directory_iterator(record_dir, error))
+      if (entry.path().filename().string().ends_with(suffix))
+        recordings.push_back(
+            {{"module", output}, {"file", entry.path().string()}, {"flushed_before_death", true}});
+  }
+  result["builds"] = std::move(builds);
+  result["recordings"] = std::move(recordings);
+}
+
+} // namespace
+
 CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
                             const std::filesystem::path &cache_dir,
                             std::chrono::milliseconds timeout,
@@ -134,6 +175,8 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
     outcome.status = corpus::CaseStatus::kFinding;
     outcome.finding = DeathFinding(c, reply);
     outcome.result = outcome.finding->detail;
+    if (!run_options.record_dir.empty())
+      AddWhatTheWorkerFlushed(outcome.result, run_options.record_dir);
   } else {
     outcome.result = reply.message["result"];
     const auto status = corpus::StatusFromName(outcome.result.value("status", ""));

@@ -2,6 +2,7 @@
 
 import contextlib
 import functools
+import json
 import os
 import shlex
 import shutil
@@ -9,6 +10,7 @@ import subprocess
 import time
 
 CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".cu")
+BUILD_JOURNAL = "builds.jsonl"  # in a case's record_dir; read by the C++ side after a crash
 
 
 def read_text(path):
@@ -39,11 +41,17 @@ class CompilerVersions:
 class Capture:
     """Wraps cpp_builder._run_compile_cmd: every compile Inductor runs passes through it."""
 
-    def __init__(self, cpp_builder, versions):
+    def __init__(self, cpp_builder, versions, journal=None):
         self._cpp_builder = cpp_builder
         self._versions = versions
         self._original = cpp_builder._run_compile_cmd
         self.builds = []
+        # One JSON line per finished build, written as it finishes: a process that dies later
+        # in the case (a kernel corrupting the heap) still leaves its commands and sources.
+        self._journal = journal
+        if journal:
+            os.makedirs(os.path.dirname(journal), exist_ok=True)
+            open(journal, "w").close()
 
     @contextlib.contextmanager
     def installed(self):
@@ -73,6 +81,9 @@ class Capture:
                 raise
             finally:
                 record["seconds"] = round(time.monotonic() - started, 3)
+                if self._journal:
+                    with open(self._journal, "a", encoding="utf-8") as journal:
+                        journal.write(json.dumps(record) + "\n")
 
         self._cpp_builder._run_compile_cmd = recording_run_compile_cmd
         try:

@@ -11,7 +11,7 @@ import contextlib
 import os
 import time
 
-from .capture import Capture, collect_wrapper_code
+from .capture import BUILD_JOURNAL, Capture, collect_wrapper_code
 from .exceptions import classify_exception, describe_exception
 from .kernels import KernelRecorder
 from .oracles import Api, build_namespace, plant_difference
@@ -80,7 +80,11 @@ def run_case(
             return result
 
         started = time.monotonic()
-        capture = Capture(session.cpp_builder, session.versions)
+        capture = Capture(
+            session.cpp_builder,
+            session.versions,
+            journal=os.path.join(record_dir, BUILD_JOURNAL) if record_dir else None,
+        )
         recorder = KernelRecorder(record_dir)
         try:
             with capture.installed(), recorder.installed():

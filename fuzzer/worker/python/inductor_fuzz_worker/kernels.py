@@ -115,6 +115,24 @@ class KernelRecorder:
         self._bytes += nbytes
         return snapshot, described
 
+    def _path_of(self, recording):
+        return os.path.join(
+            self.record_dir, f"{recording['index']:02}-{os.path.basename(recording['module'])}.pt"
+        )
+
+    def _flush_before(self, recording, call):
+        """Writes the recording with `call` in flight (no `after` yet) before it runs: a call
+        that kills the process (heap corruption, a segfault) still leaves its inputs, to be
+        replayed under a sanitizer. save() overwrites it with the finished recording."""
+        if not self.record_dir or not recording["module"]:
+            return
+        import torch
+
+        os.makedirs(self.record_dir, exist_ok=True)
+        path = self._path_of(recording)
+        torch.save(dict(recording, calls=recording["calls"] + [call]), path + ".tmp")
+        os.replace(path + ".tmp", path)
+
     def installed(self):
         import contextlib
 
@@ -195,6 +213,9 @@ class KernelRecorder:
             if before is None:
                 return function(*args)
             snapshot, described = before
+            recorder._flush_before(
+                recording, {"args": described, "results": [], "before": snapshot.storages, "after": None}
+            )
             result = function(*args)
             recording["calls"].append(
                 {
@@ -224,6 +245,9 @@ class KernelRecorder:
             if before is None:
                 return function(handles)
             snapshot, described = before
+            recorder._flush_before(
+                recording, {"args": described, "results": [], "before": snapshot.storages, "after": None}
+            )
             output_handles = function(handles)
 
             def complete(outputs):
@@ -259,9 +283,9 @@ class KernelRecorder:
         for recording in self.recordings:
             if not recording["calls"] or not recording["module"]:
                 continue
-            name = f"{recording['index']:02}-{os.path.basename(recording['module'])}.pt"
-            path = os.path.join(self.record_dir, name)
-            torch.save(recording, path)
+            path = self._path_of(recording)
+            torch.save(recording, path + ".tmp")
+            os.replace(path + ".tmp", path)
             saved.append(
                 {
                     "module": recording["module"],
@@ -372,10 +396,14 @@ def replay(module_path, entry, recording_path):
     function = load_entry(module_path, entry)
     worst = None
     compared = 0
+    unfinished = 0
     for number, call in enumerate(recording["calls"]):
         before = [storage.clone() for storage in call["before"]]
         args = [rebuild(description, before) for description in call["args"]]
         returned = call_entry(function, entry, args)
+        if call["after"] is None:
+            unfinished += 1  # the recorded process died in this call: run it, compare nothing
+            continue
         checks = [
             (f"call {number} argument {position}", description, args[position])
             for position, description in enumerate(call["args"])
@@ -396,5 +424,6 @@ def replay(module_path, entry, recording_path):
         "status": "differs" if worst else "same",
         "calls": len(recording["calls"]),
         "tensors_compared": compared,
+        "unfinished_calls": unfinished,
         "worst": worst,
     }
