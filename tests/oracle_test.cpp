@@ -344,6 +344,44 @@ TEST(SanitizerOracle, FindsTheFlexAttentionScratchOverflowAndNothingWhenThreadsM
   std::filesystem::remove_all(scratch);
 }
 
+// The matrix's sanitizer column on the same bug, from a plain run-case: the worker that dies
+// of the corruption still leaves its compile commands and the kernel call it died in, and the
+// sanitized rebuild of that TU, replayed on that call, names the kernel and the statement.
+TEST(SanitizerOracle, TheMatrixSanitizerColumnReplaysTheCallACrashedCaseDiedIn) {
+  const auto scratch = std::filesystem::temp_directory_path() /
+                       ("inductor-fuzz-sanitizer-matrix-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(scratch);
+  const std::map<std::string, std::string> two_threads = {{"OMP_NUM_THREADS", "2"}};
+  const auto run = fuzzer::testing::RunInductorFuzz(
+      {"run-case", (kSourceDir / "tests/fixtures/sanitizer/flex_threads1.json").string(), "--out",
+       (scratch / "threads1").string()},
+      std::chrono::seconds(1800), two_threads);
+  // The corruption usually kills the worker; when it does not, the recording is whole.
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  const auto commands =
+      nlohmann::json::parse(std::ifstream(scratch / "threads1" / "commands.json"))["commands"];
+  ASSERT_FALSE(commands.empty()) << run.err;
+  ASSERT_TRUE(commands[0].contains("recording")) << commands.dump(2);
+
+  const auto matrix = fuzzer::testing::RunInductorFuzz(
+      {"matrix", (scratch / "threads1").string(), "--compilers", "g++-12", "--sanitize",
+       "address,undefined", "--json", (scratch / "matrix.json").string()},
+      std::chrono::seconds(1800), two_threads);
+  EXPECT_EQ(matrix.exit_code, 1) << matrix.out << matrix.err;
+  EXPECT_NE(matrix.out.find("MEM-ERROR"), std::string::npos) << matrix.out;
+  EXPECT_NE(matrix.out.find("the sanitizers add"), std::string::npos) << matrix.out;
+  const auto record = nlohmann::json::parse(std::ifstream(scratch / "matrix.json"));
+  const auto &errors = record["tus"][0]["memory_errors"];
+  ASSERT_EQ(errors.size(), 1u) << record.dump(2);
+  const std::string signature = errors[0]["signature"];
+  EXPECT_NE(signature.find("|access=WRITE|kernel=kernel_fill_stub<float>|statement=data_vec.store("
+                           "data + d);"),
+            std::string::npos)
+      << signature;
+  EXPECT_EQ(record["provenance"]["sanitizer"]["compiler"], "g++-12");
+  std::filesystem::remove_all(scratch);
+}
+
 TEST(SanitizerOracle, BadSanitizerOptionsAreOneLineErrors) {
   const auto fixture = kSourceDir / "tests/fixtures/sanitizer/flex_threads1.json";
   const auto out = std::filesystem::temp_directory_path() / "inductor-fuzz-sanitizer-bad";
