@@ -122,6 +122,9 @@ std::vector<SanitizerReport> ParseSanitizerReports(std::string_view log) {
     std::smatch match;
     if (std::regex_match(line, match, asan_header)) {
       reports.push_back({.tool = "AddressSanitizer", .error = match[1]});
+      static const std::regex address(R"(address (0x[0-9a-fA-F]+))");
+      if (std::smatch at; std::regex_search(line, at, address))
+        reports.back().address = std::stoull(at[1], nullptr, 16);
       section = Section::kFrames;
     } else if (std::regex_match(line, match, ubsan_header)) {
       SanitizerReport report{.tool = "UndefinedBehaviorSanitizer", .message = match[4]};
@@ -218,6 +221,8 @@ corpus::Finding MemoryErrorFinding(const SanitizerReport &report,
     finding.detail["bytes_past_region"] = *report.bytes_past_region;
   if (report.region_size)
     finding.detail["region_size"] = *report.region_size;
+  if (report.address)
+    finding.detail["address"] = fmt::format("{:#x}", *report.address);
   return finding;
 }
 

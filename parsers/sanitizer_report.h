@@ -3,6 +3,7 @@
 #include "corpus/finding.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@ struct SanitizerReport {
   std::string error;  // heap-buffer-overflow, use-after-free, signed-integer-overflow, ...
   std::string access; // "READ" or "WRITE" (ASan), empty otherwise
   std::size_t access_size = 0;
+  std::optional<std::uint64_t> address; // the bad address ASan's header names
   std::string message; // UBSan's `runtime error:` text, or ASan's where-the-address-is line
   std::optional<long long> bytes_past_region; // "located N bytes after/to the right of"
   std::optional<std::size_t> region_size;     // "... of M-byte region"
@@ -41,7 +43,8 @@ const SanitizerFrame *FirstFrameIn(const SanitizerReport &report, std::string_vi
 // A memory-error finding: the sanitizer's error kind (an access outside any buffer, whether it
 // hit a redzone or unmapped memory, is `out-of-bounds-access`), the access, the function of the
 // innermost frame in the TU and that line's text from `source_text` (the TU as captured). The
-// detail keeps the access size, how far past the region, every frame in the TU and the report.
+// detail keeps the access size, the address, how far past the region, every frame in the TU
+// and the report.
 corpus::Finding MemoryErrorFinding(const SanitizerReport &report,
                                    const std::filesystem::path &source,
                                    const std::string &source_text);

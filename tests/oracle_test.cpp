@@ -382,6 +382,51 @@ TEST(SanitizerOracle, TheMatrixSanitizerColumnReplaysTheCallACrashedCaseDiedIn) 
   std::filesystem::remove_all(scratch);
 }
 
+// A planted bug (tests/fixtures/sanitizer/plant_past_end): a kernel whose bool output's last
+// dimension (KV_LEN 100) is not a multiple of the block size writes one element past it. The
+// byte lands in the allocator's slack, so the case passes against eager; the sanitizer column
+// finds the write, in the kernel, at the planted statement, one element past out_ptr0.
+TEST(SanitizerOracle, APlantedWritePastTheOutputIsFoundThoughTheOutputsMatchEager) {
+  const auto scratch = std::filesystem::temp_directory_path() /
+                       ("inductor-fuzz-sanitizer-plant-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(scratch);
+  const std::map<std::string, std::string> plant = {
+      {"PYTHONPATH", (kSourceDir / "tests/fixtures/sanitizer/plant_past_end").string()}};
+  const auto run = fuzzer::testing::RunInductorFuzz(
+      {"run-case", (kSourceDir / "tests/fixtures/sanitizer/mask_kv100.json").string(), "--out",
+       (scratch / "case").string()},
+      std::chrono::seconds(900), plant);
+  ASSERT_EQ(run.exit_code, 0) << "the outputs match eager: " << run.out << run.err;
+
+  const auto matrix = fuzzer::testing::RunInductorFuzz(
+      {"matrix", (scratch / "case").string(), "--compilers", "g++-12", "--sanitize", "address",
+       "--json", (scratch / "matrix.json").string()},
+      std::chrono::seconds(900));
+  EXPECT_EQ(matrix.exit_code, 1) << matrix.out << matrix.err;
+  const auto record = nlohmann::json::parse(std::ifstream(scratch / "matrix.json"));
+  const auto &row = record["tus"][0];
+  ASSERT_EQ(row["memory_errors"].size(), 1u) << record.dump(2);
+  const auto &error = row["memory_errors"][0];
+  EXPECT_EQ(error["signature"],
+            "memory-error|error=out-of-bounds-access|access=WRITE|kernel=kernel|statement="
+            "out_ptr0[10000L] = out_ptr0[9999L]; // planted: one element past the output");
+  const auto &detail = error["detail"];
+  EXPECT_EQ(detail["sanitizer_error"], "heap-buffer-overflow");
+  EXPECT_EQ(detail["access_size"], 1);
+  EXPECT_EQ(detail["bytes_past_region"], 0);
+  EXPECT_EQ(detail["argument"]["name"], "out_ptr0") << detail.dump(2);
+  EXPECT_EQ(detail["argument"]["element"], 10000);
+  EXPECT_EQ(detail["argument"]["elements_past_end"], 0);
+  EXPECT_NE(matrix.out.find("element 10000 of out_ptr0 (argument 0, 10000 x bool), 0 past its end"),
+            std::string::npos)
+      << matrix.out;
+  // The plain build, replayed on the same call, computes what Inductor's did.
+  EXPECT_EQ(row["builds"][0]["compiler"], "g++-12");
+  EXPECT_EQ(row["builds"][0]["runtime"], "same") << row.dump(2);
+  EXPECT_EQ(row["reference_runtime"], "same");
+  std::filesystem::remove_all(scratch);
+}
+
 TEST(SanitizerOracle, BadSanitizerOptionsAreOneLineErrors) {
   const auto fixture = kSourceDir / "tests/fixtures/sanitizer/flex_threads1.json";
   const auto out = std::filesystem::temp_directory_path() / "inductor-fuzz-sanitizer-bad";

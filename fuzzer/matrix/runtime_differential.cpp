@@ -13,11 +13,13 @@ namespace {
 using nlohmann::json;
 
 Replay ReplayOnce(worker::Worker &worker, const std::filesystem::path &module, const CapturedTu &tu,
-                  const RuntimeOptions &options) {
-  const json request = {{"op", "replay"},
-                        {"module", module.string()},
-                        {"entry", tu.entry},
-                        {"recording", tu.recording.string()}};
+                  const RuntimeOptions &options, const std::filesystem::path &call_journal) {
+  json request = {{"op", "replay"},
+                  {"module", module.string()},
+                  {"entry", tu.entry},
+                  {"recording", tu.recording.string()}};
+  if (!call_journal.empty())
+    request["call_journal"] = call_journal.string();
   const worker::WorkerReply reply = worker.Request(request, options.timeout);
   if (reply.status == worker::ReplyStatus::kTimedOut)
     return {"timeout", {{"detail", reply.detail}}};
@@ -32,9 +34,10 @@ Replay ReplayOnce(worker::Worker &worker, const std::filesystem::path &module, c
 } // namespace
 
 Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
-                    const CapturedTu &tu, const RuntimeOptions &options) {
+                    const CapturedTu &tu, const RuntimeOptions &options,
+                    const std::filesystem::path &call_journal) {
   const auto started = std::chrono::steady_clock::now();
-  Replay replay = ReplayOnce(worker, module, tu, options);
+  Replay replay = ReplayOnce(worker, module, tu, options, call_journal);
   replay.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return replay;

@@ -25,8 +25,11 @@ struct Replay {
   nlohmann::json detail;
   double seconds = 0;
 };
+// With `call_journal`, the worker writes there, before each call, where every tensor argument
+// lives (see bad_access.h).
 Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
-                    const CapturedTu &tu, const RuntimeOptions &options);
+                    const CapturedTu &tu, const RuntimeOptions &options,
+                    const std::filesystem::path &call_journal = {});
 // One line for people: "same on 3 tensor(s)", "differs: out (float32) at [0, 3]: ...".
 std::string DescribeReplay(const Replay &replay);
 

@@ -1,11 +1,33 @@
 #include "fuzzer/matrix/sanitizer_column.h"
 
+#include "fuzzer/matrix/bad_access.h"
+#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/worker_client.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <fstream>
+
 namespace fuzzer::matrix {
+namespace {
+
+// Names the kernel argument the bad address lies in, from the call journal the replay left.
+void LocateInArguments(corpus::Finding &finding, const std::filesystem::path &call_journal,
+                       const CapturedTu &tu) {
+  const auto bad = BadAddressOf(finding.detail);
+  if (!bad || !std::filesystem::exists(call_journal))
+    return;
+  const auto call = nlohmann::json::parse(std::ifstream(call_journal), nullptr, false);
+  const auto located = LocateBadAccess(*bad, call, tu.entry,
+                                       support::ReadTextFile(tu.source, "captured TU", 64u << 20));
+  if (!located)
+    return;
+  finding.detail["argument"] = *located;
+  finding.summary += ": " + DescribeBadAccess(*located);
+}
+
+} // namespace
 
 Compiler SanitizerColumn(const worker::SanitizerOptions &options) {
   Compiler column = DescribeCompiler(options.compiler);
@@ -27,7 +49,9 @@ void ReplaySanitizedBuilds(std::vector<TuMatrix> &matrix, worker::Worker &worker
       if (row.tu.recording.empty() || !std::filesystem::exists(row.tu.recording))
         continue; // nothing to run it on; RuntimeSummary says why
       worker::ClearSanitizerReports(work_dir);
-      const Replay replay = ReplayModule(worker, build.output, row.tu, options);
+      const auto call_journal = work_dir / "call.json";
+      std::filesystem::remove(call_journal);
+      const Replay replay = ReplayModule(worker, build.output, row.tu, options, call_journal);
       build.runtime = replay.status;
       build.runtime_detail = replay.detail;
       build.runtime_seconds = replay.seconds;
@@ -36,6 +60,7 @@ void ReplaySanitizedBuilds(std::vector<TuMatrix> &matrix, worker::Worker &worker
       auto errors = worker::CollectMemoryErrors(
           work_dir, std::filesystem::absolute(row.tu.source).parent_path());
       if (!errors.empty()) {
+        LocateInArguments(errors.front(), call_journal, row.tu);
         build.memory_error = std::move(errors.front());
         build.runtime = "memory-error";
       }

@@ -387,8 +387,37 @@ def compare_tensor(label, expected, actual):
     }
 
 
-def replay(module_path, entry, recording_path):
-    """Runs the build at module_path on every recorded call and compares with the recording."""
+def _write_call_journal(path, number, args):
+    """Where each tensor argument of the call about to run lives, written before it runs: when a
+    sanitizer stops the process in the call, the bad address can be matched to an argument."""
+    import json
+
+    import torch
+
+    arguments = []
+    for position, arg in enumerate(args):
+        if not isinstance(arg, torch.Tensor):
+            continue
+        storage = arg.untyped_storage()
+        arguments.append(
+            {
+                "position": position,
+                "dtype": str(arg.dtype).removeprefix("torch."),
+                "itemsize": arg.element_size(),
+                "elements": arg.numel(),
+                "data_ptr": arg.data_ptr(),
+                "storage_ptr": storage.data_ptr(),
+                "storage_bytes": storage.nbytes(),
+            }
+        )
+    with open(path + ".tmp", "w") as journal:
+        json.dump({"call": number, "arguments": arguments}, journal)
+    os.replace(path + ".tmp", path)
+
+
+def replay(module_path, entry, recording_path, call_journal=None):
+    """Runs the build at module_path on every recorded call and compares with the recording.
+    With call_journal, each call's argument addresses are written there before it runs."""
     import torch
 
     recording = torch.load(recording_path, weights_only=True)
@@ -400,6 +429,8 @@ def replay(module_path, entry, recording_path):
     for number, call in enumerate(recording["calls"]):
         before = [storage.clone() for storage in call["before"]]
         args = [rebuild(description, before) for description in call["args"]]
+        if call_journal:
+            _write_call_journal(call_journal, number, args)
         returned = call_entry(function, entry, args)
         if call["after"] is None:
             unfinished += 1  # the recorded process died in this call: run it, compare nothing

@@ -97,7 +97,11 @@ def handle(session, request, scratch):
         except OSError as error:
             return {"load_error": str(error)}
     if op == "replay":
-        return {"replay": replay(request["module"], request["entry"], request["recording"])}
+        return {
+            "replay": replay(
+                request["module"], request["entry"], request["recording"], request.get("call_journal")
+            )
+        }
     if op == "compile_command":
         return {"argv": compile_command(session.cpp_builder, request["compiler"])}
     raise ValueError(f"unknown op {op!r}")
