@@ -46,8 +46,10 @@ std::string UbsanError(const std::string &message) {
 }
 
 std::optional<SanitizerFrame> ParseFrame(const std::string &line) {
-  static const std::regex with_file(R"(^\s*#\d+ 0x[0-9a-fA-F]+ in (.+) (\S+):(\d+)(?::\d+)?$)");
-  static const std::regex with_module(R"(^\s*#\d+ 0x[0-9a-fA-F]+ (?:in (.+) )?\((\S+)\)$)");
+  // clang's runtime adds a column (file:line:col) and a module's BuildId.
+  static const std::regex with_file(R"(^\s*#\d+ 0x[0-9a-fA-F]+ in (.+) (\S+?):(\d+)(?::\d+)?$)");
+  static const std::regex with_module(
+      R"(^\s*#\d+ 0x[0-9a-fA-F]+ (?:in (.+) )?\((\S+)\)(?: \(BuildId: [0-9a-f]+\))?$)");
   std::smatch match;
   if (std::regex_match(line, match, with_file))
     return SanitizerFrame{match[1], match[2], std::stoi(match[3])};

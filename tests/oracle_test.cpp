@@ -424,6 +424,19 @@ TEST(SanitizerOracle, APlantedWritePastTheOutputIsFoundThoughTheOutputsMatchEage
   EXPECT_EQ(row["builds"][0]["compiler"], "g++-12");
   EXPECT_EQ(row["builds"][0]["runtime"], "same") << row.dump(2);
   EXPECT_EQ(row["reference_runtime"], "same");
+
+  // clang++ as the sanitizer compiler, its own runtime preloaded: the same finding.
+  const auto clang = fuzzer::testing::RunInductorFuzz(
+      {"matrix", (scratch / "case").string(), "--compilers", "g++-12", "--sanitize", "address",
+       "--sanitize-compiler", "clang++-19", "--json", (scratch / "clang.json").string()},
+      std::chrono::seconds(900));
+  EXPECT_EQ(clang.exit_code, 1) << clang.out << clang.err;
+  const auto clang_record = nlohmann::json::parse(std::ifstream(scratch / "clang.json"));
+  const auto &clang_errors = clang_record["tus"][0]["memory_errors"];
+  ASSERT_EQ(clang_errors.size(), 1u) << clang_record.dump(2);
+  EXPECT_EQ(clang_errors[0]["signature"], error["signature"]);
+  EXPECT_EQ(clang_errors[0]["compilers"][0], "clang++-19+asan");
+  EXPECT_EQ(clang_errors[0]["detail"]["argument"]["elements_past_end"], 0);
   std::filesystem::remove_all(scratch);
 }
 
@@ -433,7 +446,7 @@ TEST(SanitizerOracle, BadSanitizerOptionsAreOneLineErrors) {
   for (const auto &[arguments, expected] :
        std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--sanitize", "memory"}, "sanitizer 'memory' is not known"},
-           {{"--sanitize", "address", "--sanitize-compiler", "clang++-19"}, "only gcc"},
+           {{"--sanitize", "address", "--sanitize-compiler", "nvcc"}, "give a g++ or a clang++"},
            {{"--sanitize", "address", "--sanitize-compiler", "g++-99"}, "is not installed"}}) {
     std::vector<std::string> argv = {"run-case", fixture.string(), "--out", out.string()};
     argv.insert(argv.end(), arguments.begin(), arguments.end());

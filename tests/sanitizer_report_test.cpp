@@ -51,6 +51,27 @@ TEST(SanitizerReport, AsanHeapOverflowInAFlexAttentionTu) {
   EXPECT_FALSE(report.bytes_past_region) << "a wild pointer: no region named";
 }
 
+// clang++-19's runtime on the planted write past a 10000-byte bool output: its frames carry a
+// column (file:line:col) and its module frames a BuildId.
+TEST(SanitizerReport, ClangsFramesWithAColumnNameTheFileAndTheLine) {
+  const auto reports = ParseSanitizerReports(Read(kFixtures / "clang_heap_overflow.asan.txt"));
+  ASSERT_EQ(reports.size(), 1u);
+  const auto &report = reports[0];
+  EXPECT_EQ(report.error, "heap-buffer-overflow");
+  EXPECT_EQ(report.access_size, 1u);
+  ASSERT_TRUE(report.address.has_value());
+  EXPECT_EQ(report.bytes_past_region, 0);
+  EXPECT_EQ(report.region_size, 10000u);
+  ASSERT_GE(report.frames.size(), 3u);
+  EXPECT_EQ(report.frames[0].function, "kernel");
+  EXPECT_EQ(report.frames[0].file,
+            "/tmp/inductor-cache/"
+            "00-c5qmaqsjllfj33psgw4qepjqyuv5fxom4s5wupxbtymozgpvqkel.main.cpp");
+  EXPECT_EQ(report.frames[0].line, 46);
+  EXPECT_EQ(report.frames[1].line, 89);
+  EXPECT_EQ(report.frames[2].file, "") << "a module frame with its BuildId";
+}
+
 // The same write, another run: past the redzones into unmapped memory, so ASan says SEGV. The
 // finding's signature is the one of the heap-buffer-overflow run.
 TEST(SanitizerReport, AnOverflowThatSegfaultsSignsAsTheOneThatHitARedzone) {

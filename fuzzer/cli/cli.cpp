@@ -110,7 +110,7 @@ int RunCommandLine(int argc, char **argv) {
       "naming the kernel and the line");
   fuzz_command
       ->add_option("--sanitize-compiler", fuzz.sanitize_compiler,
-                   "The gcc that builds the sanitized kernels")
+                   "The g++ or clang++ that builds the sanitized kernels")
       ->capture_default_str();
   fuzz_command->add_option("--inject-fault", fuzz.inject_fault,
                            "Testing the tool: INDEX:segfault|hang|allocate[,...] makes those "
@@ -225,7 +225,7 @@ int RunCommandLine(int argc, char **argv) {
       "error is a memory-error finding that names the kernel and the line");
   run_case_command
       ->add_option("--sanitize-compiler", run_case.sanitize_compiler,
-                   "The gcc that builds the sanitized kernels")
+                   "The g++ or clang++ that builds the sanitized kernels")
       ->capture_default_str();
 
   DoctorOptions doctor;
@@ -302,7 +302,7 @@ int RunCommandLine(int argc, char **argv) {
       "naming the kernel and the line");
   matrix_command
       ->add_option("--sanitize-compiler", matrix.sanitize_compiler,
-                   "The gcc of the sanitizer column")
+                   "The g++ or clang++ of the sanitizer column")
       ->capture_default_str();
 
   CompareOptions compare;

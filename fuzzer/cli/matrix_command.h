@@ -17,7 +17,7 @@ struct MatrixCommandOptions {
   long timeout_seconds = 600;
   std::optional<std::filesystem::path> json_out;
   std::string sanitize;                     // "address,undefined": add a sanitizer column
-  std::string sanitize_compiler = "g++-12"; // the gcc of that column
+  std::string sanitize_compiler = "g++-12"; // the g++ or clang++ of that column
   std::string command_line;                 // recorded in the JSON report
 };
 

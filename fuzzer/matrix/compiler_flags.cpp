@@ -78,7 +78,8 @@ std::vector<std::string> CommandForCompiler(const std::vector<std::string> &capt
   }
   if (!compiler.sanitizers.empty()) {
     // The sanitizers go on top of Inductor's own flags, its optimisation level kept.
-    const auto flags = worker::SanitizerFlags({.checks = compiler.sanitizers});
+    const auto flags =
+        worker::SanitizerFlags({.checks = compiler.sanitizers, .compiler = compiler.path.string()});
     argv.insert(argv.end(), flags.begin(), flags.end());
   }
   return argv;

@@ -4,6 +4,7 @@
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/sanitizer_settings.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/diagnostics.h"
 #include "parsers/sanitizer_report.h"
@@ -30,9 +31,41 @@ fs::path RuntimeLibrary(const fs::path &compiler, const std::string &name) {
   if (!result.status.Succeeded() || path.empty() || !fs::path(path).is_absolute() ||
       !fs::exists(path))
     throw support::InputError(fmt::format(
-        "{} has no {} (install its sanitizer runtime, e.g. Debian's libasan8 and libubsan1)",
+        "{} has no {} (install its sanitizer runtime: Debian's libasan8 and libubsan1 for gcc, "
+        "libclang-rt-NN-dev for clang)",
         compiler.string(), name));
   return path;
+}
+
+bool IsClang(const SanitizerOptions &options) {
+  return parsers::FamilyOfCompiler(options.compiler) == parsers::CompilerFamily::kClang;
+}
+
+// The runtime library to preload, if the checks need one first in the process: gcc's libasan
+// for address (its libubsan is linked by the kernel itself), clang's shared runtime always.
+std::optional<std::string> PreloadedRuntime(const SanitizerOptions &options) {
+  const bool address = std::count(options.checks.begin(), options.checks.end(), "address");
+  if (IsClang(options))
+    return address ? "libclang_rt.asan-x86_64.so" : "libclang_rt.ubsan_standalone-x86_64.so";
+  if (address)
+    return "libasan.so";
+  return std::nullopt;
+}
+
+// One tool's options from the checked-in settings, plus where its reports go and, when the
+// settings hold suppressions for it, the suppressions file written into work_dir.
+std::string RuntimeOptions(const std::vector<SanitizerSetting> &settings, const std::string &tool,
+                           const fs::path &work_dir) {
+  std::string options = JoinSettings(settings, tool);
+  const std::string suppressions = JoinSettings(settings, tool + "-suppress");
+  if (!suppressions.empty()) {
+    const fs::path file = work_dir / (tool + ".supp");
+    support::WriteFileAtomically(file, suppressions + "\n");
+    options += ":suppressions=" + file.string();
+  }
+  // One path for both tools: clang's runtime is one library that reads both variables, and the
+  // one read last would win.
+  return options + ":log_path=" + (ReportDir(work_dir) / "report").string();
 }
 
 } // namespace
@@ -49,9 +82,10 @@ SanitizerOptions ParseSanitizerOptions(const std::string &checks, const std::str
   }
   if (options.checks.empty())
     throw support::InputError("no sanitizer named: give address, undefined or both");
-  if (parsers::FamilyOfCompiler(compiler) != parsers::CompilerFamily::kGcc)
+  if (parsers::FamilyOfCompiler(compiler) == parsers::CompilerFamily::kNvcc)
     throw support::InputError(fmt::format(
-        "sanitizer compiler {}: only gcc is supported (its runtime is preloaded)", compiler));
+        "sanitizer compiler {}: give a g++ or a clang++ (their runtimes can be preloaded)",
+        compiler));
   if (!support::FindOnPath(compiler) && !fs::exists(compiler))
     throw support::InputError(fmt::format(
         "sanitizer compiler {} is not installed (see `inductor-fuzz doctor`)", compiler));
@@ -59,16 +93,21 @@ SanitizerOptions ParseSanitizerOptions(const std::string &checks, const std::str
 }
 
 std::vector<std::string> SanitizerFlags(const SanitizerOptions &options) {
-  return {fmt::format("-fsanitize={}", fmt::join(options.checks, ",")), "-fno-omit-frame-pointer",
-          "-g"};
+  std::vector<std::string> flags = {fmt::format("-fsanitize={}", fmt::join(options.checks, ",")),
+                                    "-fno-omit-frame-pointer", "-g"};
+  // clang links no runtime into a shared object unless told to: the kernel .so then needs the
+  // shared one, the library that is preloaded.
+  if (IsClang(options))
+    flags.push_back("-shared-libsan");
+  return flags;
 }
 
 std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &options,
                                                         const fs::path &work_dir) {
   const fs::path compiler = support::FindOnPath(options.compiler).value_or(options.compiler);
   fs::create_directories(ReportDir(work_dir));
-  // Named g++ so that Inductor takes it for the gcc it is.
-  const fs::path wrapper = work_dir / "bin" / "g++";
+  // Named as the compiler it runs, so that Inductor picks that compiler's flags.
+  const fs::path wrapper = work_dir / "bin" / (IsClang(options) ? "clang++" : "g++");
   fs::create_directories(wrapper.parent_path());
   std::string script =
       "#!/bin/sh\n# inductor-fuzz: Inductor's compile command plus the sanitizers\n"
@@ -80,19 +119,15 @@ std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &
   fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
 
   std::map<std::string, std::string> environment = {{"CXX", wrapper.string()}};
-  const bool address = std::count(options.checks.begin(), options.checks.end(), "address");
-  if (address) {
-    // The runtime must come first; the worker links libstdc++ already, so exceptions unwind.
-    environment["LD_PRELOAD"] = RuntimeLibrary(compiler, "libasan.so").string();
-    // torch allocates with one allocator and frees with another in places, and its own leaks
-    // are not ours: only errors in the instrumented kernels count.
-    environment["ASAN_OPTIONS"] = fmt::format(
-        "detect_leaks=0:halt_on_error=1:abort_on_error=1:symbolize=1:alloc_dealloc_mismatch=0:"
-        "new_delete_type_mismatch=0:detect_odr_violation=0:log_path={}",
-        (ReportDir(work_dir) / "asan").string());
-  }
-  environment["UBSAN_OPTIONS"] = fmt::format("halt_on_error=1:print_stacktrace=1:log_path={}",
-                                             (ReportDir(work_dir) / "ubsan").string());
+  // The runtime must come first in the process; the worker links libstdc++ already, so
+  // exceptions unwind through it.
+  if (const auto runtime = PreloadedRuntime(options))
+    environment["LD_PRELOAD"] = RuntimeLibrary(compiler, *runtime).string();
+  // Every option and suppression, and why, is in fuzzer/worker/sanitizer_settings.txt.
+  const auto settings = ParseSanitizerSettings(CheckedInSanitizerSettings());
+  if (std::count(options.checks.begin(), options.checks.end(), "address"))
+    environment["ASAN_OPTIONS"] = RuntimeOptions(settings, "asan", work_dir);
+  environment["UBSAN_OPTIONS"] = RuntimeOptions(settings, "ubsan", work_dir);
   return environment;
 }
 

@@ -16,19 +16,20 @@ namespace fuzzer::worker {
 // sanitizer's runtime preloaded; torch itself runs uninstrumented.
 struct SanitizerOptions {
   std::vector<std::string> checks; // "address", "undefined"
-  std::string compiler = "g++-12"; // a gcc: its runtime is the one preloaded
+  std::string compiler = "g++-12"; // a g++ or clang++: its runtime is the one preloaded
 };
 
-// "address,undefined" (either or both), checked; the compiler must be a gcc on PATH. An
-// InputError names what is wrong.
+// "address,undefined" (either or both), checked; the compiler must be a g++ or clang++ on PATH.
+// An InputError names what is wrong.
 SanitizerOptions ParseSanitizerOptions(const std::string &checks, const std::string &compiler);
 
 // The compiler flags the sanitizers add to Inductor's own.
 std::vector<std::string> SanitizerFlags(const SanitizerOptions &options);
 
 // Writes the wrapper into `work_dir` and returns the worker's environment: CXX, LD_PRELOAD,
-// and ASAN_OPTIONS/UBSAN_OPTIONS for a long-lived Python host (no leak check, stop at the first
-// error) with the reports written under work_dir/reports.
+// and ASAN_OPTIONS/UBSAN_OPTIONS from the checked-in fuzzer/worker/sanitizer_settings.txt (a
+// long-lived Python host: no leak check, stop at the first error), with the reports written
+// under work_dir/reports.
 std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &options,
                                                         const std::filesystem::path &work_dir);
 
