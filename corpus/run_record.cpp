@@ -148,11 +148,9 @@ std::vector<std::filesystem::path> FindRunRecords(const std::vector<std::filesys
   return folders;
 }
 
-void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const RunResult &run,
-                    const json &provenance) {
+json WriteCapturedBuilds(const std::filesystem::path &out_dir, json result) {
   using fuzzer::support::WriteFileAtomically;
   std::filesystem::create_directories(out_dir / "sources");
-  json result = run.worker_result;
   std::vector<CompileCommand> commands;
   std::size_t index = 0;
   for (const auto &build : result.value("builds", json::array())) {
@@ -179,7 +177,10 @@ void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const R
     commands.push_back(std::move(command));
   }
   result.erase("builds");
-  for (auto &recording : result.contains("recordings") ? result["recordings"] : json::array()) {
+  // In place: a conditional expression would give a copy to relativize.
+  if (!result.contains("recordings"))
+    result["recordings"] = json::array();
+  for (auto &recording : result["recordings"]) {
     const auto relative =
         std::filesystem::path(recording.value("file", "")).lexically_relative(out_dir);
     if (!relative.empty() && !relative.string().starts_with(".."))
@@ -200,6 +201,17 @@ void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const R
   json command_list = json::array();
   for (const auto &command : commands)
     command_list.push_back(CommandToJson(command, out_dir));
+  WriteFileAtomically(
+      out_dir / "commands.json",
+      json{{"format_version", kRunRecordFormatVersion}, {"commands", command_list}}.dump(2) + "\n");
+  result["commands"] = "commands.json";
+  return result;
+}
+
+void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const RunResult &run,
+                    const json &provenance) {
+  using fuzzer::support::WriteFileAtomically;
+  json result = WriteCapturedBuilds(out_dir, run.worker_result);
   result["format_version"] = kRunRecordFormatVersion;
   result["status"] = StatusName(run.status);
   if (run.finding) {
@@ -209,12 +221,8 @@ void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const R
     finding.provenance = provenance;
     result["finding"] = FindingToJson(finding);
   }
-  result["commands"] = "commands.json";
   result["case"] = "case.json";
   result["provenance"] = provenance;
-  WriteFileAtomically(
-      out_dir / "commands.json",
-      json{{"format_version", kRunRecordFormatVersion}, {"commands", command_list}}.dump(2) + "\n");
   WriteFileAtomically(out_dir / "case.json", CaseToJson(c).dump(2) + "\n");
   WriteFileAtomically(out_dir / "result.json", result.dump(2) + "\n");
 }

@@ -56,6 +56,12 @@ struct RunResult {
   nlohmann::json worker_result; // as the worker replied: builds with source texts, wrappers...
 };
 
+// Writes what a worker captured (`result`'s builds, wrappers and recordings, as the worker
+// replies) into out_dir: sources/ and wrappers/ as files, and commands.json. Returns `result`
+// without its builds, with the wrappers' stored paths and recordings relative to out_dir.
+// `run-case` and `capture` both store through it.
+nlohmann::json WriteCapturedBuilds(const std::filesystem::path &out_dir, nlohmann::json result);
+
 // Writes the record into out_dir: sources and wrappers as files, commands.json, case.json and
 // result.json, each written to a temporary name and renamed.
 void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const RunResult &run,

@@ -1,6 +1,7 @@
 #include "fuzzer/cli/cli.h"
 
 #include "fuzzer/campaign/replay.h"
+#include "fuzzer/cli/capture_command.h"
 #include "fuzzer/cli/check_command.h"
 #include "fuzzer/cli/compare_command.h"
 #include "fuzzer/cli/corpus_command.h"
@@ -228,6 +229,26 @@ int RunCommandLine(int argc, char **argv) {
                    "The g++ or clang++ that builds the sanitized kernels")
       ->capture_default_str();
 
+  CaptureOptions capture;
+  long capture_timeout = 3600;
+  auto *capture_command = app.add_subcommand(
+      "capture",
+      "Run your own Python program (a model, a test, pytest) with every C++ compile Inductor "
+      "runs captured and every kernel's calls recorded, into a folder that check, matrix and "
+      "compare take, as they take run-case's. The program runs in the venv's python, its "
+      "output shown and kept in DIR/output.log. Exit 0: the program exited 0; 1: it failed "
+      "(what it compiled is stored all the same).\n"
+      "Example: inductor-fuzz capture --out out/mine -- python train_step.py --steps 2\n"
+      "Example: inductor-fuzz capture --out out/test -- python -m pytest test_attn.py -k causal");
+  capture_command
+      ->add_option("--out", capture.out_dir,
+                   "Folder for capture.json, commands.json, sources/, wrappers/, recordings/ "
+                   "(created; a previous capture there is replaced)")
+      ->required();
+  capture_command->add_option("--timeout", capture_timeout, "Seconds before the program is stopped")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+
   DoctorOptions doctor;
   auto *doctor_command = app.add_subcommand(
       "doctor", "Check torch, the worker, libtorch copies, the ABI flag and every compiler.\n"
@@ -329,6 +350,7 @@ int RunCommandLine(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string_view(argv[i]) == "--") {
       check.compile_args.assign(argv + i + 1, argv + argc);
+      capture.program = check.compile_args;
       reduce.compile_command = check.compile_args;
       parsed_argc = i;
       break;
@@ -353,6 +375,11 @@ int RunCommandLine(int argc, char **argv) {
       run_case.timeout = std::chrono::seconds(timeout_seconds);
       run_case.command_line = JoinArguments(argc, argv);
       return RunCaseCommand(run_case, paths, std::cout);
+    }
+    if (*capture_command) {
+      capture.timeout = std::chrono::seconds(capture_timeout);
+      capture.command_line = JoinArguments(argc, argv);
+      return CaptureCommand(capture, paths, std::cout);
     }
     if (*fuzz_command) {
       fuzz.command_line = JoinArguments(argc, argv);

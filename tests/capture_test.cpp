@@ -1,0 +1,134 @@
+// `inductor-fuzz capture -- python ...`: a user's own program run under the capture, on the
+// real torch. The folder it writes goes to check and matrix as run-case's does.
+#include "binary_runner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+namespace fuzzer {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::RunInductorFuzz;
+
+const fs::path kSource = INDUCTOR_FUZZ_SOURCE_DIR;
+const fs::path kFixtures = kSource / "tests/fixtures/capture";
+
+class CaptureTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() /
+              ("inductor-fuzz-capture-test-" + std::to_string(::getpid()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(folder_);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+  fs::path folder_;
+};
+
+json ReadJson(const fs::path &path) { return json::parse(std::ifstream(path)); }
+
+// Two compiled functions, each called twice: every TU and its command is stored, the kernels'
+// calls are recorded, and check and matrix take the folder.
+TEST_F(CaptureTest, TwoCompiledFunctionsGoToCheckAndMatrix) {
+  const auto run = RunInductorFuzz({"capture", "--out", (folder_ / "cap").string(), "--", "python",
+                                    (kFixtures / "two_functions.py").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("| both functions match eager"), std::string::npos) << run.out;
+  const json commands = ReadJson(folder_ / "cap" / "commands.json")["commands"];
+  std::vector<std::string> kernels;
+  std::size_t recorded = 0;
+  for (const auto &command : commands)
+    for (const auto &source : command.value("sources", json::array()))
+      if (source.value("stored", "").ends_with(".main.cpp")) {
+        kernels.push_back(source["stored"]);
+        recorded += command.contains("recording");
+      }
+  EXPECT_EQ(kernels.size(), 2u) << commands.dump(2);
+  EXPECT_EQ(recorded, 2u) << "each function's kernel module has its calls recorded";
+  const json capture = ReadJson(folder_ / "cap" / "capture.json");
+  EXPECT_EQ(capture["exit"], "exit code 0");
+  EXPECT_EQ(capture["program"][0], (kFixtures / "two_functions.py").string());
+  EXPECT_TRUE(capture["provenance"].contains("tool_version"));
+
+  std::vector<std::string> check = {"check", "--commands",
+                                    (folder_ / "cap" / "commands.json").string()};
+  for (const auto &kernel : kernels)
+    check.push_back((folder_ / "cap" / kernel).string());
+  const auto checked = RunInductorFuzz(check);
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+  EXPECT_NE(checked.out.find("2 file(s), 0 finding(s)"), std::string::npos) << checked.out;
+
+  const auto matrix = RunInductorFuzz({"matrix", (folder_ / "cap").string(), "--compilers",
+                                       "g++-12", "--json", (folder_ / "matrix.json").string()});
+  EXPECT_EQ(matrix.exit_code, 0) << matrix.out << matrix.err;
+  std::size_t replayed = 0;
+  const json record = ReadJson(folder_ / "matrix.json");
+  for (const auto &row : record["tus"])
+    if (row.value("reference_runtime", "") == "same") {
+      ++replayed;
+      EXPECT_EQ(row["builds"][0]["runtime"], "same") << row.dump(2);
+    }
+  EXPECT_EQ(replayed, 2u) << matrix.err;
+}
+
+TEST_F(CaptureTest, APytestTestIsCaptured) {
+  const auto run = RunInductorFuzz({"capture", "--out", (folder_ / "cap").string(), "--", "python",
+                                    "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                    (kFixtures / "test_compiled_mask.py").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("1 passed"), std::string::npos) << run.out;
+  const json commands = ReadJson(folder_ / "cap" / "commands.json")["commands"];
+  EXPECT_TRUE(std::any_of(commands.begin(), commands.end(), [](const json &command) {
+    return command.contains("recording");
+  })) << commands.dump(2);
+  EXPECT_EQ(ReadJson(folder_ / "cap" / "capture.json")["program"][1], "pytest");
+}
+
+// A program that fails after compiling: exit 1, and what it compiled is stored all the same.
+TEST_F(CaptureTest, AFailingProgramStillLeavesWhatItCompiled) {
+  const auto run = RunInductorFuzz({"capture", "--out", (folder_ / "cap").string(), "--", "python",
+                                    (kFixtures / "fails_after_compiling.py").string()});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  const json capture = ReadJson(folder_ / "cap" / "capture.json");
+  EXPECT_EQ(capture["outcome"]["exception"]["type"], "RuntimeError");
+  EXPECT_FALSE(ReadJson(folder_ / "cap" / "commands.json")["commands"].empty());
+}
+
+TEST_F(CaptureTest, BadProgramsAndFoldersAreOneLineErrors) {
+  fs::create_directories(folder_ / "theirs");
+  std::ofstream(folder_ / "theirs" / "notes.txt") << "keep me\n";
+  for (const auto &[arguments, expected] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--out", (folder_ / "a").string(), "--", "ls", "-l"}, "give `python ls -l`"},
+           {{"--out", (folder_ / "a").string(), "--", "python", "missing.py"},
+            "missing.py is not a file"},
+           {{"--out", (folder_ / "a").string()}, "give the program after `--`"},
+           {{"--out", (folder_ / "a").string(), "--", "python", "-c", "print(1)"},
+            "python option -c is not supported"},
+           {{"--out", (folder_ / "theirs").string(), "--", "python",
+             (kFixtures / "two_functions.py").string()},
+            "holds notes.txt, which capture did not write"}}) {
+    std::vector<std::string> argv = {"capture"};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    const auto run = RunInductorFuzz(argv, std::chrono::seconds(60));
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_NE(run.err.find(expected), std::string::npos) << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+  EXPECT_FALSE(fs::exists(folder_ / "a"));
+  std::ifstream kept(folder_ / "theirs" / "notes.txt");
+  std::string line;
+  std::getline(kept, line);
+  EXPECT_EQ(line, "keep me");
+}
+
+} // namespace
+} // namespace fuzzer
