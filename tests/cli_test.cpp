@@ -44,8 +44,9 @@ TEST_F(CliTest, HelpExplainsEverySubcommand) {
   const auto run = RunInductorFuzz({"--help"});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_NE(run.out.find("Exit codes"), std::string::npos);
-  const std::vector<std::string> subcommands = {"fuzz", "corpus", "replay", "reduce",  "run-case",
-                                                "gen",  "check",  "matrix", "compare", "doctor"};
+  const std::vector<std::string> subcommands = {"fuzz",     "corpus",  "replay", "reduce",
+                                                "run-case", "capture", "gen",    "check",
+                                                "matrix",   "compare", "doctor"};
   for (const auto &name : subcommands) {
     SCOPED_TRACE(name);
     EXPECT_NE(run.out.find(name), std::string::npos);
