@@ -102,6 +102,22 @@ TEST_F(CaptureTest, AFailingProgramStillLeavesWhatItCompiled) {
   EXPECT_FALSE(ReadJson(folder_ / "cap" / "commands.json")["commands"].empty());
 }
 
+// repro --run on a hand-written case: its script passes; with a test plant corrupting the
+// compiled result, it fails, so repro's exit says whether the case reproduces.
+TEST_F(CaptureTest, ReproRunsTheScriptOfAHandWrittenCase) {
+  const auto passing =
+      RunInductorFuzz({"repro", (kSource / "tests/fixtures/sanitizer/mask_kv100.json").string(),
+                       "--out", (folder_ / "repro.py").string(), "--run"});
+  EXPECT_EQ(passing.exit_code, 0) << passing.out << passing.err;
+  EXPECT_NE(passing.out.find("PASS: eager and compiled agree"), std::string::npos) << passing.out;
+  const auto planted =
+      RunInductorFuzz({"repro", (kSource / "tests/fixtures/sanitizer/mask_kv100.json").string(),
+                       "--out", (folder_ / "repro.py").string(), "--run"},
+                      std::chrono::seconds(900), {{"INDUCTOR_FUZZ_TEST_PLANT", "flip-one-block"}});
+  EXPECT_EQ(planted.exit_code, 1) << planted.out << planted.err;
+  EXPECT_NE(planted.out.find("fails (reproduces)"), std::string::npos) << planted.out;
+}
+
 TEST_F(CaptureTest, BadProgramsAndFoldersAreOneLineErrors) {
   fs::create_directories(folder_ / "theirs");
   std::ofstream(folder_ / "theirs" / "notes.txt") << "keep me\n";

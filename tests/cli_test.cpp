@@ -26,6 +26,7 @@ protected:
   void TearDown() override { std::filesystem::remove_all(folder_); }
 
   std::filesystem::path Write(const std::string &name, const std::string &contents) {
+    std::filesystem::create_directories((folder_ / name).parent_path());
     std::ofstream(folder_ / name, std::ios::binary) << contents;
     return folder_ / name;
   }
@@ -44,9 +45,9 @@ TEST_F(CliTest, HelpExplainsEverySubcommand) {
   const auto run = RunInductorFuzz({"--help"});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_NE(run.out.find("Exit codes"), std::string::npos);
-  const std::vector<std::string> subcommands = {"fuzz",     "corpus",  "replay", "reduce",
-                                                "run-case", "capture", "gen",    "check",
-                                                "matrix",   "compare", "doctor"};
+  const std::vector<std::string> subcommands = {"fuzz",     "corpus",  "replay",  "reduce",
+                                                "run-case", "capture", "repro",   "gen",
+                                                "check",    "matrix",  "compare", "doctor"};
   for (const auto &name : subcommands) {
     SCOPED_TRACE(name);
     EXPECT_NE(run.out.find(name), std::string::npos);
@@ -60,6 +61,29 @@ TEST_F(CliTest, HelpExplainsEverySubcommand) {
   for (std::string line; std::getline(lines, line);)
     listed += line.size() > 2 && line.starts_with("  ") && line[2] != ' ';
   EXPECT_EQ(listed, subcommands.size()) << run.out;
+}
+
+// repro: the script of a case file, a run-case folder or a corpus finding's folder.
+TEST_F(CliTest, ReproWritesTheScriptOfACaseFromAFileOrAFolder) {
+  const auto printed = RunInductorFuzz({"repro", kSeed.string()});
+  EXPECT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_NE(printed.out.find("# inductor-fuzz case causal-151290"), std::string::npos);
+  EXPECT_NE(printed.out.find("torch.__version__"), std::string::npos);
+
+  std::stringstream seed;
+  seed << std::ifstream(kSeed).rdbuf();
+  Write("finding/records/s9-i1/case.json", seed.str());
+  const auto written = RunInductorFuzz(
+      {"repro", (folder_ / "finding").string(), "--out", (folder_ / "repro.py").string()});
+  EXPECT_EQ(written.exit_code, 0) << written.err;
+  std::stringstream script;
+  script << std::ifstream(folder_ / "repro.py").rdbuf();
+  EXPECT_EQ(script.str(), printed.out);
+
+  ExpectOneLineError({"repro", (folder_ / "missing.json").string()}, "does not exist");
+  std::filesystem::create_directories(folder_ / "empty");
+  ExpectOneLineError({"repro", (folder_ / "empty").string()}, "holds no case");
+  ExpectOneLineError({"repro", kSeed.string(), "--out", folder_.string()}, "is a folder");
 }
 
 TEST_F(CliTest, MalformedCaseFile) {

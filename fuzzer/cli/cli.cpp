@@ -10,6 +10,7 @@
 #include "fuzzer/cli/gen_command.h"
 #include "fuzzer/cli/matrix_command.h"
 #include "fuzzer/cli/reduce_command.h"
+#include "fuzzer/cli/repro_command.h"
 #include "fuzzer/cli/run_case_command.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/version.h"
@@ -249,6 +250,25 @@ int RunCommandLine(int argc, char **argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 
+  ReproOptions repro;
+  long repro_timeout = 900;
+  auto *repro_command = app.add_subcommand(
+      "repro",
+      "Write the standalone Python script of any case (hand-written, generated, converted, or "
+      "a finding's): it prints the torch version and settings, runs eager and torch.compile "
+      "with the tool's own oracles, and exits 1 on a difference. To stdout, or --out FILE; "
+      "--run runs it with the venv's python (exit 1: it reproduces, 0: it passes).\n"
+      "Example: inductor-fuzz repro corpus/seeds/causal-151290.json --out repro.py --run");
+  repro_command
+      ->add_option("input", repro.input,
+                   "A case file, a run-case folder, or a corpus finding's folder")
+      ->required();
+  repro_command->add_option("--out", repro.out_file, "Write the script here");
+  repro_command->add_flag("--run", repro.run, "Run the script with the venv's python");
+  repro_command->add_option("--timeout", repro_timeout, "Seconds the script may run with --run")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+
   DoctorOptions doctor;
   auto *doctor_command = app.add_subcommand(
       "doctor", "Check torch, the worker, libtorch copies, the ABI flag and every compiler.\n"
@@ -380,6 +400,10 @@ int RunCommandLine(int argc, char **argv) {
       capture.timeout = std::chrono::seconds(capture_timeout);
       capture.command_line = JoinArguments(argc, argv);
       return CaptureCommand(capture, paths, std::cout);
+    }
+    if (*repro_command) {
+      repro.timeout = std::chrono::seconds(repro_timeout);
+      return ReproCommand(repro, paths, std::cout);
     }
     if (*fuzz_command) {
       fuzz.command_line = JoinArguments(argc, argv);
