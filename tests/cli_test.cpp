@@ -86,6 +86,11 @@ TEST_F(CliTest, ReproWritesTheScriptOfACaseFromAFileOrAFolder) {
   ExpectOneLineError({"repro", kSeed.string(), "--out", folder_.string()}, "is a folder");
 }
 
+TEST_F(CliTest, CheckSaysACommandsFileGoesWithCommands) {
+  const auto file = Write("commands.json", R"({"format_version": 2, "commands": []})");
+  ExpectOneLineError({"check", file.string()}, "is JSON, not C++: give a run's commands with");
+}
+
 TEST_F(CliTest, MalformedCaseFile) {
   const auto file = Write("bad.json", R"({"format_version": 1, "name": "x", )");
   ExpectOneLineError({"run-case", file.string(), "--out", (folder_ / "out").string()},

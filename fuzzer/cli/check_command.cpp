@@ -131,8 +131,13 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
   if (options.format != "text" && options.format != "json" && options.format != "sarif")
     throw support::InputError(
         fmt::format("--format {} is unknown; use text, json or sarif", options.format));
-  for (const auto &file : options.files)
+  for (const auto &file : options.files) {
+    if (file.extension() == ".json")
+      throw support::InputError(fmt::format(
+          "{} is JSON, not C++: give a run's commands with --commands {} and its sources as files",
+          file.string(), file.string()));
     support::ReadTextFile(file, "C++ source", kLargestSource);
+  }
   const auto commands =
       options.commands ? LoadCommands(*options.commands) : std::vector<CommandEntry>{};
 
