@@ -1,12 +1,15 @@
 #include "corpus/case.h"
 
 #include "corpus/field_reader.h"
+#include "fuzzer/support/sha256.h"
 
 #include <fmt/format.h>
 
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
+#include <fstream>
 #include <set>
 
 namespace corpus {
@@ -35,56 +38,157 @@ std::optional<MaskFunction> ReadFunction(FieldReader &top, const std::string &ke
   return function;
 }
 
-CapturedTensor ReadTensor(const json &value, const std::string &where) {
-  FieldReader reader(value, where);
-  CapturedTensor tensor;
-  tensor.name = reader.String("name");
-  tensor.dtype = reader.String("dtype");
-  if (tensor.dtype != "int64" && tensor.dtype != "bool" && tensor.dtype != "float32")
-    throw CaseError(
-        fmt::format("{} is '{}'; use int64, bool or float32", reader.Label("dtype"), tensor.dtype));
-  const json &shape = reader.Required("shape");
-  if (!shape.is_array())
-    throw CaseError(fmt::format("{} must be a list of integers", reader.Label("shape")));
-  std::int64_t elements = 1;
-  for (const auto &extent : shape)
-    elements *= tensor.shape.emplace_back(reader.CheckInteger("shape", extent, 1));
+// A tensor's values: inline in "values", or in a sidecar file ("file", "sha256") read from
+// `sidecar_dir`.
+void ReadTensorValues(FieldReader &reader, CapturedTensor &tensor,
+                      const std::optional<std::filesystem::path> &sidecar_dir) {
+  const TensorDtype &dtype = *FindTensorDtype(tensor.dtype);
+  const std::int64_t elements = tensor.Elements();
+  if (reader.Optional("file")) {
+    const std::string name = reader.String("file");
+    const std::string expected_hash = reader.String("sha256");
+    if (name.find('/') != std::string::npos || name.starts_with("."))
+      throw CaseError(fmt::format("{} must name a file next to the case, got '{}'",
+                                  reader.Label("file"), name));
+    if (!sidecar_dir)
+      throw CaseError(
+          fmt::format("{} is kept in the sidecar file '{}'; load the case from its file",
+                      reader.Label(), name));
+    const std::filesystem::path path = *sidecar_dir / name;
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    if (error)
+      throw CaseError(fmt::format("{} names '{}', which cannot be read ({}); keep the sidecar next "
+                                  "to the case file",
+                                  reader.Label("file"), path.string(), error.message()));
+    if (size > kSidecarLimit)
+      throw CaseError(fmt::format("{} is {} bytes, over the {} MiB a sidecar may hold",
+                                  path.string(), size, kSidecarLimit >> 20));
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes(size, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (fuzzer::support::Sha256Hex(bytes) != expected_hash)
+      throw CaseError(fmt::format("{} does not match its sha256 in {}; the sidecar was changed or "
+                                  "belongs to another case",
+                                  path.string(), reader.Label("sha256")));
+    DecodeTensorBytes(bytes, tensor, path.string());
+    return;
+  }
   const json &values = reader.Required("values");
   if (!values.is_array() || static_cast<std::int64_t>(values.size()) != elements)
     throw CaseError(fmt::format("{} must be a list of {} numbers (the product of the shape)",
                                 reader.Label("values"), elements));
   for (const auto &element : values) {
-    if (tensor.dtype == "float32") {
+    if (dtype.floating) {
       if (!element.is_number())
         throw CaseError(
             fmt::format("{} must hold numbers, got {}", reader.Label("values"), TypeName(element)));
       tensor.reals.push_back(element.get<double>());
-    } else if (tensor.dtype == "bool") {
+    } else if (dtype.name == "bool") {
       if (!element.is_boolean() && !element.is_number_integer())
         throw CaseError(fmt::format("{} must hold true/false, got {}", reader.Label("values"),
                                     TypeName(element)));
       tensor.integers.push_back(element.is_boolean() ? element.get<bool>()
                                                      : element.get<std::int64_t>() != 0);
     } else {
-      if (!element.is_number_integer() ||
-          (element.is_number_unsigned() && element.get<std::uint64_t>() > INT64_MAX))
-        throw CaseError(fmt::format("{} must hold int64 integers, got {}", reader.Label("values"),
-                                    element.dump()));
+      const bool fits =
+          element.is_number_integer() &&
+          !(element.is_number_unsigned() && element.get<std::uint64_t>() > INT64_MAX) &&
+          element.get<std::int64_t>() >= dtype.min && element.get<std::int64_t>() <= dtype.max;
+      if (!fits)
+        throw CaseError(fmt::format("{} must hold {} integers, got {}", reader.Label("values"),
+                                    dtype.name, element.dump()));
       tensor.integers.push_back(element.get<std::int64_t>());
     }
   }
+}
+
+CapturedTensor ReadTensor(const json &value, const std::string &where,
+                          const std::optional<std::filesystem::path> &sidecar_dir) {
+  FieldReader reader(value, where);
+  CapturedTensor tensor;
+  tensor.name = reader.String("name");
+  tensor.dtype = reader.String("dtype");
+  if (!FindTensorDtype(tensor.dtype))
+    throw CaseError(fmt::format("{} is '{}'; use one of {}", reader.Label("dtype"), tensor.dtype,
+                                TensorDtypeNames()));
+  const json &shape = reader.Required("shape");
+  if (!shape.is_array())
+    throw CaseError(fmt::format("{} must be a list of integers", reader.Label("shape")));
+  for (const auto &extent : shape)
+    tensor.shape.push_back(reader.CheckInteger("shape", extent, 1));
+  ReadTensorValues(reader, tensor, sidecar_dir);
   reader.RejectUnknown();
   return tensor;
 }
 
-AttentionArguments ReadAttention(const json &value) {
+std::vector<CapturedTensor> ReadTensors(FieldReader &top, const std::string &key,
+                                        const std::optional<std::filesystem::path> &sidecar_dir) {
+  std::vector<CapturedTensor> tensors;
+  const json *list = top.Optional(key);
+  if (!list)
+    return tensors;
+  if (!list->is_array())
+    throw CaseError(fmt::format("{} must be a list, got {}", top.Label(key), TypeName(*list)));
+  std::set<std::string> names;
+  const std::string prefix = top.Label(key).substr(7, top.Label(key).size() - 8); // field '...'
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    auto tensor = ReadTensor((*list)[i], fmt::format("{}[{}]", prefix, i), sidecar_dir);
+    if (!names.insert(tensor.name).second)
+      throw CaseError(fmt::format("{} names the tensor '{}' twice", top.Label(key), tensor.name));
+    tensors.push_back(std::move(tensor));
+  }
+  return tensors;
+}
+
+json ReadConstants(FieldReader &reader, const std::string &key) {
+  const json *constants = reader.Optional(key);
+  if (!constants)
+    return json::object();
+  if (!constants->is_object())
+    throw CaseError(fmt::format("{} must be an object of names to numbers", reader.Label(key)));
+  for (const auto &[name, value] : constants->items()) {
+    const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                            std::all_of(name.begin(), name.end(), [](char ch) {
+                              return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+                            });
+    if (!identifier)
+      throw CaseError(
+          fmt::format("{} has '{}', which is not a Python name", reader.Label(key), name));
+    if (!value.is_number() && !value.is_boolean())
+      throw CaseError(fmt::format("{} must be an int, a float or a bool, got {}",
+                                  reader.Label(key + "." + name), TypeName(value)));
+  }
+  return *constants;
+}
+
+std::vector<std::string> ReadNames(FieldReader &reader, const std::string &key, std::size_t minimum,
+                                   std::size_t maximum) {
+  const json *value = reader.Optional(key);
+  if (!value || value->is_null())
+    return {};
+  std::vector<std::string> names = reader.Strings(key);
+  if (names.size() < minimum || names.size() > maximum)
+    throw CaseError(fmt::format("{} must name {} tensors", reader.Label(key),
+                                minimum == maximum ? std::to_string(minimum)
+                                                   : fmt::format("{} to {}", minimum, maximum)));
+  return names;
+}
+
+AttentionArguments ReadAttention(const json &value, const BlockMaskArguments &mask, int version) {
   FieldReader reader(value, "attention");
   AttentionArguments a;
-  a.batch = reader.Integer("B", 1);
+  // Version 2 gives a shape once: B, Q_LEN and KV_LEN default to the block mask's.
+  auto shared = [&](const std::string &key, std::optional<std::int64_t> from_mask) {
+    if (version >= 2 && !reader.Optional(key) && from_mask)
+      return *from_mask;
+    return reader.Integer(key, 1);
+  };
+  a.batch = shared("B", mask.batch);
   a.q_heads = reader.Integer("Hq", 1);
   a.kv_heads = reader.Integer("Hkv", 1);
-  a.q_len = reader.Integer("Q_LEN", 1);
-  a.kv_len = reader.Integer("KV_LEN", 1);
+  a.q_len = shared("Q_LEN", mask.q_len);
+  a.kv_len = shared("KV_LEN", mask.kv_len);
   a.head_dim = reader.Integer("E", 1);
   a.value_dim = reader.Integer("Ev", 1);
   a.dtype = reader.String("dtype");
@@ -96,19 +200,115 @@ AttentionArguments ReadAttention(const json &value) {
   a.enable_gqa = reader.Boolean("enable_gqa");
   if (a.q_heads % a.kv_heads != 0)
     throw CaseError("field 'attention.Hq' must be a multiple of 'attention.Hkv'");
+  if (const json *scale = reader.Optional("scale"); scale && !scale->is_null())
+    a.scale = reader.Number("scale");
+  if (reader.Optional("return_lse"))
+    a.return_lse = reader.Boolean("return_lse");
+  if (const json *options = reader.Optional("kernel_options"); options && !options->is_null()) {
+    if (!options->is_object())
+      throw CaseError(fmt::format("{} must be an object (flex_attention's kernel_options dict)",
+                                  reader.Label("kernel_options")));
+    a.kernel_options = *options;
+  }
+  a.qkv = ReadNames(reader, "qkv", 3, 3);
+  a.block_mask_tensors = ReadNames(reader, "block_mask_tensors", 2, 4);
   reader.RejectUnknown();
   return a;
 }
 
+// The shape is one: a block mask used by flex_attention must agree with the inputs.
+void CheckShapesAgree(const BlockMaskArguments &mask, const AttentionArguments &a) {
+  if (!a.use_block_mask)
+    return;
+  auto disagree = [](const char *what, std::int64_t mask_value, std::int64_t input_value) {
+    throw CaseError(fmt::format("create_block_mask.{} is {} but attention.{} is {}; give the shape "
+                                "once (version 2 cases may leave attention's out)",
+                                what, mask_value, what, input_value));
+  };
+  if (mask.q_len != a.q_len)
+    disagree("Q_LEN", mask.q_len, a.q_len);
+  if (mask.kv_len != a.kv_len)
+    disagree("KV_LEN", mask.kv_len, a.kv_len);
+  if (mask.batch && *mask.batch != 1 && *mask.batch != a.batch)
+    disagree("B", *mask.batch, a.batch);
+  if (mask.heads && *mask.heads != 1 && *mask.heads != a.q_heads)
+    throw CaseError(fmt::format("create_block_mask.H is {} but attention.Hq is {}; use 1, null or "
+                                "Hq",
+                                *mask.heads, a.q_heads));
+}
+
+CallChange ReadCall(const json &value, const std::string &where,
+                    const std::optional<std::filesystem::path> &sidecar_dir) {
+  FieldReader reader(value, where);
+  CallChange call;
+  call.constants = ReadConstants(reader, "constants");
+  if (reader.Optional("B"))
+    call.batch = reader.Integer("B", 1);
+  if (reader.Optional("Q_LEN"))
+    call.q_len = reader.Integer("Q_LEN", 1);
+  if (reader.Optional("KV_LEN"))
+    call.kv_len = reader.Integer("KV_LEN", 1);
+  call.tensors = ReadTensors(reader, "tensors", sidecar_dir);
+  if (reader.Optional("dtype")) {
+    call.dtype = reader.String("dtype");
+    if (call.dtype != "float32" && call.dtype != "bfloat16" && call.dtype != "float16")
+      throw CaseError(fmt::format("{} is '{}'; use float32, bfloat16 or float16",
+                                  reader.Label("dtype"), call.dtype));
+  }
+  reader.RejectUnknown();
+  return call;
+}
+
+json TensorToJson(const CapturedTensor &tensor) {
+  json values = json::array();
+  if (tensor.IsFloating())
+    values = tensor.reals;
+  else if (tensor.dtype == "bool")
+    for (auto value : tensor.integers)
+      values.push_back(value != 0);
+  else
+    values = tensor.integers;
+  return {
+      {"name", tensor.name}, {"dtype", tensor.dtype}, {"shape", tensor.shape}, {"values", values}};
+}
+
+json TensorsToJson(const std::vector<CapturedTensor> &tensors) {
+  json out = json::array();
+  for (const auto &tensor : tensors)
+    out.push_back(TensorToJson(tensor));
+  return out;
+}
+
+bool UsesVersion2Dtypes(const std::vector<CapturedTensor> &tensors) {
+  return std::any_of(tensors.begin(), tensors.end(), [](const CapturedTensor &t) {
+    return t.dtype != "int64" && t.dtype != "bool" && t.dtype != "float32";
+  });
+}
+
 } // namespace
 
-Case CaseFromJson(const json &document) {
+int FormatVersionOf(const Case &c) {
+  const bool attention_options =
+      c.attention &&
+      (c.attention->scale || c.attention->return_lse || !c.attention->kernel_options.is_null() ||
+       !c.attention->qkv.empty() || !c.attention->block_mask_tensors.empty());
+  const bool version2 = !c.inductor.defaulted.empty() || !c.constants.empty() || !c.calls.empty() ||
+                        UsesVersion2Dtypes(c.tensors) || attention_options;
+  return version2 ? 2 : 1;
+}
+
+json DynamicArgument(const Case &c) {
+  return c.inductor.IsDefaulted("dynamic") ? json(nullptr) : json(c.inductor.dynamic);
+}
+
+Case CaseFromJson(const json &document, const std::optional<std::filesystem::path> &sidecar_dir) {
   FieldReader top(document, "");
   Case c;
-  c.format_version = static_cast<int>(top.Integer("format_version", 1));
-  if (c.format_version != kCaseFormatVersion)
-    throw CaseError(fmt::format("format_version {} is not supported; this build reads version {}",
-                                c.format_version, kCaseFormatVersion));
+  const auto version = top.Integer("format_version", 1);
+  if (version > kCaseFormatVersion)
+    throw CaseError(fmt::format("format_version {} is not supported; this build reads versions 1 "
+                                "to {}",
+                                version, kCaseFormatVersion));
   c.name = top.String("name");
   if (top.Optional("api"))
     c.api = top.String("api");
@@ -123,12 +323,10 @@ Case CaseFromJson(const json &document) {
   if (c.score_mod && c.api != "flex_attention")
     throw CaseError("field 'score_mod' is only used by flex_attention; remove it or change 'api'");
 
-  if (const json *tensors = top.Optional("tensors")) {
-    if (!tensors->is_array())
-      throw CaseError(fmt::format("field 'tensors' must be a list, got {}", TypeName(*tensors)));
-    for (std::size_t i = 0; i < tensors->size(); ++i)
-      c.tensors.push_back(ReadTensor((*tensors)[i], fmt::format("tensors[{}]", i)));
-  }
+  c.tensors = ReadTensors(top, "tensors", sidecar_dir);
+  if (version == 1 && UsesVersion2Dtypes(c.tensors))
+    throw CaseError("a version 1 case holds int64, bool and float32 tensors only; set "
+                    "format_version to 2 for other dtypes");
 
   FieldReader args(top.Required("create_block_mask"), "create_block_mask");
   c.create_block_mask.batch = args.IntegerOrNull("B", 1);
@@ -143,18 +341,64 @@ Case CaseFromJson(const json &document) {
   args.RejectUnknown();
 
   if (const json *attention = top.Optional("attention"); attention && !attention->is_null())
-    c.attention = ReadAttention(*attention);
+    c.attention = ReadAttention(*attention, c.create_block_mask, static_cast<int>(version));
   if (c.api == "flex_attention" && !c.attention)
     throw CaseError("field 'attention' (query/key/value shapes and dtype) is needed by "
                     "flex_attention");
   if (c.attention && c.api != "flex_attention")
     throw CaseError("field 'attention' is only used by flex_attention; set it to null");
+  if (c.attention) {
+    CheckShapesAgree(c.create_block_mask, *c.attention);
+    std::set<std::string> names;
+    for (const auto &tensor : c.tensors)
+      names.insert(tensor.name);
+    for (const auto *list : {&c.attention->qkv, &c.attention->block_mask_tensors})
+      for (const auto &name : *list)
+        if (!names.contains(name))
+          throw CaseError(fmt::format("field 'attention' uses the tensor '{}', which 'tensors' "
+                                      "does not hold",
+                                      name));
+  }
+
+  c.constants = ReadConstants(top, "constants");
+  if (const json *calls = top.Optional("calls")) {
+    if (!calls->is_array())
+      throw CaseError(fmt::format("field 'calls' must be a list, got {}", TypeName(*calls)));
+    for (std::size_t i = 0; i < calls->size(); ++i) {
+      CallChange call = ReadCall((*calls)[i], fmt::format("calls[{}]", i), sidecar_dir);
+      for (const auto &[name, value] : call.constants.items())
+        if (!c.constants.contains(name))
+          throw CaseError(fmt::format("field 'calls[{}].constants' changes '{}', which the case's "
+                                      "'constants' does not declare",
+                                      i, name));
+      for (const auto &tensor : call.tensors)
+        if (std::none_of(c.tensors.begin(), c.tensors.end(),
+                         [&](const CapturedTensor &t) { return t.name == tensor.name; }))
+          throw CaseError(fmt::format("field 'calls[{}].tensors' replaces '{}', which the case's "
+                                      "'tensors' does not hold",
+                                      i, tensor.name));
+      if (!call.dtype.empty() && c.api != "flex_attention")
+        throw CaseError(fmt::format("field 'calls[{}].dtype' is only used by flex_attention", i));
+      c.calls.push_back(std::move(call));
+    }
+  }
+  if (version == 1 && (!c.constants.empty() || !c.calls.empty()))
+    throw CaseError("'constants' and 'calls' need format_version 2");
 
   FieldReader knobs(top.Required("inductor"), "inductor");
   for (const auto &knob : InductorKnobTable()) {
     const std::string key(knob.name);
-    if (!knob.required && !knobs.Optional(key))
+    if (!knobs.Optional(key)) {
+      if (version >= 2)
+        c.inductor.defaulted.insert(key);
+      else if (knob.required)
+        knobs.Required(key); // throws: version 1 gives every knob it knew of
       continue;
+    }
+    if (key == "dynamic" && knobs.Optional(key)->is_null() && version >= 2) {
+      c.inductor.defaulted.insert(key);
+      continue;
+    }
     switch (knob.type) {
     case KnobType::kBool:
       c.inductor.*knob.flag = knobs.Boolean(key);
@@ -188,48 +432,50 @@ Case CaseFromJson(const json &document) {
 }
 
 json CaseToJson(const Case &c) {
+  const int version = FormatVersionOf(c);
   const auto &args = c.create_block_mask;
   json block_size = args.block_size.size() == 1 ? json(args.block_size[0]) : json(args.block_size);
   auto function = [](const std::optional<MaskFunction> &f) {
     return f ? json{{"name", f->name}, {"source", f->source}} : json(nullptr);
   };
-  json tensors = json::array();
-  for (const auto &tensor : c.tensors) {
-    json values = json::array();
-    if (tensor.dtype == "float32")
-      values = tensor.reals;
-    else if (tensor.dtype == "bool")
-      for (auto value : tensor.integers)
-        values.push_back(value != 0);
-    else
-      values = tensor.integers;
-    tensors.push_back({{"name", tensor.name},
-                       {"dtype", tensor.dtype},
-                       {"shape", tensor.shape},
-                       {"values", values}});
-  }
   json attention = nullptr;
   if (c.attention) {
     const auto &a = *c.attention;
-    attention = {{"B", a.batch},
-                 {"Hq", a.q_heads},
-                 {"Hkv", a.kv_heads},
-                 {"Q_LEN", a.q_len},
-                 {"KV_LEN", a.kv_len},
-                 {"E", a.head_dim},
-                 {"Ev", a.value_dim},
-                 {"dtype", a.dtype},
-                 {"input_seed", a.input_seed},
-                 {"use_block_mask", a.use_block_mask},
-                 {"enable_gqa", a.enable_gqa}};
+    attention = json::object();
+    // Version 2 gives the shape once: what the block mask already says is left out.
+    const bool shared = version >= 2 && a.use_block_mask;
+    if (!shared || args.batch != a.batch)
+      attention["B"] = a.batch;
+    attention["Hq"] = a.q_heads;
+    attention["Hkv"] = a.kv_heads;
+    if (!shared || args.q_len != a.q_len)
+      attention["Q_LEN"] = a.q_len;
+    if (!shared || args.kv_len != a.kv_len)
+      attention["KV_LEN"] = a.kv_len;
+    attention["E"] = a.head_dim;
+    attention["Ev"] = a.value_dim;
+    attention["dtype"] = a.dtype;
+    attention["input_seed"] = a.input_seed;
+    attention["use_block_mask"] = a.use_block_mask;
+    attention["enable_gqa"] = a.enable_gqa;
+    if (a.scale)
+      attention["scale"] = *a.scale;
+    if (a.return_lse)
+      attention["return_lse"] = true;
+    if (!a.kernel_options.is_null())
+      attention["kernel_options"] = a.kernel_options;
+    if (!a.qkv.empty())
+      attention["qkv"] = a.qkv;
+    if (!a.block_mask_tensors.empty())
+      attention["block_mask_tensors"] = a.block_mask_tensors;
   }
-  return json{
-      {"format_version", c.format_version},
+  json document = {
+      {"format_version", version},
       {"name", c.name},
       {"api", c.api},
       {"mask_mod", function(c.mask_mod)},
       {"score_mod", function(c.score_mod)},
-      {"tensors", tensors},
+      {"tensors", TensorsToJson(c.tensors)},
       {"create_block_mask",
        {{"B", args.batch ? json(*args.batch) : json(nullptr)},
         {"H", args.heads ? json(*args.heads) : json(nullptr)},
@@ -242,10 +488,39 @@ json CaseToJson(const Case &c) {
       {"expect", {{"raises", c.expect_raises.empty() ? json(nullptr) : json(c.expect_raises)}}},
       {"provenance", c.provenance},
   };
+  if (!c.constants.empty())
+    document["constants"] = c.constants;
+  if (!c.calls.empty()) {
+    json calls = json::array();
+    for (const auto &call : c.calls) {
+      json entry = json::object();
+      if (!call.constants.empty())
+        entry["constants"] = call.constants;
+      if (call.batch)
+        entry["B"] = *call.batch;
+      if (call.q_len)
+        entry["Q_LEN"] = *call.q_len;
+      if (call.kv_len)
+        entry["KV_LEN"] = *call.kv_len;
+      if (!call.tensors.empty())
+        entry["tensors"] = TensorsToJson(call.tensors);
+      if (!call.dtype.empty())
+        entry["dtype"] = call.dtype;
+      calls.push_back(std::move(entry));
+    }
+    document["calls"] = std::move(calls);
+  }
+  return document;
 }
 
 Case LoadCaseFile(const std::filesystem::path &path) {
-  const std::string text = fuzzer::support::ReadTextFile(path, "case file", 16 << 20);
+  std::error_code error;
+  if (const auto size = std::filesystem::file_size(path, error); !error && size > kCaseFileLimit)
+    throw CaseError(
+        fmt::format("{} is {:.1f} MiB, over the {} MiB a case file may hold; keep large "
+                    "tensors in sidecars: `inductor-fuzz convert {} --out NEW.json`",
+                    path.string(), size / 1048576.0, kCaseFileLimit >> 20, path.string()));
+  const std::string text = fuzzer::support::ReadTextFile(path, "case file", kCaseFileLimit);
   json document;
   try {
     document = json::parse(text);
@@ -255,10 +530,39 @@ Case LoadCaseFile(const std::filesystem::path &path) {
                                 path.string(), error.what()));
   }
   try {
-    return CaseFromJson(document);
+    return CaseFromJson(document, path.parent_path().empty() ? "." : path.parent_path());
   } catch (const CaseError &error) {
     throw CaseError(fmt::format("{}: {}", path.string(), error.what()));
   }
+}
+
+void SaveCaseFile(const std::filesystem::path &path, const Case &c) {
+  json document = CaseToJson(c);
+  auto externalise = [&](json &tensors, const std::string &prefix) {
+    for (json &entry : tensors) {
+      const std::string name = entry["name"].get<std::string>();
+      if (entry["values"].size() <= static_cast<std::size_t>(kInlineTensorElements))
+        continue;
+      const CapturedTensor tensor = ReadTensor(entry, "tensor", std::nullopt);
+      const std::string bytes = EncodeTensorBytes(tensor);
+      const std::string file = SidecarFileName(path, prefix + name);
+      fuzzer::support::WriteFileAtomically(path.parent_path() / file, bytes);
+      entry.erase("values");
+      entry["file"] = file;
+      entry["sha256"] = fuzzer::support::Sha256Hex(bytes);
+    }
+  };
+  externalise(document["tensors"], "");
+  if (document.contains("calls"))
+    for (std::size_t i = 0; i < document["calls"].size(); ++i)
+      if (document["calls"][i].contains("tensors"))
+        externalise(document["calls"][i]["tensors"], fmt::format("call{}.", i + 1));
+  const std::string text = document.dump(2) + "\n";
+  if (text.size() > kCaseFileLimit)
+    throw CaseError(fmt::format("the case would be {:.1f} MiB as JSON, over the {} MiB a case file "
+                                "may hold; shorten its sources",
+                                text.size() / 1048576.0, kCaseFileLimit >> 20));
+  fuzzer::support::WriteFileAtomically(path, text);
 }
 
 } // namespace corpus

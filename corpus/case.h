@@ -2,6 +2,7 @@
 
 #include "corpus/field_reader.h"
 #include "corpus/knobs.h"
+#include "corpus/tensor_data.h"
 #include "fuzzer/support/text_file.h"
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,10 @@
 
 namespace corpus {
 
-inline constexpr int kCaseFormatVersion = 1;
+// Version 1 cases still load; a case is written as version 1 when it uses nothing of version 2
+// (other dtypes, knobs left to Inductor, closure constants, call sequences, flex_attention's
+// options), so that the cases and corpora written before keep their bytes and their ids.
+inline constexpr int kCaseFormatVersion = 2;
 
 // A case the worker can run: everything that decides what Inductor generates is in here,
 // so that a case replays to the same generated C++.
@@ -22,20 +26,6 @@ struct MaskFunction {
   std::string name;   // the function the source defines
   std::string source; // Python source; `torch` is in scope
   bool operator==(const MaskFunction &) const = default;
-};
-
-// A tensor the mask or score function captures (document ids, offsets, bias tables); its
-// values are stored so that the case does not depend on any random generator at run time.
-struct CapturedTensor {
-  std::string name;
-  std::string dtype; // "int64", "bool", "float32"
-  std::vector<std::int64_t> shape;
-  // Row-major values: int64 and bool tables in `integers`, exactly (never through a double,
-  // which would turn 9007199254740993 into 9007199254740992); float32 tables in `reals`.
-  std::vector<std::int64_t> integers;
-  std::vector<double> reals;
-  std::size_t size() const { return dtype == "float32" ? reals.size() : integers.size(); }
-  bool operator==(const CapturedTensor &) const = default;
 };
 
 // The arguments of create_block_mask / create_mask; for flex_attention, those of its block mask.
@@ -63,19 +53,40 @@ struct AttentionArguments {
   std::int64_t input_seed = 0;
   bool use_block_mask = true;
   bool enable_gqa = false;
+  std::optional<double> scale;                      // none: 1/sqrt(E)
+  bool return_lse = false;                          // also compare the log-sum-exp
+  nlohmann::json kernel_options = nlohmann::json(); // null, or flex_attention's dict
+  std::vector<std::string> qkv;                     // empty, or the tensors used as q, k, v
+  std::vector<std::string> block_mask_tensors;      // empty, or a ready-made BlockMask's
+                                                    // kv_num_blocks, kv_indices[, full ones]
   bool operator==(const AttentionArguments &) const = default;
+};
+
+// One more call of the same compiled function, after the case's own: what changes. Each call
+// is compared against eager; a change that Dynamo guards on recompiles.
+struct CallChange {
+  nlohmann::json constants = nlohmann::json::object(); // new values of closure constants
+  std::optional<std::int64_t> batch;                   // B of the inputs and the block mask
+  std::optional<std::int64_t> q_len;
+  std::optional<std::int64_t> kv_len;
+  std::vector<CapturedTensor> tensors; // captured tensors replaced, by name
+  std::string dtype;                   // flex_attention's input dtype; empty: unchanged
+  bool operator==(const CallChange &) const = default;
 };
 
 inline const std::vector<std::string> kApis = {"create_block_mask", "create_mask",
                                                "flex_attention"};
 
 struct Case {
-  int format_version = kCaseFormatVersion;
   std::string name;
   std::string api = "create_block_mask"; // one of kApis
   std::optional<MaskFunction> mask_mod;  // required but for flex_attention without a mask
   std::optional<MaskFunction> score_mod; // flex_attention only
   std::vector<CapturedTensor> tensors;
+  // Python ints, floats and bools the functions close over: the sources run as the body of a
+  // function with these parameters, so that a later call can change them as a closure would.
+  nlohmann::json constants = nlohmann::json::object();
+  std::vector<CallChange> calls; // the calls after the first
   BlockMaskArguments create_block_mask;
   std::optional<AttentionArguments> attention; // flex_attention only
   InductorKnobs inductor;
@@ -90,8 +101,20 @@ using CaseError = FormatError;
 // The complete torch._inductor.config patch the case runs under (see knobs.h).
 inline nlohmann::json InductorConfig(const Case &c) { return InductorConfig(c.inductor); }
 
-Case CaseFromJson(const nlohmann::json &json);
+// The lowest format version that holds everything in `c`.
+int FormatVersionOf(const Case &c);
+
+// `sidecar_dir` is where tensors kept in sidecar files are read from; without it such a case is
+// refused. CaseToJson keeps every tensor inline.
+Case CaseFromJson(const nlohmann::json &json,
+                  const std::optional<std::filesystem::path> &sidecar_dir = std::nullopt);
 nlohmann::json CaseToJson(const Case &c);
 Case LoadCaseFile(const std::filesystem::path &path);
+// Writes the case file and, next to it, a sidecar for each tensor of more than
+// kInlineTensorElements elements, with its sha256 in the JSON.
+void SaveCaseFile(const std::filesystem::path &path, const Case &c);
+
+// torch.compile's `dynamic=`: true, false, or null when the case leaves it to Dynamo.
+nlohmann::json DynamicArgument(const Case &c);
 
 } // namespace corpus

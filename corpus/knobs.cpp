@@ -97,7 +97,7 @@ nlohmann::json ValueOf(const KnobSpec &knob, const InductorKnobs &knobs) {
 nlohmann::json InductorConfig(const InductorKnobs &knobs) {
   nlohmann::json config = nlohmann::json::object();
   for (const auto &knob : InductorKnobTable())
-    if (knob.target == KnobTarget::kInductorConfig)
+    if (knob.target == KnobTarget::kInductorConfig && !knobs.IsDefaulted(knob.name))
       config[std::string(knob.name)] = ValueOf(knob, knobs);
   for (const auto &[key, value] : FixedInductorConfig().items())
     config[key] = value;
@@ -107,7 +107,8 @@ nlohmann::json InductorConfig(const InductorKnobs &knobs) {
 nlohmann::json KnobsToJson(const InductorKnobs &knobs) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto &knob : InductorKnobTable())
-    out[std::string(knob.name)] = ValueOf(knob, knobs);
+    if (!knobs.IsDefaulted(knob.name))
+      out[std::string(knob.name)] = ValueOf(knob, knobs);
   return out;
 }
 

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <set>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -21,6 +23,10 @@ struct InductorKnobs {
   bool freezing = false;
   bool enable_loop_tail_vec = true;
   bool dynamic_threads = false;
+  // Knobs the case leaves to Inductor (format version 2): never patched, whatever the field
+  // above holds; the worker reports the value that was in force.
+  std::set<std::string, std::less<>> defaulted;
+  bool IsDefaulted(std::string_view knob) const { return defaulted.contains(knob); }
   bool operator==(const InductorKnobs &) const = default;
 };
 
@@ -59,6 +65,7 @@ const nlohmann::json &FixedInductorConfig();
 // The worker applies exactly this, and the repro script prints and applies it.
 nlohmann::json InductorConfig(const InductorKnobs &knobs);
 
+// The knobs as a case stores them; a defaulted knob is left out.
 nlohmann::json KnobsToJson(const InductorKnobs &knobs);
 
 } // namespace corpus

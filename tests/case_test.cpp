@@ -74,8 +74,8 @@ TEST(Case, OutOfRangeValuesAndOtherVersionsAreRejected) {
   document["create_block_mask"]["KV_LEN"] = 0;
   EXPECT_EQ(ErrorFor(document), "field 'create_block_mask.KV_LEN' must be at least 1, got 0");
   document = SeedJson();
-  document["format_version"] = 2;
-  EXPECT_NE(ErrorFor(document).find("format_version 2 is not supported"), std::string::npos);
+  document["format_version"] = 3;
+  EXPECT_NE(ErrorFor(document).find("format_version 3 is not supported"), std::string::npos);
   document = SeedJson();
   document["create_block_mask"]["BLOCK_SIZE"] = json::array({1, 2, 3});
   EXPECT_NE(ErrorFor(document).find("list of two integers"), std::string::npos);
@@ -101,6 +101,154 @@ TEST(Case, UnusableFilesGiveOneLineErrors) {
       EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     }
   }
+  std::filesystem::remove_all(folder);
+}
+
+// A version 2 flex_attention case: the shape given once, knobs left to Inductor, a closure
+// constant and a second call.
+json Version2Flex() {
+  return json::parse(R"({
+    "format_version": 2, "name": "v2", "api": "flex_attention",
+    "mask_mod": {"name": "causal", "source": "def causal(b, h, q, kv):\n    return q >= kv\n"},
+    "score_mod": {"name": "softcap",
+                  "source": "def softcap(s, b, h, q, kv):\n    return cap * torch.tanh(s / cap)\n"},
+    "tensors": [],
+    "constants": {"cap": 50.0},
+    "calls": [{"constants": {"cap": 30.0}}],
+    "create_block_mask": {"B": 1, "H": null, "Q_LEN": 128, "KV_LEN": 96, "BLOCK_SIZE": 128,
+                          "device": "cpu"},
+    "attention": {"Hq": 2, "Hkv": 2, "E": 16, "Ev": 16, "dtype": "float32", "input_seed": 0,
+                  "use_block_mask": true, "enable_gqa": false, "scale": 0.5, "return_lse": true,
+                  "kernel_options": {"PRESCALE_QK": true}},
+    "inductor": {"cpp.simdlen": null}
+  })");
+}
+
+TEST(CaseVersion2, VersionOneCasesKeepTheirBytesAndVersion) {
+  EXPECT_EQ(corpus::CaseToJson(corpus::LoadCaseFile(kSeed)), SeedJson());
+  EXPECT_EQ(corpus::FormatVersionOf(corpus::LoadCaseFile(kSeed)), 1);
+}
+
+TEST(CaseVersion2, TheShapeIsGivenOnceAndOmittedKnobsAreLeftToInductor) {
+  const corpus::Case c = corpus::CaseFromJson(Version2Flex());
+  EXPECT_EQ(c.attention->batch, 1);
+  EXPECT_EQ(c.attention->q_len, 128);
+  EXPECT_EQ(c.attention->kv_len, 96);
+  EXPECT_EQ(c.attention->scale, 0.5);
+  EXPECT_TRUE(c.attention->return_lse);
+  EXPECT_EQ(c.attention->kernel_options, json({{"PRESCALE_QK", true}}));
+  EXPECT_TRUE(c.inductor.IsDefaulted("cpp.threads"));
+  EXPECT_TRUE(c.inductor.IsDefaulted("dynamic"));
+  EXPECT_FALSE(c.inductor.IsDefaulted("cpp.simdlen"));
+  const json config = corpus::InductorConfig(c);
+  EXPECT_FALSE(config.contains("cpp.threads"));
+  EXPECT_FALSE(config.contains("cpp_wrapper"));
+  EXPECT_TRUE(config.contains("cpp.simdlen"));
+  EXPECT_TRUE(corpus::DynamicArgument(c).is_null());
+  ASSERT_EQ(c.calls.size(), 1u);
+  EXPECT_EQ(c.calls[0].constants["cap"], 30.0);
+  const json written = corpus::CaseToJson(c);
+  EXPECT_EQ(written["format_version"], 2);
+  EXPECT_FALSE(written["attention"].contains("Q_LEN")) << "the shape is written once";
+  EXPECT_FALSE(written["inductor"].contains("cpp.threads"));
+  EXPECT_EQ(corpus::CaseFromJson(written), c);
+}
+
+TEST(CaseVersion2, DisagreementsAndUndeclaredChangesAreOneLineErrors) {
+  json document = Version2Flex();
+  document["attention"]["Q_LEN"] = 64;
+  EXPECT_EQ(ErrorFor(document), "create_block_mask.Q_LEN is 128 but attention.Q_LEN is 64; give "
+                                "the shape once (version 2 cases may leave attention's out)");
+  document = Version2Flex();
+  document["calls"][0]["constants"] = {{"window", 3}};
+  EXPECT_NE(ErrorFor(document).find("changes 'window', which the case's 'constants' does not"),
+            std::string::npos);
+  document = Version2Flex();
+  document["constants"] = {{"cap", "fifty"}};
+  EXPECT_EQ(ErrorFor(document), "field 'constants.cap' must be an int, a float or a bool, got "
+                                "string");
+  document = Version2Flex();
+  document["format_version"] = 1;
+  EXPECT_NE(ErrorFor(document).find("is missing"), std::string::npos) << ErrorFor(document);
+  document = Version2Flex();
+  document["tensors"] = json::parse(R"([{"name": "t", "dtype": "int8", "shape": [2],
+                                         "values": [1, 300]}])");
+  EXPECT_EQ(ErrorFor(document), "field 'tensors[0].values' must hold int8 integers, got 300");
+  document["tensors"][0]["dtype"] = "complex64";
+  EXPECT_NE(ErrorFor(document).find("use one of int8, int16, int32, int64, bool, float16"),
+            std::string::npos);
+}
+
+corpus::CapturedTensor Table(const std::string &name, const std::string &dtype,
+                             std::int64_t length) {
+  corpus::CapturedTensor tensor{name, dtype, {length}, {}, {}};
+  for (std::int64_t i = 0; i < length; ++i) {
+    if (tensor.IsFloating()) // exact in every floating dtype: few significant bits
+      tensor.reals.push_back(static_cast<double>((i % 37) - 18) * 0.0625 * (i % 2 ? 1 : 64));
+    else if (dtype == "bool")
+      tensor.integers.push_back(i % 3 == 0);
+    else if (dtype == "int8")
+      tensor.integers.push_back((i % 255) - 127);
+    else if (dtype == "int16")
+      tensor.integers.push_back((i * 7919) % 65535 - 32767);
+    else if (dtype == "int32")
+      tensor.integers.push_back((i * 7919) % 2000003 - 1000001);
+    else
+      tensor.integers.push_back(9007199254740993LL - i);
+  }
+  return tensor;
+}
+
+TEST(CaseVersion2, EveryDtypeRoundTripsExactlyInlineAndThroughSidecars) {
+  const auto folder = std::filesystem::temp_directory_path() / "inductor-fuzz-case-v2-test";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  corpus::Case c = corpus::CaseFromJson(Version2Flex());
+  for (const auto &dtype : corpus::TensorDtypes()) {
+    c.tensors.push_back(Table("small_" + std::string(dtype.name), std::string(dtype.name), 100));
+    c.tensors.push_back(Table("large_" + std::string(dtype.name), std::string(dtype.name), 5000));
+  }
+  c.calls[0].tensors.push_back(Table("large_int32", "int32", 6000));
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(c)), c);
+
+  corpus::SaveCaseFile(folder / "big.json", c);
+  const json written = json::parse(std::ifstream(folder / "big.json"));
+  for (const auto &entry : written["tensors"])
+    EXPECT_EQ(entry.contains("file"), entry["name"].get<std::string>().starts_with("large_"))
+        << entry["name"];
+  EXPECT_TRUE(written["calls"][0]["tensors"][0].contains("sha256"));
+  EXPECT_EQ(std::filesystem::file_size(folder / "big.large_int32.bin"), 5000u * 4);
+  EXPECT_EQ(std::filesystem::file_size(folder / "big.large_bfloat16.bin"), 5000u * 2);
+  EXPECT_EQ(corpus::LoadCaseFile(folder / "big.json"), c);
+
+  // The bfloat16 sidecar holds the upper halves of the float32 values, as torch stores them.
+  std::ifstream bf16(folder / "big.large_bfloat16.bin", std::ios::binary);
+  std::uint16_t first_two[2];
+  bf16.read(reinterpret_cast<char *>(first_two), sizeof first_two);
+  EXPECT_EQ(first_two[0], 0xC290); // -18 * 0.0625 * 64 = -72
+  EXPECT_EQ(first_two[1], 0xBF88); // -17 * 0.0625 = -1.0625
+
+  // A changed sidecar is refused, and so is a missing one; the case file is left as it was.
+  const auto before = std::filesystem::file_size(folder / "big.json");
+  std::ofstream(folder / "big.large_int8.bin", std::ios::binary | std::ios::in | std::ios::out)
+      << 'x';
+  try {
+    corpus::LoadCaseFile(folder / "big.json");
+    ADD_FAILURE() << "a changed sidecar loaded";
+  } catch (const corpus::CaseError &error) {
+    EXPECT_NE(std::string(error.what()).find("does not match its sha256"), std::string::npos)
+        << error.what();
+  }
+  std::filesystem::remove(folder / "big.large_int8.bin");
+  try {
+    corpus::LoadCaseFile(folder / "big.json");
+    ADD_FAILURE() << "a missing sidecar loaded";
+  } catch (const corpus::CaseError &error) {
+    EXPECT_NE(std::string(error.what()).find("keep the sidecar next to the case file"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(std::filesystem::file_size(folder / "big.json"), before);
   std::filesystem::remove_all(folder);
 }
 

@@ -153,7 +153,8 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
   json request = {{"op", "run"},
                   {"case", corpus::CaseToJson(c)},
                   {"inductor_config", corpus::InductorConfig(c)},
-                  {"dynamic", c.inductor.dynamic},
+                  {"dynamic", corpus::DynamicArgument(c)},
+                  {"defaulted_knobs", c.inductor.defaulted},
                   {"cache_dir", cache_dir.string()}};
   if (run_options.eager_only)
     request["eager_only"] = true;

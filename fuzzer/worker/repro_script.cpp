@@ -134,37 +134,55 @@ def main():
         print(f"inductor_config.{key} = {value!r}")
     print(f"torch.compile(dynamic={DYNAMIC!r})")
     expected = CASE["expect"]["raises"]
-    phase = "define"
-    try:
-        api = Api(CASE, build_namespace(CASE))
-        phase = "inputs"
-        api.make_inputs()
-        phase = "eager"
-        eager = api.run_eager()
-    except Exception as error:
-        if not expected or phase != "eager":
-            traceback.print_exc()
-            print(f"INVALID CASE: it failed in phase {phase!r}, before torch.compile ran")
-            return 2
-        print(f"eager raised, as the case expects ({expected}): {type(error).__name__}: {error}")
-        eager = None
-    try:
-        compiled = api.run_compiled(INDUCTOR_CONFIG, DYNAMIC)
-    except Exception as error:
-        if expected and classify_exception(describe_exception(error)) == expected:
-            print(f"PASS: torch.compile raised, as the case expects ({expected}): {error}")
+    calls = call_count(CASE)
+    # Each call's eager reference on its own (eager flex_attention compiles internally), then
+    # the calls of the one compiled function in sequence, as a program makes them.
+    apis, eagers = [], []
+    for index in range(calls):
+        torch._dynamo.reset()
+        phase = "define"
+        try:
+            apis.append(Api(CASE, build_namespace(CASE)) if not apis else apis[0].next_call(index))
+            phase = "inputs"
+            apis[-1].make_inputs()
+            phase = "eager"
+            eagers.append(apis[-1].run_eager())
+        except Exception as error:
+            if not expected or phase != "eager":
+                traceback.print_exc()
+                print(f"INVALID CASE: call {index + 1} failed in phase {phase!r}, before "
+                      "torch.compile ran")
+                return 2
+            print(f"eager raised, as the case expects ({expected}): {type(error).__name__}: {error}")
+            eagers.append(None)
+    torch._dynamo.reset()
+    mismatches = []
+    for index, (api, eager) in enumerate(zip(apis, eagers)):
+        if calls > 1:
+            change = CASE["calls"][index - 1] if index else "the case as it is"
+            print(f"call {index + 1} of {calls}: {change}")
+        api.compiled = apis[0].compiled
+        try:
+            compiled = api.run_compiled(INDUCTOR_CONFIG, DYNAMIC)
+        except Exception as error:
+            if expected and classify_exception(describe_exception(error)) == expected:
+                print(f"PASS: torch.compile raised, as the case expects ({expected}): {error}")
+                return 0
+            raise
+        if eager is None:
+            print(f"PASS: torch.compile did not raise the {expected} exception eager raised")
             return 0
-        raise
-    if eager is None:
-        print(f"PASS: torch.compile did not raise the {expected} exception eager raised")
-        return 0
-    plant = os.environ.get(TEST_PLANT_VARIABLE)
-    if plant:
-        print(f"test plant {plant!r}: the compiled result is corrupted on purpose")
-        compiled = plant_difference(CASE["api"], compiled, plant)
-    mismatches, details = api.compare(eager, compiled)
-    for key, value in details.items():
-        print(f"{key}: {value}")
+        plant = os.environ.get(TEST_PLANT_VARIABLE)
+        if plant:
+            print(f"test plant {plant!r}: the compiled result is corrupted on purpose")
+            compiled = plant_difference(CASE["api"], compiled, plant)
+        found, details = api.compare(eager, compiled)
+        for key, value in details.items():
+            print(f"{key}: {value}")
+        for mismatch in found:
+            if index:
+                mismatch["field"] = f"call{index}.{mismatch['field']}"
+        mismatches += found
     if mismatches:
         print(f"MISMATCH between eager and compiled ({len(mismatches)}):")
         for mismatch in mismatches:
@@ -217,7 +235,9 @@ std::string EmitPythonScript(const corpus::Case &c) {
       fmt::arg("provenance", c.provenance.dump()), fmt::arg("sources", sources),
       fmt::arg("case", PythonLiteral(names).Render(case_json, "", 0, 7)),
       fmt::arg("config", PythonLiteral({}).Render(corpus::InductorConfig(c), "", 0, 18)),
-      fmt::arg("dynamic", c.inductor.dynamic ? "True" : "False"));
+      fmt::arg("dynamic", corpus::DynamicArgument(c).is_null() ? "None"
+                          : c.inductor.dynamic                 ? "True"
+                                                               : "False"));
   script += kMain;
   script += "\n\n# " + std::string(96, '-') +
             "\n# inductor-fuzz's oracle code, verbatim from its worker (package "

@@ -212,14 +212,14 @@ std::vector<Case> ShrinkTensors(const Case &c, const PassContext &) {
       auto &shorter = candidate.tensors[i];
       const std::size_t half = tensor.size() / 2;
       shorter.shape = {static_cast<std::int64_t>(half)};
-      if (tensor.dtype == "float32")
+      if (tensor.IsFloating())
         shorter.reals.resize(half);
       else
         shorter.integers.resize(half);
       candidates.push_back(std::move(candidate));
     }
     const bool uniform =
-        tensor.dtype == "float32"
+        tensor.IsFloating()
             ? std::set<double>(tensor.reals.begin(), tensor.reals.end()).size() <= 1
             : std::set<std::int64_t>(tensor.integers.begin(), tensor.integers.end()).size() <= 1;
     if (!uniform) {

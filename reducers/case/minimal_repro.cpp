@@ -54,14 +54,14 @@ std::string ConfigLiteral(const corpus::Case &c, ReproConfig which) {
 }
 
 std::string TensorLine(const corpus::CapturedTensor &tensor) {
-  const std::string values = tensor.dtype == "float32" ? json(tensor.reals).dump()
-                             : tensor.dtype == "bool"  ? PyLiteral([&] {
+  const std::string values = tensor.IsFloating()      ? json(tensor.reals).dump()
+                             : tensor.dtype == "bool" ? PyLiteral([&] {
                                  json flags = json::array();
                                  for (auto v : tensor.integers)
                                    flags.push_back(v != 0);
                                  return flags;
                                }())
-                                                       : json(tensor.integers).dump();
+                                                      : json(tensor.integers).dump();
   return fmt::format("{} = torch.tensor({}, dtype=torch.{}).reshape({})", tensor.name, values,
                      tensor.dtype, PyLiteral(json(tensor.shape)));
 }
@@ -101,8 +101,10 @@ std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature
       c.mask_mod ? fmt::format("{}, {}, {}, {}, {}", c.mask_mod->name, OptionalSize(mask.batch),
                                OptionalSize(mask.heads), mask.q_len, mask.kv_len)
                  : "";
-  const std::string compiled =
-      fmt::format("torch.compile({}, dynamic={})", c.api, c.inductor.dynamic ? "True" : "False");
+  const std::string compiled = fmt::format("torch.compile({}, dynamic={})", c.api,
+                                           corpus::DynamicArgument(c).is_null() ? "None"
+                                           : c.inductor.dynamic                 ? "True"
+                                                                                : "False");
   script += "with torch._inductor.config.patch(config):\n";
   if (c.api == "flex_attention" && c.attention) {
     const auto &a = *c.attention;

@@ -39,6 +39,12 @@ class NormalizeMessageTest(unittest.TestCase):
     def test_keeps_short_numbers_and_words(self):
         self.assertEqual(exceptions.normalize_message("index 10 out of 10"), "index 10 out of 10")
 
+    def test_shape_symbols_lose_their_numbers(self):
+        self.assertEqual(
+            exceptions.normalize_message("(zf37,) can only be of int, got s0 + u12; zuf3 ok"),
+            "(zfN,) can only be of int, got sN + uN; zufN ok",
+        )
+
 
 class ExceptionChainTest(unittest.TestCase):
     def test_follows_inner_exception_then_cause_then_context(self):

@@ -14,7 +14,7 @@ import time
 from .capture import BUILD_JOURNAL, Capture, collect_wrapper_code
 from .exceptions import classify_exception, describe_exception
 from .kernels import KernelRecorder
-from .oracles import Api, build_namespace, plant_difference
+from .oracles import Api, build_namespace, call_count, plant_difference
 
 
 @contextlib.contextmanager
@@ -51,67 +51,115 @@ def run_case(
     eager_only=False,
     plant=None,
     record_dir=None,
+    defaulted_knobs=(),
 ):
     """The result of one case. inductor_config is the complete torch._inductor.config patch
-    and dynamic torch.compile's argument, both as the driver computed them from the case."""
+    and dynamic torch.compile's argument, both as the driver computed them from the case.
+
+    A case with a call sequence calls the one compiled function once per call, each call with
+    its own inputs and functions, and compares each against eager; a call's mismatches are
+    named "callN.FIELD" (N > 0) so that the first call keeps the signatures of a single call.
+    Each call's eager reference runs on its own, after torch._dynamo.reset(): eager
+    flex_attention compiles internally, and its reference must not depend on the calls before.
+    """
+    import torch
+
     result = {"status": "pass", "kind": None, "phases": {}, "builds": [], "wrappers": []}
     expected = (case.get("expect") or {}).get("raises")
     started = time.monotonic()
-    try:
-        api = Api(case, build_namespace(case))
-    except BaseException as error:  # a SyntaxError or NameError in the case's own source
-        return _broken(session, result, "define", error, expected=None)
-
+    calls = call_count(case)
+    if calls > 1:
+        result["calls"] = calls
     with fresh_inductor_state(cache_dir):
-        eager = None
-        phase = "inputs"
-        try:
-            api.make_inputs()
-            phase = "eager"
-            eager = api.run_eager()
-        except BaseException as error:
-            if not expected or eager_only or phase != "eager":
-                return _broken(session, result, phase, error, expected)
-            # Meant to raise: eager's exception is kept, and the compile still runs, since what
-            # torch.compile raises for it is what the case is about.
-            result["eager_exception"] = describe_exception(error, session.torch_root)
+        apis, eagers = [], []
+        for index in range(calls):
+            torch._dynamo.reset()
+            phase = "define"
+            eager = None
+            try:
+                apis.append(Api(case, build_namespace(case)) if not apis
+                            else apis[0].next_call(index))
+                phase = "inputs"
+                apis[-1].make_inputs()
+                phase = "eager"
+                eager = apis[-1].run_eager()
+            except BaseException as error:
+                if not expected or eager_only or phase != "eager":
+                    return _broken(session, result, phase, error, expected, index)
+                # Meant to raise: eager's exception is kept, and the compile still runs, since
+                # what torch.compile raises for it is what the case is about.
+                result["eager_exception"] = describe_exception(error, session.torch_root)
+            eagers.append(eager)
         result["phases"]["eager_seconds"] = round(time.monotonic() - started, 3)
         if eager_only:
             return result
+        torch._dynamo.reset()
 
-        started = time.monotonic()
         capture = Capture(
             session.cpp_builder,
             session.versions,
             journal=os.path.join(record_dir, BUILD_JOURNAL) if record_dir else None,
         )
         recorder = KernelRecorder(record_dir)
-        try:
-            with capture.installed(), recorder.installed():
-                compiled = api.run_compiled(inductor_config, dynamic)
-        except BaseException as error:
-            result["builds"] = capture.builds
-            result["wrappers"] = collect_wrapper_code(cache_dir)
-            kind = "exception"
-            if any(b["exit_code"] != 0 for b in capture.builds):
-                kind = "compile-error"
-            return _failed(session, result, kind, "compile", error, expected)
-        result["phases"]["compiled_seconds"] = round(time.monotonic() - started, 3)
+        mismatches = []
+        for index, (api, eager) in enumerate(zip(apis, eagers)):
+            started = time.monotonic()
+            api.compiled = apis[0].compiled
+            try:
+                with capture.installed(), recorder.installed():
+                    compiled = api.run_compiled(inductor_config, dynamic)
+                    if index == 0:
+                        result["knobs_in_force"] = knobs_in_force(defaulted_knobs, dynamic)
+            except BaseException as error:
+                result["builds"] = capture.builds
+                result["wrappers"] = collect_wrapper_code(cache_dir)
+                kind = "exception"
+                if any(b["exit_code"] != 0 for b in capture.builds):
+                    kind = "compile-error"
+                if index:
+                    result["call"] = index
+                return _failed(session, result, kind, "compile", error, expected)
+            key = "compiled_seconds" if index == 0 else f"call{index}_compiled_seconds"
+            result["phases"][key] = round(time.monotonic() - started, 3)
+            if calls > 1:  # whether a call recompiled: Dynamo's graph count after each call
+                graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+                result.setdefault("graphs_after_call", []).append(graphs)
+            if eager is None:
+                continue
+            if plant:
+                compiled = plant_difference(case["api"], compiled, plant)
+            found, details = api.compare(eager, compiled)
+            for mismatch in found:
+                if index:
+                    mismatch["field"] = f"call{index}.{mismatch['field']}"
+                    mismatch["call"] = index
+            mismatches += found
+            result.update(details if index == 0 else {f"call{index}": details})
         result["recordings"] = recorder.save()
         result["recording_skipped"] = sorted(set(recorder.skipped))
         result["builds"] = capture.builds
         result["wrappers"] = collect_wrapper_code(cache_dir)
     if expected:
         result["expected_exception_missing"] = expected
-    if eager is None:
-        return result
-    if plant:
-        compiled = plant_difference(case["api"], compiled, plant)
-    mismatches, details = api.compare(eager, compiled)
-    result.update(details)
     if mismatches:
         result.update(status="finding", kind="wrong-result", mismatches=mismatches)
     return result
+
+
+def knobs_in_force(defaulted_knobs, dynamic):
+    """The values of the knobs the case left to Inductor, read while its patch is in force."""
+    from torch._inductor import config
+
+    in_force = {}
+    for name in defaulted_knobs:
+        if name == "dynamic":
+            in_force[name] = dynamic
+            continue
+        value = config
+        for part in name.split("."):
+            value = getattr(value, part, None)
+        in_force[name] = value
+    return in_force
 
 
 def _described(session, error, expected):
@@ -131,9 +179,11 @@ def _failed(session, result, kind, phase, error, expected):
     return result
 
 
-def _broken(session, result, phase, error, expected):
+def _broken(session, result, phase, error, expected, call=0):
     """The case failed before compiling: as the case said it would, or it is invalid."""
     described = _described(session, error, expected)
+    if call:
+        result["call"] = call
     if described["expected"]:
         result.update(status="expected", kind="exception", phase=phase, exception=described)
     else:

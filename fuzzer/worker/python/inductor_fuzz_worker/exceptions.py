@@ -15,6 +15,9 @@ import traceback
 HEX_HASH = re.compile(r"\b[0-9a-f]{16,}\b")
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 TMP_PATH = re.compile(r"(/tmp|/var/tmp)/[^\s'\"]*")
+# The symbols of Dynamo's shape environment (s0, u3, zf37, zuf1): numbered in the order a run
+# creates them, so the same failure names another one after any change before it.
+SHAPE_SYMBOL = re.compile(r"\b(s|u|zf|zuf)\d+\b")
 
 # Exceptions a case can be meant to raise, recognised by what torch says; the class is what a
 # case's expect.raises names.
@@ -35,6 +38,7 @@ def normalize_message(message):
     message = ADDRESS.sub("0x<addr>", message)
     message = TMP_PATH.sub("<tmp>", message)
     message = HEX_HASH.sub("<hash>", message)
+    message = SHAPE_SYMBOL.sub(lambda match: match.group(1) + "N", message)
     return message.strip()
 
 

@@ -30,7 +30,11 @@ BLOCK_MASK_SIZES = ("BLOCK_SIZE", "seq_lengths")
 ATTENTION_TOLERANCE = {"float32": 1e-4, "bfloat16": 3e-2, "float16": 3e-3}
 EAGER_ERROR_FACTOR = 4
 
-CAPTURED_DTYPES = ("int64", "bool", "float32")
+CAPTURED_DTYPES = (
+    "int8", "int16", "int32", "int64", "bool", "float16", "bfloat16", "float32", "float64"
+)
+# The factory a case's sources run in when the case has closure constants.
+CLOSURE_FACTORY = "__inductor_fuzz_closure"
 
 # Where the repro script reads a test plant from, so that a test can plant into it too.
 TEST_PLANT_VARIABLE = "INDUCTOR_FUZZ_TEST_PLANT"
@@ -54,10 +58,70 @@ def build_namespace(case):
         namespace[tensor["name"]] = torch.tensor(
             tensor["values"], dtype=getattr(torch, tensor["dtype"])
         ).reshape(tensor["shape"])
-    for key in ("mask_mod", "score_mod"):
-        if case.get(key):
+    keys = [key for key in ("mask_mod", "score_mod") if case.get(key)]
+    constants = case.get("constants") or {}
+    if not constants:
+        for key in keys:
             exec(compile(case[key]["source"], f"<{key}>", "exec"), namespace)
+        return namespace
+    # The functions close over the constants, as a user's factory-made closures do: a later
+    # call's new values reach Dynamo as closure cells, not as globals. The factory is built from
+    # parsed code, not by indenting text, so that a multi-line string keeps its lines.
+    import ast
+
+    names = [case[key]["name"] for key in keys]
+    for name in list(constants) + names:
+        if not name.isidentifier() or name in ("torch", "and_masks", "or_masks"):
+            raise ValueError(f"{name!r} cannot name a constant or a function of a case")
+    returned = "".join(f"{name}, " for name in names)
+    factory = ast.parse(f"def {CLOSURE_FACTORY}({', '.join(constants)}):\n    return ({returned})")
+    for key in reversed(keys):
+        factory.body[0].body[:0] = ast.parse(case[key]["source"], f"<{key}>").body
+    exec(compile(factory, "<case functions>", "exec"), namespace)
+    namespace.update(zip(names, namespace.pop(CLOSURE_FACTORY)(**constants)))
     return namespace
+
+
+def case_for_call(case, index):
+    """The case as call `index` sees it: call 0 is the case itself, call i > 0 applies
+    case["calls"][i - 1] (new closure constants, shape, captured tensors or dtype)."""
+    if index == 0:
+        return case
+    change = case["calls"][index - 1]
+    call = dict(case)
+    call["constants"] = {**(case.get("constants") or {}), **change.get("constants", {})}
+    replaced = {tensor["name"]: tensor for tensor in change.get("tensors", [])}
+    call["tensors"] = [replaced.get(t["name"], t) for t in case.get("tensors") or []]
+    mask = dict(case["create_block_mask"])
+    attention = dict(case["attention"]) if case.get("attention") else None
+    for key in ("B", "Q_LEN", "KV_LEN"):
+        if key in change:
+            if key != "B" or mask["B"] is not None:
+                mask[key] = change[key]
+            if attention is not None:
+                attention[key] = change[key]
+    if attention is not None and "dtype" in change:
+        attention["dtype"] = change["dtype"]
+    call["create_block_mask"], call["attention"] = mask, attention
+    return call
+
+
+def call_count(case):
+    return 1 + len(case.get("calls") or [])
+
+
+def attention_arguments(case):
+    """The case's attention arguments, with what a version 2 case gives once (B, Q_LEN,
+    KV_LEN) taken from the block mask, and the optional ones filled in."""
+    a = dict(case["attention"])
+    mask = case["create_block_mask"]
+    for key in ("B", "Q_LEN", "KV_LEN"):
+        if key not in a:
+            a[key] = mask[key]
+    a.setdefault("scale", None)
+    a.setdefault("return_lse", False)
+    a.setdefault("kernel_options", None)
+    return a
 
 
 def function_of(namespace, case, key):
@@ -94,10 +158,19 @@ class Api:
         self.case = case
         self.api = case["api"]
         self.flex = flex
+        self.namespace = namespace
         self.mask_mod = function_of(namespace, case, "mask_mod")
         self.score_mod = function_of(namespace, case, "score_mod")
         self.q = self.k = self.v = self.block_mask = None
         self.kwargs = {}
+        self.compiled = None  # torch.compile's function, shared by every call of a sequence
+
+    def next_call(self, index):
+        """The Api of call `index` of the case's sequence, calling the same compiled function."""
+        case = case_for_call(self.case, index)
+        following = Api(case, build_namespace(case))
+        following.compiled = self.compiled
+        return following
 
     def make_inputs(self):
         """flex_attention's query, key, value and block mask (made eagerly, for both runs)."""
@@ -105,13 +178,24 @@ class Api:
             return
         import torch
 
-        a = self.case["attention"]
+        a = attention_arguments(self.case)
         generator = torch.Generator().manual_seed(a["input_seed"])
         dtype = getattr(torch, a["dtype"])
-        self.q = torch.randn((a["B"], a["Hq"], a["Q_LEN"], a["E"]), generator=generator).to(dtype)
-        self.k = torch.randn((a["B"], a["Hkv"], a["KV_LEN"], a["E"]), generator=generator).to(dtype)
-        self.v = torch.randn((a["B"], a["Hkv"], a["KV_LEN"], a["Ev"]), generator=generator).to(dtype)
-        if a["use_block_mask"]:
+        if a.get("qkv"):
+            self.q, self.k, self.v = (self.namespace[name].to(dtype) for name in a["qkv"])
+        else:
+            shapes = ((a["Hq"], a["Q_LEN"], a["E"]), (a["Hkv"], a["KV_LEN"], a["E"]),
+                      (a["Hkv"], a["KV_LEN"], a["Ev"]))
+            self.q, self.k, self.v = (
+                torch.randn((a["B"],) + shape, generator=generator).to(dtype) for shape in shapes
+            )
+        if a.get("block_mask_tensors"):
+            given = [self.namespace[name] for name in a["block_mask_tensors"]]
+            self.block_mask = self.flex.BlockMask.from_kv_blocks(
+                *given, BLOCK_SIZE=block_size(self.case), mask_mod=self.mask_mod,
+                seq_lengths=(a["Q_LEN"], a["KV_LEN"]),
+            )
+        elif a["use_block_mask"]:
             args, kwargs = mask_arguments(self.case, self.mask_mod)
             self.block_mask = self.flex.create_block_mask(
                 *args, BLOCK_SIZE=block_size(self.case), **kwargs
@@ -119,6 +203,9 @@ class Api:
         self.kwargs = dict(
             score_mod=self.score_mod, block_mask=self.block_mask, enable_gqa=a["enable_gqa"]
         )
+        for key in ("scale", "return_lse", "kernel_options"):
+            if a[key]:
+                self.kwargs[key] = a[key]
 
     def eager_function(self):
         return getattr(self.flex, self.api)
@@ -140,7 +227,9 @@ class Api:
         from torch._inductor import config
 
         with config.patch(inductor_config):
-            return self.run(torch.compile(self.eager_function(), dynamic=dynamic))
+            if self.compiled is None:
+                self.compiled = torch.compile(self.eager_function(), dynamic=dynamic)
+            return self.run(self.compiled)
 
     def compare(self, eager, compiled):
         """(mismatches, details): details are what the comparison measured, kept in the result
@@ -152,7 +241,15 @@ class Api:
         reference = self.flex.flex_attention(
             self.q.double(), self.k.double(), self.v.double(), **self.kwargs
         )
-        return compare_attention(eager, compiled, reference, self.case["attention"]["dtype"])
+        dtype = self.case["attention"]["dtype"]
+        if not self.kwargs.get("return_lse"):
+            return compare_attention(eager, compiled, reference, dtype)
+        mismatches, details = compare_attention(eager[0], compiled[0], reference[0], dtype)
+        lse_mismatches, lse_details = compare_attention(
+            eager[1], compiled[1], reference[1], dtype, field="lse"
+        )
+        details["lse_errors"] = lse_details.get("attention_errors")
+        return mismatches + lse_mismatches, details
 
 
 def _sizes(value):
@@ -223,14 +320,14 @@ def attention_error(output, reference):
     }
 
 
-def compare_attention(eager, compiled, reference, dtype):
+def compare_attention(eager, compiled, reference, dtype, field="output"):
     """flex_attention's output: compiled must be within the dtype's tolerance of the float64
     reference (or within a few times eager's own error), and must not hold a NaN where the
     reference or eager holds a number."""
     import torch
 
     if eager.shape != compiled.shape or eager.dtype != compiled.dtype:
-        return [{"field": "output", "problem": "shape or dtype differs",
+        return [{"field": field, "problem": "shape or dtype differs",
                  "eager": f"{tuple(eager.shape)} {eager.dtype}",
                  "compiled": f"{tuple(compiled.shape)} {compiled.dtype}"}], {}
     eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
@@ -243,14 +340,14 @@ def compare_attention(eager, compiled, reference, dtype):
     mismatches = []
     if errors["compiled"]["max_abs_error"] > limit:
         mismatches.append(
-            {"field": "output", "problem": "compiled output off the reference",
+            {"field": field, "problem": "compiled output off the reference",
              **errors["compiled"]}
         )
     nan = compiled.isnan() & (~reference.isnan() | eager.isfinite())
     if bool(nan.any()):
         first = torch.nonzero(nan)[0].tolist()
         mismatches.append(
-            {"field": "output_nan", "problem": "NaN in compiled where the reference or eager "
+            {"field": f"{field}_nan", "problem": "NaN in compiled where the reference or eager "
              "has a number", "elements_differing": int(nan.sum()), "elements": nan.numel(),
              "first_index": first, "eager_value": float(eager[tuple(first)]),
              "reference_value": float(reference[tuple(first)])}

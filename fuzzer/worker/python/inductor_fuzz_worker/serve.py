@@ -83,6 +83,7 @@ def handle(session, request, scratch):
             eager_only=request.get("eager_only", False),
             plant=request.get("test_plant"),
             record_dir=request.get("record_dir"),
+            defaulted_knobs=request.get("defaulted_knobs", ()),
         )
         result["rss_bytes"] = resident_bytes()
         return {"result": result}
