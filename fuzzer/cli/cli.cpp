@@ -4,6 +4,7 @@
 #include "fuzzer/cli/capture_command.h"
 #include "fuzzer/cli/check_command.h"
 #include "fuzzer/cli/compare_command.h"
+#include "fuzzer/cli/convert_command.h"
 #include "fuzzer/cli/corpus_command.h"
 #include "fuzzer/cli/doctor.h"
 #include "fuzzer/cli/fuzz_command.h"
@@ -211,7 +212,10 @@ int RunCommandLine(int argc, char **argv) {
       "Run one case file through a worker: torch.compile(create_block_mask) against "
       "eager, capturing every generated C++ source and its compile command.\n"
       "Example: inductor-fuzz run-case corpus/seeds/causal-151290.json --out out/causal");
-  run_case_command->add_option("case", run_case.case_file, "Case file (JSON)")->required();
+  run_case_command
+      ->add_option("case", run_case.case_file,
+                   "Case file (JSON), or your own Python module of masks with --mask/--score")
+      ->required();
   run_case_command
       ->add_option("--out", run_case.out_dir,
                    "Folder for result.json, commands.json, sources/, wrappers/ (created; a "
@@ -229,6 +233,45 @@ int RunCommandLine(int argc, char **argv) {
       ->add_option("--sanitize-compiler", run_case.sanitize_compiler,
                    "The g++ or clang++ that builds the sanitized kernels")
       ->capture_default_str();
+
+  // A user's own mask module: the same options for run-case MODULE.py and convert MODULE.py.
+  auto add_module_options = [](CLI::App *command, MaskModuleOptions &module) {
+    command->add_option("--mask", module.mask, "MODULE.py: the mask_mod to run, by name");
+    command->add_option("--score", module.score, "MODULE.py: the score_mod to run, by name");
+    command->add_option("--api", module.api,
+                        "MODULE.py: create_block_mask, create_mask or flex_attention (default: "
+                        "flex_attention with --score, else create_block_mask)");
+    command->add_option("--shape", module.shape, "MODULE.py: B,H,Q_LEN,KV_LEN")
+        ->delimiter(',')
+        ->expected(4)
+        ->capture_default_str();
+    command->add_option("--block-size", module.block_size, "MODULE.py: BLOCK_SIZE")
+        ->capture_default_str();
+    command->add_option("--head-dim", module.head_dim, "MODULE.py: flex_attention's E and Ev")
+        ->capture_default_str();
+    command->add_option("--dtype", module.dtype, "MODULE.py: flex_attention's q/k/v dtype")
+        ->check(CLI::IsMember({"float32", "bfloat16", "float16"}))
+        ->capture_default_str();
+    command->add_option("--name", module.name, "MODULE.py: the case's name");
+  };
+  add_module_options(run_case_command, run_case.module);
+
+  ConvertOptions convert;
+  auto *convert_command = app.add_subcommand(
+      "convert",
+      "Make a self-contained case file of your own mask module's functions: their source, the "
+      "Python numbers they close over (as the case's constants) and the tensors they read (as "
+      "its tensors, large ones in binary sidecars next to it). Anything that keeps the case "
+      "from standing alone (an import of a package that is not torch or the standard library) "
+      "is warned about. Every Inductor knob is left at Inductor's default. A case file given "
+      "instead is stored again with large tensors in sidecars.\n"
+      "Example: inductor-fuzz convert masks.py --mask sliding_window --shape 1,4,1024,1024 "
+      "--out sliding.json\n"
+      "Example: inductor-fuzz convert masks.py --mask causal --score softcap --out softcap.json");
+  convert_command->add_option("input", convert.input, "A Python module, or a case file")
+      ->required();
+  convert_command->add_option("--out", convert.out_file, "The case file to write")->required();
+  add_module_options(convert_command, convert.module);
 
   CaptureOptions capture;
   long capture_timeout = 3600;
@@ -395,6 +438,10 @@ int RunCommandLine(int argc, char **argv) {
       run_case.timeout = std::chrono::seconds(timeout_seconds);
       run_case.command_line = JoinArguments(argc, argv);
       return RunCaseCommand(run_case, paths, std::cout);
+    }
+    if (*convert_command) {
+      convert.module.command_line = JoinArguments(argc, argv);
+      return ConvertCommand(convert, paths, std::cout);
     }
     if (*capture_command) {
       capture.timeout = std::chrono::seconds(capture_timeout);

@@ -53,7 +53,11 @@ void ClearPreviousRun(const std::filesystem::path &out_dir) {
 
 int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &paths,
                    std::ostream &out) {
-  const corpus::Case c = corpus::LoadCaseFile(options.case_file);
+  const bool from_module = options.case_file.extension() == ".py";
+  if (!from_module && !(options.module.mask.empty() && options.module.score.empty()))
+    throw support::InputError("--mask and --score name functions of a Python module; a case file "
+                              "names its own");
+  corpus::Case c = from_module ? corpus::Case{} : corpus::LoadCaseFile(options.case_file);
   const auto out_dir = std::filesystem::absolute(options.out_dir);
   PrepareOutputFolder(out_dir);
   std::optional<worker::SanitizerOptions> sanitizer;
@@ -69,6 +73,11 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
       .environment = sanitizer ? worker::SanitizerEnvironment(*sanitizer, out_dir / "sanitizer")
                                : std::map<std::string, std::string>{}});
   const json ready = worker.Ready();
+  if (from_module) {
+    MaskModuleOptions module = options.module;
+    module.command_line = options.command_line;
+    c = CaseFromMaskModule(worker, options.case_file, module, out);
+  }
   ClearPreviousRun(out_dir);
   out << fmt::format("run-case {}: torch {}, worker pid {}\n", c.name,
                      ready.value("torch_version", "?"), ready.value("pid", 0));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "fuzzer/cli/convert_command.h"
 #include "fuzzer/support/tool_paths.h"
 
 #include <chrono>
@@ -16,6 +17,7 @@ struct RunCaseOptions {
   std::string command_line; // recorded in result.json
   std::string sanitize;     // "address,undefined": kernels built and run with the sanitizers
   std::string sanitize_compiler = "g++-12";
+  MaskModuleOptions module; // when case_file is a Python module
 };
 
 // `inductor-fuzz run-case`: exit 0 pass, 1 finding. Throws InputError for unusable input and

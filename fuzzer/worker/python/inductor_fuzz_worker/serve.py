@@ -103,6 +103,14 @@ def handle(session, request, scratch):
                 request["module"], request["entry"], request["recording"], request.get("call_journal")
             )
         }
+    if op == "convert":
+        from .convert import convert_module
+
+        try:
+            return {"convert": convert_module(request["path"], request.get("mask"),
+                                              request.get("score"))}
+        except ValueError as error:  # the user's module: a one-line error for the driver
+            return {"error": str(error)}
     if op == "compile_command":
         return {"argv": compile_command(session.cpp_builder, request["compiler"])}
     raise ValueError(f"unknown op {op!r}")
