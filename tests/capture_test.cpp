@@ -118,6 +118,75 @@ TEST_F(CaptureTest, ReproRunsTheScriptOfAHandWrittenCase) {
   EXPECT_NE(planted.out.find("fails (reproduces)"), std::string::npos) << planted.out;
 }
 
+const fs::path kMasks = kSource / "tests/fixtures/convert/masks.py";
+
+// A user's own mask module: convert makes a self-contained case of one of its masks (the int32
+// table it reads comes along), the case runs and its standalone script passes as the worker
+// does; run-case takes the module directly; a package import is warned about.
+TEST_F(CaptureTest, AConvertedMaskModuleRunsAndReproduces) {
+  fs::create_directories(folder_);
+  const fs::path case_file = folder_ / "document.json";
+  const auto convert = RunInductorFuzz({"convert", kMasks.string(), "--mask", "document", "--shape",
+                                        "1,1,256,256", "--out", case_file.string()});
+  ASSERT_EQ(convert.exit_code, 0) << convert.out << convert.err;
+  const json c = ReadJson(case_file);
+  EXPECT_EQ(c["format_version"], 2);
+  ASSERT_EQ(c["tensors"].size(), 1u) << c.dump(2);
+  EXPECT_EQ(c["tensors"][0]["dtype"], "int32");
+  EXPECT_EQ(c["mask_mod"]["source"].get<std::string>().find("masks"), std::string::npos)
+      << "the case does not import the module it came from";
+  EXPECT_EQ(c["inductor"], json::object()) << "every knob is left to Inductor";
+
+  const auto run =
+      RunInductorFuzz({"run-case", case_file.string(), "--out", (folder_ / "run").string()});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json result = ReadJson(folder_ / "run" / "result.json");
+  EXPECT_EQ(result["status"], "pass");
+  EXPECT_TRUE(result["knobs_in_force"].contains("cpp.threads")) << result.dump(2);
+  const auto repro = RunInductorFuzz(
+      {"repro", case_file.string(), "--out", (folder_ / "repro.py").string(), "--run"});
+  EXPECT_EQ(repro.exit_code, 0) << repro.out << repro.err;
+  EXPECT_NE(repro.out.find("PASS: eager and compiled agree"), std::string::npos) << repro.out;
+
+  const auto direct = RunInductorFuzz({"run-case", kMasks.string(), "--mask", "sliding_causal",
+                                       "--api", "create_mask", "--shape", "1,1,200,200", "--out",
+                                       (folder_ / "direct").string()});
+  EXPECT_EQ(direct.exit_code, 0) << direct.out << direct.err;
+  const json direct_case = ReadJson(folder_ / "direct" / "case.json");
+  EXPECT_EQ(direct_case["constants"], json({{"window", 64}}));
+
+  const auto banded = RunInductorFuzz({"convert", kMasks.string(), "--mask", "banded", "--out",
+                                       (folder_ / "banded.json").string()});
+  EXPECT_EQ(banded.exit_code, 0) << banded.out << banded.err;
+  EXPECT_NE(banded.out.find("warning: the case imports numpy"), std::string::npos) << banded.out;
+  const auto missing = RunInductorFuzz({"convert", kMasks.string(), "--mask", "no_such_mask",
+                                        "--out", (folder_ / "missing.json").string()});
+  EXPECT_EQ(missing.exit_code, 2) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("defines no 'no_such_mask'"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(folder_ / "missing.json"));
+}
+
+// The soft-capping score_mod closing over a Python float, called with cap=50.0 and then 30.0:
+// the second call recompiles with the cap as a SymFloat and torch 2.15.0 fails; the tool finds
+// it as an exception finding of call 1, with a signature free of Dynamo's symbol numbers. The
+// case's standalone script fails the same way.
+TEST_F(CaptureTest, TheSoftCapCalledTwiceIsAnExceptionFinding) {
+  const fs::path case_file = kSource / "tests/cases/softcap-two-calls.json";
+  const auto run =
+      RunInductorFuzz({"run-case", case_file.string(), "--out", (folder_ / "run").string()});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  const json result = ReadJson(folder_ / "run" / "result.json");
+  EXPECT_EQ(result["kind"], "exception") << result.dump(2);
+  EXPECT_EQ(result["call"], 1);
+  const std::string signature = result.value("signature", "");
+  EXPECT_NE(signature.find("(zfN,) can only be of"), std::string::npos) << signature;
+  EXPECT_NE(signature.find("SymFloat"), std::string::npos) << signature;
+  const auto repro = RunInductorFuzz(
+      {"repro", case_file.string(), "--out", (folder_ / "repro.py").string(), "--run"});
+  EXPECT_EQ(repro.exit_code, 1) << repro.out << repro.err;
+  EXPECT_NE(repro.out.find("SymFloat"), std::string::npos) << repro.out;
+}
+
 TEST_F(CaptureTest, BadProgramsAndFoldersAreOneLineErrors) {
   fs::create_directories(folder_ / "theirs");
   std::ofstream(folder_ / "theirs" / "notes.txt") << "keep me\n";

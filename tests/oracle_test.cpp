@@ -185,6 +185,23 @@ TEST_F(OracleTest, AttentionPlantsAreCaughtByTheWorkerAndTheScript) {
                          {{"attention-value", "output"}, {"attention-nan", "output_nan"}});
 }
 
+// A case calling one compiled function twice, a closure constant and the shape changed between
+// the calls: the second call recompiles, and both calls are compared against eager, by the
+// worker and by the script alike.
+TEST_F(OracleTest, ACallSequenceRecompilesAndEveryCallIsCompared) {
+  const corpus::Case c =
+      corpus::LoadCaseFile(kSourceDir / "tests/cases/sliding-window-two-calls.json");
+  const auto clean = Run(c);
+  ASSERT_EQ(clean.Status(), "pass") << clean.result.dump(2);
+  EXPECT_EQ(clean.result["calls"], 2);
+  const nlohmann::json graphs = clean.result["graphs_after_call"];
+  ASSERT_EQ(graphs.size(), 2u) << clean.result.dump(2);
+  EXPECT_GT(graphs[1].get<int>(), graphs[0].get<int>()) << "the second call recompiled";
+  EXPECT_TRUE(clean.result["phases"].contains("call1_compiled_seconds"));
+  EXPECT_TRUE(clean.result["knobs_in_force"].contains("dynamic")) << "dynamic is left to Dynamo";
+  ExpectEveryPlantCaught(c, {{"create-mask", "call1.mask"}});
+}
+
 // Eager is the reference: a case that fails before torch.compile runs is broken, not a bug in
 // Inductor, and must not be filed as a finding.
 TEST_F(OracleTest, CasesBrokenBeforeCompilingAreInvalidNotFindings) {

@@ -134,7 +134,8 @@ def run_case(
                     mismatch["field"] = f"call{index}.{mismatch['field']}"
                     mismatch["call"] = index
             mismatches += found
-            result.update(details if index == 0 else {f"call{index}": details})
+            if details:
+                result.update(details if index == 0 else {f"call{index}": details})
         result["recordings"] = recorder.save()
         result["recording_skipped"] = sorted(set(recorder.skipped))
         result["builds"] = capture.builds
