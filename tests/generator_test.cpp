@@ -24,16 +24,50 @@ TEST(Generator, SameSeedSameCaseWhateverElseRan) {
 // must come with a bump of kGeneratorVersion.
 TEST(Generator, GoldenHashesOfSeedsOneToFive) {
   const std::vector<std::string> golden = {
-      "df518f0fc63b317b47c9b8f29713173fad49f302605448d609101ddd0b32df28",
-      "cbe1d75011880086398c0d2cc083f7b1fbba9cfaf8944ba5bad9299e9d42dfd7",
-      "153f8e0029e7dc05295d1fc183e6a3c1424e396cdaaea7227f687d864d4de67d",
-      "f932b530179e4a29a27e2e2be637e24e04b200b2fe3d69c1af978b7617a87aab",
-      "ae2459a2e5f8bae12517f2e6b9413ef3147a84b0087426145db45dc1b1e08b76"};
+      "1caab8d6ba784fa7f22b69b5592ba2fd3868b161c2f02988b2a3feb2f2d91f9c",
+      "bba232209f4f8d5a4167a406b7245a613296980adebb8d6845e84122b4032007",
+      "16dcd36150e7532979b06287b4d8e66f5f93a3f18a902d4caee002514616d7ce",
+      "8a5da13727b88f1792e784c16e7654ba6de97f8dc48df1accb8f79190f50e2b4",
+      "9608d73b116aa30cc4a18a5fb6a756cabb88990545a13b33c959eff2b9626e59"};
   for (std::uint64_t seed = 1; seed <= 5; ++seed)
     EXPECT_EQ(
         generate::StableCaseHash(generate::GenerateCase({seed, 0, "any command line"}, kPolicy).c),
         golden[seed - 1])
         << "seed " << seed;
+}
+
+// Call sequences come from their own random stream: a case the default policy draws without one
+// is exactly the case a policy without sequences draws, and one with a sequence closes over the
+// constants its later calls change.
+TEST(Generator, CallSequencesLeaveOtherCasesAsTheyWereAndChangeWhatTheyClose) {
+  generate::GenerationPolicy no_sequences = generate::GenerationPolicy::Default();
+  no_sequences.Override(nlohmann::json::parse(R"({"numbers": {"p_call_sequence": 0}})"));
+  int sequences = 0, with_constants = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    corpus::Case c = generate::GenerateCase({seed, 0, ""}, kPolicy).c;
+    corpus::Case plain = generate::GenerateCase({seed, 0, ""}, no_sequences).c;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    if (c.calls.empty()) {
+      c.provenance.erase("policy_sha256");
+      plain.provenance.erase("policy_sha256");
+      EXPECT_EQ(c, plain);
+      continue;
+    }
+    ++sequences;
+    EXPECT_EQ(corpus::FormatVersionOf(c), 2);
+    for (const auto &[name, value] : c.constants.items()) {
+      ++with_constants;
+      const std::string sources =
+          (c.mask_mod ? c.mask_mod->source : "") + (c.score_mod ? c.score_mod->source : "");
+      EXPECT_NE(sources.find(name), std::string::npos) << name << " is used by a function";
+    }
+    for (const auto &call : c.calls)
+      for (const auto &[name, value] : call.constants.items())
+        EXPECT_NE(value, c.constants[name]) << "a call changes the constant it names";
+  }
+  EXPECT_GT(sequences, 30);
+  EXPECT_LT(sequences, 100);
+  EXPECT_GT(with_constants, 20);
 }
 
 TEST(Generator, CasesRoundTripThroughJson) {
@@ -96,7 +130,7 @@ TEST(Generator, GeneratedCasesAreWellFormed) {
 TEST(Generator, PolicyOverridesSteerGenerationAndRejectUnknownNames) {
   generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
   policy.Override(nlohmann::json::parse(
-      R"({"weights": {"api": {"create_block_mask": 0, "create_mask": 0}}, "numbers": {"p_dynamic": 1}})"));
+      R"({"weights": {"api": {"create_block_mask": 0, "create_mask": 0}}, "numbers": {"p_dynamic": 1, "p_call_sequence": 0}})"));
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
     const corpus::Case c = generate::GenerateCase({seed, 0, ""}, policy).c;
     EXPECT_EQ(c.api, "flex_attention");

@@ -11,11 +11,25 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 namespace fuzzer::generate {
 namespace {
 
 using E = Expression;
+
+// The literal numbers of an expression that a closure constant may stand for: not inside a
+// table's index, whose modulus keeps the index in range.
+void CollectLiterals(Expression &e, std::vector<Expression *> &out) {
+  if (e.op == "table" || e.op == "item")
+    return;
+  if (e.op == "int" || e.op == "float") {
+    out.push_back(&e);
+    return;
+  }
+  for (auto &arg : e.args)
+    CollectLiterals(arg, out);
+}
 
 // Phase 1: what the case is made of, before any concrete number.
 struct Structure {
@@ -30,14 +44,20 @@ struct Structure {
   bool grouped_query = false;
   bool data_dependent = false;
   corpus::InductorKnobs knobs;
+  // A call sequence: what each call after the first changes (empty: one call).
+  std::vector<std::string> call_changes;
 };
 
 class Builder {
 public:
-  Builder(Random &random, const GenerationPolicy &policy) : random_(random), policy_(policy) {}
+  // Call sequences draw from their own stream, so that a case without one is the case the same
+  // seed gave before sequences existed.
+  Builder(Random &random, Random &sequence_random, const GenerationPolicy &policy)
+      : random_(random), sequence_random_(sequence_random), policy_(policy) {}
 
-  std::string Draw(const std::string &category) {
-    const std::string &option = policy_.Draw(random_, category);
+  std::string Draw(const std::string &category) { return DrawFrom(random_, category); }
+  std::string DrawFrom(Random &random, const std::string &category) {
+    const std::string &option = policy_.Draw(random, category);
     ++features_[category + ":" + option];
     return option;
   }
@@ -66,8 +86,10 @@ private:
   E ScorePattern(const std::string &pattern);
   E TableLookup(ValueType type, int depth);
   std::int64_t LengthOf(const std::string &length_class);
+  void DrawCallSequence(const Structure &structure, std::vector<E *> literals, corpus::Case &c);
 
   Random &random_;
+  Random &sequence_random_;
   const GenerationPolicy &policy_;
   corpus::Case *case_ = nullptr;
   std::int64_t q_len_ = 1, kv_len_ = 1, batch_ = 1, heads_ = 1;
@@ -129,6 +151,20 @@ Structure Builder::DrawStructure() {
                                : defaults.*knob.flag;
       break;
     }
+    }
+  }
+  if (policy_.Chance(sequence_random_, "p_call_sequence")) {
+    const int extra = std::stoi(DrawFrom(sequence_random_, "extra_calls"));
+    for (int i = 0; i < extra; ++i) {
+      std::string change = DrawFrom(sequence_random_, "call_change");
+      if (change == "dtype" && s.api != "flex_attention")
+        change = "constants";
+      s.call_changes.push_back(change);
+    }
+    const std::string dynamic = DrawFrom(sequence_random_, "call_dynamic");
+    if (dynamic == "automatic") {
+      s.knobs.defaulted.insert("dynamic");
+      s.knobs.dynamic = false; // unused: the value a reader gives a knob it leaves to Dynamo
     }
   }
   return s;
@@ -385,6 +421,17 @@ void Builder::DrawValues(const Structure &s, corpus::Case &c) {
                                     E::Binary("%", E::Var("q_idx", ValueType::kInt), E::Int(4))))));
     c.expect_raises = "data-dependent";
   }
+  std::optional<E> score;
+  if (!s.score_pattern.empty())
+    score = ScorePattern(s.score_pattern);
+  if (!s.call_changes.empty()) {
+    std::vector<E *> literals;
+    for (auto &part : parts)
+      CollectLiterals(part, literals);
+    if (score)
+      CollectLiterals(*score, literals);
+    DrawCallSequence(s, std::move(literals), c);
+  }
   if (!parts.empty()) {
     std::string source;
     if (parts.size() == 1) {
@@ -402,17 +449,80 @@ void Builder::DrawValues(const Structure &s, corpus::Case &c) {
     }
     c.mask_mod = corpus::MaskFunction{"mask_mod", source};
   }
-  if (!s.score_pattern.empty())
+  if (score)
     c.score_mod = corpus::MaskFunction{
         "score_mod", fmt::format("def score_mod(score, b, h, q_idx, kv_idx):\n    return {}\n",
-                                 ToPython(ScorePattern(s.score_pattern)))};
+                                 ToPython(*score))};
+}
+
+// A later call's value of a closure constant: the same sign, never zero where it was not (a
+// divisor stays a divisor), and different.
+nlohmann::json ChangedConstant(const E &literal, Random &random) {
+  if (literal.op == "float") {
+    const double factor = random.Pick(std::vector<double>{0.5, 0.75, 1.5, 2.0});
+    return literal.real == 0 ? 1.0 : literal.real * factor;
+  }
+  const std::int64_t step = random.Between(1, 32);
+  return literal.integer >= 0 ? literal.integer + step : literal.integer - step;
+}
+
+void Builder::DrawCallSequence(const Structure &s, std::vector<E *> literals, corpus::Case &c) {
+  // Some of the literals become constants the functions close over, named in order.
+  const auto wanted = static_cast<std::size_t>(policy_.Number("max_closure_constants"));
+  std::vector<E *> lifted;
+  while (!literals.empty() && lifted.size() < wanted) {
+    const std::size_t at = sequence_random_.Below(literals.size());
+    lifted.push_back(literals[at]);
+    literals.erase(literals.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+  std::vector<E> originals;
+  for (std::size_t i = 0; i < lifted.size(); ++i) {
+    E &literal = *lifted[i];
+    originals.push_back(literal);
+    const std::string name = fmt::format("c{}", i);
+    c.constants[name] =
+        literal.op == "float" ? nlohmann::json(literal.real) : nlohmann::json(literal.integer);
+    literal = E{.op = "var", .type = literal.type, .name = name, .indexed = false};
+  }
+  for (const std::string &change : s.call_changes) {
+    corpus::CallChange call;
+    if (change == "constants" && !originals.empty()) {
+      for (std::size_t i = 0; i < originals.size(); ++i)
+        call.constants[fmt::format("c{}", i)] = ChangedConstant(originals[i], sequence_random_);
+    } else if (change == "shape" || (change == "constants" && originals.empty())) {
+      // Shorter only: tables indexed by q_idx or kv_idx are as long as the first call's shape.
+      call.q_len = sequence_random_.Between(1, q_len_);
+      call.kv_len = q_len_ == kv_len_ ? *call.q_len : sequence_random_.Between(1, kv_len_);
+    } else if (change == "tables" && !c.tensors.empty()) {
+      corpus::CapturedTensor table =
+          c.tensors[sequence_random_.Below(c.tensors.size())]; // the same values, shuffled
+      auto shuffle = [&](auto &values) {
+        for (std::size_t i = values.size(); i > 1; --i)
+          std::swap(values[i - 1], values[sequence_random_.Below(i)]);
+      };
+      shuffle(table.integers);
+      shuffle(table.reals);
+      call.tensors.push_back(std::move(table));
+    } else if (change == "dtype" && c.attention) {
+      std::vector<std::string> others;
+      for (const char *dtype : {"float32", "bfloat16", "float16"})
+        if (dtype != c.attention->dtype)
+          others.push_back(dtype);
+      call.dtype = sequence_random_.Pick(others);
+    } else {
+      call.q_len = sequence_random_.Between(1, q_len_); // nothing else to change
+      call.kv_len = q_len_ == kv_len_ ? *call.q_len : kv_len_;
+    }
+    c.calls.push_back(std::move(call));
+  }
 }
 
 } // namespace
 
 GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy) {
   Random random(CaseSeed(request.seed, request.index));
-  Builder builder(random, policy);
+  Random sequence_random(CaseSeed(request.seed, request.index) ^ 0x9e3779b97f4a7c15ULL);
+  Builder builder(random, sequence_random, policy);
   GeneratedCase generated;
   corpus::Case &c = generated.c;
   c.name = fmt::format("s{}-{}", request.seed, request.index);

@@ -10,7 +10,7 @@
 namespace fuzzer::generate {
 
 // Bumped whenever the same (seed, policy) would generate a different case.
-inline constexpr int kGeneratorVersion = 1;
+inline constexpr int kGeneratorVersion = 2; // 2: call sequences
 
 struct GeneratedCase {
   corpus::Case c;

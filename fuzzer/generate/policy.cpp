@@ -74,6 +74,12 @@ GenerationPolicy GenerationPolicy::Default() {
       {"block_size", {{"128", 4}, {"64", 1}, {"tuple", 1}}},
       {"dtype", {{"float32", 3}, {"bfloat16", 2}, {"float16", 1}}},
       {"head_dim", {{"16", 2}, {"32", 2}, {"64", 1}}},
+      // Call sequences: how many calls after the first, what each changes, and torch.compile's
+      // dynamic= for the sequence (automatic: None, Dynamo's own choice after a recompile;
+      // as_drawn: the dynamic knob as p_dynamic drew it).
+      {"extra_calls", {{"1", 3}, {"2", 1}}},
+      {"call_change", {{"constants", 4}, {"shape", 2}, {"tables", 1}, {"dtype", 1}}},
+      {"call_dynamic", {{"automatic", 3}, {"as_drawn", 2}}},
   };
   policy.numbers = {
       {"max_expression_depth", 3},
@@ -88,6 +94,8 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_grouped_query", 0.3},
       {"p_value_dim_differs", 0.2},
       {"p_negative_divisor", 0.2},
+      {"p_call_sequence", 0.2},
+      {"max_closure_constants", 2},
   };
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {
