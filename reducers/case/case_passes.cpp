@@ -235,10 +235,62 @@ std::vector<Case> ShrinkTensors(const Case &c, const PassContext &) {
   return candidates;
 }
 
+// A shorter call sequence: each later call dropped, or one of its changes undone.
+std::vector<Case> ShortenCalls(const Case &c, const PassContext &) {
+  std::vector<Case> candidates;
+  for (std::size_t i = 0; i < c.calls.size(); ++i) {
+    Case without = c;
+    without.calls.erase(without.calls.begin() + static_cast<std::ptrdiff_t>(i));
+    candidates.push_back(std::move(without));
+    const corpus::CallChange &call = c.calls[i];
+    const int changes = !call.constants.empty() + (call.batch || call.q_len || call.kv_len) +
+                        !call.tensors.empty() + !call.dtype.empty();
+    if (changes < 2)
+      continue;
+    auto undo = [&](auto &&edit) {
+      Case candidate = c;
+      edit(candidate.calls[i]);
+      candidates.push_back(std::move(candidate));
+    };
+    if (!call.constants.empty())
+      undo([](corpus::CallChange &change) { change.constants = nlohmann::json::object(); });
+    if (call.batch || call.q_len || call.kv_len)
+      undo([](corpus::CallChange &change) { change.batch = change.q_len = change.kv_len = {}; });
+    if (!call.tensors.empty())
+      undo([](corpus::CallChange &change) { change.tensors.clear(); });
+    if (!call.dtype.empty())
+      undo([](corpus::CallChange &change) { change.dtype.clear(); });
+  }
+  return candidates;
+}
+
+// Closure constants no call changes, written into the sources as plain assignments, so that
+// the repro needs no factory.
+std::vector<Case> InlineConstants(const Case &c, const PassContext &) {
+  if (c.constants.empty())
+    return {};
+  for (const auto &call : c.calls)
+    if (!call.constants.empty())
+      return {};
+  std::string assignments;
+  for (const auto &[name, value] : c.constants.items())
+    assignments +=
+        fmt::format("{} = {}\n", name,
+                    value.is_boolean() ? (value.get<bool>() ? "True" : "False") : value.dump());
+  Case candidate = c;
+  candidate.constants = nlohmann::json::object();
+  for (auto *function : {&candidate.mask_mod, &candidate.score_mod})
+    if (*function)
+      (*function)->source = assignments + (*function)->source;
+  return {candidate};
+}
+
 } // namespace
 
 const std::vector<CasePass> &CasePasses() {
   static const std::vector<CasePass> passes = {
+      {"shorten-calls", "a later call dropped, or one of its changes undone", ShortenCalls},
+      {"inline-constants", "closure constants no call changes made plain globals", InlineConstants},
       {"demote-api", "flex_attention to create_block_mask or create_mask", DemoteApi},
       {"drop-score-mod", "flex_attention without its score_mod", DropScoreMod},
       {"drop-mask-arm", "one argument of and_masks/or_masks less", SyntaxTreePass<kDropMaskArm>},

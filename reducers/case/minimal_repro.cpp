@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace reducers {
@@ -27,6 +28,12 @@ std::string PyLiteral(const json &value) {
     for (const auto &item : value)
       items.push_back(PyLiteral(item));
     return fmt::format("[{}]", fmt::join(items, ", "));
+  }
+  if (value.is_object()) {
+    std::vector<std::string> items;
+    for (const auto &[key, item] : value.items())
+      items.push_back(fmt::format("{}: {}", json(key).dump(), PyLiteral(item)));
+    return fmt::format("{{{}}}", fmt::join(items, ", "));
   }
   return value.dump();
 }
@@ -77,10 +84,197 @@ std::map<std::string, std::string> Facts(const std::string &signature) {
   return facts;
 }
 
+// Whether the case needs the general form of the repro: a call sequence, closure constants,
+// or flex_attention inputs and options the short form does not spell.
+bool NeedsGeneralForm(const corpus::Case &c) {
+  if (!c.calls.empty() || !c.constants.empty())
+    return true;
+  if (!c.attention)
+    return false;
+  const auto &a = *c.attention;
+  return a.scale || a.return_lse || !a.kernel_options.is_null() || !a.qkv.empty() ||
+         !a.block_mask_tensors.empty();
+}
+
+std::string Indented(const std::string &source) {
+  std::string out, line;
+  std::istringstream lines(source);
+  while (std::getline(lines, line))
+    out += line.empty() ? "\n" : "    " + line + "\n";
+  return out;
+}
+
+json TensorValues(const corpus::CapturedTensor &tensor) {
+  if (tensor.IsFloating())
+    return tensor.reals;
+  if (tensor.dtype != "bool")
+    return tensor.integers;
+  json flags = json::array();
+  for (auto v : tensor.integers)
+    flags.push_back(v != 0);
+  return flags;
+}
+
+// One call's settings as the script's CALLS holds them: what the worker's case_for_call makes
+// of the case for that call.
+json CallSettings(const corpus::Case &c, std::size_t index) {
+  json constants = c.constants;
+  auto mask = c.create_block_mask;
+  std::optional<corpus::AttentionArguments> attention = c.attention;
+  std::vector<corpus::CapturedTensor> tensors = c.tensors;
+  if (index > 0) {
+    const auto &call = c.calls[index - 1];
+    for (const auto &[name, value] : call.constants.items())
+      constants[name] = value;
+    if (call.batch) {
+      if (mask.batch)
+        mask.batch = call.batch;
+      if (attention)
+        attention->batch = *call.batch;
+    }
+    for (auto [field, value] : {std::pair{&mask.q_len, call.q_len}, {&mask.kv_len, call.kv_len}})
+      if (value)
+        *field = *value;
+    if (attention && call.q_len)
+      attention->q_len = *call.q_len;
+    if (attention && call.kv_len)
+      attention->kv_len = *call.kv_len;
+    if (attention && !call.dtype.empty())
+      attention->dtype = call.dtype;
+    for (const auto &replacement : call.tensors)
+      for (auto &tensor : tensors)
+        if (tensor.name == replacement.name)
+          tensor = replacement;
+  }
+  json settings = {{"constants", constants},
+                   {"mask",
+                    {mask.batch ? json(*mask.batch) : json(nullptr),
+                     mask.heads ? json(*mask.heads) : json(nullptr), mask.q_len, mask.kv_len}}};
+  if (attention) {
+    settings["B"] = attention->batch;
+    settings["Q_LEN"] = attention->q_len;
+    settings["KV_LEN"] = attention->kv_len;
+    settings["dtype"] = attention->dtype;
+  }
+  bool tables_change = false;
+  for (const auto &call : c.calls)
+    tables_change |= !call.tensors.empty();
+  if (tables_change) {
+    json values = json::object();
+    for (const auto &tensor : tensors)
+      values[tensor.name] = TensorValues(tensor);
+    settings["tables"] = values;
+  }
+  return settings;
+}
+
+// The general form: every call of the sequence, each eager reference on its own, then the
+// calls of one compiled function in order.
+std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature,
+                             ReproConfig config) {
+  std::string script = fmt::format("# {}\n# Reduced by inductor-fuzz from case {}.\nimport torch\n"
+                                   "from torch.nn.attention.flex_attention import BlockMask, "
+                                   "and_masks, or_masks, create_block_mask, create_mask, "
+                                   "flex_attention\n\n",
+                                   signature.substr(0, 200), c.name);
+  script += "print(\"torch\", torch.__version__)\n";
+  script +=
+      fmt::format("config = {}\nprint(\"inductor config:\", config)\n", ConfigLiteral(c, config));
+  for (const auto &tensor : c.tensors)
+    script += TensorLine(tensor) + "\n";
+  std::vector<std::string> names;
+  for (const auto *function : {&c.mask_mod, &c.score_mod})
+    names.push_back(*function ? (*function)->name : "None");
+  std::vector<std::string> parameters;
+  for (const auto &[name, value] : c.constants.items())
+    parameters.push_back(name);
+  script += fmt::format("\n\ndef functions({}):  # the mask_mod and score_mod, closing over "
+                        "the constants\n",
+                        fmt::join(parameters, ", "));
+  for (const auto *function : {&c.mask_mod, &c.score_mod})
+    if (*function)
+      script += Indented((*function)->source);
+  script += fmt::format("    return {}, {}\n\n\n", names[0], names[1]);
+  std::vector<std::string> calls;
+  for (std::size_t i = 0; i <= c.calls.size(); ++i)
+    calls.push_back("    " + PyLiteral(CallSettings(c, i)) + ",");
+  script += fmt::format("CALLS = [\n{}\n]\n\n\n", fmt::join(calls, "\n"));
+  const auto &mask = c.create_block_mask;
+  const std::string block_size =
+      mask.block_size.size() == 1 ? std::to_string(mask.block_size.front())
+                                  : fmt::format("({}, {})", mask.block_size[0], mask.block_size[1]);
+  script += "def run(api, call):\n";
+  script += "    globals().update({k: torch.tensor(v, dtype=globals()[k].dtype).reshape(globals()"
+            "[k].shape) for k, v in call.get(\"tables\", {}).items()})\n";
+  script += "    mask_mod, score_mod = functions(**call[\"constants\"])\n";
+  if (c.api == "flex_attention" && c.attention) {
+    const auto &a = *c.attention;
+    script += "    dtype = getattr(torch, call[\"dtype\"])\n";
+    if (!a.qkv.empty()) {
+      script += fmt::format("    q, k, v = ({}.to(dtype), {}.to(dtype), {}.to(dtype))\n", a.qkv[0],
+                            a.qkv[1], a.qkv[2]);
+    } else {
+      script += fmt::format("    g = torch.Generator().manual_seed({})\n", a.input_seed);
+      script += fmt::format(
+          "    q, k, v = (torch.randn((call[\"B\"], h, n, e), generator=g).to(dtype) for h, n, e "
+          "in (({}, call[\"Q_LEN\"], {}), ({}, call[\"KV_LEN\"], {}), ({}, call[\"KV_LEN\"], "
+          "{})))\n",
+          a.q_heads, a.head_dim, a.kv_heads, a.head_dim, a.kv_heads, a.value_dim);
+    }
+    std::string block_mask = "None";
+    if (!a.block_mask_tensors.empty())
+      block_mask = fmt::format("BlockMask.from_kv_blocks({}, BLOCK_SIZE={}, mask_mod=mask_mod, "
+                               "seq_lengths=(call[\"Q_LEN\"], call[\"KV_LEN\"]))",
+                               fmt::join(a.block_mask_tensors, ", "), block_size);
+    else if (a.use_block_mask && c.mask_mod)
+      block_mask = fmt::format("create_block_mask(mask_mod, *call[\"mask\"], device=\"cpu\", "
+                               "BLOCK_SIZE={})",
+                               block_size);
+    std::string options;
+    if (a.scale)
+      options += fmt::format(", scale={}", *a.scale);
+    if (a.return_lse)
+      options += ", return_lse=True";
+    if (!a.kernel_options.is_null())
+      options += fmt::format(", kernel_options={}", PyLiteral(a.kernel_options));
+    script += fmt::format("    return api(q, k, v, score_mod=score_mod, block_mask={}, "
+                          "enable_gqa={}{})\n\n\n",
+                          block_mask, a.enable_gqa ? "True" : "False", options);
+  } else {
+    script += fmt::format("    return api(mask_mod, *call[\"mask\"], device=\"cpu\"{})\n\n\n",
+                          c.api == "create_block_mask" ? ", BLOCK_SIZE=" + block_size : "");
+  }
+  script += "expected = []\n"
+            "for call in CALLS:  # each eager reference on its own: eager compiles internally\n"
+            "    torch._dynamo.reset()\n"
+            "    expected.append(run(" +
+            c.api + ", call))\n";
+  script += "torch._dynamo.reset()\n";
+  script += fmt::format("compiled = torch.compile({}, dynamic={})\n", c.api,
+                        corpus::DynamicArgument(c).is_null() ? "None"
+                        : c.inductor.dynamic                 ? "True"
+                                                             : "False");
+  script += "with torch._inductor.config.patch(config):\n"
+            "    for number, (call, want) in enumerate(zip(CALLS, expected)):\n"
+            "        print(\"call\", number, call[\"constants\"])\n"
+            "        got = run(compiled, call)\n";
+  if (c.api == "create_block_mask")
+    script += "        torch.testing.assert_close(got.to_dense(), want.to_dense())\n";
+  else if (c.api == "create_mask")
+    script += "        torch.testing.assert_close(got, want)\n";
+  else
+    script += "        atol = {\"bfloat16\": 3e-2, \"float16\": 3e-3}.get(call[\"dtype\"], 1e-4)\n"
+              "        torch.testing.assert_close(got, want, atol=atol, rtol=0, equal_nan=True)\n";
+  script += "print(\"PASS: compiled and eager agree\")\n";
+  return script;
+}
+
 } // namespace
 
 std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
                              ReproConfig config) {
+  if (NeedsGeneralForm(c))
+    return EmitGeneralRepro(c, signature, config);
   std::string script = fmt::format("# {}\n# Reduced by inductor-fuzz from case {}.\nimport torch\n"
                                    "from torch.nn.attention.flex_attention import and_masks, "
                                    "or_masks, create_block_mask, create_mask, flex_attention\n\n",
