@@ -221,6 +221,12 @@ TEST(KnownIssues, TheCheckedInListMatchesTheRealFailuresAndNothingElse) {
                   "'bool*'|option=");
   ASSERT_NE(bool_score, nullptr);
   EXPECT_EQ(bool_score->id, "flex-cpu-bool-score-mod");
+  const KnownIssue *soft_cap = known.Match(
+      "exception|type=builtins.AssertionError|message=(zfN,) can only be of (<class "
+      "'torch.Tensor'>, <class 'int'>, <class 'torch.SymInt'>) but got (<class "
+      "'torch.SymFloat'>,)|frame=_higher_order_ops/utils.py:validate_subgraph_args_types");
+  ASSERT_NE(soft_cap, nullptr);
+  EXPECT_EQ(soft_cap->id, "flex-closure-float-symfloat-recompile");
   Finding heap = Crash("corrupted size vs. prev_size");
   ASSERT_NE(known.Match(Signature(heap)), nullptr) << Signature(heap);
   EXPECT_EQ(known.Match(Signature(heap))->id, "flex-cpu-threads-scratch-overflow");
