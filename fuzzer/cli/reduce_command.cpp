@@ -128,8 +128,7 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
       .signature = input.signature,
       .scratch = scratch.path()};
   fs::create_directories(out_dir);
-  support::WriteFileAtomically(out_dir / "original-case.json",
-                               corpus::CaseToJson(input.c).dump(2) + "\n");
+  corpus::SaveCaseFile(out_dir / "original-case.json", input.c);
   out << fmt::format("reduce: {} with {} worker(s); best case so far in {}\n",
                      options.input.string(), reduce.jobs, (out_dir / "case.json").string());
   out.flush();
@@ -147,8 +146,7 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
           [&](const reducers::CaseReduction &best) {
             auto reduced = best.reduced;
             reduced.provenance["reduced_from"] = input.c.name;
-            support::WriteFileAtomically(out_dir / "case.json",
-                                         corpus::CaseToJson(reduced).dump(2) + "\n");
+            corpus::SaveCaseFile(out_dir / "case.json", reduced);
           }};
   reduce_stop_requested = false;
   std::signal(SIGINT, RequestReduceStop);
