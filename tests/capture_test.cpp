@@ -187,6 +187,20 @@ TEST_F(CaptureTest, TheSoftCapCalledTwiceIsAnExceptionFinding) {
   EXPECT_NE(repro.out.find("SymFloat"), std::string::npos) << repro.out;
 }
 
+// A version 2 case with flex_attention's options at once: q/k/v and a ready-made BlockMask from
+// captured bf16 and int32 tensors, scale and kernel_options. It runs and matches eager.
+TEST_F(CaptureTest, AVersion2CaseWithFlexOptionsRuns) {
+  const auto run =
+      RunInductorFuzz({"run-case", (kSource / "tests/cases/flex-options-v2.json").string(), "--out",
+                       (folder_ / "run").string()});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json result = ReadJson(folder_ / "run" / "result.json");
+  EXPECT_EQ(result["status"], "pass") << result.dump(2);
+  EXPECT_LE(result["attention_errors"]["compiled"]["max_abs_error"].get<double>(),
+            result["attention_errors"]["limit"].get<double>());
+  EXPECT_FALSE(result["builds"].empty());
+}
+
 TEST_F(CaptureTest, BadProgramsAndFoldersAreOneLineErrors) {
   fs::create_directories(folder_ / "theirs");
   std::ofstream(folder_ / "theirs" / "notes.txt") << "keep me\n";
