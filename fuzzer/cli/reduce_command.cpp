@@ -134,20 +134,20 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
   out.flush();
 
   const bool terminal = ::isatty(STDERR_FILENO);
-  reducers::ReduceCallbacks callbacks{
-      .progress =
-          [terminal](const std::string &line) {
-            if (terminal)
-              std::cerr << "\r\033[K" << line.substr(0, 160) << std::flush;
-            else
-              std::cerr << line << "\n";
-          },
-      .improved =
-          [&](const reducers::CaseReduction &best) {
-            auto reduced = best.reduced;
-            reduced.provenance["reduced_from"] = input.c.name;
-            corpus::SaveCaseFile(out_dir / "case.json", reduced);
-          }};
+  reducers::ReduceCallbacks callbacks{.progress =
+                                          [terminal](const std::string &line) {
+                                            if (terminal)
+                                              std::cerr << "\r\033[K" << line.substr(0, 160)
+                                                        << std::flush;
+                                            else
+                                              std::cerr << line << "\n";
+                                          },
+                                      .improved =
+                                          [&](const reducers::CaseReduction &best) {
+                                            auto reduced = best.reduced;
+                                            reduced.provenance["reduced_from"] = input.c.name;
+                                            corpus::SaveCaseFile(out_dir / "case.json", reduced);
+                                          }};
   reduce_stop_requested = false;
   std::signal(SIGINT, RequestReduceStop);
   std::signal(SIGTERM, RequestReduceStop);
