@@ -139,10 +139,17 @@ std::vector<std::filesystem::path> FindRunRecords(const std::vector<std::filesys
   for (const auto &root : roots) {
     if (std::filesystem::exists(root / "commands.json"))
       folders.push_back(std::filesystem::absolute(root));
-    else if (std::filesystem::is_directory(root))
-      for (const auto &entry : std::filesystem::recursive_directory_iterator(root))
-        if (entry.path().filename() == "commands.json")
-          folders.push_back(std::filesystem::absolute(entry.path().parent_path()));
+    else if (std::filesystem::is_directory(root)) {
+      // A folder another process is changing (a campaign's scratch) loses entries under the
+      // walk: what vanished is skipped, not an error.
+      std::error_code error;
+      std::filesystem::recursive_directory_iterator walk(
+          root, std::filesystem::directory_options::skip_permission_denied, error);
+      for (; !error && walk != std::filesystem::recursive_directory_iterator();
+           walk.increment(error))
+        if (walk->path().filename() == "commands.json")
+          folders.push_back(std::filesystem::absolute(walk->path().parent_path()));
+    }
   }
   std::sort(folders.begin(), folders.end());
   return folders;

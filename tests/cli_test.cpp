@@ -45,9 +45,9 @@ TEST_F(CliTest, HelpExplainsEverySubcommand) {
   const auto run = RunInductorFuzz({"--help"});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_NE(run.out.find("Exit codes"), std::string::npos);
-  const std::vector<std::string> subcommands = {"fuzz",     "corpus",  "replay",  "reduce",
-                                                "run-case", "capture", "repro",   "gen",
-                                                "check",    "matrix",  "compare", "doctor"};
+  const std::vector<std::string> subcommands = {
+      "fuzz",  "corpus", "replay", "reduce", "run-case", "convert", "capture",
+      "repro", "gen",    "check",  "matrix", "compare",  "doctor"};
   for (const auto &name : subcommands) {
     SCOPED_TRACE(name);
     EXPECT_NE(run.out.find(name), std::string::npos);
@@ -134,7 +134,7 @@ TEST_F(CliTest, ReduceRefusesBadInputBeforeRunningAnything) {
   const auto passes = Write("passes.json", R"({"case_passes": ["drop-mask-arm", "shuffle"]})");
   ExpectOneLineError(
       {"reduce", kSeed.string(), "--passes", passes.string(), "--out", (folder_ / "out").string()},
-      "\"shuffle\" is not a case pass; known: demote-api");
+      "\"shuffle\" is not a case pass; known: shorten-calls, inline-constants, demote-api");
   const auto listless = Write("listless.json", R"({"passes": []})");
   ExpectOneLineError({"reduce", kSeed.string(), "--passes", listless.string(), "--out",
                       (folder_ / "out").string()},
