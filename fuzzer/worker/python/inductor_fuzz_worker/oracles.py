@@ -164,6 +164,7 @@ class Api:
         self.q = self.k = self.v = self.block_mask = None
         self.kwargs = {}
         self.compiled = None  # torch.compile's function, shared by every call of a sequence
+        self.reference = None  # flex_attention's float64 result, made with eager's
 
     def next_call(self, index):
         """The Api of call `index` of the case's sequence, calling the same compiled function."""
@@ -219,7 +220,15 @@ class Api:
         return function(*args, **kwargs)
 
     def run_eager(self):
-        return self.run(self.eager_function())
+        """Eager's result; for flex_attention also the float64 reference, here and not when
+        comparing: eager flex_attention compiles internally, so the reference of a later call
+        must be made where that call's eager run is, on its own."""
+        eager = self.run(self.eager_function())
+        if self.api == "flex_attention":
+            self.reference = self.flex.flex_attention(
+                self.q.double(), self.k.double(), self.v.double(), **self.kwargs
+            )
+        return eager
 
     def run_compiled(self, inductor_config, dynamic):
         """torch.compile of the API under the case's complete Inductor configuration."""
@@ -238,9 +247,11 @@ class Api:
             return compare_block_masks(eager, compiled), {}
         if self.api == "create_mask":
             return compare_tensors("mask", eager, compiled), {}
-        reference = self.flex.flex_attention(
-            self.q.double(), self.k.double(), self.v.double(), **self.kwargs
-        )
+        reference = self.reference
+        if reference is None:
+            reference = self.flex.flex_attention(
+                self.q.double(), self.k.double(), self.v.double(), **self.kwargs
+            )
         dtype = self.case["attention"]["dtype"]
         if not self.kwargs.get("return_lse"):
             return compare_attention(eager, compiled, reference, dtype)
