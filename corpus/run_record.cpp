@@ -230,7 +230,7 @@ void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const R
   }
   result["case"] = "case.json";
   result["provenance"] = provenance;
-  WriteFileAtomically(out_dir / "case.json", CaseToJson(c).dump(2) + "\n");
+  SaveCaseFile(out_dir / "case.json", c); // large tensors in sidecars next to it
   WriteFileAtomically(out_dir / "result.json", result.dump(2) + "\n");
 }
 

@@ -26,6 +26,11 @@ const std::set<std::string> kOutputEntries = {
     "result.json", "case.json",  "commands.json", "sources",        "wrappers",
     "recordings",  "worker.log", "scratch",       "inductor-cache", "sanitizer"};
 
+// The case's sidecars (case.NAME.bin), written next to case.json for its large tensors.
+bool IsCaseSidecar(const std::string &name) {
+  return name.starts_with("case.") && name.ends_with(".bin");
+}
+
 void PrepareOutputFolder(const std::filesystem::path &out_dir) {
   if (std::filesystem::exists(out_dir)) {
     if (!std::filesystem::is_directory(out_dir))
@@ -33,7 +38,7 @@ void PrepareOutputFolder(const std::filesystem::path &out_dir) {
           fmt::format("--out {} exists and is not a folder", out_dir.string()));
     for (const auto &entry : std::filesystem::directory_iterator(out_dir)) {
       const auto name = entry.path().filename().string();
-      if (!kOutputEntries.contains(name) && !name.starts_with("."))
+      if (!kOutputEntries.contains(name) && !IsCaseSidecar(name) && !name.starts_with("."))
         throw support::InputError(fmt::format("--out {} holds {}, which run-case did not write; "
                                               "choose an empty or new folder",
                                               out_dir.string(), name));
@@ -47,6 +52,9 @@ void ClearPreviousRun(const std::filesystem::path &out_dir) {
   for (const auto &name : kOutputEntries)
     if (name != "worker.log" && name != "scratch" && name != "sanitizer")
       std::filesystem::remove_all(out_dir / name);
+  for (const auto &entry : std::filesystem::directory_iterator(out_dir))
+    if (IsCaseSidecar(entry.path().filename().string()))
+      std::filesystem::remove(entry.path());
 }
 
 } // namespace
