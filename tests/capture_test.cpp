@@ -166,6 +166,26 @@ TEST_F(CaptureTest, AConvertedMaskModuleRunsAndReproduces) {
   EXPECT_FALSE(fs::exists(folder_ / "missing.json"));
 }
 
+// A 2048 x 2048 bool table: convert keeps it in a sidecar next to a small case file, the case
+// runs, and its run record keeps the sidecar too.
+TEST_F(CaptureTest, ALargeTableGoesToASidecarAndTheCaseRuns) {
+  fs::create_directories(folder_);
+  const fs::path case_file = folder_ / "big.json";
+  const auto convert =
+      RunInductorFuzz({"convert", (kSource / "tests/fixtures/convert/big_table.py").string(),
+                       "--mask", "table_mask", "--api", "create_mask", "--shape", "1,1,2048,2048",
+                       "--out", case_file.string()});
+  ASSERT_EQ(convert.exit_code, 0) << convert.out << convert.err;
+  EXPECT_LT(fs::file_size(case_file), 4096u);
+  EXPECT_EQ(fs::file_size(folder_ / "big.allowed.bin"), 2048u * 2048u);
+  EXPECT_EQ(ReadJson(case_file)["tensors"][0]["file"], "big.allowed.bin");
+  const auto run =
+      RunInductorFuzz({"run-case", case_file.string(), "--out", (folder_ / "run").string()});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_LT(fs::file_size(folder_ / "run" / "case.json"), 4096u);
+  EXPECT_TRUE(fs::exists(folder_ / "run" / "case.allowed.bin"));
+}
+
 // The soft-capping score_mod closing over a Python float, called with cap=50.0 and then 30.0:
 // the second call recompiles with the cap as a SymFloat and torch 2.15.0 fails; the tool finds
 // it as an exception finding of call 1, with a signature free of Dynamo's symbol numbers. The
