@@ -117,6 +117,24 @@ TEST_F(CliTest, MissingAndBinaryFiles) {
   ExpectOneLineError({"run-case", binary.string(), "--out", folder_.string()}, "binary file");
 }
 
+// A mask module without a function named, a case file given --mask, a case too large to load:
+// each a one-line error before any worker runs, and nothing written.
+TEST_F(CliTest, ConvertAndRunCaseRefuseWhatTheyCannotUse) {
+  const auto masks =
+      std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "tests/fixtures/convert/masks.py";
+  ExpectOneLineError({"convert", masks.string(), "--out", (folder_ / "x.json").string()},
+                     "name the function to run with --mask NAME");
+  ExpectOneLineError(
+      {"run-case", kSeed.string(), "--mask", "causal", "--out", (folder_ / "out").string()},
+      "--mask and --score name functions of a Python module");
+  const auto big = Write("big.json", std::string(17 << 20, ' '));
+  ExpectOneLineError({"run-case", big.string(), "--out", (folder_ / "out").string()},
+                     "over the 16 MiB a case file may hold; keep large tensors in sidecars: "
+                     "`inductor-fuzz convert");
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "x.json"));
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "out"));
+}
+
 TEST_F(CliTest, RefusesAnOutputFolderItDidNotWrite) {
   const auto keep = Write("precious.txt", "stored findings");
   ExpectOneLineError({"run-case", kSeed.string(), "--out", folder_.string()},
