@@ -227,6 +227,15 @@ TEST(KnownIssues, TheCheckedInListMatchesTheRealFailuresAndNothingElse) {
       "'torch.SymFloat'>,)|frame=_higher_order_ops/utils.py:validate_subgraph_args_types");
   ASSERT_NE(soft_cap, nullptr);
   EXPECT_EQ(soft_cap->id, "flex-closure-float-symfloat-recompile");
+  // What the generator's call sequences reach: two closure floats and a captured table.
+  const KnownIssue *generated = known.Match(
+      "exception|type=builtins.AssertionError|message=(zfN, zfN, FakeTensor(...)) can only be of "
+      "(<class 'torch.Tensor'>, <class 'int'>, <class 'torch.SymInt'>) but got (<class "
+      "'torch.SymFloat'>, <class 'torch.SymFloat'>, <class "
+      "'torch._subclasses.fake_tensor.FakeTensor'>)|frame=_higher_order_ops/utils.py:"
+      "validate_subgraph_args_types");
+  ASSERT_NE(generated, nullptr);
+  EXPECT_EQ(generated->id, "flex-closure-float-symfloat-recompile");
   Finding heap = Crash("corrupted size vs. prev_size");
   ASSERT_NE(known.Match(Signature(heap)), nullptr) << Signature(heap);
   EXPECT_EQ(known.Match(Signature(heap))->id, "flex-cpu-threads-scratch-overflow");

@@ -44,6 +44,12 @@ class NormalizeMessageTest(unittest.TestCase):
             exceptions.normalize_message("(zf37,) can only be of int, got s0 + u12; zuf3 ok"),
             "(zfN,) can only be of int, got sN + uN; zufN ok",
         )
+        self.assertEqual(
+            exceptions.normalize_message(
+                "(zf37, FakeTensor(..., size=(129,), dtype=torch.int64)) can only be of"
+            ),
+            "(zfN, FakeTensor(...)) can only be of",
+        )
 
 
 class ExceptionChainTest(unittest.TestCase):

@@ -18,6 +18,8 @@ TMP_PATH = re.compile(r"(/tmp|/var/tmp)/[^\s'\"]*")
 # The symbols of Dynamo's shape environment (s0, u3, zf37, zuf1): numbered in the order a run
 # creates them, so the same failure names another one after any change before it.
 SHAPE_SYMBOL = re.compile(r"\b(s|u|zf|zuf)\d+\b")
+# A fake tensor's repr holds the shape and dtype of whatever the case captured.
+FAKE_TENSOR = re.compile(r"FakeTensor\((?:[^()]|\([^()]*\))*\)")
 
 # Exceptions a case can be meant to raise, recognised by what torch says; the class is what a
 # case's expect.raises names.
@@ -41,6 +43,7 @@ def normalize_message(message):
     message = TMP_PATH.sub("<tmp>", message)
     message = HEX_HASH.sub("<hash>", message)
     message = SHAPE_SYMBOL.sub(lambda match: match.group(1) + "N", message)
+    message = FAKE_TENSOR.sub("FakeTensor(...)", message)
     return message.strip()
 
 
