@@ -129,11 +129,17 @@ std::string MessageTemplate(const std::string &message) {
   static const std::regex path(R"((/[\w.+-]+)+/?)");
   static const std::regex hash(R"(\b[a-z0-9]{24,}\b)");
   static const std::regex number(R"(\b\d+\b)");
+  // Dynamo's shape symbols (s0, u3, zf37) are numbered in creation order, and a fake tensor's
+  // repr holds the shape and dtype of whatever the case passed.
+  static const std::regex shape_symbol(R"(\b(s|u|zf|zuf)\d+\b)");
+  static const std::regex fake_tensor(R"(FakeTensor\((?:[^()]|\([^()]*\))*\))");
   std::string text = message;
   for (const char *curly : {"\u2018", "\u2019"}) // gcc's quotes in a UTF-8 locale
     for (auto at = text.find(curly); at != std::string::npos; at = text.find(curly, at))
       text.replace(at, std::string_view(curly).size(), "'");
   text = std::regex_replace(text, address, "<addr>");
+  text = std::regex_replace(text, fake_tensor, "FakeTensor(...)");
+  text = std::regex_replace(text, shape_symbol, "$1<N>");
   text = std::regex_replace(text, hash, "<hash>");
   text = std::regex_replace(text, path, "<path>");
   // Quoted names keep their shape (tmp_acc0_arr -> tmp_acc<N>_arr); bare numbers become <N>.

@@ -88,6 +88,9 @@ TEST(Diagnostics, TemplatesKeepNameShapesAndDropWhatVaries) {
             "redefinition of 'float tmp_acc<N>_arr [<N>]'");
   EXPECT_EQ(corpus::MessageTemplate("redefinition of 'tmp_acc3_arr'"),
             corpus::MessageTemplate("redefinition of 'tmp_acc0_arr'"));
+  EXPECT_EQ(corpus::MessageTemplate("(zf37, FakeTensor(..., size=(129,), dtype=torch.int64)) can "
+                                    "only be of int, got s0 + u12"),
+            "(zf<N>, FakeTensor(...)) can only be of int, got s<N> + u<N>");
   EXPECT_EQ(corpus::MessageTemplate("/tmp/torchinductor_root/ab/cab12345.cpp: No such file"),
             "<path>: No such file");
   EXPECT_EQ(

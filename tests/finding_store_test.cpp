@@ -222,18 +222,19 @@ TEST(KnownIssues, TheCheckedInListMatchesTheRealFailuresAndNothingElse) {
   ASSERT_NE(bool_score, nullptr);
   EXPECT_EQ(bool_score->id, "flex-cpu-bool-score-mod");
   const KnownIssue *soft_cap = known.Match(
-      "exception|type=builtins.AssertionError|message=(zfN,) can only be of (<class "
+      "exception|type=builtins.AssertionError|message=(zf<N>,) can only be of (<class "
       "'torch.Tensor'>, <class 'int'>, <class 'torch.SymInt'>) but got (<class "
       "'torch.SymFloat'>,)|frame=_higher_order_ops/utils.py:validate_subgraph_args_types");
   ASSERT_NE(soft_cap, nullptr);
   EXPECT_EQ(soft_cap->id, "flex-closure-float-symfloat-recompile");
   // What the generator's call sequences reach: two closure floats and a captured table.
-  const KnownIssue *generated = known.Match(
-      "exception|type=builtins.AssertionError|message=(zfN, zfN, FakeTensor(...)) can only be of "
-      "(<class 'torch.Tensor'>, <class 'int'>, <class 'torch.SymInt'>) but got (<class "
-      "'torch.SymFloat'>, <class 'torch.SymFloat'>, <class "
-      "'torch._subclasses.fake_tensor.FakeTensor'>)|frame=_higher_order_ops/utils.py:"
-      "validate_subgraph_args_types");
+  const KnownIssue *generated =
+      known.Match("exception|type=builtins.AssertionError|message=(zf<N>, zf<N>, FakeTensor(...)) "
+                  "can only be of "
+                  "(<class 'torch.Tensor'>, <class 'int'>, <class 'torch.SymInt'>) but got (<class "
+                  "'torch.SymFloat'>, <class 'torch.SymFloat'>, <class "
+                  "'torch._subclasses.fake_tensor.FakeTensor'>)|frame=_higher_order_ops/utils.py:"
+                  "validate_subgraph_args_types");
   ASSERT_NE(generated, nullptr);
   EXPECT_EQ(generated->id, "flex-closure-float-symfloat-recompile");
   Finding heap = Crash("corrupted size vs. prev_size");

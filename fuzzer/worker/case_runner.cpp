@@ -35,10 +35,7 @@ corpus::Finding ExceptionFinding(const json &exception) {
   std::string frame = innermost.value("frame", "");
   if (frame.empty() && !frames.empty())
     frame = frames.back();
-  // The signature takes the message as the worker normalised it (no addresses, temporary paths,
-  // hashes or Dynamo's numbered symbols), so that one bug keeps one signature across runs.
-  const std::string normalized = innermost.value("normalized_message", FirstLine(message));
-  finding.essence.Add("type", type).Add("message", normalized).Add("frame", frame);
+  finding.essence.Add("type", type).Add("message", FirstLine(message)).Add("frame", frame);
   finding.summary = fmt::format("{}: {}", type, FirstLine(message));
   finding.message = exception.value("message", "");
   finding.diagnostic = exception.value("type", "");
