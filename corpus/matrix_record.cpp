@@ -85,6 +85,8 @@ json SideToJson(const CompareSide &side) {
           {"object_size", side.object_size},
           {"first_error", side.first_error},
           {"warnings", side.warnings},
+          {"new_warnings", side.new_warnings},
+          {"known_warnings", side.known_warnings},
           {"load_error", side.load_error},
           {"runtime", side.runtime}};
 }
@@ -97,6 +99,8 @@ CompareSide SideFromJson(const json &value, const std::string &where) {
   side.object_size = static_cast<std::uintmax_t>(reader.Integer("object_size", 0));
   side.first_error = reader.String("first_error");
   side.warnings = static_cast<std::size_t>(reader.Integer("warnings", 0));
+  side.new_warnings = reader.Strings("new_warnings");
+  side.known_warnings = reader.Strings("known_warnings");
   side.load_error = reader.String("load_error");
   side.runtime = reader.String("runtime");
   reader.RejectUnknown();

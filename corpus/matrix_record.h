@@ -17,7 +17,7 @@ namespace corpus {
 // The results of `matrix --json` and `compare --report`: one writer and one validating reader
 // each, versioned like every other stored format.
 inline constexpr int kMatrixRecordFormatVersion = 1;
-inline constexpr int kCompareRecordFormatVersion = 1;
+inline constexpr int kCompareRecordFormatVersion = 2; // 2: new and known warnings
 
 // One captured TU built by one compiler, as stored.
 struct BuildRecord {
@@ -30,7 +30,7 @@ struct BuildRecord {
   double seconds = 0;
   std::uintmax_t object_size = 0;
   int errors = 0;
-  std::vector<std::string> warnings; // message templates
+  std::vector<std::string> warnings; // identities: "OPTION in FUNCTION-SHAPE"
   std::string first_error;
   std::string signature; // of the build failure
   std::string load_error;
@@ -99,6 +99,10 @@ struct CompareSide {
   std::uintmax_t object_size = 0;
   std::string first_error;
   std::size_t warnings = 0;
+  // The candidate's warnings the baseline does not emit on this TU: those the known-warnings
+  // file explains, and the rest, which make the verdict new-warnings. Empty on the baseline.
+  std::vector<std::string> new_warnings;
+  std::vector<std::string> known_warnings;
   std::string load_error;
   std::string runtime;
   bool operator==(const CompareSide &) const = default;

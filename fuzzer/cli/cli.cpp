@@ -375,6 +375,11 @@ int RunCommandLine(int argc, char **argv) {
   matrix_command->add_option("--compilers", matrix.compilers, "Compiler names or paths")
       ->delimiter(',');
   matrix_command->add_option("--jobs", matrix.jobs, "Builds at once")->capture_default_str();
+  matrix_command->add_flag(
+      "--no-kernel-probes{false}", matrix.kernel_probes,
+      "Do not build cpp_wrapper TUs a second time with kernel probes (by default every kernel "
+      "call inside such a module has its written buffers compared across compilers, not only "
+      "the module's results)");
   matrix_command->add_option("--timeout", matrix.timeout_seconds, "Seconds per build")
       ->capture_default_str();
   matrix_command->add_option("--json", matrix.json_out, "Write the whole matrix as JSON here");
@@ -395,7 +400,9 @@ int RunCommandLine(int argc, char **argv) {
       "Compiler upgrade check: replay every captured TU of the corpus on a baseline "
       "and a candidate compiler, run both builds on the recorded kernel calls, and classify "
       "each TU (same, regression, fixed, both-fail, load-regression, runtime-differs, "
-      "new-warnings). Case files in the corpus are run first to capture their TUs and "
+      "new-warnings). Warnings are compared by diagnostic option and the function they are in, "
+      "never by message text; those the known-warnings file explains are reported as known and "
+      "do not change a verdict. Case files in the corpus are run first to capture their TUs and "
       "record their kernel calls. Exit 1 on any regression or runtime difference.\n"
       "Example: inductor-fuzz compare --baseline g++-12 --candidate clang++-16 "
       "--corpus corpus/seeds --report report/");
@@ -407,6 +414,18 @@ int RunCommandLine(int argc, char **argv) {
   compare_command->add_option("--report", compare.report_dir,
                               "Write compare.json, compare.junit.xml and compare.md here");
   compare_command->add_option("--jobs", compare.jobs, "Builds at once")->capture_default_str();
+  compare_command
+      ->add_option("--known-warnings", compare.known_warnings,
+                   "Warnings that do not change a verdict, `COMPILERS OPTION FUNCTION -- WHY` a "
+                   "line (default: the checked-in fuzzer/matrix/known_warnings.txt)")
+      ->check(CLI::ExistingFile);
+  compare_command->add_flag(
+      "--no-kernel-probes{false}", compare.kernel_probes,
+      "Do not build cpp_wrapper TUs a second time with kernel probes (by default every kernel "
+      "call inside such a module has its written buffers compared across compilers, not only "
+      "the module's results)");
+  compare_command->add_flag("--show-known-warnings", compare.show_known_warnings,
+                            "List the known warnings the candidate adds, with their reasons");
 
   // Everything after `--` is compile flags for check, not for the command line parser.
   int parsed_argc = argc;

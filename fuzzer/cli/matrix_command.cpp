@@ -28,7 +28,8 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
   matrix::MatrixOptions matrix_options{.compilers = matrix::DiscoverCompilers(options.compilers),
                                        .jobs = options.jobs,
                                        .timeout = std::chrono::seconds(options.timeout_seconds),
-                                       .work_dir = scratch / "objects"};
+                                       .work_dir = scratch / "objects",
+                                       .kernel_probes = options.kernel_probes};
   std::optional<worker::SanitizerOptions> sanitizer;
   if (!options.sanitize.empty()) {
     sanitizer = worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);

@@ -15,6 +15,7 @@ struct MatrixCommandOptions {
   std::vector<std::string> compilers;        // empty: the default matrix
   unsigned jobs = 2;
   long timeout_seconds = 600;
+  bool kernel_probes = true; // also compare each kernel inside cpp_wrapper modules
   std::optional<std::filesystem::path> json_out;
   std::string sanitize;                     // "address,undefined": add a sanitizer column
   std::string sanitize_compiler = "g++-12"; // the g++ or clang++ of that column

@@ -50,6 +50,19 @@ std::string Shorten(const std::string &label, std::size_t width) {
 
 std::string RuntimeFindingLine(const corpus::Finding &runtime_finding) {
   const json &finding = runtime_finding.detail;
+  if (finding.value("inside", false))
+    return fmt::format(
+        "runtime-divergence: {}: kernel {} (call {} of the module, kernel call {}) writes "
+        "argument {} ({}, {}) differently on {} than on {}, though the module returns the same: "
+        "at {}: {} instead of {}, {} of {} elements, max abs error {}\n",
+        finding.value("tu", ""), finding.value("kernel", ""), finding.value("call", json()).dump(),
+        finding.value("site", json()).dump(), finding.value("kernel_argument", json()).dump(),
+        finding.value("buffer", ""), finding.value("dtype", ""),
+        fmt::join(finding["differs_on"].get<std::vector<std::string>>(), ", "),
+        finding.value("reference", ""), finding.value("index", json()).dump(),
+        finding.value("actual", json()).dump(), finding.value("expected", json()).dump(),
+        finding.value("mismatched_elements", json()).dump(),
+        finding.value("elements", json()).dump(), finding.value("max_abs_error", json()).dump());
   std::string line =
       fmt::format("runtime-divergence: {}: differs on {} (same as Inductor's build on {})",
                   finding.value("tu", ""),

@@ -31,8 +31,10 @@ BuildCache::BuildCache(fs::path folder) : folder_(std::move(folder)) {}
 std::string BuildCache::Key(const CapturedTu &tu, const Compiler &compiler,
                             const OpenMpInstall &openmp) {
   const auto argv = CommandForCompiler(tu.argv, compiler, "SOURCE", "OUTPUT", openmp);
-  return support::Sha256Hex(fmt::format("{}\n{}\n{}\n{}", compiler.path.string(), compiler.version,
-                                        fmt::join(argv, "\n"), FileBytes(tu.source)));
+  // The salt changes with what a stored build means: its warnings are identities since 2.
+  return support::Sha256Hex(fmt::format("warnings:2\n{}\n{}\n{}\n{}", compiler.path.string(),
+                                        compiler.version, fmt::join(argv, "\n"),
+                                        FileBytes(tu.source)));
 }
 
 std::optional<TuBuild> BuildCache::Find(const std::string &key, const fs::path &output) {

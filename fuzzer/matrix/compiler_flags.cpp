@@ -62,6 +62,14 @@ std::vector<std::string> CommandForCompiler(const std::vector<std::string> &capt
       ++i;
       continue;
     }
+    // Inductor's cpp_wrapper builds force-include a header of its own PCH cache: a gcc PCH of
+    // an #include the TU has itself, outside the captured folder. Every compiler of the matrix
+    // parses the TU's own #include instead (the matrix shares its own prefix).
+    if (argument == "-include" && i + 1 < captured.size() &&
+        std::filesystem::path(captured[i + 1]).parent_path().filename() == "precompiled_headers") {
+      ++i;
+      continue;
+    }
     if (!argument.starts_with("-") && parsers::IsCppSource(argument)) {
       argv.push_back(source.string());
       continue;

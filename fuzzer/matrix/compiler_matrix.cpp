@@ -1,8 +1,11 @@
 #include "fuzzer/matrix/compiler_matrix.h"
+
 #include "corpus/run_record.h"
 
 #include "fuzzer/matrix/build_cache.h"
+#include "fuzzer/matrix/kernel_probes.h"
 #include "fuzzer/matrix/runtime_differential.h"
+#include "fuzzer/matrix/warnings.h"
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_analysis.h"
@@ -165,12 +168,9 @@ TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOption
     build.object_size = std::filesystem::file_size(build.output);
   const auto family = compiler.family;
   const auto diagnostics = parsers::ParseCompilerText(result.output, family);
+  build.warnings = WarningKeys(diagnostics, tu.source);
   for (const auto &diagnostic : diagnostics) {
-    // Warnings in torch's headers are the same for every kernel: only the generated code's
-    // own warnings say something about this TU.
-    if (diagnostic.severity == "warning" && diagnostic.location.file == tu.source.string())
-      build.warnings.push_back(diagnostic.message_template + " " + diagnostic.option);
-    else if (diagnostic.severity == "error" || diagnostic.severity == "fatal error") {
+    if (diagnostic.severity == "error" || diagnostic.severity == "fatal error") {
       if (build.first_error.empty())
         build.first_error = diagnostic.message;
       ++build.errors;
@@ -182,6 +182,52 @@ TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOption
       build.first_error = result.output.substr(0, result.output.find('\n'));
   }
   return build;
+}
+
+// The probed twin of every built cpp_wrapper TU with recorded calls, on every compiler that
+// built the TU itself, sharing its prefix.
+void BuildProbes(std::vector<TuMatrix> &matrix, const MatrixOptions &options,
+                 const OpenMpInstall &openmp, const std::vector<std::string> &prefix_keys,
+                 const std::map<std::string, Prefix> &prefixes,
+                 const CompilerTemporaries &temporaries, const Progress &progress) {
+  const std::size_t columns = options.compilers.size();
+  std::vector<std::optional<CapturedTu>> probed_tus(matrix.size());
+  std::vector<std::size_t> tasks;
+  for (std::size_t row = 0; row < matrix.size(); ++row) {
+    const CapturedTu &tu = matrix[row].tu;
+    if (tu.entry != kWrapperEntry || tu.recording.empty())
+      continue;
+    const auto probed = ProbeKernelCalls(ReadWholeFile(tu.source));
+    if (!probed)
+      continue;
+    const auto folder = options.work_dir / "probes";
+    std::filesystem::create_directories(folder);
+    CapturedTu copy = tu;
+    copy.source = folder / fmt::format("{:04}-{}.probed.cpp", row, SafeName(tu.source.stem()));
+    std::ofstream(copy.source) << probed->text;
+    probed_tus[row] = std::move(copy);
+    for (std::size_t column = 0; column < columns; ++column)
+      if (matrix[row].builds[column].built && options.compilers[column].sanitizers.empty())
+        tasks.push_back(row * columns + column);
+  }
+  std::mutex report;
+  RunInParallel(tasks.size(), options.jobs, [&](std::size_t i) {
+    const std::size_t row = tasks[i] / columns, column = tasks[i] % columns;
+    const auto found = prefixes.find(prefix_keys[tasks[i]]);
+    const TuBuild probe = Build(*probed_tus[row], options.compilers[column], options, openmp, row,
+                                found == prefixes.end() ? nullptr : &found->second, temporaries);
+    const std::lock_guard lock(report);
+    TuBuild &build = matrix[row].builds[column];
+    if (probe.built)
+      build.probe_module = probe.output;
+    else
+      build.probe_error = probe.first_error.empty() ? probe.exit : probe.first_error;
+    if (progress)
+      progress(fmt::format("probes {}/{}: {} on {}: {}", i + 1, tasks.size(), matrix[row].tu.label,
+                           build.compiler,
+                           probe.built ? fmt::format("built ({:.1f} s)", probe.seconds)
+                                       : "not built: " + build.probe_error));
+  });
 }
 
 } // namespace
@@ -293,6 +339,8 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
       matrix[row].builds[column] = std::move(build);
     }
   });
+  if (options.kernel_probes)
+    BuildProbes(matrix, options, openmp, keys, prefixes, temporaries, progress);
   return matrix;
 }
 

@@ -42,6 +42,9 @@ struct MatrixOptions {
   std::filesystem::path work_dir; // objects go to work_dir/<compiler>/
   bool shared_prefix = true;      // precompile each TU's leading #includes once per flag set
   BuildCache *cache = nullptr;    // builds kept by content across matrices, if any
+  // Also build each cpp_wrapper TU with kernel probes (kernel_probes.h), so that the replay
+  // compares what every kernel inside the module wrote, not only what the module returned.
+  bool kernel_probes = true;
 };
 
 // One TU built by one compiler.
@@ -55,7 +58,7 @@ struct TuBuild {
   double seconds = 0;
   std::uintmax_t object_size = 0;
   int errors = 0;
-  std::vector<std::string> warnings; // message templates, for comparing compilers
+  std::vector<std::string> warnings; // WarningIdentity keys, for comparing compilers
   std::string signature;             // of the failure, when not built
   std::string first_error;
   std::filesystem::path output;
@@ -67,6 +70,11 @@ struct TuBuild {
   nlohmann::json runtime_detail; // the worst difference, or what went wrong
   double runtime_seconds = 0;    // replaying the recorded calls
   bool sanitized = false;        // a sanitizer column's build: replayed apart, never compared
+  // The probed build of a cpp_wrapper TU (kernel_probes.h), when one was built, else why not;
+  // and where its replay left each call's probes.
+  std::filesystem::path probe_module;
+  std::string probe_error;
+  std::filesystem::path probe_dir;
   std::optional<corpus::Finding> memory_error; // what the sanitizer reported in this TU
 };
 

@@ -19,7 +19,8 @@ corpus::CompareSide ToSide(const TuBuild &build) {
           .runtime = build.runtime};
 }
 
-corpus::CompareVerdict Verdict(const TuBuild &baseline, const TuBuild &candidate) {
+corpus::CompareVerdict Verdict(const TuBuild &baseline, const TuBuild &candidate,
+                               const corpus::CompareSide &candidate_side) {
   using corpus::CompareVerdict;
   if (baseline.built && !candidate.built)
     return CompareVerdict::kRegression;
@@ -32,11 +33,7 @@ corpus::CompareVerdict Verdict(const TuBuild &baseline, const TuBuild &candidate
   if (baseline.runtime != candidate.runtime &&
       (baseline.runtime == "same" || candidate.runtime == "same"))
     return CompareVerdict::kRuntimeDiffers;
-  const std::set<std::string> before(baseline.warnings.begin(), baseline.warnings.end());
-  for (const auto &warning : candidate.warnings)
-    if (!before.contains(warning))
-      return CompareVerdict::kNewWarnings;
-  return CompareVerdict::kSame;
+  return candidate_side.new_warnings.empty() ? CompareVerdict::kSame : CompareVerdict::kNewWarnings;
 }
 
 } // namespace
@@ -79,12 +76,19 @@ corpus::MatrixRecord ToMatrixRecord(const std::vector<TuMatrix> &matrix,
   return record;
 }
 
-corpus::CompareRow CompareBuilds(const TuMatrix &row) {
+corpus::CompareRow CompareBuilds(const TuMatrix &row, const KnownWarnings &known) {
   const TuBuild &baseline = row.builds.at(0), &candidate = row.builds.at(1);
+  corpus::CompareSide candidate_side = ToSide(candidate);
+  const std::set<std::string> before(baseline.warnings.begin(), baseline.warnings.end());
+  for (const auto &warning : candidate.warnings)
+    if (!before.contains(warning))
+      (known.Match(candidate.compiler, warning) ? candidate_side.known_warnings
+                                                : candidate_side.new_warnings)
+          .push_back(warning);
   return {.tu = row.tu.label,
-          .verdict = Verdict(baseline, candidate),
+          .verdict = Verdict(baseline, candidate, candidate_side),
           .baseline = ToSide(baseline),
-          .candidate = ToSide(candidate),
+          .candidate = std::move(candidate_side),
           .reference_runtime = row.reference_runtime,
           .runtime_finding = RuntimeDivergenceFinding(row)};
 }

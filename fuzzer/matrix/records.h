@@ -2,6 +2,7 @@
 
 #include "corpus/matrix_record.h"
 #include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/matrix/warnings.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +17,8 @@ corpus::BuildRecord ToBuildRecord(const TuBuild &build);
 corpus::MatrixRecord ToMatrixRecord(const std::vector<TuMatrix> &matrix,
                                     const nlohmann::json &provenance);
 
-// A two-compiler matrix row (baseline first, candidate second) judged as an upgrade.
-corpus::CompareRow CompareBuilds(const TuMatrix &row);
+// A two-compiler matrix row (baseline first, candidate second) judged as an upgrade. Warnings are
+// compared by identity; the candidate's new ones that `known` explains do not change the verdict.
+corpus::CompareRow CompareBuilds(const TuMatrix &row, const KnownWarnings &known);
 
 } // namespace fuzzer::matrix

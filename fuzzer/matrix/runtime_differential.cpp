@@ -1,5 +1,6 @@
 #include "fuzzer/matrix/runtime_differential.h"
 
+#include "fuzzer/matrix/warnings.h"
 #include "fuzzer/worker/worker_client.h"
 
 #include <fmt/format.h>
@@ -13,13 +14,16 @@ namespace {
 using nlohmann::json;
 
 Replay ReplayOnce(worker::Worker &worker, const std::filesystem::path &module, const CapturedTu &tu,
-                  const RuntimeOptions &options, const std::filesystem::path &call_journal) {
+                  const RuntimeOptions &options, const std::filesystem::path &call_journal,
+                  const std::filesystem::path &probe_dir) {
   json request = {{"op", "replay"},
                   {"module", module.string()},
                   {"entry", tu.entry},
                   {"recording", tu.recording.string()}};
   if (!call_journal.empty())
     request["call_journal"] = call_journal.string();
+  if (!probe_dir.empty())
+    request["probe_dir"] = probe_dir.string();
   const worker::WorkerReply reply = worker.Request(request, options.timeout);
   if (reply.status == worker::ReplyStatus::kTimedOut)
     return {"timeout", {{"detail", reply.detail}}};
@@ -31,13 +35,63 @@ Replay ReplayOnce(worker::Worker &worker, const std::filesystem::path &module, c
   return {replay.value("status", "error"), replay};
 }
 
+// Every probed build's kernels against the first probed build that reproduced Inductor's
+// outputs: a build whose module returns the same tensors but one of whose kernels wrote
+// something else is a runtime difference too, named by that kernel.
+void CompareKernelProbes(TuMatrix &row, worker::Worker &worker, const RuntimeOptions &options,
+                         const Progress &progress) {
+  const TuBuild *reference = nullptr;
+  for (const auto &build : row.builds)
+    if (!build.probe_dir.empty() && build.runtime == "same") {
+      reference = &build;
+      break;
+    }
+  if (!reference)
+    return;
+  for (auto &build : row.builds) {
+    if (&build == reference || build.probe_dir.empty())
+      continue;
+    const worker::WorkerReply reply = worker.Request({{"op", "compare_probes"},
+                                                      {"reference", reference->probe_dir.string()},
+                                                      {"candidate", build.probe_dir.string()}},
+                                                     options.timeout);
+    if (reply.status != worker::ReplyStatus::kOk || reply.message.contains("error") ||
+        !reply.message.contains("compare_probes")) {
+      if (progress)
+        progress(fmt::format("kernel probes {} on {}: not compared: {}", row.tu.label,
+                             build.compiler,
+                             reply.message.value("error", json(reply.detail)).dump()));
+      continue;
+    }
+    json compared = reply.message["compare_probes"];
+    compared["reference"] = reference->compiler;
+    if (progress)
+      progress(fmt::format("kernel probes {} on {} against {}: {} ({} buffer(s))", row.tu.label,
+                           build.compiler, reference->compiler, compared.value("status", "?"),
+                           compared.value("probes_compared", 0)));
+    if (compared.value("status", "") != "differs")
+      continue;
+    if (build.runtime == "same") {
+      build.runtime = "differs";
+      build.runtime_detail = {{"status", "differs"},
+                              {"inside", true},
+                              {"kernels", compared["kernels"]},
+                              {"reference", reference->compiler},
+                              {"worst", compared["worst"]}};
+    } else {
+      build.runtime_detail["kernel_probes"] = compared;
+    }
+  }
+}
+
 } // namespace
 
 Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
                     const CapturedTu &tu, const RuntimeOptions &options,
-                    const std::filesystem::path &call_journal) {
+                    const std::filesystem::path &call_journal,
+                    const std::filesystem::path &probe_dir) {
   const auto started = std::chrono::steady_clock::now();
-  Replay replay = ReplayOnce(worker, module, tu, options, call_journal);
+  Replay replay = ReplayOnce(worker, module, tu, options, call_journal, probe_dir);
   replay.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return replay;
@@ -93,7 +147,20 @@ void ReplayRecordedCalls(std::vector<TuMatrix> &matrix, worker::Worker &worker,
       if (progress)
         progress(fmt::format("runtime {} on {}: {}", row.tu.label, build.compiler,
                              DescribeReplay(replay)));
+      if (build.probe_module.empty() || replay.status != "same")
+        continue;
+      const auto probe_dir =
+          build.probe_module.parent_path() / (build.probe_module.stem().string() + ".probes");
+      std::filesystem::remove_all(probe_dir);
+      const Replay probed =
+          ReplayModule(worker, build.probe_module, row.tu, options, {}, probe_dir);
+      if (probed.status == "same")
+        build.probe_dir = probe_dir;
+      else if (progress)
+        progress(fmt::format("kernel probes {} on {}: the probed build's replay says {}",
+                             row.tu.label, build.compiler, DescribeReplay(probed)));
     }
+    CompareKernelProbes(row, worker, options, progress);
   }
 }
 
@@ -117,15 +184,21 @@ std::optional<corpus::Finding> RuntimeDivergenceFinding(const TuMatrix &row) {
   json finding = {{"kind", "runtime-divergence"}, {"tu", row.tu.label},
                   {"same_as_inductor", same},     {"differs_on", differs},
                   {"compiler", worst->compiler},  {"how", worst->runtime}};
-  std::string dtype;
+  std::string dtype, kernel;
   if (worst->runtime == "differs" && worst->runtime_detail.contains("worst")) {
     const json &difference = worst->runtime_detail["worst"];
     dtype = difference.value("dtype", "");
-    for (const char *field :
-         {"argument", "dtype", "index", "flat_index", "expected", "actual", "max_abs_error",
-          "max_rel_error", "mismatched_elements", "elements", "tolerance"})
+    for (const char *field : {"argument", "dtype", "index", "flat_index", "expected", "actual",
+                              "max_abs_error", "max_rel_error", "mismatched_elements", "elements",
+                              "tolerance", "kernel", "site", "call", "kernel_argument", "buffer"})
       if (difference.contains(field))
         finding[field] = difference[field];
+    if (worst->runtime_detail.value("inside", false)) {
+      finding["inside"] = true;
+      finding["kernels"] = worst->runtime_detail["kernels"];
+      finding["reference"] = worst->runtime_detail["reference"];
+      kernel = difference.value("kernel", "");
+    }
   } else {
     finding["detail"] = worst->runtime_detail.value("detail", json(""));
   }
@@ -135,8 +208,16 @@ std::optional<corpus::Finding> RuntimeDivergenceFinding(const TuMatrix &row) {
       .Add("differs", fmt::format("{}", fmt::join(differs, ",")))
       .Add("how", worst->runtime)
       .Add("dtype", dtype);
-  result.summary = fmt::format("{} computes differently on {} than Inductor's build", row.tu.label,
-                               fmt::join(differs, ", "));
+  if (!kernel.empty()) // the module's outputs agree: the kernel inside it is the finding
+    result.essence.Add("kernel", NameShape(kernel));
+  result.summary =
+      kernel.empty()
+          ? fmt::format("{} computes differently on {} than Inductor's build", row.tu.label,
+                        fmt::join(differs, ", "))
+          : fmt::format("{}: kernel {} writes differently on {} than on {}, though the module "
+                        "returns the same",
+                        row.tu.label, kernel, fmt::join(differs, ", "),
+                        worst->runtime_detail.value("reference", ""));
   result.compilers = differs;
   result.subject = row.tu.label;
   result.detail = finding;

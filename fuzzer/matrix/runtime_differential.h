@@ -27,9 +27,11 @@ struct Replay {
 };
 // With `call_journal`, the worker writes there, before each call, where every tensor argument
 // lives (see bad_access.h).
+// With `probe_dir`, a probed build's kernel probes of each call are kept there.
 Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
                     const CapturedTu &tu, const RuntimeOptions &options,
-                    const std::filesystem::path &call_journal = {});
+                    const std::filesystem::path &call_journal = {},
+                    const std::filesystem::path &probe_dir = {});
 // One line for people: "same on 3 tensor(s)", "differs: out (float32) at [0, 3]: ...".
 std::string DescribeReplay(const Replay &replay);
 
@@ -39,7 +41,10 @@ std::string DescribeReplay(const Replay &replay);
 // build left, exactly for integers and bool and within a per-dtype tolerance for floating
 // point. Inductor's own build is replayed first: one that does not reproduce its own
 // recording is nondeterministic and its row is not compared. A build that kills or hangs the
-// worker is reported as such; the worker restarts for the next one.
+// worker is reported as such; the worker restarts for the next one. Where builds have probed
+// twins (cpp_wrapper modules), every kernel call's written buffers are compared across
+// compilers too: a kernel that writes something else is a difference even when the module's
+// results agree.
 void ReplayRecordedCalls(std::vector<TuMatrix> &matrix, worker::Worker &worker,
                          const RuntimeOptions &options, const Progress &progress);
 

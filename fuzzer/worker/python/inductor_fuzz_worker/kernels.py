@@ -415,9 +415,97 @@ def _write_call_journal(path, number, args):
     os.replace(path + ".tmp", path)
 
 
-def replay(module_path, entry, recording_path, call_journal=None):
+KERNEL_PROBE_FILE_VARIABLE = "INDUCTOR_FUZZ_KERNEL_PROBES"  # as fuzzer/matrix/kernel_probes.h
+_SCALAR_TYPES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "float16",
+                 6: "float32", 7: "float64", 11: "bool", 15: "bfloat16"}
+
+
+def read_probes(path):
+    """The records a probed build's kernel calls appended to `path` (see kernel_probes.cpp)."""
+    import struct
+
+    import torch
+
+    records = []
+    if not os.path.exists(path):
+        return records
+    with open(path, "rb") as stream:
+        data = stream.read()
+    at = 0
+
+    def take(fmt):
+        nonlocal at
+        values = struct.unpack_from(fmt, data, at)
+        at += struct.calcsize(fmt)
+        return values
+
+    while at < len(data):
+        if data[at:at + 4] != b"IFZP":
+            raise ValueError(f"{path}: a probe record at byte {at} does not start with IFZP")
+        at += 4
+        site, argument, kernel_length = take("<III")
+        kernel = data[at:at + kernel_length].decode()
+        at += kernel_length
+        (buffer_length,) = take("<I")
+        buffer = data[at:at + buffer_length].decode()
+        at += buffer_length
+        dtype_code, dim = take("<iq")
+        sizes = take(f"<{dim}q") if dim else ()
+        strides = take(f"<{dim}q") if dim else ()
+        (nbytes,) = take("<Q")
+        payload = data[at:at + nbytes]
+        at += nbytes
+        dtype = _SCALAR_TYPES.get(dtype_code)
+        tensor = None
+        if dtype is not None:
+            flat = torch.frombuffer(bytearray(payload), dtype=getattr(torch, dtype)) if nbytes else torch.empty(0, dtype=getattr(torch, dtype))
+            tensor = flat.as_strided(sizes, strides).clone() if flat.numel() else torch.empty(sizes, dtype=getattr(torch, dtype))
+        records.append({"site": site, "argument": argument, "kernel": kernel, "buffer": buffer,
+                        "dtype": dtype, "tensor": tensor})
+    return records
+
+
+def compare_probes(reference_dir, candidate_dir):
+    """Every kernel call's written buffers of two probed replays of one TU, compared as replay
+    compares tensors. The worst difference names the kernel, its call site and the buffer."""
+    import glob
+
+    files = sorted(glob.glob(os.path.join(reference_dir, "call-*.probes")))
+    worst = None
+    compared = 0
+    differing = []
+    for reference_file in files:
+        name = os.path.basename(reference_file)
+        call = int(name.removeprefix("call-").removesuffix(".probes"))
+        expected = read_probes(reference_file)
+        actual = read_probes(os.path.join(candidate_dir, name))
+        if [(r["site"], r["argument"]) for r in expected] != [(r["site"], r["argument"]) for r in actual]:
+            return {"status": "differs", "probes_compared": compared, "kernels": differing,
+                    "worst": {"argument": f"call {call}", "error": "the kernel calls differ",
+                              "max_abs_error": None}}
+        for want, got in zip(expected, actual):
+            if want["tensor"] is None:
+                continue
+            compared += 1
+            label = f"call {call} {want['kernel']} argument {want['argument']} ({want['buffer']})"
+            difference = compare_tensor(label, want["tensor"], got["tensor"])
+            if difference is None:
+                continue
+            difference.update({"kernel": want["kernel"], "site": want["site"], "call": call,
+                               "kernel_argument": want["argument"], "buffer": want["buffer"]})
+            if want["kernel"] not in differing:
+                differing.append(want["kernel"])
+            if worst is None or (difference["max_abs_error"] or float("inf")) > (worst["max_abs_error"] or float("inf")):
+                worst = difference
+    return {"status": "differs" if worst else "same", "probes_compared": compared,
+            "probe_files": len(files), "kernels": differing, "worst": worst}
+
+
+def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None):
     """Runs the build at module_path on every recorded call and compares with the recording.
-    With call_journal, each call's argument addresses are written there before it runs."""
+    With call_journal, each call's argument addresses are written there before it runs. With
+    probe_dir (a probed build, see kernel_probes.h), each call's kernel probes go to
+    probe_dir/call-N.probes."""
     import torch
 
     recording = torch.load(recording_path, weights_only=True)
@@ -431,7 +519,16 @@ def replay(module_path, entry, recording_path, call_journal=None):
         args = [rebuild(description, before) for description in call["args"]]
         if call_journal:
             _write_call_journal(call_journal, number, args)
-        returned = call_entry(function, entry, args)
+        if probe_dir:
+            os.makedirs(probe_dir, exist_ok=True)
+            probe_file = os.path.join(probe_dir, f"call-{number}.probes")
+            if os.path.exists(probe_file):
+                os.remove(probe_file)
+            os.environ[KERNEL_PROBE_FILE_VARIABLE] = probe_file
+        try:
+            returned = call_entry(function, entry, args)
+        finally:
+            os.environ.pop(KERNEL_PROBE_FILE_VARIABLE, None)
         if call["after"] is None:
             unfinished += 1  # the recorded process died in this call: run it, compare nothing
             continue

@@ -14,7 +14,7 @@ import sys
 
 from .capture import CompilerVersions, compile_command
 from .cases import fresh_inductor_state, run_case
-from .kernels import replay
+from .kernels import compare_probes, replay
 
 
 def resident_bytes():
@@ -100,9 +100,12 @@ def handle(session, request, scratch):
     if op == "replay":
         return {
             "replay": replay(
-                request["module"], request["entry"], request["recording"], request.get("call_journal")
+                request["module"], request["entry"], request["recording"], request.get("call_journal"),
+                request.get("probe_dir"),
             )
         }
+    if op == "compare_probes":
+        return {"compare_probes": compare_probes(request["reference"], request["candidate"])}
     if op == "convert":
         from .convert import convert_module
 
