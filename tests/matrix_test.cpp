@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <optional>
 
 namespace fuzzer {
 namespace {
@@ -292,10 +293,114 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
   EXPECT_EQ(result.Counts().count("regression"), 0u) << upgrade.out;
   EXPECT_EQ(result.Regressions(), 1);
   EXPECT_NE(upgrade.out.find("runtime-divergence: seed/"), std::string::npos) << upgrade.out;
+  // Clang's -Wunused-function on the bindings' parse_arg is known: no other TU changes verdict.
+  EXPECT_EQ(result.Counts()["same"], static_cast<int>(result.rows.size()) - 1) << upgrade.out;
   std::stringstream markdown;
   markdown << std::ifstream(report / "compare.md").rdbuf();
-  EXPECT_NE(markdown.str().find("- runtime-divergence: seed/"), std::string::npos)
+  EXPECT_NE(markdown.str().find("RUNTIME runtime-divergence: seed/"), std::string::npos)
       << markdown.str();
+}
+
+// Inserts `statement` at the start of the body of the TU's first definition of `function`.
+std::string PlantInBody(const std::string &source, const std::string &function,
+                        const std::string &statement) {
+  std::size_t definition = std::string::npos;
+  for (std::size_t at = source.find("extern \"C\""); at != std::string::npos;
+       at = source.find("extern \"C\"", at + 1)) {
+    const std::size_t name = source.find(function + "(", at);
+    const std::size_t end = source.find_first_of(";{", name);
+    if (name != std::string::npos && end != std::string::npos && source[end] == '{' &&
+        source.find('\n', at) >= name - 1) {
+      definition = end;
+      break;
+    }
+  }
+  if (definition == std::string::npos)
+    return "";
+  return source.substr(0, definition + 1) + "\n" + statement + "\n" +
+         source.substr(definition + 1);
+}
+
+TEST_F(MatrixTest, CompareKnowsTheBindingsWarningsReportsNewOnesAndSeesEveryKernelOfAWrapper) {
+  const auto corpus_dir = folder_ / "corpus";
+  // A generated cpp_wrapper case (create_block_mask), run by compare itself.
+  const auto generated = RunInductorFuzz({"gen", "--seed", "13"});
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  std::filesystem::create_directories(corpus_dir);
+  support::WriteFileAtomically(corpus_dir / "gen-13.json", generated.out);
+  ASSERT_NE(generated.out.find("\"cpp_wrapper\":true"), std::string::npos) << generated.out;
+
+  // The seed, with a warning g++ does not have planted in its first kernel: clang's -Wself-assign.
+  const auto seed = RunAndRecord(kSourceDir / "corpus/seeds/causal-151290.json", "seed");
+  const auto seed_tus = matrix::LoadCapturedTus({seed});
+  ASSERT_FALSE(seed_tus.empty());
+  const std::string warned = PlantInBody(
+      support::ReadTextFile(seed_tus[0].source, "captured source", std::size_t{1} << 24), "kernel",
+      "    { int planted = 0; planted = planted; (void)planted; }");
+  ASSERT_FALSE(warned.empty());
+  support::WriteFileAtomically(seed_tus[0].source, warned);
+
+  // A user's cpp_wrapper program, captured; its first kernel writes one element of an
+  // intermediate wrongly on clang only, an element the module's result does not depend on.
+  const auto wrapper = corpus_dir / "wrapper";
+  const auto captured =
+      RunInductorFuzz({"capture", "--out", wrapper.string(), "--", "python",
+                       (kSourceDir / "tests/fixtures/matrix/intermediate_unused_column.py").string()});
+  ASSERT_EQ(captured.exit_code, 0) << captured.out << captured.err;
+  std::optional<matrix::CapturedTu> module;
+  for (const auto &tu : matrix::LoadCapturedTus({wrapper}))
+    if (tu.entry == "inductor_entry_cpp")
+      module = tu;
+  ASSERT_TRUE(module.has_value()) << "the capture recorded the cpp_wrapper module";
+  const std::string planted = PlantInBody(
+      support::ReadTextFile(module->source, "captured source", std::size_t{1} << 24),
+      "cpp_fused_add_mul_0", "#ifdef __clang__\n    out_ptr0[1] = out_ptr0[1] + 1.0f;\n#endif");
+  ASSERT_FALSE(planted.empty());
+  // At the start of the body the plant would be overwritten: move it to the end instead.
+  const std::size_t body = planted.find("#ifdef __clang__");
+  const std::string plant = planted.substr(body, planted.find("#endif", body) + 6 - body);
+  std::string moved = planted;
+  moved.erase(body, plant.size());
+  moved.insert(moved.find("\n}\n", body), "\n" + plant);
+  support::WriteFileAtomically(module->source, moved);
+
+  const auto report = folder_ / "report";
+  const auto run =
+      RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-16", "--corpus",
+                       corpus_dir.string(), "--report", report.string()});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  const auto result = corpus::ReadCompareRecord(report / "compare.json");
+  std::size_t with_known = 0;
+  for (const auto &row : result.rows) {
+    SCOPED_TRACE(row.tu);
+    with_known += !row.candidate.known_warnings.empty();
+    if (row.tu == matrix::LoadCapturedTus({seed})[0].label) {
+      EXPECT_EQ(corpus::VerdictName(row.verdict), "new-warnings");
+      EXPECT_EQ(row.candidate.new_warnings, std::vector<std::string>{"-Wself-assign in kernel"});
+    } else if (row.tu == module->label) {
+      EXPECT_EQ(corpus::VerdictName(row.verdict), "runtime-differs");
+      ASSERT_TRUE(row.runtime_finding.has_value());
+      const json &detail = row.runtime_finding->detail;
+      EXPECT_EQ(detail["kernel"], "cpp_fused_add_mul_0") << detail.dump(2);
+      EXPECT_EQ(detail["inside"], true);
+      EXPECT_EQ(detail["buffer"], "buf0");
+      EXPECT_EQ(detail["differs_on"], json::array({"clang++-16"}));
+      EXPECT_EQ(detail["reference"], "g++-12");
+      EXPECT_EQ(detail["flat_index"], 1);
+      EXPECT_EQ(detail["actual"].get<double>() - detail["expected"].get<double>(), 1.0);
+      EXPECT_EQ(detail["mismatched_elements"], 1);
+    } else {
+      EXPECT_EQ(corpus::VerdictName(row.verdict), "same")
+          << "new: " << (row.candidate.new_warnings.empty() ? "" : row.candidate.new_warnings[0]);
+    }
+  }
+  EXPECT_GE(with_known, 4u) << "every TU with Python bindings has the parse_arg warning";
+  EXPECT_NE(run.out.find("new warning -Wself-assign: 1 TU(s)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("kernel cpp_fused_add_mul_0"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("kernel probes s13-0/"), std::string::npos)
+      << "the generated cpp_wrapper case is probed too: " << run.err;
+  // What matters comes first: the runtime difference before the first row of the table.
+  EXPECT_LT(run.out.find("RUNTIME runtime-divergence"), run.out.find("TU    "));
 }
 
 TEST_F(MatrixTest, FloatResultsAreComparedWithinTheirDtypeTolerance) {
