@@ -317,8 +317,7 @@ std::string PlantInBody(const std::string &source, const std::string &function,
   }
   if (definition == std::string::npos)
     return "";
-  return source.substr(0, definition + 1) + "\n" + statement + "\n" +
-         source.substr(definition + 1);
+  return source.substr(0, definition + 1) + "\n" + statement + "\n" + source.substr(definition + 1);
 }
 
 TEST_F(MatrixTest, CompareKnowsTheBindingsWarningsReportsNewOnesAndSeesEveryKernelOfAWrapper) {
@@ -343,9 +342,9 @@ TEST_F(MatrixTest, CompareKnowsTheBindingsWarningsReportsNewOnesAndSeesEveryKern
   // A user's cpp_wrapper program, captured; its first kernel writes one element of an
   // intermediate wrongly on clang only, an element the module's result does not depend on.
   const auto wrapper = corpus_dir / "wrapper";
-  const auto captured =
-      RunInductorFuzz({"capture", "--out", wrapper.string(), "--", "python",
-                       (kSourceDir / "tests/fixtures/matrix/intermediate_unused_column.py").string()});
+  const auto captured = RunInductorFuzz(
+      {"capture", "--out", wrapper.string(), "--", "python",
+       (kSourceDir / "tests/fixtures/matrix/intermediate_unused_column.py").string()});
   ASSERT_EQ(captured.exit_code, 0) << captured.out << captured.err;
   std::optional<matrix::CapturedTu> module;
   for (const auto &tu : matrix::LoadCapturedTus({wrapper}))
@@ -365,9 +364,8 @@ TEST_F(MatrixTest, CompareKnowsTheBindingsWarningsReportsNewOnesAndSeesEveryKern
   support::WriteFileAtomically(module->source, moved);
 
   const auto report = folder_ / "report";
-  const auto run =
-      RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-16", "--corpus",
-                       corpus_dir.string(), "--report", report.string()});
+  const auto run = RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-16",
+                                    "--corpus", corpus_dir.string(), "--report", report.string()});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   const auto result = corpus::ReadCompareRecord(report / "compare.json");
   std::size_t with_known = 0;
