@@ -282,9 +282,15 @@ TEST_F(OracleTest, DataDependentMaskIsAnExpectedExceptionOfItsClass) {
 
 TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
   for (const std::string api : {"create_mask", "flex_attention"}) {
-    const corpus::Case c = FirstGenerated([&api](const corpus::Case &c) {
+    // A vector width this CPU has: simdlen 512 on a machine without AVX-512 (and simdlen 1
+    // anywhere) ends in Inductor's micro-GEMM assertion, a known issue, not this test's subject.
+    const auto runs_here = [](const corpus::Case &c) {
+      const auto simdlen = c.inductor.cpp_simdlen;
+      return !simdlen || *simdlen == 256 || (*simdlen == 512 && __builtin_cpu_supports("avx512f"));
+    };
+    const corpus::Case c = FirstGenerated([&api, &runs_here](const corpus::Case &c) {
       return c.api == api && c.expect_raises.empty() && c.create_block_mask.q_len <= 256 &&
-             c.create_block_mask.kv_len <= 256;
+             c.create_block_mask.kv_len <= 256 && runs_here(c);
     });
     SCOPED_TRACE(c.name);
     const auto outcome = Run(c);
@@ -295,6 +301,8 @@ TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
       EXPECT_GE(outcome.result["builds"].size(), 1u);
     }
     if (api == "flex_attention") {
+      ASSERT_TRUE(outcome.result["attention_errors"]["compiled"].is_object())
+          << outcome.result.dump(2);
       EXPECT_LE(outcome.result["attention_errors"]["compiled"]["max_abs_error"].get<double>(),
                 outcome.result["attention_errors"]["limit"].get<double>());
     }
@@ -337,9 +345,14 @@ TEST(SanitizerOracle, FindsTheFlexAttentionScratchOverflowAndNothingWhenThreadsM
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   const auto result = nlohmann::json::parse(std::ifstream(scratch / "threads1" / "result.json"));
   EXPECT_EQ(result["kind"], "memory-error") << result.dump(2);
-  EXPECT_EQ(result["signature"],
-            "memory-error|error=out-of-bounds-access|access=WRITE|kernel=kernel_fill_stub<float>|"
-            "statement=data_vec.store(data + d);")
+  // Past the scratch, the write lands in a live chunk's redzone (out-of-bounds-access) or in a
+  // chunk freed a moment before (heap-use-after-free): which one depends on the allocator's
+  // order, which differs between machines and runs. Kernel and statement do not.
+  const std::string signature = result.value("signature", "");
+  EXPECT_TRUE(signature == "memory-error|error=out-of-bounds-access|access=WRITE|kernel=kernel_"
+                           "fill_stub<float>|statement=data_vec.store(data + d);" ||
+              signature == "memory-error|error=heap-use-after-free|access=WRITE|kernel=kernel_"
+                           "fill_stub<float>|statement=data_vec.store(data + d);")
       << result.dump(2);
   const auto &finding = result["finding"];
   ASSERT_GE(finding["source_lines"].size(), 2u) << finding.dump(2);

@@ -98,8 +98,27 @@ std::string RuntimeSummary(const std::vector<matrix::TuMatrix> &matrix) {
                          : what == "missing"      ? "compared with the recording only"
                          : what == "no recording" ? "without recorded calls"
                                                   : "Inductor's build " + what);
-  return fmt::format("runtime: {} build(s) replayed on recorded kernel calls; TUs: {}\n", replays,
-                     parts);
+  std::string text = fmt::format(
+      "runtime: {} build(s) replayed on recorded kernel calls; TUs: {}\n", replays, parts);
+  // Kernel probes: how many cpp_wrapper TUs had every kernel compared, and why not the others.
+  std::size_t probed = 0, unbuilt = 0;
+  std::string first_reason;
+  for (const auto &row : matrix) {
+    bool any = false;
+    for (const auto &build : row.builds) {
+      any = any || !build.probe_dir.empty();
+      if (!build.probe_error.empty() && first_reason.empty())
+        first_reason = build.probe_error;
+      unbuilt += !build.probe_error.empty();
+    }
+    probed += any;
+  }
+  if (probed || unbuilt)
+    text += fmt::format(
+        "kernel probes: every kernel call compared in {} cpp_wrapper TU(s){}\n", probed,
+        unbuilt ? fmt::format("; {} probed build(s) failed, first: {}", unbuilt, first_reason)
+                : "");
+  return text;
 }
 
 // What makes a report reproducible: who made it, with which torch and compilers, how.
