@@ -15,6 +15,7 @@
 
 #include <fstream>
 #include <optional>
+#include <sstream>
 
 namespace fuzzer {
 namespace {
@@ -322,11 +323,17 @@ std::string PlantInBody(const std::string &source, const std::string &function,
 
 TEST_F(MatrixTest, CompareKnowsTheBindingsWarningsReportsNewOnesAndSeesEveryKernelOfAWrapper) {
   const auto corpus_dir = folder_ / "corpus";
-  // A generated cpp_wrapper case (create_block_mask), run by compare itself.
-  const auto generated = RunInductorFuzz({"gen", "--seed", "13"});
+  // Two generated cases, run by compare itself: a cpp_wrapper create_block_mask and a Python
+  // wrapper one whose mask is called twice.
+  const auto generated = RunInductorFuzz({"gen", "--seed", "13", "--count", "2"});
   ASSERT_EQ(generated.exit_code, 0) << generated.err;
   std::filesystem::create_directories(corpus_dir);
-  support::WriteFileAtomically(corpus_dir / "gen-13.json", generated.out);
+  std::istringstream lines(generated.out);
+  int cases = 0;
+  for (std::string line; std::getline(lines, line); ++cases)
+    support::WriteFileAtomically(corpus_dir / ("gen-13-" + std::to_string(cases) + ".json"),
+                                 line + "\n");
+  ASSERT_EQ(cases, 2);
   ASSERT_NE(generated.out.find("\"cpp_wrapper\":true"), std::string::npos) << generated.out;
 
   // The seed, with a warning g++ does not have planted in its first kernel: clang's -Wself-assign.
