@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 namespace fuzzer::matrix {
