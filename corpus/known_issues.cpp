@@ -1,6 +1,7 @@
 #include "corpus/known_issues.h"
 
 #include "corpus/field_reader.h"
+#include "fuzzer/support/text_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,32 +9,6 @@
 #include <algorithm>
 
 namespace corpus {
-namespace {
-
-// `*` matches any run of characters, everything else itself.
-bool Matches(std::string_view pattern, std::string_view text) {
-  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (p < pattern.size() && pattern[p] == text[t]) {
-      ++p;
-      ++t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*')
-    ++p;
-  return p == pattern.size();
-}
-
-} // namespace
-
 const std::vector<std::string> &KnownIssueStatuses() {
   static const std::vector<std::string> statuses = {"investigating", "unreported", "reported",
                                                     "fixed-upstream", "wont-fix"};
@@ -42,7 +17,7 @@ const std::vector<std::string> &KnownIssueStatuses() {
 
 const KnownIssue *KnownIssues::Match(const std::string &signature) const {
   for (const auto &issue : issues)
-    if (Matches(issue.match, signature))
+    if (fuzzer::support::GlobMatches(issue.match, signature))
       return &issue;
   return nullptr;
 }

@@ -5,6 +5,7 @@
 #include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/warnings.h"
 #include "fuzzer/support/errors.h"
+#include "fuzzer/support/text_file.h"
 
 #include <gtest/gtest.h>
 
@@ -104,11 +105,11 @@ TEST(Warnings, AnEntryWithoutAReasonOrWithAnUnknownCompilerIsRefusedWithItsLine)
 }
 
 TEST(Warnings, GlobsMatchAnyRunAndOnlyThat) {
-  EXPECT_TRUE(GlobMatches("parse_arg<*>", "parse_arg<std::vector<AtenTensorHandle>>"));
-  EXPECT_TRUE(GlobMatches("*", ""));
-  EXPECT_TRUE(GlobMatches("cpp_fused_*_N", "cpp_fused_sum_N"));
-  EXPECT_FALSE(GlobMatches("cpp_fused_*_N", "cpp_fused_sum_Nx"));
-  EXPECT_FALSE(GlobMatches("parse_arg<*>", "parse_args"));
+  EXPECT_TRUE(support::GlobMatches("parse_arg<*>", "parse_arg<std::vector<AtenTensorHandle>>"));
+  EXPECT_TRUE(support::GlobMatches("*", ""));
+  EXPECT_TRUE(support::GlobMatches("cpp_fused_*_N", "cpp_fused_sum_N"));
+  EXPECT_FALSE(support::GlobMatches("cpp_fused_*_N", "cpp_fused_sum_Nx"));
+  EXPECT_FALSE(support::GlobMatches("parse_arg<*>", "parse_args"));
 }
 
 TuMatrix TwoBuilds(std::vector<std::string> baseline, std::vector<std::string> candidate) {

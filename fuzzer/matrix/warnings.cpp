@@ -17,14 +17,6 @@ constexpr std::string_view kInFunction = " in ";
 
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-std::string Trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos)
-    return "";
-  const auto last = text.find_last_not_of(" \t\r");
-  return std::string(text.substr(first, last - first + 1));
-}
-
 // The name before a definition's parameter list, template arguments included.
 std::string DefinedName(std::string_view line) {
   const auto paren = line.find('(');
@@ -131,28 +123,6 @@ std::vector<std::string> WarningKeys(const std::vector<parsers::CompilerDiagnost
   return keys;
 }
 
-bool GlobMatches(std::string_view pattern, std::string_view text) {
-  // Iterative wildcard match with backtracking to the last star.
-  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (p < pattern.size() && pattern[p] == text[t]) {
-      ++p;
-      ++t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*')
-    ++p;
-  return p == pattern.size();
-}
-
 KnownWarnings KnownWarnings::Parse(std::string_view text, const std::string &origin) {
   KnownWarnings known;
   known.origin_ = origin;
@@ -160,7 +130,7 @@ KnownWarnings KnownWarnings::Parse(std::string_view text, const std::string &ori
   int number = 0;
   for (std::string line; std::getline(lines, line);) {
     ++number;
-    const std::string entry = Trim(line);
+    const std::string entry = support::Trim(line);
     if (entry.empty() || entry.starts_with('#'))
       continue;
     const auto because = entry.find(" -- ");
@@ -171,7 +141,7 @@ KnownWarnings KnownWarnings::Parse(std::string_view text, const std::string &ori
     std::string extra;
     fields >> extra;
     if (because != std::string::npos)
-      warning.reason = Trim(entry.substr(because + 4));
+      warning.reason = support::Trim(entry.substr(because + 4));
     if (warning.function.empty() || !extra.empty() || warning.reason.empty())
       throw support::InputError(
           fmt::format("{} line {}: write `COMPILERS OPTION FUNCTION -- WHY` (every entry says why)",
@@ -198,8 +168,8 @@ const KnownWarning *KnownWarnings::Match(const std::string &compiler, std::strin
   const std::string family = parsers::FamilyName(parsers::FamilyOfCompiler(compiler));
   for (const auto &entry : entries_)
     if ((entry.compilers == "*" || entry.compilers == family) &&
-        GlobMatches(entry.option, identity.option) &&
-        GlobMatches(entry.function, identity.function))
+        support::GlobMatches(entry.option, identity.option) &&
+        support::GlobMatches(entry.function, identity.function))
       return &entry;
   return nullptr;
 }

@@ -64,7 +64,4 @@ private:
 
 std::string_view CheckedInKnownWarnings();
 
-// `*` matches any run of characters, everything else itself.
-bool GlobMatches(std::string_view pattern, std::string_view text);
-
 } // namespace fuzzer::matrix

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace fuzzer::support {
 
@@ -21,5 +22,11 @@ void WriteFileAtomically(const std::filesystem::path &path, const std::string &c
 // Text made safe inside XML or HTML markup and attributes: & < > " ' escaped, and the control
 // characters XML 1.0 forbids (which compiler output may hold) dropped.
 std::string EscapeMarkup(const std::string &text);
+
+// The text without leading and trailing spaces, tabs and carriage returns.
+std::string Trim(std::string_view text);
+
+// `*` matches any run of characters, everything else itself (known issues, known warnings).
+bool GlobMatches(std::string_view pattern, std::string_view text);
 
 } // namespace fuzzer::support

@@ -1,6 +1,7 @@
 #include "fuzzer/worker/sanitizer_settings.h"
 
 #include "fuzzer/support/errors.h"
+#include "fuzzer/support/text_file.h"
 
 #include <fmt/format.h>
 
@@ -15,14 +16,6 @@ constexpr std::array kTools = {std::string_view("asan"), std::string_view("ubsan
                                std::string_view("asan-suppress"),
                                std::string_view("ubsan-suppress")};
 
-std::string Trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos)
-    return "";
-  const auto last = text.find_last_not_of(" \t\r");
-  return std::string(text.substr(first, last - first + 1));
-}
-
 } // namespace
 
 std::vector<SanitizerSetting> ParseSanitizerSettings(std::string_view text) {
@@ -31,7 +24,7 @@ std::vector<SanitizerSetting> ParseSanitizerSettings(std::string_view text) {
   int number = 0;
   for (std::string line; std::getline(lines, line);) {
     ++number;
-    const std::string entry = Trim(line);
+    const std::string entry = support::Trim(line);
     if (entry.empty() || entry.starts_with('#'))
       continue;
     const auto because = entry.find(" -- ");
@@ -40,8 +33,8 @@ std::vector<SanitizerSetting> ParseSanitizerSettings(std::string_view text) {
         .tool = entry.substr(0, space),
         .setting = space == std::string::npos || (because != std::string::npos && space >= because)
                        ? ""
-                       : Trim(std::string_view(entry).substr(space, because - space)),
-        .reason = because == std::string::npos ? "" : Trim(entry.substr(because + 4))};
+                       : support::Trim(std::string_view(entry).substr(space, because - space)),
+        .reason = because == std::string::npos ? "" : support::Trim(entry.substr(because + 4))};
     if (std::find(kTools.begin(), kTools.end(), setting.tool) == kTools.end())
       throw support::InputError(fmt::format(
           "sanitizer settings line {}: '{}' is not asan, ubsan, asan-suppress or ubsan-suppress",
