@@ -14,6 +14,7 @@
 #include "fuzzer/cli/repro_command.h"
 #include "fuzzer/cli/run_case_command.h"
 #include "fuzzer/support/text_file.h"
+#include "fuzzer/support/torch_environments.h"
 #include "fuzzer/support/version.h"
 #include "fuzzer/worker/worker_client.h"
 
@@ -47,6 +48,11 @@ int RunCommandLine(int argc, char **argv) {
   app.add_option("--venv", venv,
                  "Python virtual environment with torch (default: $INDUCTOR_FUZZ_VENV, else the "
                  "project's .venv)");
+  std::optional<std::string> torch_release;
+  app.add_option("--torch", torch_release,
+                 "The torch release to run on, by version (2.14.1, or 2.14 when one matches): "
+                 "the project's .venv or a .venv-torch-VERSION from scripts/setup --with-torch")
+      ->excludes("--venv");
 
   FuzzOptions fuzz;
   auto *fuzz_command = app.add_subcommand(
@@ -452,7 +458,9 @@ int RunCommandLine(int argc, char **argv) {
   }
 
   try {
-    const support::ToolPaths paths = support::LocateToolPaths(venv);
+    support::ToolPaths paths = support::LocateToolPaths(venv);
+    if (torch_release)
+      paths.venv = support::ResolveTorchEnvironment(*torch_release, paths.project_root).venv;
     if (*run_case_command) {
       run_case.timeout = std::chrono::seconds(timeout_seconds);
       run_case.command_line = JoinArguments(argc, argv);

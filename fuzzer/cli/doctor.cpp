@@ -3,6 +3,7 @@
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
+#include "fuzzer/support/torch_environments.h"
 #include "fuzzer/support/version.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_version.h"
@@ -90,8 +91,9 @@ json ProbeCompiler(worker::Worker &worker, const std::string &compiler,
   std::filesystem::create_directories(folder / "inductor_fuzz_out");
   support::WriteFileAtomically(
       folder / kProbeSource,
-      "#include <torch/csrc/inductor/cpp_prefix.h>\n"
-      "extern \"C\" void inductor_fuzz_probe(float *out) { out[0] = 1.0f; }\n");
+      reply.message.value("prefix_include", "#include <torch/csrc/inductor/cpp_prefix.h>") +
+          "\n"
+          "extern \"C\" void inductor_fuzz_probe(float *out) { out[0] = 1.0f; }\n");
   const auto argv = reply.message["argv"].get<std::vector<std::string>>();
   entry["argv"] = argv;
   return entry;
@@ -119,6 +121,34 @@ json NvccVersion() {
     return nullptr;
   const auto result = support::RunCommand({nvcc->string(), "--version"}, {}, 30s);
   return LastNonEmptyLine(result.output);
+}
+
+// Starts a worker in one more environment and asks which torch it runs: each environment's
+// worker maps its own libtorch only.
+json CheckEnvironment(const support::TorchEnvironment &environment, const support::ToolPaths &paths,
+                      const std::filesystem::path &scratch) {
+  json entry = {{"venv", environment.venv.string()},
+                {"installed_torch", environment.torch_version}};
+  const auto folder = scratch / ("environment-" + environment.venv.filename().string());
+  try {
+    worker::Worker worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
+                                                .venv = environment.venv,
+                                                .scratch_dir = folder / "worker",
+                                                .log_file = folder / "worker.log"});
+    const auto reply = worker.Request({{"op", "info"}}, 180s);
+    if (reply.status != worker::ReplyStatus::kOk)
+      throw support::WorkerStartError(reply.detail);
+    const json &info = reply.message.at("info");
+    entry["torch_version"] = info.value("torch_version", "");
+    entry["libtorch_copies"] = info["libtorch_cpu_copies"].size();
+    entry["libtorch_cpu"] = info["libtorch_cpu_copies"];
+    entry["runs_worker"] = info["libtorch_cpu_copies"].size() == 1;
+    worker.Shutdown();
+  } catch (const support::WorkerStartError &error) {
+    entry["runs_worker"] = false;
+    entry["error"] = error.what();
+  }
+  return entry;
 }
 
 } // namespace
@@ -170,6 +200,33 @@ int DoctorCommand(const DoctorOptions &options, const support::ToolPaths &paths,
     problems.push_back(error.what());
   }
 
+  // Every other environment with torch, checked side by side.
+  report["environments"] = json::array();
+  std::vector<std::future<json>> environment_checks;
+  for (const auto &environment : support::FindTorchEnvironments(paths.project_root)) {
+    std::error_code same_error;
+    if (std::filesystem::equivalent(environment.venv, paths.venv, same_error)) {
+      report["environments"].push_back(
+          {{"venv", environment.venv.string()},
+           {"installed_torch", environment.torch_version},
+           {"torch_version", report["torch_version"]},
+           {"runs_worker", report["torch_version"].is_string() && report["libtorch_copies"] == 1},
+           {"in_use", true}});
+      continue;
+    }
+    environment_checks.push_back(
+        std::async(std::launch::async, CheckEnvironment, environment, paths, scratch));
+  }
+  for (auto &check : environment_checks) {
+    json entry = check.get();
+    if (!entry["runs_worker"].get<bool>())
+      problems.push_back(
+          entry.value("error", fmt::format("{}: the worker maps {} copies of libtorch_cpu.so",
+                                           entry["venv"].get<std::string>(),
+                                           entry.value("libtorch_copies", 0))));
+    report["environments"].push_back(std::move(entry));
+  }
+
   std::size_t usable = 0;
   for (const auto &compiler : report["compilers"])
     usable += compiler["builds_inductor_tu"].get<bool>();
@@ -214,6 +271,17 @@ int DoctorCommand(const DoctorOptions &options, const support::ToolPaths &paths,
               ? fmt::format("builds Inductor TU ({:.1f} s)", compiler.value("build_seconds", 0.0))
               : "FAILS: " + compiler.value("build_error", compiler.value("error", "")));
     }
+    out << "torch environments (scripts/setup --with-torch VERSION adds one; --torch VERSION "
+           "picks one):\n";
+    for (const auto &environment : report["environments"])
+      out << fmt::format(
+          "  {:<22} torch {:<16} {}\n",
+          std::filesystem::path(environment["venv"].get<std::string>()).filename().string(),
+          environment["installed_torch"].get<std::string>(),
+          environment["runs_worker"].get<bool>()
+              ? (environment.value("in_use", false) ? "runs the worker (in use)"
+                                                    : "runs the worker")
+              : "CANNOT run the worker (see problem below)");
     for (const auto &problem : problems)
       out << "problem: " << problem << "\n";
   }

@@ -13,9 +13,10 @@ namespace {
 
 using nlohmann::json;
 
-// The worker modules the script carries, in the order they must run. Neither imports from its
-// package, so the two can be pasted into the script one after the other.
-constexpr std::string_view kOracleModules[] = {"exceptions", "oracles"};
+// The worker modules the script carries, in the order they must run. None needs its package
+// (oracles' one import of compat falls back to the pasted text), so they are pasted one after
+// the other.
+constexpr std::string_view kOracleModules[] = {"compat", "exceptions", "oracles"};
 
 constexpr std::size_t kLineWidth = 100;
 

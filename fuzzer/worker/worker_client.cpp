@@ -6,6 +6,22 @@
 #include <vector>
 
 namespace fuzzer::worker {
+namespace {
+
+// The worker's "unsupported" line names the torch it found and every reason it cannot run on it.
+std::string UnsupportedTorchMessage(const nlohmann::json &event,
+                                    const std::filesystem::path &venv) {
+  std::string reasons;
+  for (const auto &reason : event.value("reasons", nlohmann::json::array()))
+    reasons += (reasons.empty() ? "" : "; ") + reason.get<std::string>();
+  const auto version = event.value("torch_version", nlohmann::json());
+  return fmt::format("{} in {} cannot run the worker: {}; inductor-fuzz runs on torch 2.6 to "
+                     "2.15 (scripts/setup --with-torch VERSION installs one next to .venv)",
+                     version.is_string() ? "torch " + version.get<std::string>() : "torch",
+                     venv.string(), reasons.empty() ? "no reason given" : reasons);
+}
+
+} // namespace
 
 Worker::Worker(WorkerOptions options) : options_(std::move(options)) {}
 
@@ -41,6 +57,12 @@ void Worker::Start() {
     if (ready.is_object() && ready.value("event", "") == "ready") {
       ready_ = std::move(ready);
       return;
+    }
+    if (ready.is_object() && ready.value("event", "") == "unsupported") {
+      process_->KillGroup();
+      process_->Wait();
+      process_.reset();
+      throw support::WorkerStartError(UnsupportedTorchMessage(ready, options_.venv));
     }
   }
   process_->KillGroup();

@@ -74,7 +74,7 @@ class Capture:
             self.builds.append(record)
             started = time.monotonic()
             try:
-                original(cmd_line, cwd)
+                return original(cmd_line, cwd)
             except Exception as error:
                 record["exit_code"] = 1
                 record["output"] = getattr(error, "output", str(error))

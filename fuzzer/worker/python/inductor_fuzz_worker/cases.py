@@ -12,6 +12,7 @@ import os
 import time
 
 from .capture import BUILD_JOURNAL, Capture, collect_wrapper_code
+from .compat import clear_inductor_caches, split_config
 from .exceptions import classify_exception, describe_exception
 from .kernels import KernelRecorder
 from .oracles import Api, build_namespace, call_count, plant_difference
@@ -22,19 +23,18 @@ def fresh_inductor_state(cache_dir):
     """A new Inductor cache folder and cleared in-memory caches, so that nothing one case
     compiled shapes what the next one generates."""
     import torch
-    from torch._inductor.utils import clear_caches
 
     os.makedirs(cache_dir, exist_ok=True)
     saved = {key: os.environ.get(key) for key in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")}
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
     os.environ["TRITON_CACHE_DIR"] = os.path.join(cache_dir, "triton")
     torch._dynamo.reset()
-    clear_caches()
+    clear_inductor_caches()
     try:
         yield
     finally:
         torch._dynamo.reset()
-        clear_caches()
+        clear_inductor_caches()
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
@@ -94,6 +94,9 @@ def run_case(
         if eager_only:
             return result
         torch._dynamo.reset()
+        absent = split_config(inductor_config)[1]
+        if absent:  # keys this torch release does not have: left out of the patch
+            result["config_absent"] = absent
 
         capture = Capture(
             session.cpp_builder,

@@ -11,6 +11,11 @@ signature.
 
 import math
 
+try:
+    from .compat import split_config
+except ImportError:  # pasted into a repro script, after compat's own text
+    pass
+
 BLOCK_MASK_TENSORS = (
     "kv_num_blocks",
     "kv_indices",
@@ -235,7 +240,9 @@ class Api:
         import torch
         from torch._inductor import config
 
-        with config.patch(inductor_config):
+        # Keys this torch release does not have are left out (the worker's result names them).
+        applicable, _ = split_config(inductor_config)
+        with config.patch(applicable):
             if self.compiled is None:
                 self.compiled = torch.compile(self.eager_function(), dynamic=dynamic)
             return self.run(self.compiled)

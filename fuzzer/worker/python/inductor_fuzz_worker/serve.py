@@ -14,6 +14,7 @@ import sys
 
 from .capture import CompilerVersions, compile_command
 from .cases import fresh_inductor_state, run_case
+from .compat import prefix_header_include
 from .kernels import compare_probes, replay
 
 
@@ -115,7 +116,10 @@ def handle(session, request, scratch):
         except ValueError as error:  # the user's module: a one-line error for the driver
             return {"error": str(error)}
     if op == "compile_command":
-        return {"argv": compile_command(session.cpp_builder, request["compiler"])}
+        return {
+            "argv": compile_command(session.cpp_builder, request["compiler"]),
+            "prefix_include": prefix_header_include(),
+        }
     raise ValueError(f"unknown op {op!r}")
 
 
@@ -147,7 +151,24 @@ def serve(protocol_fd, scratch):
         out.write(json.dumps(json_safe(message), allow_nan=False) + "\n")
         out.flush()
 
-    import torch
+    try:
+        import torch
+
+        from .compat import unsupported_reasons
+
+        reasons = unsupported_reasons()
+    except Exception as error:  # a broken install: torch or one of its libraries is missing
+        torch, reasons = None, [f"torch cannot be imported ({type(error).__name__}: {error})"]
+    if reasons:
+        reply(
+            {
+                "event": "unsupported",
+                "torch_version": getattr(torch, "__version__", None),
+                "torch_path": os.path.dirname(torch.__file__) if torch else None,
+                "reasons": reasons,
+            }
+        )
+        return 4
     import torch._inductor.cpp_builder as cpp_builder
 
     session = Session(

@@ -1,0 +1,119 @@
+"""Every difference between the torch releases the worker runs on, 2.6 to 2.15, in one place.
+
+Each difference names the releases it applies to. Nothing else in the worker (or in a repro
+script, which carries this module) asks which release it is on. This module imports nothing
+from its package: the repro script pastes it in as it is.
+"""
+
+# The releases the worker supports: flex_attention compiles for CPU since 2.6.
+OLDEST_RELEASE = (2, 6)
+NEWEST_RELEASE = (2, 15)
+
+# What the worker needs from torch in every supported release: (what, module, attribute path).
+REQUIRED_APIS = (
+    ("flex_attention", "torch.nn.attention.flex_attention", "flex_attention"),
+    ("create_block_mask", "torch.nn.attention.flex_attention", "create_block_mask"),
+    ("create_mask", "torch.nn.attention.flex_attention", "create_mask"),
+    ("Inductor's compile-command hook", "torch._inductor.cpp_builder", "_run_compile_cmd"),
+    ("Inductor's C++ command builder", "torch._inductor.cpp_builder", "CppBuilder"),
+    ("Inductor's vector ISA probe", "torch._inductor.cpu_vec_isa", "pick_vec_isa"),
+    ("Inductor's Python-bindings loader", "torch._inductor.codecache",
+     "CppPythonBindingsCodeCache.load_pybinding_async"),
+    ("the cpp_wrapper handle API", "torch._C", "_aoti.unsafe_alloc_void_ptrs_from_tensors"),
+)
+
+# Inductor's in-memory cache reset: (releases, module, function).
+CACHE_RESETS = (
+    (((2, 8), NEWEST_RELEASE), "torch._inductor.utils", "clear_caches"),
+    ((OLDEST_RELEASE, (2, 7)), "torch._inductor.utils", "clear_inductor_caches"),
+)
+
+# How a kernel TU includes Inductor's prefix header: installed with torch's headers since 2.8;
+# before, Inductor copied torch/_inductor/codegen/cpp_prefix.h into its cache and included the
+# copy by its absolute path (the file itself is the same to include).
+PREFIX_HEADER_INSTALLED_SINCE = (2, 8)
+
+
+def prefix_header_include():
+    """The #include line that brings Inductor's prefix header into a kernel TU."""
+    import os
+
+    import torch
+
+    if release_of(torch.__version__) >= PREFIX_HEADER_INSTALLED_SINCE:
+        return "#include <torch/csrc/inductor/cpp_prefix.h>"
+    header = os.path.join(os.path.dirname(torch.__file__), "_inductor", "codegen", "cpp_prefix.h")
+    return f'#include "{header}"'
+
+
+# torch._inductor.config entries a case's patch may hold that some supported releases lack:
+# key -> the first release that has it. A key a release lacks is left out of the patch, and the
+# case's result says so ("config_absent"): there is nothing in that release to set.
+CONFIG_SINCE = {
+    "cpp_cache_precompile_headers": (2, 8),
+    "aot_inductor.precompile_headers": (2, 8),
+}
+
+
+def release_of(version):
+    """(major, minor) of a torch version string: "2.14.1+cu130" -> (2, 14)."""
+    parts = version.split("+")[0].split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
+def _resolve(module_name, path):
+    import importlib
+
+    value = importlib.import_module(module_name)
+    for part in path.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def unsupported_reasons():
+    """Why the torch this process imports cannot run the worker: [] when it can."""
+    import torch
+
+    release = release_of(torch.__version__)
+    supported = f"{OLDEST_RELEASE[0]}.{OLDEST_RELEASE[1]} to {NEWEST_RELEASE[0]}.{NEWEST_RELEASE[1]}"
+    reasons = []
+    if not OLDEST_RELEASE <= release <= NEWEST_RELEASE:
+        reasons.append(f"torch {torch.__version__} is outside the supported releases ({supported})")
+    for what, module_name, path in REQUIRED_APIS:
+        try:
+            _resolve(module_name, path)
+        except (ImportError, AttributeError):
+            reasons.append(f"{what} ({module_name}.{path}) is missing")
+    return reasons
+
+
+def clear_inductor_caches():
+    """Clears Inductor's registered in-memory caches, by the name this release gives it."""
+    import torch
+
+    release = release_of(torch.__version__)
+    for (first, last), module_name, name in CACHE_RESETS:
+        if first <= release <= last:
+            return _resolve(module_name, name)()
+    raise RuntimeError(f"no Inductor cache reset is known for torch {torch.__version__}")
+
+
+def _has_config(config, key):
+    value = config
+    for part in key.split("."):
+        if not hasattr(value, part):
+            return False
+        value = getattr(value, part)
+    return True
+
+
+def split_config(inductor_config):
+    """(the patch this release can apply, the keys it lacks), from a case's complete patch."""
+    from torch._inductor import config
+
+    present = {key: value for key, value in inductor_config.items() if _has_config(config, key)}
+    absent = sorted(key for key in inductor_config if key not in present)
+    return present, absent
