@@ -32,6 +32,13 @@ corpus::Case SmallCase(const std::string &name, const std::string &body) {
   return c;
 }
 
+// The suite runs on the project's .venv, or on the torch release in $INDUCTOR_FUZZ_TEST_VENV
+// (ctest's worker_other_releases runs it on every .venv-torch-* that scripts/setup made).
+std::filesystem::path TestVenv() {
+  const char *venv = std::getenv("INDUCTOR_FUZZ_TEST_VENV");
+  return venv ? std::filesystem::path(venv) : kSourceDir / ".venv";
+}
+
 class WorkerTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
@@ -39,7 +46,7 @@ protected:
                ("inductor-fuzz-worker-test-" + std::to_string(::getpid()));
     worker_ = std::make_unique<worker::Worker>(worker::WorkerOptions{
         .worker_executable = INDUCTOR_FUZZ_WORKER,
-        .venv = kSourceDir / ".venv",
+        .venv = TestVenv(),
         .scratch_dir = scratch_ / "worker",
         .log_file = scratch_ / "worker.log",
     });
@@ -146,6 +153,10 @@ TEST_F(WorkerTest, MisspeltMaskNameIsAnInvalidCase) {
 // and get one signature. The bool score_mod fails with the same outer InductorError, but its
 // innermost cause is a C++ compile error: another bug, another signature.
 TEST_F(WorkerTest, RealFailuresGetOneSignaturePerBug) {
+  const std::string torch = worker_->Ready().value("torch_version", "");
+  if (!torch.starts_with("2.15."))
+    GTEST_SKIP() << "these are torch 2.15's failures; torch " << torch
+                 << " fails differently (2.6.0: a C++ compile error for simdlen=1)";
   auto signature_of = [](const corpus::Case &c) {
     const auto outcome = Run(c);
     EXPECT_EQ(outcome.Status(), "finding") << c.name << outcome.result.dump(2);

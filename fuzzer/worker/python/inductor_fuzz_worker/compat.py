@@ -46,6 +46,42 @@ def prefix_header_include():
     return f'#include "{header}"'
 
 
+# CppCompileError keeps its command and the compiler's output as attributes since 2.9; before,
+# only in its message, laid out as "C++ compile error\n\nCommand:\n...\n\nOutput:\n...".
+COMPILE_ERROR_ATTRIBUTES_SINCE = (2, 9)
+
+
+def compile_error_parts(error):
+    """(argv, compiler output) of an Inductor CppCompileError, on every release."""
+    import shlex
+
+    if hasattr(error, "cmd"):
+        return list(error.cmd), error.output
+    text = str(error)
+    command_at, output_at = text.find("Command:\n"), text.find("\n\nOutput:\n")
+    if command_at < 0 or output_at < command_at:
+        return [], text
+    command = text[command_at + len("Command:\n") : output_at]
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        argv = command.split()
+    return argv, text[output_at + len("\n\nOutput:\n") :]
+
+
+# Dynamo on 2.6 reads a traced function's globals by importing its module by name
+# (import_source), so the module a case's functions are defined in must be in sys.modules; 2.14
+# and later read __globals__ directly. Registering it is harmless there, so every release does.
+def module_namespace(name):
+    """The globals dict of a new module `name`, registered in sys.modules."""
+    import sys
+    import types
+
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    return module.__dict__
+
+
 # torch._inductor.config entries a case's patch may hold that some supported releases lack:
 # key -> the first release that has it. A key a release lacks is left out of the patch, and the
 # case's result says so ("config_absent"): there is nothing in that release to set.

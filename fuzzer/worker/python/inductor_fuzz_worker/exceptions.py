@@ -5,12 +5,18 @@ error that happened), with messages full of temporary paths, addresses and hashe
 the same from run to run is the exception types, the torch functions they went through and
 the innermost exception, so that is what a description keeps apart.
 
-The repro script embeds this file verbatim, so it imports nothing from its own package.
+The repro script embeds this file verbatim, after compat, so it imports nothing else from its
+package.
 """
 
 import os
 import re
 import traceback
+
+try:
+    from .compat import compile_error_parts
+except ImportError:  # pasted into a repro script, after compat's own text
+    pass
 
 HEX_HASH = re.compile(r"\b[0-9a-f]{16,}\b")
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
@@ -120,7 +126,8 @@ def describe_exception(error, torch_root=None):
         CppCompileError = ()
     for inner in chain:
         if isinstance(inner, CppCompileError):
-            described["compile_error"] = {"argv": list(inner.cmd), "output": inner.output}
+            argv, output = compile_error_parts(inner)
+            described["compile_error"] = {"argv": argv, "output": output}
             break
     return described
 
