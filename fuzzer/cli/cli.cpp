@@ -4,6 +4,7 @@
 #include "fuzzer/cli/capture_command.h"
 #include "fuzzer/cli/check_command.h"
 #include "fuzzer/cli/compare_command.h"
+#include "fuzzer/cli/compare_releases_command.h"
 #include "fuzzer/cli/convert_command.h"
 #include "fuzzer/cli/corpus_command.h"
 #include "fuzzer/cli/doctor.h"
@@ -401,9 +402,19 @@ int RunCommandLine(int argc, char **argv) {
       ->capture_default_str();
 
   CompareOptions compare;
+  CompareReleasesOptions compare_releases;
   auto *compare_command = app.add_subcommand(
       "compare",
-      "Compiler upgrade check: replay every captured TU of the corpus on a baseline "
+      "Two torch releases (--baseline-torch, --candidate-torch): run every case of the corpus, "
+      "or --cases N generated from --seed, on both, one worker per release, and classify each "
+      "(same, regressed, fixed, failing-differently, both-failing, not-comparable); compare the "
+      "generated C++ kernel by kernel (kernel count, a fingerprint of each kernel with names "
+      "normalised, the declarations each introduces), so that a codegen change shows even when "
+      "both pass. Exit 1 on any regression.\n"
+      "Example: inductor-fuzz compare --baseline-torch 2.14.1 --candidate-torch 2.15.0 --corpus "
+      "corpus/seeds --cases 200 --report report/\n"
+      "Two compilers (--baseline, --candidate): the compiler upgrade check. Replay every captured "
+      "TU of the corpus on a baseline "
       "and a candidate compiler, run both builds on the recorded kernel calls, and classify "
       "each TU (same, regression, fixed, both-fail, load-regression, runtime-differs, "
       "new-warnings). Warnings are compared by diagnostic option and the function they are in, "
@@ -412,9 +423,21 @@ int RunCommandLine(int argc, char **argv) {
       "record their kernel calls. Exit 1 on any regression or runtime difference.\n"
       "Example: inductor-fuzz compare --baseline g++-12 --candidate clang++-16 "
       "--corpus corpus/seeds --report report/");
-  compare_command->add_option("--baseline", compare.baseline, "The compiler in use")->required();
-  compare_command->add_option("--candidate", compare.candidate, "The compiler to move to")
-      ->required();
+  compare_command->add_option("--baseline", compare.baseline, "The compiler in use");
+  compare_command->add_option("--candidate", compare.candidate, "The compiler to move to");
+  compare_command->add_option("--baseline-torch", compare_releases.baseline_torch,
+                              "The torch release in use: a version (2.14.1) or a venv folder");
+  compare_command->add_option("--candidate-torch", compare_releases.candidate_torch,
+                              "The torch release to move to: a version or a venv folder");
+  compare_command->add_option("--cases", compare_releases.cases,
+                              "With --baseline-torch: also run N cases generated from --seed");
+  compare_command->add_option("--seed", compare_releases.seed, "Seed of the generated cases")
+      ->capture_default_str();
+  compare_command
+      ->add_option("--case-timeout", compare_releases.case_timeout_seconds,
+                   "With --baseline-torch: seconds per case and release")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   compare_command->add_option("--corpus", compare.corpus,
                               "run-case outputs and/or case files (default: corpus/seeds)");
   compare_command->add_option("--report", compare.report_dir,
@@ -535,6 +558,25 @@ int RunCommandLine(int argc, char **argv) {
       return MatrixCommand(matrix, paths, std::cout);
     }
     if (*compare_command) {
+      const bool compilers = !compare.baseline.empty() || !compare.candidate.empty();
+      const bool releases =
+          !compare_releases.baseline_torch.empty() || !compare_releases.candidate_torch.empty();
+      if (compilers == releases)
+        throw support::InputError(
+            "compare takes two compilers (--baseline and --candidate) or two torch releases "
+            "(--baseline-torch and --candidate-torch)");
+      if (releases) {
+        if (compare_releases.baseline_torch.empty() || compare_releases.candidate_torch.empty())
+          throw support::InputError("compare needs both --baseline-torch and --candidate-torch");
+        compare_releases.corpus = compare.corpus;
+        compare_releases.report_dir = compare.report_dir;
+        compare_releases.command_line = JoinArguments(argc, argv);
+        if (compare_releases.corpus.empty() && !compare_releases.cases)
+          compare_releases.corpus.push_back(paths.project_root / "corpus" / "seeds");
+        return CompareReleasesCommand(compare_releases, paths, std::cout);
+      }
+      if (compare.baseline.empty() || compare.candidate.empty())
+        throw support::InputError("compare needs both --baseline and --candidate");
       compare.command_line = JoinArguments(argc, argv);
       if (compare.corpus.empty())
         compare.corpus.push_back(paths.project_root / "corpus" / "seeds");

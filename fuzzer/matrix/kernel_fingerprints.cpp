@@ -51,8 +51,8 @@ std::vector<std::string> Declarations(std::string_view body) {
   // TYPE NAME followed by = ; [ { or a loop's TYPE NAME = ...; the type may be qualified,
   // templated, a pointer or a reference.
   static const std::regex declaration(
-      R"((?:^|[;{}(]\s*)((?:(?:const|static|constexpr|volatile|alignas\(\d+\))\s+)*)"
-      R"(([A-Za-z_][\w:]*(?:<[^;=(){}]*>)?(?:\s*[*&]+)?)\s+([*&]*)([A-Za-z_]\w*)\s*(?:=|;|\[|\{))");
+      R"re((?:^|[;{}(]\s*)((?:(?:const|static|constexpr|volatile|alignas\(\d+\))\s+)*))re"
+      R"re(([A-Za-z_][\w:]*(?:<[^;=(){}]*>)?(?:\s*[*&]+)?)\s+([*&]*)([A-Za-z_]\w*)\s*(?:=|;|\[|\{))re");
   static const std::set<std::string> kNotTypes = {"return", "if",     "else",   "for",    "while",
                                                   "case",   "goto",   "delete", "new",    "throw",
                                                   "do",     "switch", "using",  "typedef"};

@@ -69,17 +69,21 @@ def compile_error_parts(error):
     return argv, text[output_at + len("\n\nOutput:\n") :]
 
 
-# Dynamo on 2.6 reads a traced function's globals by importing its module by name
-# (import_source), so the module a case's functions are defined in must be in sys.modules; 2.14
-# and later read __globals__ directly. Registering it is harmless there, so every release does.
-def module_namespace(name):
-    """The globals dict of a new module `name`, registered in sys.modules."""
-    import sys
-    import types
+# Dynamo before 2.14 reads a traced function's globals by importing the module their "__name__"
+# names (import_source); 2.14 and later do so only for a module registered in sys.modules, and
+# read any other globals dict by its identity. A case's functions live in a plain dict (one per
+# call of a call sequence, so registering one module would mix the calls' globals up): before
+# 2.14 that dict has no "__name__", so Dynamo reads it by identity there too.
+NAMED_CASE_GLOBALS_SINCE = (2, 14)
 
-    module = types.ModuleType(name)
-    sys.modules[name] = module
-    return module.__dict__
+
+def case_globals(name):
+    """A new globals dict for a case's functions, named `name` where Dynamo allows it."""
+    import torch
+
+    if release_of(torch.__version__) >= NAMED_CASE_GLOBALS_SINCE:
+        return {"__name__": name}
+    return {}
 
 
 # torch._inductor.config entries a case's patch may hold that some supported releases lack:

@@ -12,7 +12,7 @@ signature.
 import math
 
 try:
-    from .compat import module_namespace, split_config
+    from .compat import case_globals, split_config
 except ImportError:  # pasted into a repro script, after compat's own text
     pass
 
@@ -51,7 +51,7 @@ def build_namespace(case):
     import torch
     from torch.nn.attention import flex_attention as flex
 
-    namespace = module_namespace("inductor_fuzz_case")
+    namespace = case_globals("inductor_fuzz_case")
     namespace.update(torch=torch, and_masks=flex.and_masks, or_masks=flex.or_masks)
     for tensor in case.get("tensors") or []:
         if tensor["dtype"] not in CAPTURED_DTYPES:
