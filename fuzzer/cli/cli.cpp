@@ -1,6 +1,7 @@
 #include "fuzzer/cli/cli.h"
 
 #include "fuzzer/campaign/replay.h"
+#include "fuzzer/cli/bisect_command.h"
 #include "fuzzer/cli/capture_command.h"
 #include "fuzzer/cli/check_command.h"
 #include "fuzzer/cli/compare_command.h"
@@ -319,6 +320,29 @@ int RunCommandLine(int argc, char **argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 
+  BisectOptions bisect;
+  auto *bisect_command = app.add_subcommand(
+      "bisect",
+      "Which torch release introduced a failure: run a case (or a finding's smallest case) on "
+      "each installed torch release, oldest first, and report the first release that fails "
+      "with the signature and the last one that passes before it. The signature is the "
+      "finding's, or --signature, or the newest release's failure. Exit 1: some release fails "
+      "with it; 0: none does.\n"
+      "Example: inductor-fuzz bisect corpus/findings/lowering-exception-simdlen1-fp32.json "
+      "--torch 2.6.0,2.14.1,2.15.0");
+  bisect_command->add_option("input", bisect.input, "A case file, or a finding's folder")
+      ->required();
+  bisect_command
+      ->add_option("--torch", bisect.torch,
+                   "Releases to run on, comma-separated versions or venv folders (default: every "
+                   "one installed: .venv and each .venv-torch-VERSION)")
+      ->delimiter(',');
+  bisect_command->add_option("--signature", bisect.signature, "The failure to look for");
+  bisect_command->add_option("--case-timeout", bisect.case_timeout_seconds, "Seconds per release")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  bisect_command->add_option("--json", bisect.json_out, "Write the result as JSON here");
+
   DoctorOptions doctor;
   auto *doctor_command = app.add_subcommand(
       "doctor", "Check torch, the worker, libtorch copies, the ABI flag and every compiler.\n"
@@ -582,6 +606,8 @@ int RunCommandLine(int argc, char **argv) {
         compare.corpus.push_back(paths.project_root / "corpus" / "seeds");
       return CompareCommand(compare, paths, std::cout);
     }
+    if (*bisect_command)
+      return BisectCommand(bisect, paths, std::cout);
     if (*doctor_command)
       return DoctorCommand(doctor, paths, std::cout);
   } catch (const support::InputError &error) {
