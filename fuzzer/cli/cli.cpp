@@ -123,6 +123,10 @@ int RunCommandLine(int argc, char **argv) {
       ->add_option("--sanitize-compiler", fuzz.sanitize_compiler,
                    "The g++ or clang++ that builds the sanitized kernels")
       ->capture_default_str();
+  fuzz_command->add_option("--baseline-torch", fuzz.baseline_torch,
+                           "Also run each finding's case on this torch release (a version or a "
+                           "venv) and label it \"regression since VERSION\" or \"also in "
+                           "VERSION\" (stored as FINDING/baseline-VERSION.json)");
   fuzz_command->add_option("--inject-fault", fuzz.inject_fault,
                            "Testing the tool: INDEX:segfault|hang|allocate[,...] makes those "
                            "cases misbehave");
@@ -168,6 +172,10 @@ int RunCommandLine(int argc, char **argv) {
                    "Seconds per run of a case, a script or a candidate's test")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  reduce_command->add_option(
+      "--baseline-torch", reduce.baseline_torch,
+      "A regression: every step must also pass on this torch release (a version or a venv; "
+      "the failing release is --torch's); repro.py says which release passes and which fails");
   reduce_command->add_option("--passes", reduce.passes_file,
                              "Case pass order file (default: reducers/case/passes.json)");
   reduce_command->add_option("--source-passes", reduce.source_passes_file,

@@ -1,11 +1,14 @@
 #include "fuzzer/cli/fuzz_command.h"
 
 #include "corpus/finding_store.h"
+#include "fuzzer/campaign/baseline_labels.h"
 #include "fuzzer/campaign/campaign.h"
 #include "fuzzer/campaign/reports.h"
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/errors.h"
+#include "fuzzer/support/scratch_dir.h"
+#include "fuzzer/support/torch_environments.h"
 #include "fuzzer/support/version.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 
@@ -150,11 +153,28 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
     else
       std::cerr << line << "\n" << std::flush;
   };
+  // Resolved before the campaign: a missing baseline is a one-line error, not a late one.
+  std::optional<support::TorchEnvironment> baseline;
+  if (options.baseline_torch)
+    baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
   const auto stats = campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
   const corpus::FindingStore store(campaign_options.corpus);
+  std::map<std::string, std::string> labels; // finding id -> its label against the baseline
+  if (baseline) {
+    std::vector<std::string> ids;
+    for (const auto &[id, event] : stats.signatures)
+      ids.push_back(id);
+    out << fmt::format("fuzz: running {} finding(s) on the baseline torch {}\n", ids.size(),
+                       baseline->torch_version);
+    out.flush();
+    const support::ScratchDir scratch("fuzz-baseline");
+    for (const auto &label : campaign::LabelAgainstBaseline(
+             store, ids, *baseline, paths, campaign_options.case_timeout, scratch.path()))
+      labels[label.finding_id] = label.label;
+  }
   campaign::ReportInput input{.stats = stats,
                               .findings = store.List(),
                               .known_issues = campaign_options.known_issues,
@@ -173,8 +193,9 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign::WriteReports(report_dir, input);
 
   for (const auto &[id, event] : stats.signatures)
-    out << fmt::format("  {:<5} {}{}\n", event.Reportable() ? "NEW" : "known", id,
-                       event.known_issue.empty() ? "" : " (known issue " + event.known_issue + ")");
+    out << fmt::format("  {:<5} {}{}{}\n", event.Reportable() ? "NEW" : "known", id,
+                       event.known_issue.empty() ? "" : " (known issue " + event.known_issue + ")",
+                       labels.contains(id) ? " [" + labels[id] + "]" : "");
   out << fmt::format("fuzz: {} case(s){}, {} new finding(s), {} distinct signature(s); reports in "
                      "{}\n",
                      stats.cases, stats.interrupted ? " (interrupted)" : "", stats.NewFindings(),

@@ -7,6 +7,7 @@
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
+#include "fuzzer/support/torch_environments.h"
 #include "fuzzer/support/version.h"
 #include "reducers/case/case_reducer.h"
 #include "reducers/case/minimal_repro.h"
@@ -127,6 +128,11 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
           options.passes_file.value_or(paths.project_root / "reducers" / "case" / "passes.json")),
       .signature = input.signature,
       .scratch = scratch.path()};
+  std::optional<support::TorchEnvironment> baseline;
+  if (options.baseline_torch) {
+    baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
+    reduce.baseline_venv = baseline->venv;
+  }
   fs::create_directories(out_dir);
   corpus::SaveCaseFile(out_dir / "original-case.json", input.c);
   out << fmt::format("reduce: {} with {} worker(s); best case so far in {}\n",
@@ -162,32 +168,52 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
   // The script: the minimal configuration if it reproduces alone, else the complete one.
   std::string script;
   reducers::StandaloneRun standalone;
+  // A regression's script says which release passes and which fails, and is run on both.
+  const std::string releases_note =
+      baseline
+          ? fmt::format("# Regression: passes on torch {} ({}), fails as above on torch {} "
+                        "({}).\n",
+                        baseline->torch_version, baseline->venv.filename().string(),
+                        support::InstalledTorchVersion(paths.venv), paths.venv.filename().string())
+          : "";
   for (const auto config : {reducers::ReproConfig::kMinimal, reducers::ReproConfig::kComplete}) {
     script = reducers::EmitMinimalRepro(reduction.reduced, reduction.signature, config);
+    script.insert(script.find('\n') + 1, releases_note);
     support::WriteFileAtomically(out_dir / "repro.py", script);
     standalone = reducers::RunStandalone(out_dir / "repro.py", python, reduction.signature,
                                          reduce.case_timeout, reduction.confirm_runs);
     if (standalone.reproduces)
       break;
   }
-  const json report = {{"signature", reduction.signature},
-                       {"confirm_runs", reduction.confirm_runs},
-                       {"reproduced", reduction.reproduced},
-                       {"steps", reduction.steps},
-                       {"candidates_run", reduction.tried},
-                       {"seconds", reduction.seconds},
-                       {"nodes_before", reduction.nodes_before},
-                       {"nodes_after", reduction.nodes_after},
-                       {"volume_before", reducers::CaseVolume(reduction.original)},
-                       {"volume_after", reducers::CaseVolume(reduction.reduced)},
-                       {"accepted_passes", reduction.accepted_passes},
-                       {"interrupted", reduction.interrupted},
-                       {"repro_lines", Lines(script)},
-                       {"repro_reproduces", standalone.reproduces},
-                       {"repro_run", standalone.how},
-                       {"repro_runs", standalone.runs},
-                       {"tool_version", support::ToolVersion()},
-                       {"command_line", options.command_line}};
+  reducers::StandaloneRun on_baseline;
+  if (baseline)
+    on_baseline = reducers::RunStandalone(out_dir / "repro.py", baseline->venv / "bin" / "python",
+                                          reduction.signature, reduce.case_timeout);
+  json report = {{"signature", reduction.signature},
+                 {"confirm_runs", reduction.confirm_runs},
+                 {"reproduced", reduction.reproduced},
+                 {"steps", reduction.steps},
+                 {"candidates_run", reduction.tried},
+                 {"seconds", reduction.seconds},
+                 {"nodes_before", reduction.nodes_before},
+                 {"nodes_after", reduction.nodes_after},
+                 {"volume_before", reducers::CaseVolume(reduction.original)},
+                 {"volume_after", reducers::CaseVolume(reduction.reduced)},
+                 {"accepted_passes", reduction.accepted_passes},
+                 {"interrupted", reduction.interrupted},
+                 {"repro_lines", Lines(script)},
+                 {"repro_reproduces", standalone.reproduces},
+                 {"repro_run", standalone.how},
+                 {"repro_runs", standalone.runs},
+                 {"tool_version", support::ToolVersion()},
+                 {"command_line", options.command_line}};
+  if (baseline) {
+    report["baseline_torch"] = baseline->torch_version;
+    report["candidate_torch"] = support::InstalledTorchVersion(paths.venv);
+    report["baseline_runs"] = reduction.baseline_runs;
+    report["repro_passes_on_baseline"] = !on_baseline.reproduces;
+    report["repro_run_on_baseline"] = on_baseline.how;
+  }
   support::WriteFileAtomically(out_dir / "reduction.json", report.dump(2) + "\n");
   out << fmt::format("reduce: {} -> {} expression nodes, {} step(s), {} candidate(s) in {:.0f} "
                      "s{}; the untouched case failed {}/{} time(s)\n",
@@ -199,7 +225,11 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                      (out_dir / "repro.py").string(), Lines(script),
                      standalone.reproduces ? "fails the same way" : "DOES NOT reproduce",
                      standalone.how, standalone.runs);
-  int status = standalone.reproduces ? support::kExitNothingFound : support::kExitFindings;
+  if (baseline)
+    out << fmt::format("reduce: on the baseline torch {}: {} ({})\n", baseline->torch_version,
+                       on_baseline.reproduces ? "FAILS TOO" : "passes", on_baseline.how);
+  int status = standalone.reproduces && !on_baseline.reproduces ? support::kExitNothingFound
+                                                                : support::kExitFindings;
   if (IsSourceFailure(reduction.signature) && !reduction.interrupted) {
     out << "reduce: the failure lives in a TU: reducing its source\n";
     status =

@@ -113,7 +113,12 @@ public:
           const fuzzer::support::ToolPaths &paths, const std::atomic<bool> &stop,
           const ReduceCallbacks &callbacks)
       : options_(options), context_(context), stop_(stop), callbacks_(callbacks),
-        pool_(options.jobs, paths, options.scratch) {}
+        pool_(options.jobs, paths, options.scratch), baseline_paths_(paths) {
+    if (options.baseline_venv) {
+      baseline_paths_.venv = *options.baseline_venv;
+      baseline_pool_.emplace(1, baseline_paths_, options.scratch / "baseline");
+    }
+  }
 
   CaseReduction Run(const corpus::Case &c) {
     started_ = Clock::now();
@@ -173,6 +178,24 @@ private:
     return outcome.finding ? corpus::Signature(*outcome.finding) : "";
   }
 
+  // Whether `c` passes (or raises what it expects) on the baseline release.
+  bool PassesOnBaseline(const corpus::Case &c) {
+    bool passes = false;
+    baseline_pool_->RunBatch({[&](fuzzer::worker::Worker &worker, std::size_t) {
+      const fs::path cache = options_.scratch / "baseline-cache";
+      std::error_code ignored;
+      fs::remove_all(cache, ignored);
+      const auto outcome = fuzzer::worker::RunCaseOnWorker(
+          worker, c, cache,
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
+      fs::remove_all(cache, ignored);
+      passes = outcome.status == corpus::CaseStatus::kPass ||
+               outcome.status == corpus::CaseStatus::kExpected;
+    }});
+    ++result_.baseline_runs;
+    return passes;
+  }
+
   // The signature of one run of `c` on the first worker.
   std::string RunOnFirst(const corpus::Case &c) {
     std::string signature;
@@ -208,6 +231,11 @@ private:
       throw fuzzer::support::InputError(
           fmt::format("the case fails, but not with the signature to keep ({}); it gave {}",
                       result_.signature, first));
+    if (baseline_pool_ && !PassesOnBaseline(c))
+      throw fuzzer::support::InputError(fmt::format(
+          "the case does not pass on the baseline torch ({}): it is no regression; reduce it "
+          "without --baseline-torch",
+          options_.baseline_venv->string()));
     tries_ = result_.reproduced == result_.confirm_runs ? 1 : result_.confirm_runs;
     Report(fmt::format("the untouched case fails {} time(s) of {} with {}", result_.reproduced,
                        result_.confirm_runs, result_.signature));
@@ -229,7 +257,7 @@ private:
       result_.tried += count;
       Report(fmt::format("{} {}/{}", pass, start + count, candidates.size()));
       for (std::size_t i = 0; i < count; ++i)
-        if (fails[i])
+        if (fails[i] && (!baseline_pool_ || PassesOnBaseline(candidates[start + i])))
           return candidates[start + i];
     }
     return std::nullopt;
@@ -240,6 +268,8 @@ private:
   const std::atomic<bool> &stop_;
   const ReduceCallbacks &callbacks_;
   WorkerPool pool_;
+  fuzzer::support::ToolPaths baseline_paths_; // the baseline pool's workers read it
+  std::optional<WorkerPool> baseline_pool_;
   CaseReduction result_;
   unsigned tries_ = 1;
   Clock::time_point started_;

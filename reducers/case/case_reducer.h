@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct CaseReduceOptions {
   std::vector<const CasePass *> passes; // in order; the list repeats until nothing is accepted
   std::string signature;                // the one to keep; empty: the untouched case's
   std::filesystem::path scratch;        // workers' scratch and Inductor caches
+  // A regression: every accepted candidate must also pass on the torch in this venv (the
+  // baseline release), and so must the untouched case.
+  std::optional<std::filesystem::path> baseline_venv;
 };
 
 struct CaseReduction {
@@ -27,9 +31,10 @@ struct CaseReduction {
   corpus::Case reduced;
   std::string signature;
   unsigned confirm_runs = 0;
-  unsigned reproduced = 0; // of confirm_runs
-  unsigned steps = 0;      // candidates accepted
-  unsigned tried = 0;      // candidates run
+  unsigned reproduced = 0;    // of confirm_runs
+  unsigned steps = 0;         // candidates accepted
+  unsigned tried = 0;         // candidates run
+  unsigned baseline_runs = 0; // runs on the baseline release (a regression's reduction)
   double seconds = 0;
   int nodes_before = 0;
   int nodes_after = 0;

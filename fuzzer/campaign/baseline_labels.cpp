@@ -1,0 +1,60 @@
+#include "fuzzer/campaign/baseline_labels.h"
+
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/worker_client.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace fuzzer::campaign {
+
+std::vector<BaselineLabel>
+LabelAgainstBaseline(const corpus::FindingStore &store, const std::vector<std::string> &finding_ids,
+                     const support::TorchEnvironment &baseline, const support::ToolPaths &paths,
+                     std::chrono::seconds case_timeout, const std::filesystem::path &scratch) {
+  std::vector<BaselineLabel> labels;
+  if (finding_ids.empty())
+    return labels;
+  worker::Worker worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
+                                              .venv = baseline.venv,
+                                              .scratch_dir = scratch / "baseline-worker",
+                                              .log_file = scratch / "baseline-worker.log"});
+  const std::string &version = baseline.torch_version;
+  for (const auto &id : finding_ids) {
+    const auto stored = store.Load(id);
+    const corpus::Case c = corpus::LoadCaseFile(stored.smallest / "case.json");
+    const auto cache = scratch / "baseline-cache";
+    std::error_code ignored;
+    std::filesystem::remove_all(cache, ignored);
+    const auto outcome = worker::RunCaseOnWorker(worker, c, cache, case_timeout);
+    std::filesystem::remove_all(cache, ignored);
+    BaselineLabel label{.finding_id = stored.id, .baseline_torch = version};
+    if (outcome.finding)
+      label.baseline_signature = corpus::Signature(*outcome.finding);
+    if (label.baseline_signature == stored.signature)
+      label.label = "also in " + version;
+    else if (outcome.status == corpus::CaseStatus::kPass ||
+             outcome.status == corpus::CaseStatus::kExpected)
+      label.label = "regression since " + version;
+    else if (outcome.status == corpus::CaseStatus::kInvalidCase)
+      label.label = "invalid on " + version;
+    else
+      label.label = "fails differently on " + version;
+    support::WriteFileAtomically(stored.folder / fmt::format("baseline-{}.json", version),
+                                 nlohmann::json{{"baseline_torch", version},
+                                                {"baseline_venv", baseline.venv.string()},
+                                                {"label", label.label},
+                                                {"baseline_status", outcome.Status()},
+                                                {"baseline_signature", label.baseline_signature},
+                                                {"signature", stored.signature},
+                                                {"time", corpus::UtcNow()}}
+                                         .dump(2) +
+                                     "\n");
+    labels.push_back(std::move(label));
+  }
+  worker.Shutdown();
+  return labels;
+}
+
+} // namespace fuzzer::campaign
