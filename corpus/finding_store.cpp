@@ -153,6 +153,7 @@ json StoredFinding::Summary() const {
           {"last_seen", LastSeen()},
           {"seeds", Seeds()},
           {"torch_versions", torch_versions},
+          {"baselines", baselines},
           {"compilers", compilers},
           {"tool_versions", tools},
           {"command_lines", command_lines},
@@ -270,6 +271,12 @@ StoredFinding FindingStore::ReadFinding(const fs::path &folder) const {
   std::sort(stored.hits.begin(), stored.hits.end(), [](const Hit &a, const Hit &b) {
     return std::tie(a.time, a.id) < std::tie(b.time, b.id);
   });
+  for (const auto &entry : fs::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("baseline-") && entry.path().extension() == ".json")
+      stored.baselines.push_back(
+          ReadJsonDocument(entry.path(), "baseline label", "the corpus is damaged"));
+  }
   std::optional<std::pair<std::uint64_t, std::string>> best;
   for (const auto &entry : fs::directory_iterator(folder / "records", error)) {
     const std::string id = entry.path().filename().string();

@@ -21,6 +21,7 @@ namespace corpus {
 //     hits/<hit id>.json      one file per case that hit it: when, which seed, which versions
 //     records/<hit id>/       the run record of the smallest case seen so far (case.json,
 //                             repro.py, result.json, commands.json, sources/, ...)
+//     baseline-<torch>.json   its label on another torch release ("regression since 2.14.1")
 //
 // Every write is a new file under a temporary name renamed into place, and a folder is made
 // whole in <root>/.staging and renamed in. Hits are files, never counters, so several jobs or
@@ -54,6 +55,8 @@ struct StoredFinding {
   std::string signature;
   std::vector<Hit> hits;          // sorted by time, then id
   std::filesystem::path smallest; // records/<hit id> of the smallest stored case
+  // baseline-<torch>.json files (`fuzz --baseline-torch`): the finding on another torch release.
+  std::vector<nlohmann::json> baselines;
   std::size_t HitCount() const { return hits.size(); }
   std::string FirstSeen() const;
   std::string LastSeen() const;

@@ -104,9 +104,10 @@ TEST_F(ReleasesTest, BisectNamesTheReleaseThatBroughtTheFailure) {
 // and its script says so and is run on both.
 TEST_F(ReleasesTest, ARegressionReducesToAScriptThatNamesBothReleases) {
   const support::ScratchDir scratch("releases-reduce");
-  // Two passes keep the test to minutes; the whole order is the default.
+  // One case pass and one source pass keep the test to minutes (the source reducer is tested
+  // on its own); the whole order is the default.
   std::ofstream(scratch / "passes.json") << R"({"case_passes": ["replace-by-leaf"]})";
-  std::ofstream(scratch / "source-passes.json") << R"({"source_passes": ["remove-lines"]})";
+  std::ofstream(scratch / "source-passes.json") << R"({"source_passes": ["strip-comments"]})";
   const auto run = RunInductorFuzz({"reduce", kPlantedCase.string(), "--baseline-torch", older_,
                                     "--out", (scratch / "out").string(), "--jobs", "2", "--passes",
                                     (scratch / "passes.json").string(), "--source-passes",
@@ -129,6 +130,25 @@ TEST_F(ReleasesTest, ARegressionReducesToAScriptThatNamesBothReleases) {
                                         "--out", (scratch / "refused").string(), "--jobs", "1"},
                                        std::chrono::seconds(600));
   EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+}
+
+// A campaign's findings, run again on a baseline release: the planted one is new since it.
+TEST_F(ReleasesTest, FuzzLabelsEachFindingAgainstTheBaselineRelease) {
+  const support::ScratchDir scratch("releases-fuzz");
+  // Seed 1's first case is a create_mask whose mask takes a remainder: the plant fires on it.
+  const auto run = RunInductorFuzz({"fuzz", "--seed", "1", "--cases", "1", "--jobs", "1",
+                                    "--matrix-every", "0", "--no-check", "--baseline-torch", older_,
+                                    "--corpus", (scratch / "corpus").string()},
+                                   std::chrono::seconds(900), PlantOn(pinned_));
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("[regression since " + older_ + "]"), std::string::npos) << run.out;
+  const auto listed = RunInductorFuzz(
+      {"corpus", "show", "compile-error", "--corpus", (scratch / "corpus").string()});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const json shown = json::parse(listed.out);
+  ASSERT_EQ(shown["baselines"].size(), 1u) << shown.dump(2);
+  EXPECT_EQ(shown["baselines"][0]["label"], "regression since " + older_);
+  EXPECT_EQ(shown["baselines"][0]["baseline_status"], "pass");
 }
 
 TEST_F(ReleasesTest, DoctorChecksEveryEnvironmentAndAnUnsupportedTorchSaysWhatIsMissing) {
