@@ -47,7 +47,7 @@ TEST_F(CliTest, HelpExplainsEverySubcommand) {
   EXPECT_NE(run.out.find("Exit codes"), std::string::npos);
   const std::vector<std::string> subcommands = {
       "fuzz",  "corpus", "replay", "reduce", "run-case", "convert", "capture",
-      "repro", "gen",    "check",  "matrix", "compare",  "doctor"};
+      "repro", "gen",    "check",  "matrix", "compare",  "bisect",  "doctor"};
   for (const auto &name : subcommands) {
     SCOPED_TRACE(name);
     EXPECT_NE(run.out.find(name), std::string::npos);

@@ -1,5 +1,5 @@
 """The package as the worker and the repro script use it: every module imports, and the
-modules the repro script pastes in (exceptions, oracles) can be pasted together."""
+modules the repro script pastes in (compat, exceptions, oracles) can be pasted together."""
 
 import ast
 import importlib
@@ -10,7 +10,7 @@ import inductor_fuzz_worker
 
 PACKAGE = pathlib.Path(inductor_fuzz_worker.__file__).parent
 # The repro script pastes these after its own code, in this order (repro_script.cpp).
-EMBEDDED_IN_SCRIPT = ("exceptions", "oracles")
+EMBEDDED_IN_SCRIPT = ("compat", "exceptions", "oracles")
 # Names the repro script itself defines at top level.
 SCRIPT_NAMES = {"CASE", "INDUCTOR_CONFIG", "DYNAMIC", "MASK_MOD_SOURCE", "SCORE_MOD_SOURCE",
                 "main"}
@@ -34,12 +34,30 @@ class PackageTest(unittest.TestCase):
                     importlib.import_module(f"inductor_fuzz_worker.{path.stem}")
 
     def test_script_modules_import_nothing_from_the_package(self):
-        for stem in EMBEDDED_IN_SCRIPT:
+        """Only one import from the package is allowed: `from .compat import ...` inside a
+        `try` that passes on ImportError, in a module pasted after compat (whose names the
+        pasted text then already defines)."""
+        for index, stem in enumerate(EMBEDDED_IN_SCRIPT):
             tree = ast.parse((PACKAGE / f"{stem}.py").read_text())
+            guarded = set()
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Try) and any(
+                    isinstance(h.type, ast.Name) and h.type.id == "ImportError"
+                    for h in node.handlers
+                ):
+                    guarded.update(id(n) for n in node.body)
             for node in ast.walk(tree):
                 if isinstance(node, ast.ImportFrom):
-                    self.assertEqual(node.level, 0, f"{stem}.py: relative import")
                     self.assertFalse((node.module or "").startswith("inductor_fuzz_worker"))
+                    if node.level == 0:
+                        continue
+                    self.assertEqual(node.module, "compat", f"{stem}.py: relative import")
+                    self.assertIn(id(node), guarded, f"{stem}.py: unguarded import of compat")
+                    self.assertLess(EMBEDDED_IN_SCRIPT.index("compat"), index, stem)
+                    compat = top_level_definitions(
+                        ast.parse((PACKAGE / "compat.py").read_text()))
+                    for alias in node.names:
+                        self.assertIn(alias.name, compat, f"{stem}.py imports {alias.name}")
 
     def test_script_modules_pasted_together_clash_with_nothing(self):
         seen = set()
