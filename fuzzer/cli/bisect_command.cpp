@@ -68,10 +68,10 @@ int BisectCommand(const BisectOptions &options, const support::ToolPaths &paths,
   };
   releases.erase(std::ranges::unique(releases, same_release).begin(), releases.end());
   if (releases.size() < 2)
-    throw support::InputError(fmt::format(
-        "bisect needs two torch releases or more, {} installed; add one with scripts/setup "
-        "--with-torch VERSION",
-        releases.size()));
+    throw support::InputError(
+        fmt::format("bisect needs two torch releases or more, {} {}; add one with scripts/setup "
+                    "--with-torch VERSION",
+                    releases.size(), options.torch.empty() ? "installed" : "given with --torch"));
 
   const support::ScratchDir scratch("bisect");
   std::vector<ReleaseOutcome> outcomes;
