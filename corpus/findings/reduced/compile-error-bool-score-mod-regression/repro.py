@@ -1,0 +1,23 @@
+# compile-error|family=gcc|message=cannot convert 'accum_t*' {aka 'float*'} to 'bool*'|option=
+# Regression: passes on torch 2.6.0 (.venv-torch-2.6.0), fails as above on torch 2.15.0 (.venv).
+# Reduced by inductor-fuzz from case bool-score-mod.
+import torch
+from torch.nn.attention.flex_attention import and_masks, or_masks, create_block_mask, create_mask, flex_attention
+
+print("torch", torch.__version__)
+config = {"cpp.threads": 1, "force_disable_caches": True}
+print("inductor config:", config)
+def mask_mod(b, h, q_idx, kv_idx):
+    return (q_idx >= kv_idx)
+def score_mod(score, b, h, q_idx, kv_idx):
+    return q_idx >= kv_idx
+with torch._inductor.config.patch(config):
+    g = torch.Generator().manual_seed(0)
+    q = torch.randn((1, 1, 1, 8), generator=g).to(torch.float32)
+    k = torch.randn((1, 1, 1, 8), generator=g).to(torch.float32)
+    v = torch.randn((1, 1, 1, 8), generator=g).to(torch.float32)
+    kwargs = dict(score_mod=score_mod, block_mask=create_block_mask(mask_mod, 1, 1, 1, 1, device="cpu", BLOCK_SIZE=16), enable_gqa=False)
+    expected = flex_attention(q, k, v, **kwargs)
+    actual = torch.compile(flex_attention, dynamic=False)(q, k, v, **kwargs)
+    torch.testing.assert_close(actual, expected, atol=0.0001, rtol=0, equal_nan=True)
+print("PASS: compiled and eager agree")
