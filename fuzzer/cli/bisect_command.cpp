@@ -1,7 +1,7 @@
 #include "fuzzer/cli/bisect_command.h"
 
 #include "corpus/finding.h"
-#include "corpus/finding_store.h"
+#include "fuzzer/cli/case_input.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
@@ -24,25 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct BisectInput {
-  corpus::Case c;
-  std::string signature; // the stored finding's; empty for a case file
-};
-
-BisectInput ReadInput(const fs::path &input) {
-  if (!fs::is_directory(input))
-    return {corpus::LoadCaseFile(input), ""};
-  if (!fs::exists(input / "finding.json"))
-    throw support::InputError(
-        fmt::format("{} is a folder without finding.json: give a case file or a finding's folder "
-                    "(CORPUS/findings/<id>)",
-                    input.string()));
-  const fs::path folder = fs::absolute(input).lexically_normal();
-  const auto stored =
-      corpus::FindingStore(folder.parent_path().parent_path()).Load(folder.filename().string());
-  return {corpus::LoadCaseFile(stored.smallest / "case.json"), stored.signature};
-}
-
 struct ReleaseOutcome {
   support::TorchEnvironment environment;
   std::string status;
@@ -53,7 +34,7 @@ struct ReleaseOutcome {
 
 int BisectCommand(const BisectOptions &options, const support::ToolPaths &paths,
                   std::ostream &out) {
-  const BisectInput input = ReadInput(options.input);
+  const CaseInput input = ReadCaseOrFinding(options.input);
   std::vector<support::TorchEnvironment> releases;
   if (options.torch.empty())
     releases = support::FindTorchEnvironments(paths.project_root);

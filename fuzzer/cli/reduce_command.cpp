@@ -1,8 +1,8 @@
 #include "fuzzer/cli/reduce_command.h"
 
 #include "corpus/case.h"
-#include "corpus/finding_store.h"
 #include "corpus/run_record.h"
+#include "fuzzer/cli/case_input.h"
 #include "fuzzer/cli/run_case_command.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/scratch_dir.h"
@@ -34,29 +34,6 @@ std::atomic<bool> reduce_stop_requested{false};
 extern "C" void RequestReduceStop(int signal_number) {
   reduce_stop_requested = true;
   std::signal(signal_number, SIG_DFL);
-}
-
-struct Input {
-  corpus::Case c;
-  std::string signature; // the stored finding's, or empty: the case's own failure
-  fs::path default_out;
-};
-
-Input ReadInput(const fs::path &input) {
-  if (fs::is_directory(input)) {
-    if (!fs::exists(input / "finding.json"))
-      throw support::InputError(
-          fmt::format("{} is a folder without finding.json: give a case file or a finding's folder "
-                      "(CORPUS/findings/<id>)",
-                      input.string()));
-    const fs::path folder = fs::absolute(input).lexically_normal();
-    const fs::path root = folder.parent_path().parent_path();
-    const auto stored = corpus::FindingStore(root).Load(folder.filename().string());
-    return {corpus::LoadCaseFile(stored.smallest / "case.json"), stored.signature,
-            folder / "reduced"};
-  }
-  corpus::Case c = corpus::LoadCaseFile(input);
-  return {c, "", fs::path(fmt::format("reduced-{}", c.name.empty() ? "case" : c.name))};
 }
 
 std::size_t Lines(const std::string &text) {
@@ -113,8 +90,12 @@ int ReduceFailingSource(const ReduceOptions &options, const fs::path &out_dir,
 
 int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                   std::ostream &out) {
-  const Input input = ReadInput(options.input);
-  const fs::path out_dir = fs::absolute(options.out_dir.value_or(input.default_out));
+  const CaseInput input = ReadCaseOrFinding(options.input);
+  const fs::path default_out =
+      input.finding_folder
+          ? *input.finding_folder / "reduced"
+          : fs::path(fmt::format("reduced-{}", input.c.name.empty() ? "case" : input.c.name));
+  const fs::path out_dir = fs::absolute(options.out_dir.value_or(default_out));
   const fs::path python = paths.venv / "bin" / "python";
   const reducers::PassContext context{.python = python,
                                       .mask_ast_script =

@@ -1,0 +1,22 @@
+#pragma once
+
+#include "corpus/case.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace fuzzer::cli {
+
+// What `reduce` and `bisect` take: a case file, or a corpus finding's folder (its smallest case
+// and its signature).
+struct CaseInput {
+  corpus::Case c;
+  std::string signature; // the stored finding's; empty for a case file
+  std::optional<std::filesystem::path> finding_folder;
+};
+
+// Throws InputError for a folder that is not a finding's, CaseError for a bad case file.
+CaseInput ReadCaseOrFinding(const std::filesystem::path &input);
+
+} // namespace fuzzer::cli
