@@ -8,6 +8,9 @@
 # literals and punctuators; comments and whitespace skipped). Prints both side by side with the
 # ratios ours / C-Vise. Goals: our final size in tokens no larger than C-Vise's, and our wall time
 # at most 1/3 of C-Vise's, on every input.
+# The scripts precompile the torch header a candidate starts with, once per compiler and flags
+# (prefix_pch.sh, cached in ~/.cache/inductor-fuzz-bench-pch); the untouched input is tested
+# before either tool starts, so both start with the same warm headers.
 # Usage: bench/source_reduce_vs_cvise.sh [--jobs J] [--only NAME[,NAME...]] [--timeout SECONDS]
 #   (default 2 jobs, every input, 3600 s per tool and input). Builds nothing: INDUCTOR_FUZZ picks
 #   the binary (default build/inductor-fuzz), CVISE C-Vise (default cvise), OUT the results
@@ -48,13 +51,18 @@ out=${OUT:-/tmp/source-reduce-bench}
 }
 command -v "$cvise" >/dev/null || { echo "source_reduce_vs_cvise: $cvise is missing" >&2; exit 2; }
 binary=$(realpath "$binary")
+# The inputs' scripts find torch and prefix_pch.sh through it.
+export INDUCTOR_FUZZ_ROOT=$PWD
 cvise=$(command -v "$cvise")
 
-# The flags every input TU builds with (the inputs' scripts use the same).
 torch_dir=$PWD/.venv/lib/python3.11/site-packages/torch
-tu_flags=(-std=c++20 -fopenmp -march=native -D TORCH_INDUCTOR_CPP_WRAPPER -D STANDALONE_TORCH_HEADER
-  -D C10_USING_CUSTOM_GENERATED_MACROS -DNDEBUG -I/usr/include/python3.11 -I"$torch_dir/include"
-  -I"$torch_dir/include/torch/csrc/api/include")
+# An input's compile flags: its script's `flags=(...)` block, the CPU capability included (Clang
+# parses the TU with them: without its -D CPU_CAPABILITY_*, at::vec is missing).
+input_flags() {
+  local torch=$torch_dir flags=()
+  eval "$(sed -n '/^flags=(/,/^)/p' "$inputs_dir/$1/interesting.sh")"
+  printf '%s\n' "${flags[@]}"
+}
 
 names=()
 for dir in "$inputs_dir"/*/; do
@@ -132,6 +140,8 @@ run_tool() {
     rm -rf "$work/$name-ours-out"
     # Ours also gets the TU's compile command, which the pipeline always knows: its Clang parses
     # with the real headers. The interestingness script alone decides what is kept.
+    local tu_flags
+    mapfile -t tu_flags < <(input_flags "$name")
     (cd "$dir" && TMPDIR=$tmp timeout -k 30 "$tool_timeout" "$binary" reduce --cpp "$name.cpp" \
       --interesting ./interesting.sh --jobs "$jobs" --out "$work/$name-ours-out" \
       -- g++-12 "${tu_flags[@]}" -c "$name.cpp") >"$log" 2>&1 </dev/null || code=$?

@@ -72,6 +72,28 @@ TEST(SourcePasses, StatementsBodiesAndBlocks) {
                        "i;\n  }\n}\n"));
 }
 
+TEST(SourcePasses, RunsOfNeighboursHalveDownToTwoBiggestFirst) {
+  std::string body;
+  for (int i = 0; i < 8; ++i)
+    body += "  int v" + std::to_string(i) + " = " + std::to_string(i) + ";\n";
+  const std::string text = "void f() {\n" + body + "}\n";
+  const auto context = PlainContext();
+  const auto runs = Candidates("remove-statement-runs", text, context);
+  // The two halves of the eight, then the four pairs; single statements are another pass's.
+  ASSERT_EQ(runs.size(), 6u);
+  EXPECT_EQ(runs[0],
+            "void f() {\n  \n  int v4 = 4;\n  int v5 = 5;\n  int v6 = 6;\n  int v7 = 7;\n}\n");
+  EXPECT_TRUE(Contains(runs, "void f() {\n  int v0 = 0;\n  int v1 = 1;\n  int v2 = 2;\n  int v3 = "
+                             "3;\n  int v4 = 4;\n  int v5 = 5;\n  \n}\n"));
+  for (std::size_t i = 1; i < runs.size(); ++i)
+    EXPECT_GE(runs[i].size(), runs[i - 1].size()) << "biggest cut first";
+  // Top-level declarations the same way; two neighbours are left to the single removals.
+  const auto declarations =
+      Candidates("remove-declaration-runs", "int a;\nint b;\nint c;\nint d;\n", context);
+  EXPECT_EQ(declarations, (std::vector<std::string>{"\nint c;\nint d;\n", "int a;\nint b;\n\n"}));
+  EXPECT_TRUE(Candidates("remove-declaration-runs", "int a;\nint b;\n", context).empty());
+}
+
 TEST(SourcePasses, ExpressionsBecomeAnOperandACastItsOperandALiteralZero) {
   const std::string text = "long g(long a, long b) { return static_cast<long>(a * b) + 42; }\n";
   const auto candidates = Candidates("simplify-expressions", text, PlainContext());

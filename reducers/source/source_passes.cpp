@@ -63,6 +63,12 @@ std::vector<SourceEdit> SyntaxList(const std::string &text, const SourcePassCont
 std::vector<SourceEdit> RemoveDeclarations(const std::string &text, const SourcePassContext &c) {
   return SyntaxList(text, c, &SyntaxEdits::remove_declarations);
 }
+std::vector<SourceEdit> RemoveDeclarationRuns(const std::string &text, const SourcePassContext &c) {
+  return SyntaxList(text, c, &SyntaxEdits::remove_declaration_runs);
+}
+std::vector<SourceEdit> RemoveStatementRuns(const std::string &text, const SourcePassContext &c) {
+  return SyntaxList(text, c, &SyntaxEdits::remove_statement_runs);
+}
 std::vector<SourceEdit> EmptyBodies(const std::string &text, const SourcePassContext &c) {
   return SyntaxList(text, c, &SyntaxEdits::empty_bodies);
 }
@@ -198,7 +204,13 @@ const std::vector<SourcePass> &SourcePasses() {
       {"strip-comments", "comments out, every gap down to one space or newline", StripComments},
       {"remove-declarations", "a top-level or namespace-level declaration removed (Clang)",
        RemoveDeclarations},
+      {"remove-declaration-runs",
+       "runs of neighbouring declarations removed, halving from half a scope's to two (Clang)",
+       RemoveDeclarationRuns},
       {"empty-bodies", "a function's body emptied to {} (Clang)", EmptyBodies},
+      {"remove-statement-runs",
+       "runs of a block's statements removed, halving from half the block to two (Clang)",
+       RemoveStatementRuns},
       {"remove-statements", "a statement of a block removed (Clang)", RemoveStatements},
       {"unwrap-blocks",
        "a loop or if replaced by its body, a nested block by its statements (Clang)", UnwrapBlocks},

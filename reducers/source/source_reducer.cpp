@@ -57,27 +57,44 @@ private:
     while (!stop_) {
       const std::string &text = result_.reduced;
       const auto edits = pass.candidates(text, context_);
-      // The next `jobs` candidates from `index` that are new and smaller.
+      // The next `jobs` candidates from `index` that are new and smaller. With the gate on, a
+      // window of twice that many is parsed side by side first, and those it drops are skipped.
+      const std::size_t jobs = std::max(1u, options_.jobs);
       std::vector<std::string> batch;
       std::vector<std::size_t> batch_index;
       std::vector<char> audited;
-      for (; index < edits.size() && batch.size() < std::max(1u, options_.jobs); ++index) {
-        const auto &edit = edits[index];
-        if (!pass.grows && edit.replacement.size() >= edit.length)
-          continue;
-        std::string candidate = ApplyEdit(text, edit);
-        if (candidate == text || !tested_.insert(std::hash<std::string>{}(candidate)).second)
-          continue;
-        const bool gated =
-            gate_on_ && context_.syntax->ErrorsIn(candidate) > context_.syntax->ErrorsIn(text);
-        if (gated && result_.gate_audits >= kGateAudits) {
-          ++result_.gated;
-          continue;
+      while (batch.size() < jobs && index < edits.size() && !stop_) {
+        std::vector<std::string> window;
+        std::vector<std::size_t> window_index;
+        std::unordered_set<std::size_t> in_window;
+        const std::size_t wanted = gate_on_ ? 2 * jobs : jobs - batch.size();
+        for (; index < edits.size() && window.size() < wanted; ++index) {
+          const auto &edit = edits[index];
+          if (!pass.grows && edit.replacement.size() >= edit.length)
+            continue;
+          std::string candidate = ApplyEdit(text, edit);
+          const std::size_t hash = std::hash<std::string>{}(candidate);
+          if (candidate == text || tested_.contains(hash) || !in_window.insert(hash).second)
+            continue;
+          window.push_back(std::move(candidate));
+          window_index.push_back(index);
         }
-        result_.gate_audits += gated;
-        batch.push_back(std::move(candidate));
-        batch_index.push_back(index);
-        audited.push_back(gated);
+        const auto gated = Gate(text, window);
+        for (std::size_t i = 0; i < window.size(); ++i) {
+          if (batch.size() == jobs) {
+            index = window_index[i]; // not taken: proposed again next time
+            break;
+          }
+          tested_.insert(std::hash<std::string>{}(window[i]));
+          if (gated[i] && result_.gate_audits >= kGateAudits) {
+            ++result_.gated;
+            continue;
+          }
+          result_.gate_audits += gated[i];
+          batch.push_back(std::move(window[i]));
+          batch_index.push_back(window_index[i]);
+          audited.push_back(gated[i]);
+        }
       }
       if (batch.empty())
         return accepted_any;
@@ -107,6 +124,28 @@ private:
       Report(pass, 0, true);
     }
     return accepted_any;
+  }
+
+  // Which candidates have more Clang errors than their text: parsed side by side, `jobs` at a
+  // time. None while the gate is off.
+  std::vector<char> Gate(const std::string &text, const std::vector<std::string> &candidates) {
+    std::vector<char> gated(candidates.size(), 0);
+    if (!gate_on_ || candidates.empty())
+      return gated;
+    const std::size_t errors = context_.syntax->ErrorsIn(text);
+    const std::size_t threads_wanted =
+        std::min<std::size_t>(std::max(1u, options_.jobs), candidates.size());
+    std::vector<std::thread> threads;
+    auto count = [&](std::size_t first) {
+      for (std::size_t i = first; i < candidates.size(); i += threads_wanted)
+        gated[i] = context_.syntax->ErrorsIn(candidates[i]) > errors;
+    };
+    for (std::size_t t = 1; t < threads_wanted; ++t)
+      threads.emplace_back(count, t);
+    count(0);
+    for (auto &thread : threads)
+      thread.join();
+    return gated;
   }
 
   // Tests the candidates side by side: which keep the signature.

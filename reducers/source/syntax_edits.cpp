@@ -42,11 +42,13 @@ public:
   bool shouldVisitImplicitCode() const { return false; }
 
   template <typename Range> void CollectDeclarations(const Range &decls) {
+    std::vector<SourceEdit> siblings;
     for (clang::Decl *decl : decls) {
       if (decl->isImplicit())
         continue;
       if (auto range = DeclarationRange(decl))
-        Add(edits_.remove_declarations, *range, "");
+        if (auto edit = Add(edits_.remove_declarations, *range, ""))
+          siblings.push_back(*edit);
       // Members of a namespace or an extern "C" { } block go one by one too.
       if (auto *inner = llvm::dyn_cast<clang::NamespaceDecl>(decl))
         CollectDeclarations(inner->decls());
@@ -54,6 +56,7 @@ public:
                linkage && linkage->hasBraces())
         CollectDeclarations(linkage->decls());
     }
+    AddRuns(edits_.remove_declaration_runs, siblings);
   }
 
   bool VisitFunctionDecl(clang::FunctionDecl *function) {
@@ -86,10 +89,12 @@ public:
   bool VisitCompoundStmt(clang::CompoundStmt *block) {
     if (!InMainFile(block->getBeginLoc()))
       return true;
+    std::vector<SourceEdit> siblings;
     for (clang::Stmt *statement : block->body()) {
       if (!InMainFile(statement->getBeginLoc()) || !InMainFile(statement->getEndLoc()))
         continue;
-      Add(edits_.remove_statements, WithSemicolon(statement->getSourceRange()), "");
+      if (auto edit = Add(edits_.remove_statements, WithSemicolon(statement->getSourceRange()), ""))
+        siblings.push_back(*edit);
       if (auto *inner = llvm::dyn_cast<clang::CompoundStmt>(statement))
         Add(edits_.unwrap_blocks, Tokens(statement->getSourceRange()),
             clang::Lexer::getSourceText(
@@ -98,6 +103,7 @@ public:
                 sources_, context_.getLangOpts())
                 .str());
     }
+    AddRuns(edits_.remove_statement_runs, siblings);
     return true;
   }
 
@@ -216,14 +222,40 @@ private:
   }
 
   // Through libTooling's Replacement, which measures the last token of a token range.
-  void Add(std::vector<SourceEdit> &into, const clang::CharSourceRange &range,
-           const std::string &replacement) {
+  std::optional<SourceEdit> Add(std::vector<SourceEdit> &into, const clang::CharSourceRange &range,
+                                const std::string &replacement) {
     if (range.isInvalid())
-      return;
+      return std::nullopt;
     const clang::tooling::Replacement edit(sources_, range, replacement, context_.getLangOpts());
     if (!edit.isApplicable() || edit.getLength() <= replacement.size())
-      return;
+      return std::nullopt;
     into.push_back({edit.getOffset(), edit.getLength(), replacement});
+    return into.back();
+  }
+
+  // Delta debugging over one list of neighbours (a block's statements, a scope's declarations):
+  // runs of half of them, a quarter, ... two, each cut from the first one's start to the last
+  // one's end. A failure usually needs a few of many statements; one at a time, a 90-statement
+  // kernel costs 90 tests of the interestingness test, halving costs about 2 log 90 when most
+  // of them can go.
+  static void AddRuns(std::vector<SourceEdit> &into, const std::vector<SourceEdit> &siblings) {
+    for (std::size_t i = 1; i < siblings.size(); ++i)
+      if (siblings[i].offset < siblings[i - 1].offset + siblings[i - 1].length)
+        return; // not neighbours in the text (a macro's expansion, say): no runs
+    if (siblings.size() < 3)
+      return; // two: each alone, or the whole block, is another pass's candidate
+    std::size_t run = 2;
+    while (run * 2 <= siblings.size() / 2)
+      run *= 2;
+    for (; run >= 2; run /= 2)
+      for (std::size_t first = 0; first + 1 < siblings.size(); first += run) {
+        const std::size_t last = std::min(first + run, siblings.size()) - 1;
+        if (last == first)
+          continue;
+        into.push_back({siblings[first].offset,
+                        siblings[last].offset + siblings[last].length - siblings[first].offset,
+                        ""});
+      }
   }
 
   clang::ASTContext &context_;
@@ -259,10 +291,10 @@ void OrderFromTheEnd(std::vector<SourceEdit> &edits) {
 }
 
 // One Clang parse of `text` the way every syntax pass sees it: its own arguments and
-// precompiled prefix, or, without arguments, with its #include lines blanked.
+// precompiled prefix `pch` (none: empty), or, without arguments, with its #include lines blanked.
 std::unique_ptr<clang::ASTUnit> Parse(const std::string &text,
                                       const std::vector<std::string> &clang_args,
-                                      parsers::Analyzer *prefixes,
+                                      const std::filesystem::path &pch,
                                       clang::DiagnosticConsumer &diagnostics) {
   std::vector<std::string> arguments = parsers::AnalysisBaseArguments(true);
   std::string code = text;
@@ -271,9 +303,8 @@ std::unique_ptr<clang::ASTUnit> Parse(const std::string &text,
     arguments.insert(arguments.end(), {"-x", "c++", "-std=c++20"});
   } else {
     arguments.insert(arguments.end(), clang_args.begin(), clang_args.end());
-    if (prefixes)
-      if (const auto pch = prefixes->PrefixFor(text, clang_args); !pch.empty())
-        arguments.insert(arguments.end(), {"-include-pch", pch.string()});
+    if (!pch.empty())
+      arguments.insert(arguments.end(), {"-include-pch", pch.string()});
   }
   arguments.push_back("-w");
   return clang::tooling::buildASTFromCodeWithArgs(
@@ -285,10 +316,10 @@ std::unique_ptr<clang::ASTUnit> Parse(const std::string &text,
 } // namespace
 
 SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::string> &clang_args,
-                               parsers::Analyzer *prefixes) {
+                               const std::filesystem::path &pch) {
   clang::IgnoringDiagConsumer quiet;
   SyntaxEdits edits;
-  auto unit = Parse(text, clang_args, prefixes, quiet);
+  auto unit = Parse(text, clang_args, pch, quiet);
   if (!unit)
     return edits;
   // The TU's own declarations only: walking the translation unit would load the whole prefix.
@@ -299,8 +330,9 @@ SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::s
     collector.TraverseDecl(decl);
   for (auto *list : {&edits.remove_declarations, &edits.remove_statements})
     OrderFromTheEnd(*list);
-  for (auto *list : {&edits.empty_bodies, &edits.unwrap_blocks, &edits.simplify_expressions,
-                     &edits.remove_parameters})
+  for (auto *list :
+       {&edits.remove_declaration_runs, &edits.remove_statement_runs, &edits.empty_bodies,
+        &edits.unwrap_blocks, &edits.simplify_expressions, &edits.remove_parameters})
     OrderBySize(*list);
   edits.parsed = true;
   return edits;
@@ -317,9 +349,9 @@ SyntaxCache::SyntaxCache(std::vector<std::string> clang_args,
 SyntaxCache::~SyntaxCache() = default;
 
 std::size_t CountParseErrors(const std::string &text, const std::vector<std::string> &clang_args,
-                             parsers::Analyzer *prefixes) {
+                             const std::filesystem::path &pch) {
   clang::DiagnosticConsumer counter; // the base class counts errors and warnings
-  const auto unit = Parse(text, clang_args, prefixes, counter);
+  const auto unit = Parse(text, clang_args, pch, counter);
   return unit ? counter.getNumErrors() : std::numeric_limits<std::size_t>::max();
 }
 
@@ -330,15 +362,23 @@ std::size_t SyntaxCache::ErrorsIn(const std::string &text) {
     if (const auto known = error_counts_.find(key); known != error_counts_.end())
       return known->second;
   }
-  const std::size_t errors = CountParseErrors(text, clang_args_, prefixes_.get());
+  // Parsed outside the lock: candidates are counted side by side.
+  const std::size_t errors = CountParseErrors(text, clang_args_, PrefixFor(text));
   std::lock_guard lock(mutex_);
   return error_counts_.emplace(key, errors).first->second;
+}
+
+std::filesystem::path SyntaxCache::PrefixFor(const std::string &text) {
+  if (!prefixes_)
+    return {};
+  std::lock_guard lock(prefix_mutex_);
+  return prefixes_->PrefixFor(text, clang_args_);
 }
 
 const SyntaxEdits &SyntaxCache::EditsFor(const std::string &text) {
   std::lock_guard lock(mutex_);
   if (!edits_.parsed || text != text_) {
-    edits_ = CollectSyntaxEdits(text, clang_args_, prefixes_.get());
+    edits_ = CollectSyntaxEdits(text, clang_args_, PrefixFor(text));
     text_ = text;
   }
   return edits_;

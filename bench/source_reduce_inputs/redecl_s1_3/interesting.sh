@@ -5,7 +5,9 @@
 # holding redecl_s1_3.cpp.
 set -u
 export LC_ALL=C # ASCII quotes in g++'s messages
-torch=/work/main/.venv/lib/python3.11/site-packages/torch
+root=${INDUCTOR_FUZZ_ROOT:-/work/main} # the project's checkout (the bench sets it)
+torch=$root/.venv/lib/python3.11/site-packages/torch
+source "$root/bench/source_reduce_inputs/prefix_pch.sh"
 flags=(
   -std=c++20 -fopenmp -march=native
   -D TORCH_INDUCTOR_CPP_WRAPPER -D STANDALONE_TORCH_HEADER -D C10_USING_CUSTOM_GENERATED_MACROS
@@ -13,6 +15,8 @@ flags=(
   -D CPU_CAPABILITY_AVX512 -mavx512f -mavx512dq -mavx512vl -mavx512bw -mfma -mavx512vnni
   -I/usr/include/python3.11 -I"$torch/include" -I"$torch/include/torch/csrc/api/include"
 )
-out=$(timeout 120 g++-12 -fsyntax-only "${flags[@]}" redecl_s1_3.cpp 2>&1)
+prefix_pch g++-12 redecl_s1_3.cpp "${flags[@]}"
+gcc_pch=("${prefix_pch_args[@]}")
+out=$(timeout 120 g++-12 -fsyntax-only "${gcc_pch[@]}" "${flags[@]}" redecl_s1_3.cpp 2>&1)
 grep -Eq "error: (conflicting declaration|redeclaration of) '([^']* )?tmp_acc0'" <<<"$out" || exit 1
 exit 0
