@@ -95,6 +95,7 @@ private:
           batch_index.push_back(window_index[i]);
           audited.push_back(gated[i]);
         }
+        Report(pass, edits.size() - std::min(edits.size(), index)); // windows the gate emptied
       }
       if (batch.empty())
         return accepted_any;
