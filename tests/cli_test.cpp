@@ -214,6 +214,56 @@ TEST_F(CliTest, ReduceCppWithAnInterestingnessScript) {
   EXPECT_TRUE(std::filesystem::exists(out / "original.cpp"));
 }
 
+// g++ folds std::exp in a constant expression (an extension), clang rejects it: a compiler
+// divergence, reduced with both real compilers and the matrix's signature, no script.
+TEST_F(CliTest, ReduceCppKeepsACompilerDivergence) {
+  const auto source = Write("kernel.cpp", "#include <cmath>\nint helper(int a) { return a * 2; }\n"
+                                          "struct Pair { int first, second; };\n"
+                                          "void kernel(float *out) {\n  for (int i = 0; i < 4; "
+                                          "++i)\n    out[i] = helper(i);\n  constexpr auto scale = "
+                                          "std::exp(static_cast<float>(0.0));\n  out[0] *= scale;\n"
+                                          "}\n");
+  const auto out = folder_ / "out";
+  const std::vector<std::string> command = {
+      "--", "g++-12", "-std=c++17", "-c", source.string(), "-o", (folder_ / "kernel.o").string()};
+  std::vector<std::string> arguments = {
+      "reduce", "--cpp", source.string(), "--compilers", "g++-12,clang++-19",
+      "--jobs", "2",     "--out",         out.string()};
+  arguments.insert(arguments.end(), command.begin(), command.end());
+  const auto run = RunInductorFuzz(arguments);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto report = nlohmann::json::parse(std::ifstream(out / "reduction.json"));
+  EXPECT_EQ(report["origin"], "compiler-divergence");
+  const std::string signature = report["signature"];
+  EXPECT_TRUE(signature.starts_with("compiler-divergence|built=g++-12|failed=clang++-19|"))
+      << signature;
+  EXPECT_NE(signature.find("constant expression"), std::string::npos) << signature;
+  std::stringstream reduced;
+  reduced << std::ifstream(out / "reduced.cpp").rdbuf();
+  EXPECT_NE(reduced.str().find("exp("), std::string::npos) << reduced.str();
+  EXPECT_EQ(reduced.str().find("helper"), std::string::npos) << reduced.str();
+  EXPECT_EQ(reduced.str().find("Pair"), std::string::npos) << reduced.str();
+  EXPECT_LE(report["tokens_after"].get<int>(), 20) << reduced.str();
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+
+  // Compilers that agree, one compiler, no command: one line each, nothing written.
+  const auto agree = Write("agree.cpp", "int main() { return 0; }\n");
+  const auto out2 = (folder_ / "out2").string();
+  ExpectOneLineError({"reduce", "--cpp", agree.string(), "--compilers", "g++-12,clang++-19",
+                      "--out", out2, "--", "g++-12", "-c", agree.string()},
+                     "does not fail");
+  ExpectOneLineError({"reduce", "--cpp", agree.string(), "--compilers", "g++-12", "--out", out2,
+                      "--", "g++-12", "-c", agree.string()},
+                     "two or more");
+  ExpectOneLineError(
+      {"reduce", "--cpp", agree.string(), "--compilers", "g++-12,clang++-19", "--out", out2},
+      "compile command after `--`");
+  ExpectOneLineError({"reduce", "--cpp", agree.string(), "--compilers", "g++-12,no-such-cc",
+                      "--out", out2, "--", "g++-12", "-c", agree.string()},
+                     "compiler no-such-cc was not found");
+  EXPECT_FALSE(std::filesystem::exists(out2));
+}
+
 // A script that wants one error, the conflict: candidates Clang finds more broken than their
 // text go untested.
 TEST_F(CliTest, ReduceWithACompilingScriptDropsBrokenCandidatesUntested) {

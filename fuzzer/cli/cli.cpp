@@ -144,7 +144,8 @@ int RunCommandLine(int argc, char **argv) {
       "Example: inductor-fuzz reduce fuzz-corpus/findings/crash-1f2e3d4c5b6a7980\n"
       "Also: inductor-fuzz reduce --cpp kernel.cpp -- g++-12 -std=c++17 -c kernel.cpp; "
       "inductor-fuzz reduce --from-log ci.log; inductor-fuzz reduce --cpp k.cpp --interesting "
-      "./still-fails.sh");
+      "./still-fails.sh; inductor-fuzz reduce --cpp k.cpp --compilers g++-12,clang++-19 -- g++-12 "
+      "-std=c++17 -c k.cpp");
   reduce_command->add_option("input", reduce.input, "A case file, or a finding's folder");
   reduce_command->add_option("--cpp", reduce.cpp_file,
                              "A C++ source to reduce; its compile command follows `--` (without "
@@ -159,6 +160,12 @@ int RunCommandLine(int argc, char **argv) {
   reduce_command->add_option("--interesting", reduce.interesting,
                              "With --cpp: C-Vise's convention, SCRIPT runs in a folder holding the "
                              "candidate under the source's name; exit 0 keeps it");
+  reduce_command
+      ->add_option("--compilers", reduce.compilers,
+                   "With --cpp and its command: a compiler divergence; these compilers (two or "
+                   "more, A,B) disagree on the TU, some build it and some fail, and every step "
+                   "keeps the same verdicts and first errors (the matrix's signature)")
+      ->delimiter(',');
   reduce_command->add_option("--out", reduce.out_dir,
                              "Output folder (default: FINDING/reduced, reduced-<case name> or "
                              "reduced-<source name>)");
@@ -548,6 +555,9 @@ int RunCommandLine(int argc, char **argv) {
         throw support::InputError("a command after `--` goes with reduce --cpp FILE");
       if (reduce.interesting && !reduce.cpp_file)
         throw support::InputError("--interesting goes with reduce --cpp FILE");
+      if (!reduce.compilers.empty() && (!reduce.cpp_file || reduce.interesting))
+        throw support::InputError(
+            "--compilers goes with reduce --cpp FILE -- COMMAND, without --interesting");
       if (sources)
         return ReduceSourceCommand(reduce, paths, std::cout);
       return ReduceCommand(reduce, paths, std::cout);

@@ -23,6 +23,7 @@ struct ReduceOptions {
   std::optional<std::filesystem::path> cpp_file;
   std::vector<std::string> compile_command;
   std::optional<std::filesystem::path> interesting; // C-Vise-style script for --cpp
+  std::vector<std::string> compilers; // --cpp: these compilers disagree on the TU (divergence)
   std::optional<std::filesystem::path> from_log;
   std::optional<std::filesystem::path> script;
   std::optional<std::filesystem::path> source_passes_file; // default: reducers/source/passes.json

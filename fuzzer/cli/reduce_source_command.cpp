@@ -2,6 +2,8 @@
 
 #include "corpus/finding.h"
 #include "fuzzer/cli/check_command.h"
+#include "fuzzer/matrix/compiler_flags.h"
+#include "fuzzer/matrix/compiler_matrix.h"
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/scratch_dir.h"
@@ -82,6 +84,43 @@ void ChooseCommandTest(SourceInput &input, std::vector<std::string> command,
   input.test = reducers::MakeStaticFindingTest(input.clang_args, "", scratch / "test",
                                                DefaultPrefixCacheDir());
   input.origin = "analysis";
+}
+
+// The matrix's own signature of a compiler divergence, so that a reduced TU keeps the finding's.
+std::string DivergenceSignature(const std::vector<reducers::CompilerVerdict> &verdicts) {
+  matrix::TuMatrix row;
+  for (const auto &verdict : verdicts)
+    row.builds.push_back({.compiler = verdict.compiler,
+                          .built = verdict.built,
+                          .compiler_crashed = verdict.crashed,
+                          .first_error = verdict.first_error});
+  const auto finding = matrix::DivergenceFinding(row);
+  return finding ? corpus::Signature(*finding) : "";
+}
+
+// The TU's command rebuilt for each compiler the way the matrix rebuilds it (OpenMP for Clang,
+// Inductor's own PCH dropped); the output goes nowhere the user keeps.
+void ChooseDivergenceTest(SourceInput &input, const std::vector<std::string> &command,
+                          const std::vector<std::string> &compilers, const fs::path &scratch,
+                          std::chrono::seconds timeout) {
+  if (compilers.size() < 2)
+    throw support::InputError(
+        "--compilers names the compilers that disagree: give two or more, as A,B");
+  const auto openmp = matrix::FindOpenMp();
+  std::vector<reducers::CompilerCommand> commands;
+  for (const auto &name : compilers) {
+    const auto compiler = matrix::DescribeCompiler(name);
+    auto argv = matrix::CommandForCompiler(command, compiler, input.source,
+                                           scratch / "divergence-output.o", openmp);
+    if (std::find(argv.begin(), argv.end(), "-c") == argv.end() &&
+        std::find(argv.begin(), argv.end(), "-shared") == argv.end())
+      argv.push_back("-c"); // a TU without main: compiled, not linked
+    commands.push_back({.name = name, .argv = std::move(argv)});
+  }
+  input.clang_args = parsers::TranslateForClang(command).clang_args;
+  input.test = reducers::MakeCompilerDivergenceTest(std::move(commands), scratch / "test", timeout,
+                                                    DivergenceSignature);
+  input.origin = "compiler-divergence";
 }
 
 SourceInput FromCompileError(const reducers::LoggedCompileError &error, const std::string &where,
@@ -184,6 +223,15 @@ SourceInput ReadSourceInput(const ReduceOptions &options, const fs::path &out_di
       input.clang_args = parsers::TranslateForClang(options.compile_command).clang_args;
     return input;
   }
+  if (!options.compilers.empty()) {
+    if (options.compile_command.empty())
+      throw support::InputError("--compilers needs the TU's compile command after `--` (one "
+                                "compiler's; the others get it adjusted as the matrix does)");
+    auto command = options.compile_command;
+    command[reducers::SourceArgument(command)] = input.source.string();
+    ChooseDivergenceTest(input, command, options.compilers, scratch, timeout);
+    return input;
+  }
   if (!options.compile_command.empty()) {
     ChooseCommandTest(input, options.compile_command, scratch, timeout);
     return input;
@@ -203,6 +251,10 @@ std::pair<bool, std::string> RunRepro(const fs::path &repro, const SourceInput &
     return {false, "timed out"};
   if (input.origin == "script")
     return {run.status.Succeeded(), "the interestingness script " + run.status.Describe()};
+  if (input.origin == "compiler-divergence")
+    return {run.status.exit_code == 1, run.status.exit_code == 1
+                                           ? "the compilers disagree as on the original"
+                                           : "the compilers no longer disagree that way"};
   if (run.status.Succeeded())
     return {false, "the command succeeds"};
   if (input.origin == "compiler" || input.origin == "log") {
@@ -233,10 +285,12 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
   const auto context = reducers::MakeSourcePassContext(input.clang_args, DefaultPrefixCacheDir());
   const unsigned jobs =
       options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  // A user's script may build and run on two compilers: seconds a candidate, where a Clang
-  // parse costs milliseconds.
+  // A user's script, like a divergence, may build on two compilers: seconds a candidate, where a
+  // Clang parse costs a fraction of one.
   reducers::SourceReduceOptions reduce{
-      .jobs = jobs, .passes = passes, .gate_on_parse_errors = input.origin == "script"};
+      .jobs = jobs,
+      .passes = passes,
+      .gate_on_parse_errors = input.origin == "script" || input.origin == "compiler-divergence"};
   if (auto formatter = support::FindOnPath("clang-format-19"))
     reduce.formatter = *formatter;
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -80,51 +81,61 @@ private:
   std::chrono::seconds timeout_;
 };
 
-class CompilerDiagnosticTest : public InterestingnessTest {
+// What one compiler made of a candidate.
+struct CompileOutcome {
+  bool built = false;
+  bool timed_out = false;
+  bool crashed = false; // killed by a signal: an internal compiler error
+  std::size_t errors = 0;
+  std::string first_error; // the first error's message, as the matrix records it
+  std::vector<parsers::CompilerDiagnostic> diagnostics;
+  bool operator==(const CompileOutcome &other) const {
+    return built == other.built && timed_out == other.timed_out && crashed == other.crashed &&
+           first_error == other.first_error;
+  }
+};
+
+// One compile command run on candidates, made cheap where that keeps its outcome: the first text
+// seen (the untouched source) decides whether the front end alone (-fsyntax-only) gives the same
+// outcome, and whether a precompiled prefix of the TU's leading #include block does.
+class CompileProbe {
 public:
-  CompilerDiagnosticTest(std::vector<std::string> argv, std::size_t source_index, fs::path scratch,
-                         std::chrono::seconds timeout)
+  CompileProbe(std::vector<std::string> argv, std::size_t source_index, fs::path scratch,
+               std::chrono::seconds timeout)
       : argv_(std::move(argv)), source_index_(source_index), scratch_(std::move(scratch)),
         timeout_(timeout), family_(parsers::FamilyOfCompiler(argv_.at(0))) {}
 
-  std::optional<std::string> Observe(const std::string &text, unsigned slot) override {
-    std::call_once(decided_, [&] {
-      // The first text seen is the untouched source: does the front end alone show its error,
-      // and does a precompiled prefix keep it?
-      std::size_t errors = 0;
-      const auto full = Run(text, slot, {.syntax_only = false, .prefix = false}, &errors);
-      max_errors_ = errors;
-      syntax_only_ = full && Run(text, slot, {.syntax_only = true, .prefix = false}) == full;
-      leading_block_ = parsers::LeadingIncludeBlock(text);
-      // A command's own -include files (Inductor's precompiled-header wrapper) go into ours:
-      // a compiler takes one precompiled header, and theirs may not match these flags.
-      prefix_block_.clear();
-      for (std::size_t i = 1; i + 1 < argv_.size(); ++i)
-        if (argv_[i] == "-include" && fs::is_regular_file(argv_[i + 1]))
-          prefix_block_ += fuzzer::support::ReadTextFile(argv_[i + 1], "header", 1 << 20) + "\n";
-      prefix_block_ += leading_block_;
-      use_prefix_ = full && !leading_block_.empty() && BuildPrefix() &&
-                    Run(text, slot, {.syntax_only = syntax_only_, .prefix = true}) == full;
-    });
+  CompileOutcome Run(const std::string &text, unsigned slot) {
+    std::call_once(decided_, [&] { Decide(text, slot); });
     // The prefix stands for the TU's leading #include lines only while they are unchanged.
     const bool prefix = use_prefix_ && parsers::LeadingIncludeBlock(text) == leading_block_;
-    return Run(text, slot, {.syntax_only = syntax_only_, .prefix = prefix});
+    return Compile(text, slot, {.syntax_only = syntax_only_, .prefix = prefix});
   }
-  std::string Describe() const override {
-    return fmt::format("the first error of {}", fs::path(argv_[0]).filename().string());
-  }
-  std::string ReproCommand(const fs::path &reduced) const override {
-    std::vector<std::string> argv = argv_;
-    argv[source_index_] = reduced.string();
-    return fmt::format("# fails with the same first error as the original TU\n{}\n",
-                       JoinCommand(argv));
-  }
+
+  const std::vector<std::string> &argv() const { return argv_; }
+  std::size_t source_index() const { return source_index_; }
+  parsers::CompilerFamily family() const { return family_; }
 
 private:
   struct RunMode {
     bool syntax_only = false;
     bool prefix = false; // -include the precompiled leading #include block
   };
+
+  void Decide(const std::string &text, unsigned slot) {
+    const auto full = Compile(text, slot, {});
+    syntax_only_ = Compile(text, slot, {.syntax_only = true}) == full;
+    leading_block_ = parsers::LeadingIncludeBlock(text);
+    // A command's own -include files (Inductor's precompiled-header wrapper) go into ours:
+    // a compiler takes one precompiled header, and theirs may not match these flags.
+    prefix_block_.clear();
+    for (std::size_t i = 1; i + 1 < argv_.size(); ++i)
+      if (argv_[i] == "-include" && fs::is_regular_file(argv_[i + 1]))
+        prefix_block_ += fuzzer::support::ReadTextFile(argv_[i + 1], "header", 1 << 20) + "\n";
+    prefix_block_ += leading_block_;
+    use_prefix_ = !leading_block_.empty() && BuildPrefix() &&
+                  Compile(text, slot, {.syntax_only = syntax_only_, .prefix = true}) == full;
+  }
 
   // The command's flags, without its source, output and -c: what the prefix is built with.
   std::vector<std::string> Flags() const {
@@ -165,8 +176,7 @@ private:
     return result.status.Succeeded() && fs::exists(output);
   }
 
-  std::optional<std::string> Run(const std::string &text, unsigned slot, RunMode mode,
-                                 std::size_t *error_count = nullptr) const {
+  CompileOutcome Compile(const std::string &text, unsigned slot, RunMode mode) const {
     const fs::path source =
         WriteCandidate(scratch_, slot, fs::path(argv_[source_index_]).filename().string(), text);
     std::vector<std::string> argv = {argv_[0]};
@@ -189,19 +199,22 @@ private:
     if (mode.syntax_only)
       argv.push_back("-fsyntax-only");
     const auto result = RunCommand(argv, {}, timeout_, 1 << 20);
-    if (result.timed_out || result.status.Succeeded())
-      return std::nullopt;
-    const auto diagnostics = parsers::ParseCompilerText(result.output, family_);
-    const auto errors = static_cast<std::size_t>(
-        std::count_if(diagnostics.begin(), diagnostics.end(), [](const auto &diagnostic) {
-          return diagnostic.severity == "error" || diagnostic.severity == "fatal error";
-        }));
-    if (error_count)
-      *error_count = errors;
-    // A candidate may not break more than the untouched TU had broken: that would be garbage.
-    if (max_errors_ && errors > *max_errors_)
-      return fmt::format("{} errors, more than the original's {}", errors, *max_errors_);
-    return corpus::Signature(parsers::CompileErrorFinding(family_, diagnostics));
+    CompileOutcome outcome;
+    outcome.timed_out = result.timed_out;
+    outcome.built = !result.timed_out && result.status.Succeeded();
+    outcome.crashed = !result.timed_out && result.status.signal.has_value();
+    if (outcome.built || outcome.timed_out)
+      return outcome;
+    outcome.diagnostics = parsers::ParseCompilerText(result.output, family_);
+    for (const auto &diagnostic : outcome.diagnostics)
+      if (diagnostic.severity == "error" || diagnostic.severity == "fatal error") {
+        if (outcome.first_error.empty())
+          outcome.first_error = diagnostic.message;
+        ++outcome.errors;
+      }
+    if (outcome.first_error.empty()) // a crash or a link error prints no file:line diagnostic
+      outcome.first_error = result.output.substr(0, result.output.find('\n'));
+    return outcome;
   }
 
   std::vector<std::string> argv_;
@@ -210,11 +223,127 @@ private:
   std::chrono::seconds timeout_;
   parsers::CompilerFamily family_;
   std::once_flag decided_;
-  std::optional<std::size_t> max_errors_; // the untouched TU's
   bool syntax_only_ = false;
   bool use_prefix_ = false;
   std::string leading_block_; // the TU's leading #include lines
   std::string prefix_block_;  // what the prefix precompiles: the -include files, then those
+};
+
+class CompilerDiagnosticTest : public InterestingnessTest {
+public:
+  CompilerDiagnosticTest(std::vector<std::string> argv, std::size_t source_index, fs::path scratch,
+                         std::chrono::seconds timeout)
+      : probe_(std::move(argv), source_index, std::move(scratch), timeout) {}
+
+  std::optional<std::string> Observe(const std::string &text, unsigned slot) override {
+    const auto outcome = probe_.Run(text, slot);
+    std::call_once(decided_, [&] { max_errors_ = outcome.errors; });
+    if (outcome.built || outcome.timed_out)
+      return std::nullopt;
+    // A candidate may not break more than the untouched TU had broken: that would be garbage.
+    if (outcome.errors > max_errors_)
+      return fmt::format("{} errors, more than the original's {}", outcome.errors, max_errors_);
+    return corpus::Signature(parsers::CompileErrorFinding(probe_.family(), outcome.diagnostics));
+  }
+  std::string Describe() const override {
+    return fmt::format("the first error of {}", fs::path(probe_.argv()[0]).filename().string());
+  }
+  std::string ReproCommand(const fs::path &reduced) const override {
+    std::vector<std::string> argv = probe_.argv();
+    argv[probe_.source_index()] = reduced.string();
+    return fmt::format("# fails with the same first error as the original TU\n{}\n",
+                       JoinCommand(argv));
+  }
+
+private:
+  CompileProbe probe_;
+  std::once_flag decided_;
+  std::size_t max_errors_ = 0; // the untouched TU's
+};
+
+class CompilerDivergenceTest : public InterestingnessTest {
+public:
+  CompilerDivergenceTest(std::vector<CompilerCommand> commands, fs::path scratch,
+                         std::chrono::seconds timeout,
+                         std::function<std::string(const std::vector<CompilerVerdict> &)> signature)
+      : commands_(std::move(commands)), signature_(std::move(signature)) {
+    for (std::size_t i = 0; i < commands_.size(); ++i)
+      probes_.push_back(
+          std::make_unique<CompileProbe>(commands_[i].argv, SourceArgument(commands_[i].argv),
+                                         scratch / fmt::format("compiler-{}", i), timeout));
+  }
+
+  std::optional<std::string> Observe(const std::string &text, unsigned slot) override {
+    std::vector<CompileOutcome> outcomes;
+    for (auto &probe : probes_)
+      outcomes.push_back(probe->Run(text, slot));
+    std::vector<CompilerVerdict> verdicts;
+    std::size_t built = 0;
+    std::call_once(counted_, [&] {
+      for (const auto &outcome : outcomes)
+        max_errors_.push_back(outcome.errors);
+    });
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      if (outcomes[i].timed_out)
+        return std::nullopt;
+      if (outcomes[i].errors > max_errors_[i])
+        return fmt::format("{}: {} errors, more than the original's {}", commands_[i].name,
+                           outcomes[i].errors, max_errors_[i]);
+      built += outcomes[i].built;
+      verdicts.push_back({.compiler = commands_[i].name,
+                          .built = outcomes[i].built,
+                          .crashed = outcomes[i].crashed,
+                          .first_error = outcomes[i].first_error});
+    }
+    std::call_once(decided_, [&] { first_verdicts_ = verdicts; });
+    // All agree: no divergence (the TU builds everywhere, or is broken everywhere).
+    if ((built == 0 || built == outcomes.size()) &&
+        std::none_of(outcomes.begin(), outcomes.end(), [](const auto &o) { return o.crashed; }))
+      return std::nullopt;
+    return signature_(verdicts);
+  }
+  std::string Describe() const override {
+    std::string names;
+    for (const auto &command : commands_)
+      names += (names.empty() ? "" : ", ") + command.name;
+    return "the compilers " + names + " disagree the same way";
+  }
+  std::string ReproCommand(const fs::path &reduced) const override {
+    // The untouched TU's verdicts, seen first: the set of compilers that build it.
+    std::string expected;
+    for (const auto &verdict : first_verdicts_)
+      if (verdict.built)
+        expected += " " + verdict.compiler;
+    std::string script = fmt::format(
+        "# Each compiler builds the TU or fails with its errors. Exit 1: the compilers still "
+        "disagree as on the original (built by:{}), 0: they do not.\nbuilt=\n",
+        expected.empty() ? " none" : expected);
+    for (const auto &command : commands_) {
+      std::vector<std::string> argv = command.argv;
+      argv[SourceArgument(argv)] = reduced.string();
+      bool output_named = false;
+      for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+        if (argv[i] == "-o") {
+          argv[i + 1] = "/dev/null";
+          output_named = true;
+        }
+      if (!output_named) // not beside the user's files
+        argv.insert(argv.end(), {"-o", "/dev/null"});
+      script += fmt::format("if {}; then echo '{}: builds'; built=\"$built {}\"; else echo '{}: "
+                            "fails'; fi\n",
+                            JoinCommand(argv), command.name, command.name, command.name);
+    }
+    script += fmt::format("[ \"$built\" = \"{}\" ] && exit 1\nexit 0\n", expected);
+    return script;
+  }
+
+private:
+  std::vector<CompilerCommand> commands_;
+  std::function<std::string(const std::vector<CompilerVerdict> &)> signature_;
+  std::vector<std::unique_ptr<CompileProbe>> probes_;
+  std::once_flag counted_, decided_;
+  std::vector<std::size_t> max_errors_;         // each compiler's errors on the untouched TU
+  std::vector<CompilerVerdict> first_verdicts_; // and its verdict there
 };
 
 class StaticFindingTest : public InterestingnessTest {
@@ -303,6 +432,16 @@ std::unique_ptr<InterestingnessTest> MakeCompilerDiagnosticTest(std::vector<std:
                                                                 std::chrono::seconds timeout) {
   return std::make_unique<CompilerDiagnosticTest>(std::move(argv), source_index, std::move(scratch),
                                                   timeout);
+}
+
+std::unique_ptr<InterestingnessTest> MakeCompilerDivergenceTest(
+    std::vector<CompilerCommand> commands, fs::path scratch, std::chrono::seconds timeout,
+    std::function<std::string(const std::vector<CompilerVerdict> &)> signature) {
+  if (commands.size() < 2)
+    throw fuzzer::support::InputError(
+        "a compiler divergence needs two compilers or more: name them with --compilers A,B");
+  return std::make_unique<CompilerDivergenceTest>(std::move(commands), std::move(scratch), timeout,
+                                                  std::move(signature));
 }
 
 std::unique_ptr<InterestingnessTest> MakeStaticFindingTest(std::vector<std::string> clang_args,

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,32 @@ std::unique_ptr<InterestingnessTest> MakeCompilerDiagnosticTest(std::vector<std:
                                                                 std::size_t source_index,
                                                                 std::filesystem::path scratch,
                                                                 std::chrono::seconds timeout);
+
+// One compiler's command for the TU (its C++ source is the one the reducer rewrites), named as the
+// compiler matrix names it: "g++-12", "clang++-19".
+struct CompilerCommand {
+  std::string name;
+  std::vector<std::string> argv;
+};
+
+// What one compiler made of a candidate, for the divergence's signature.
+struct CompilerVerdict {
+  std::string compiler;
+  bool built = false;
+  bool crashed = false;
+  std::string first_error; // the first error's message (empty when built)
+};
+
+// The compilers disagree: some build the TU and some fail (or crash). `signature` turns the
+// verdicts into the divergence's signature (the matrix's, so that a reduced TU keeps the
+// finding's); a candidate on which all agree shows none. Each compiler runs the way the
+// compiler-diagnostic test runs one: the front end alone and a precompiled prefix where the
+// untouched TU's verdict stays the same. No failing compiler may report more errors than on the
+// untouched TU.
+std::unique_ptr<InterestingnessTest> MakeCompilerDivergenceTest(
+    std::vector<CompilerCommand> commands, std::filesystem::path scratch,
+    std::chrono::seconds timeout,
+    std::function<std::string(const std::vector<CompilerVerdict> &)> signature);
 
 // Our Clang analysis (what `check` runs, with its precompiled prefix, in-process): the
 // signature of a conflicting declaration or another error it reports. `wanted`: keep this one

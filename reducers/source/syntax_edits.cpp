@@ -238,10 +238,16 @@ private:
   // one's end. A failure usually needs a few of many statements; one at a time, a 90-statement
   // kernel costs 90 tests of the interestingness test, halving costs about 2 log 90 when most
   // of them can go.
-  static void AddRuns(std::vector<SourceEdit> &into, const std::vector<SourceEdit> &siblings) {
-    for (std::size_t i = 1; i < siblings.size(); ++i)
-      if (siblings[i].offset < siblings[i - 1].offset + siblings[i - 1].length)
-        return; // not neighbours in the text (a macro's expansion, say): no runs
+  static void AddRuns(std::vector<SourceEdit> &into, std::vector<SourceEdit> siblings) {
+    // In the order of the text, each after the last one kept ends (an explicit specialisation
+    // is listed beside its template, say, and ranges may nest): runs never cut half a one.
+    std::stable_sort(siblings.begin(), siblings.end(),
+                     [](const SourceEdit &a, const SourceEdit &b) { return a.offset < b.offset; });
+    std::vector<SourceEdit> disjoint;
+    for (auto &sibling : siblings)
+      if (disjoint.empty() || sibling.offset >= disjoint.back().offset + disjoint.back().length)
+        disjoint.push_back(std::move(sibling));
+    siblings = std::move(disjoint);
     if (siblings.size() < 3)
       return; // two: each alone, or the whole block, is another pass's candidate
     std::size_t run = 2;
