@@ -264,6 +264,47 @@ TEST_F(CliTest, ReduceCppKeepsACompilerDivergence) {
   EXPECT_FALSE(std::filesystem::exists(out2));
 }
 
+// The order in which a call's arguments are evaluated is unspecified: g++-12 goes right to left,
+// clang++-19 left to right, and the programs print different numbers. Reduced by building and
+// running both for real.
+TEST_F(CliTest, ReduceCppRunKeepsARuntimeDivergence) {
+  const auto source = Write(
+      "program.cpp", "#include <cstdio>\nstruct Unused { int a, b; };\n"
+                     "static int twice(int x) { return 2 * x; }\n"
+                     "static int minus(int a, int b) { return a - b; }\n"
+                     "int main() {\n  int total = twice(3);\n  int i = 10;\n"
+                     "  int difference = minus(i++, i++);\n  std::printf(\"%d\\n\", difference);\n"
+                     "  return total == 6 ? 0 : 1;\n}\n");
+  const auto out = folder_ / "out";
+  const auto run =
+      RunInductorFuzz({"reduce", "--cpp", source.string(), "--compilers", "g++-12,clang++-19",
+                       "--run", "--jobs", "2", "--out", out.string(), "--", "g++-12", "-std=c++17",
+                       "-O2", source.string(), "-o", (folder_ / "program").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto report = nlohmann::json::parse(std::ifstream(out / "reduction.json"));
+  EXPECT_EQ(report["origin"], "runtime-divergence");
+  EXPECT_EQ(report["signature"],
+            "runtime-divergence|same=g++-12|differs=clang++-19|how=differs|dtype=");
+  std::stringstream reduced;
+  reduced << std::ifstream(out / "reduced.cpp").rdbuf();
+  EXPECT_NE(reduced.str().find("++"), std::string::npos) << reduced.str();
+  EXPECT_EQ(reduced.str().find("Unused"), std::string::npos) << reduced.str();
+  EXPECT_EQ(reduced.str().find("twice"), std::string::npos) << reduced.str();
+  // Falling off a function's end or reading an unset variable would print anything: a
+  // candidate with more such warnings than the original is not kept.
+  EXPECT_EQ(reduced.str().find("int i;"), std::string::npos) << reduced.str();
+  EXPECT_NE(reduced.str().find("return"), std::string::npos) << reduced.str();
+  EXPECT_LE(report["tokens_after"].get<int>(), 50) << reduced.str();
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+  ExpectOneLineError({"reduce", "--cpp", source.string(), "--compilers", "g++-12,clang++-19",
+                      "--run", "--out", (folder_ / "out2").string(), "--", "g++-12", "-c",
+                      source.string()},
+                     "links one (no -c)");
+  ExpectOneLineError({"reduce", "--cpp", source.string(), "--run", "--out",
+                      (folder_ / "out2").string(), "--", "g++-12", source.string()},
+                     "--run goes with --compilers");
+}
+
 // A script that wants one error, the conflict: candidates Clang finds more broken than their
 // text go untested.
 TEST_F(CliTest, ReduceWithACompilingScriptDropsBrokenCandidatesUntested) {

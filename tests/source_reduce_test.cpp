@@ -104,6 +104,22 @@ TEST(SourcePasses, ExpressionsBecomeAnOperandACastItsOperandALiteralZero) {
       Contains(candidates, "long g(long a, long b) { return static_cast<long>(a) + 42; }\n"));
   EXPECT_TRUE(
       Contains(candidates, "long g(long a, long b) { return static_cast<long>(a * b) + 0; }\n"));
+  EXPECT_TRUE(Contains(Candidates("simplify-expressions",
+                                  "int f() { int total = 4; return total + 1; }\n", PlainContext()),
+                       "int f() { int total = 4; return 0 + 1; }\n"));
+}
+
+TEST(SourcePasses, ADeclarationStartingInAMacroIsCutWhereTheMacroIsWritten) {
+  // Python's PyMODINIT_FUNC, as every Python-wrapper TU of Inductor's ends.
+  const std::string text = "#define MODINIT extern \"C\" int\nint a;\nMODINIT init(void) { return "
+                           "0; }\n";
+  const auto candidates = Candidates("remove-declarations", text, PlainContext());
+  EXPECT_TRUE(Contains(candidates, "#define MODINIT extern \"C\" int\nint a;\n\n")) << [&] {
+    std::string all;
+    for (const auto &candidate : candidates)
+      all += candidate + "\n----\n";
+    return all;
+  }();
 }
 
 TEST(SourcePasses, SyntaxPassesParseATuWhoseHeadersAreMissing) {

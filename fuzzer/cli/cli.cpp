@@ -166,6 +166,11 @@ int RunCommandLine(int argc, char **argv) {
                    "more, A,B) disagree on the TU, some build it and some fail, and every step "
                    "keeps the same verdicts and first errors (the matrix's signature)")
       ->delimiter(',');
+  reduce_command->add_flag(
+      "--run", reduce.run_programs,
+      "With --compilers: a runtime divergence; the command links a program, each compiler's "
+      "build runs twice, and every step keeps the same programs printing differently from the "
+      "first compiler's");
   reduce_command->add_option("--out", reduce.out_dir,
                              "Output folder (default: FINDING/reduced, reduced-<case name> or "
                              "reduced-<source name>)");
@@ -558,6 +563,9 @@ int RunCommandLine(int argc, char **argv) {
       if (!reduce.compilers.empty() && (!reduce.cpp_file || reduce.interesting))
         throw support::InputError(
             "--compilers goes with reduce --cpp FILE -- COMMAND, without --interesting");
+      if (reduce.run_programs && reduce.compilers.empty())
+        throw support::InputError("--run goes with --compilers A,B: the compilers whose "
+                                  "programs print differently");
       if (sources)
         return ReduceSourceCommand(reduce, paths, std::cout);
       return ReduceCommand(reduce, paths, std::cout);

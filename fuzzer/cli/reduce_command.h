@@ -24,6 +24,7 @@ struct ReduceOptions {
   std::vector<std::string> compile_command;
   std::optional<std::filesystem::path> interesting; // C-Vise-style script for --cpp
   std::vector<std::string> compilers; // --cpp: these compilers disagree on the TU (divergence)
+  bool run_programs = false;          // with compilers: on what the programs they build print
   std::optional<std::filesystem::path> from_log;
   std::optional<std::filesystem::path> script;
   std::optional<std::filesystem::path> source_passes_file; // default: reducers/source/passes.json

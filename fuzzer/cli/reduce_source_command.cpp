@@ -4,6 +4,7 @@
 #include "fuzzer/cli/check_command.h"
 #include "fuzzer/matrix/compiler_flags.h"
 #include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/scratch_dir.h"
@@ -98,11 +99,24 @@ std::string DivergenceSignature(const std::vector<reducers::CompilerVerdict> &ve
   return finding ? corpus::Signature(*finding) : "";
 }
 
+// The matrix's signature of a runtime divergence: the first compiler is the reference.
+std::string RuntimeSignature(const std::vector<reducers::ProgramVerdict> &verdicts) {
+  matrix::TuMatrix row;
+  for (const auto &verdict : verdicts)
+    row.builds.push_back({.compiler = verdict.compiler,
+                          .built = true,
+                          .runtime = verdict.runtime,
+                          .runtime_detail = json::object()});
+  const auto finding = matrix::RuntimeDivergenceFinding(row);
+  return finding ? corpus::Signature(*finding) : "";
+}
+
 // The TU's command rebuilt for each compiler the way the matrix rebuilds it (OpenMP for Clang,
-// Inductor's own PCH dropped); the output goes nowhere the user keeps.
+// Inductor's own PCH dropped); the output goes nowhere the user keeps. `run`: the command links
+// a program, and what its builds print is compared; else the compilers' verdicts are.
 void ChooseDivergenceTest(SourceInput &input, const std::vector<std::string> &command,
-                          const std::vector<std::string> &compilers, const fs::path &scratch,
-                          std::chrono::seconds timeout) {
+                          const std::vector<std::string> &compilers, bool run,
+                          const fs::path &scratch, std::chrono::seconds timeout) {
   if (compilers.size() < 2)
     throw support::InputError(
         "--compilers names the compilers that disagree: give two or more, as A,B");
@@ -112,15 +126,24 @@ void ChooseDivergenceTest(SourceInput &input, const std::vector<std::string> &co
     const auto compiler = matrix::DescribeCompiler(name);
     auto argv = matrix::CommandForCompiler(command, compiler, input.source,
                                            scratch / "divergence-output.o", openmp);
-    if (std::find(argv.begin(), argv.end(), "-c") == argv.end() &&
-        std::find(argv.begin(), argv.end(), "-shared") == argv.end())
+    const bool compiles_only = std::find(argv.begin(), argv.end(), "-c") != argv.end();
+    if (run && compiles_only)
+      throw support::InputError("--run builds and runs a program: give a command that links "
+                                "one (no -c), with the libraries it needs");
+    if (!run && !compiles_only && std::find(argv.begin(), argv.end(), "-shared") == argv.end())
       argv.push_back("-c"); // a TU without main: compiled, not linked
     commands.push_back({.name = name, .argv = std::move(argv)});
   }
   input.clang_args = parsers::TranslateForClang(command).clang_args;
-  input.test = reducers::MakeCompilerDivergenceTest(std::move(commands), scratch / "test", timeout,
-                                                    DivergenceSignature);
-  input.origin = "compiler-divergence";
+  if (run) {
+    input.test = reducers::MakeRuntimeDivergenceTest(std::move(commands), scratch / "test", timeout,
+                                                     RuntimeSignature);
+    input.origin = "runtime-divergence";
+  } else {
+    input.test = reducers::MakeCompilerDivergenceTest(std::move(commands), scratch / "test",
+                                                      timeout, DivergenceSignature);
+    input.origin = "compiler-divergence";
+  }
 }
 
 SourceInput FromCompileError(const reducers::LoggedCompileError &error, const std::string &where,
@@ -229,7 +252,7 @@ SourceInput ReadSourceInput(const ReduceOptions &options, const fs::path &out_di
                                 "compiler's; the others get it adjusted as the matrix does)");
     auto command = options.compile_command;
     command[reducers::SourceArgument(command)] = input.source.string();
-    ChooseDivergenceTest(input, command, options.compilers, scratch, timeout);
+    ChooseDivergenceTest(input, command, options.compilers, options.run_programs, scratch, timeout);
     return input;
   }
   if (!options.compile_command.empty()) {
@@ -255,6 +278,10 @@ std::pair<bool, std::string> RunRepro(const fs::path &repro, const SourceInput &
     return {run.status.exit_code == 1, run.status.exit_code == 1
                                            ? "the compilers disagree as on the original"
                                            : "the compilers no longer disagree that way"};
+  if (input.origin == "runtime-divergence")
+    return {run.status.exit_code == 1, run.status.exit_code == 1
+                                           ? "the programs print differently"
+                                           : "the programs no longer print differently"};
   if (run.status.Succeeded())
     return {false, "the command succeeds"};
   if (input.origin == "compiler" || input.origin == "log") {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <string_view>
 
 namespace reducers {
 namespace {
@@ -89,6 +90,8 @@ struct CompileOutcome {
   std::size_t errors = 0;
   std::string first_error; // the first error's message, as the matrix records it
   std::vector<parsers::CompilerDiagnostic> diagnostics;
+  fs::path output;                     // what it built, when it built it
+  std::size_t undefined_behaviour = 0; // kProgram: warnings that the program has no meaning
   bool operator==(const CompileOutcome &other) const {
     return built == other.built && timed_out == other.timed_out && crashed == other.crashed &&
            first_error == other.first_error;
@@ -98,12 +101,17 @@ struct CompileOutcome {
 // One compile command run on candidates, made cheap where that keeps its outcome: the first text
 // seen (the untouched source) decides whether the front end alone (-fsyntax-only) gives the same
 // outcome, and whether a precompiled prefix of the TU's leading #include block does.
+enum class ProbeOutput {
+  kVerdictOnly, // what the compiler says is all that matters: the front end alone may do
+  kProgram,     // the program it builds is run: always a whole build, to slot/candidate.out
+};
+
 class CompileProbe {
 public:
   CompileProbe(std::vector<std::string> argv, std::size_t source_index, fs::path scratch,
-               std::chrono::seconds timeout)
+               std::chrono::seconds timeout, ProbeOutput output = ProbeOutput::kVerdictOnly)
       : argv_(std::move(argv)), source_index_(source_index), scratch_(std::move(scratch)),
-        timeout_(timeout), family_(parsers::FamilyOfCompiler(argv_.at(0))) {}
+        timeout_(timeout), output_(output), family_(parsers::FamilyOfCompiler(argv_.at(0))) {}
 
   CompileOutcome Run(const std::string &text, unsigned slot) {
     std::call_once(decided_, [&] { Decide(text, slot); });
@@ -114,6 +122,14 @@ public:
 
   const std::vector<std::string> &argv() const { return argv_; }
   std::size_t source_index() const { return source_index_; }
+
+  // Where a reduced program drifts into undefined behaviour, its output means nothing: a
+  // function that falls off its end, a variable read before it is set. Both compilers warn.
+  std::vector<std::string_view> UndefinedBehaviourWarnings() const {
+    if (family_ == parsers::CompilerFamily::kClang)
+      return {"-Wreturn-type", "-Wuninitialized", "-Wsometimes-uninitialized"};
+    return {"-Wreturn-type", "-Wuninitialized", "-Wmaybe-uninitialized"};
+  }
   parsers::CompilerFamily family() const { return family_; }
 
 private:
@@ -124,7 +140,8 @@ private:
 
   void Decide(const std::string &text, unsigned slot) {
     const auto full = Compile(text, slot, {});
-    syntax_only_ = Compile(text, slot, {.syntax_only = true}) == full;
+    syntax_only_ =
+        output_ == ProbeOutput::kVerdictOnly && Compile(text, slot, {.syntax_only = true}) == full;
     leading_block_ = parsers::LeadingIncludeBlock(text);
     // A command's own -include files (Inductor's precompiled-header wrapper) go into ours:
     // a compiler takes one precompiled header, and theirs may not match these flags.
@@ -184,11 +201,14 @@ private:
     argv.insert(argv.end(), {"-iquote", fs::absolute(argv_[source_index_]).parent_path().string()});
     if (mode.prefix)
       argv.insert(argv.end(), {"-include", (scratch_ / "prefix" / "prefix.h").string()});
+    const fs::path output = source.parent_path() / "candidate.out";
+    bool output_named = false;
     for (std::size_t i = 1; i < argv_.size(); ++i) {
       if (i == source_index_) {
         argv.push_back(source.string());
       } else if (argv_[i] == "-o" && i + 1 < argv_.size()) {
-        argv.insert(argv.end(), {"-o", (source.parent_path() / "candidate.out").string()});
+        argv.insert(argv.end(), {"-o", output.string()});
+        output_named = true;
         ++i;
       } else if (argv_[i] == "-include" && mode.prefix && i + 1 < argv_.size()) {
         ++i; // in our prefix
@@ -198,14 +218,29 @@ private:
     }
     if (mode.syntax_only)
       argv.push_back("-fsyntax-only");
+    else if (!output_named) // never an a.out in the user's folder
+      argv.insert(argv.end(), {"-o", output.string()});
+    if (output_ == ProbeOutput::kProgram)
+      for (const auto &option : UndefinedBehaviourWarnings())
+        argv.push_back(std::string(option));
+    fs::remove(output);
     const auto result = RunCommand(argv, {}, timeout_, 1 << 20);
     CompileOutcome outcome;
+    outcome.output = output;
     outcome.timed_out = result.timed_out;
     outcome.built = !result.timed_out && result.status.Succeeded();
     outcome.crashed = !result.timed_out && result.status.signal.has_value();
-    if (outcome.built || outcome.timed_out)
+    if (outcome.timed_out)
       return outcome;
     outcome.diagnostics = parsers::ParseCompilerText(result.output, family_);
+    const auto undefined_behaviour = UndefinedBehaviourWarnings();
+    for (const auto &diagnostic : outcome.diagnostics)
+      outcome.undefined_behaviour +=
+          diagnostic.severity == "warning" &&
+          std::find(undefined_behaviour.begin(), undefined_behaviour.end(), diagnostic.option) !=
+              undefined_behaviour.end();
+    if (outcome.built)
+      return outcome;
     for (const auto &diagnostic : outcome.diagnostics)
       if (diagnostic.severity == "error" || diagnostic.severity == "fatal error") {
         if (outcome.first_error.empty())
@@ -221,6 +256,7 @@ private:
   std::size_t source_index_;
   fs::path scratch_;
   std::chrono::seconds timeout_;
+  ProbeOutput output_;
   parsers::CompilerFamily family_;
   std::once_flag decided_;
   bool syntax_only_ = false;
@@ -346,6 +382,115 @@ private:
   std::vector<CompilerVerdict> first_verdicts_; // and its verdict there
 };
 
+// What a program printed and how it ended, the way two runs of it are compared.
+struct ProgramRun {
+  std::string verdict; // "ran", "crashed", "timeout"
+  std::string output;  // stdout and stderr
+  std::string status;
+  bool operator==(const ProgramRun &) const = default;
+};
+
+ProgramRun RunProgram(const fs::path &program, std::chrono::seconds timeout) {
+  const auto result = RunCommand({program.string()}, {.working_directory = program.parent_path()},
+                                 timeout, 1 << 20);
+  return {.verdict = result.timed_out       ? "timeout"
+                     : result.status.signal ? "crashed"
+                                            : "ran",
+          .output = result.output,
+          .status = result.status.Describe()};
+}
+
+class RuntimeDivergenceTest : public InterestingnessTest {
+public:
+  RuntimeDivergenceTest(std::vector<CompilerCommand> commands, fs::path scratch,
+                        std::chrono::seconds timeout,
+                        std::function<std::string(const std::vector<ProgramVerdict> &)> signature)
+      : commands_(std::move(commands)), timeout_(timeout), signature_(std::move(signature)) {
+    for (std::size_t i = 0; i < commands_.size(); ++i)
+      probes_.push_back(std::make_unique<CompileProbe>(
+          commands_[i].argv, SourceArgument(commands_[i].argv),
+          scratch / fmt::format("compiler-{}", i), timeout, ProbeOutput::kProgram));
+  }
+
+  std::optional<std::string> Observe(const std::string &text, unsigned slot) override {
+    std::vector<ProgramRun> runs;
+    std::vector<std::size_t> undefined_behaviour;
+    for (auto &probe : probes_) {
+      const auto build = probe->Run(text, slot);
+      if (!build.built)
+        return std::nullopt; // a build failure is another finding
+      undefined_behaviour.push_back(build.undefined_behaviour);
+      // Twice: a program that prints differently from one run to the next (uninitialised
+      // memory, time, addresses) says nothing about the compilers.
+      auto run = RunProgram(build.output, timeout_);
+      if (RunProgram(build.output, timeout_) != run)
+        return std::nullopt;
+      runs.push_back(std::move(run));
+    }
+    // The untouched TU's count, seen first: a candidate with more has drifted into undefined
+    // behaviour, where two compilers may print anything.
+    std::call_once(counted_, [&] { undefined_behaviour_ = undefined_behaviour; });
+    for (std::size_t i = 0; i < undefined_behaviour.size(); ++i)
+      if (undefined_behaviour[i] > undefined_behaviour_[i])
+        return fmt::format("{}: {} warnings of undefined behaviour, more than the original's {}",
+                           commands_[i].name, undefined_behaviour[i], undefined_behaviour_[i]);
+    std::vector<ProgramVerdict> verdicts;
+    bool differs = false;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      // The first compiler is the reference, as the baseline is in the matrix.
+      const bool same = runs[i] == runs[0];
+      differs |= !same;
+      verdicts.push_back({.compiler = commands_[i].name,
+                          .runtime = same                       ? "same"
+                                     : runs[i].verdict == "ran" ? "differs"
+                                                                : runs[i].verdict});
+    }
+    if (!differs)
+      return std::nullopt;
+    return signature_(verdicts);
+  }
+  std::string Describe() const override {
+    std::string names;
+    for (const auto &command : commands_)
+      names += (names.empty() ? "" : ", ") + command.name;
+    return "the programs " + names + " build print differently, the same way";
+  }
+  std::string ReproCommand(const fs::path &reduced) const override {
+    std::string script =
+        "# Each compiler builds the program and runs it. Exit 1: they print differently, 0: "
+        "they agree.\ndir=$(mktemp -d)\n";
+    for (std::size_t i = 0; i < commands_.size(); ++i) {
+      std::vector<std::string> argv = commands_[i].argv;
+      argv[SourceArgument(argv)] = reduced.string();
+      const std::string program = fmt::format("\"$dir\"/program-{}", i);
+      bool output_named = false;
+      for (std::size_t j = 0; j + 1 < argv.size(); ++j)
+        if (argv[j] == "-o") {
+          argv[j + 1] = "@PROGRAM@";
+          output_named = true;
+        }
+      if (!output_named)
+        argv.insert(argv.end(), {"-o", "@PROGRAM@"});
+      std::string command = JoinCommand(argv);
+      command.replace(command.find("@PROGRAM@"), 9, program);
+      script += fmt::format("{} || exit 0\n{} >\"$dir\"/out-{} 2>&1; echo \"exit $?\" "
+                            ">>\"$dir\"/out-{}\necho '{}:'; cat \"$dir\"/out-{}\n",
+                            command, program, i, i, commands_[i].name, i);
+    }
+    script +=
+        "for out in \"$dir\"/out-*; do cmp -s \"$dir\"/out-0 \"$out\" || exit 1; done\nexit 0\n";
+    return script;
+  }
+
+private:
+  std::vector<CompilerCommand> commands_;
+  std::chrono::seconds timeout_;
+  std::function<std::string(const std::vector<ProgramVerdict> &)> signature_;
+  std::vector<std::unique_ptr<CompileProbe>> probes_;
+  std::once_flag counted_;
+  std::vector<std::size_t> undefined_behaviour_; // per compiler, on the untouched TU
+};
+
 class StaticFindingTest : public InterestingnessTest {
 public:
   StaticFindingTest(std::vector<std::string> clang_args, std::string wanted, fs::path scratch,
@@ -442,6 +587,16 @@ std::unique_ptr<InterestingnessTest> MakeCompilerDivergenceTest(
         "a compiler divergence needs two compilers or more: name them with --compilers A,B");
   return std::make_unique<CompilerDivergenceTest>(std::move(commands), std::move(scratch), timeout,
                                                   std::move(signature));
+}
+
+std::unique_ptr<InterestingnessTest> MakeRuntimeDivergenceTest(
+    std::vector<CompilerCommand> commands, fs::path scratch, std::chrono::seconds timeout,
+    std::function<std::string(const std::vector<ProgramVerdict> &)> signature) {
+  if (commands.size() < 2)
+    throw fuzzer::support::InputError(
+        "a runtime divergence needs two compilers or more: name them with --compilers A,B");
+  return std::make_unique<RuntimeDivergenceTest>(std::move(commands), std::move(scratch), timeout,
+                                                 std::move(signature));
 }
 
 std::unique_ptr<InterestingnessTest> MakeStaticFindingTest(std::vector<std::string> clang_args,

@@ -65,6 +65,22 @@ std::unique_ptr<InterestingnessTest> MakeCompilerDivergenceTest(
     std::chrono::seconds timeout,
     std::function<std::string(const std::vector<CompilerVerdict> &)> signature);
 
+// What one compiler's program did, against the first compiler's (the reference).
+struct ProgramVerdict {
+  std::string compiler;
+  std::string runtime; // "same", "differs" (other output or exit), "crashed", "timeout"
+};
+
+// The programs the compilers build from the TU print differently (a runtime divergence): each
+// command builds a program (it links), which runs twice in the candidate's folder; its output
+// and exit status are compared with the first compiler's. A candidate that fails to build
+// anywhere, or whose program prints differently from one run to the next, shows none. The
+// precompiled prefix is used as for a compile test; builds are never front-end-only.
+std::unique_ptr<InterestingnessTest> MakeRuntimeDivergenceTest(
+    std::vector<CompilerCommand> commands, std::filesystem::path scratch,
+    std::chrono::seconds timeout,
+    std::function<std::string(const std::vector<ProgramVerdict> &)> signature);
+
 // Our Clang analysis (what `check` runs, with its precompiled prefix, in-process): the
 // signature of a conflicting declaration or another error it reports. `wanted`: keep this one
 // among several; empty: the first conflict, else the first error.

@@ -156,6 +156,13 @@ public:
       ReplaceBy(call, argument);
     return true;
   }
+  // A variable's use to 0: what computed it can then go too (`auto tmp7 = tmp3;` needs tmp3).
+  bool VisitDeclRefExpr(clang::DeclRefExpr *reference) {
+    if (llvm::isa<clang::VarDecl>(reference->getDecl()) && InMainFile(reference->getBeginLoc()) &&
+        InMainFile(reference->getEndLoc()))
+      Add(edits_.simplify_expressions, Tokens(reference->getSourceRange()), "0");
+    return true;
+  }
   bool VisitIntegerLiteral(clang::IntegerLiteral *literal) {
     if (InMainFile(literal->getBeginLoc()) && InMainFile(literal->getEndLoc()))
       Add(edits_.simplify_expressions, Tokens(literal->getSourceRange()), "0");
@@ -181,7 +188,13 @@ private:
   }
 
   std::optional<clang::CharSourceRange> DeclarationRange(clang::Decl *decl) const {
-    const clang::SourceRange range = decl->getSourceRange();
+    // A declaration that starts or ends in a macro (`PyMODINIT_FUNC PyInit_kernel(void)`, which
+    // every Python-wrapper TU has) is cut where the macro is written.
+    clang::SourceRange range = decl->getSourceRange();
+    if (range.getBegin().isMacroID())
+      range.setBegin(sources_.getExpansionRange(range.getBegin()).getBegin());
+    if (range.getEnd().isMacroID())
+      range.setEnd(sources_.getExpansionRange(range.getEnd()).getEnd());
     if (!InMainFile(range.getBegin()) || !InMainFile(range.getEnd()))
       return std::nullopt;
     // A function with a body and a namespace end with `}`; the rest with `;`.
