@@ -165,3 +165,93 @@ TEST(ReduceTest, APlantedCodegenBugReducesToAFewNodesAndAShortTu) {
 
 } // namespace
 } // namespace fuzzer
+
+namespace fuzzer {
+namespace {
+
+// The bench's real Inductor TUs (torch 2.15.0) with a planted divergence, reduced with both real
+// compilers and no script: the syntax passes keep these to minutes (the whole order is measured
+// against C-Vise by bench/source_reduce_vs_cvise.sh).
+std::vector<std::string> DivergenceArguments(const fs::path &scratch, const std::string &name,
+                                             std::vector<std::string> flags) {
+  const fs::path source = scratch / (name + ".cpp");
+  fs::copy_file(kSource / "bench/source_reduce_inputs" / name / (name + ".cpp"), source);
+  std::ofstream(scratch / "passes.json")
+      << R"({"source_passes": ["remove-declaration-runs", "remove-declarations", "empty-bodies",
+            "remove-statement-runs", "remove-statements"]})";
+  const std::string torch = (kSource / ".venv/lib/python3.11/site-packages/torch").string();
+  std::vector<std::string> arguments = {"reduce",
+                                        "--cpp",
+                                        source.string(),
+                                        "--compilers",
+                                        "g++-12,clang++-19",
+                                        "--jobs",
+                                        "2",
+                                        "--source-passes",
+                                        (scratch / "passes.json").string(),
+                                        "--out",
+                                        (scratch / "out").string(),
+                                        "--",
+                                        "g++-12",
+                                        "-std=c++20",
+                                        "-fopenmp",
+                                        "-march=native",
+                                        "-DTORCH_INDUCTOR_CPP_WRAPPER",
+                                        "-DSTANDALONE_TORCH_HEADER",
+                                        "-DC10_USING_CUSTOM_GENERATED_MACROS",
+                                        "-DNDEBUG",
+                                        "-I/usr/include/python3.11",
+                                        "-I" + torch + "/include",
+                                        "-I" + torch + "/include/torch/csrc/api/include",
+                                        source.string()};
+  arguments.insert(arguments.end(), flags.begin(), flags.end());
+  for (auto &argument : arguments) // "-L@TORCH@/lib": torch's own folder
+    if (const auto at = argument.find("@TORCH@"); at != std::string::npos)
+      argument.replace(at, 7, torch);
+  return arguments;
+}
+
+TEST(ReduceTest, AGccOnlyConstexprOnARealTuReducesAsACompilerDivergence) {
+  const support::ScratchDir scratch("reduce-divergence");
+  auto arguments =
+      DivergenceArguments(scratch.path(), "gcc_constexpr_causal_1",
+                          {"-DCPU_CAPABILITY_AVX512", "-mavx512f", "-mavx512dq", "-mavx512vl",
+                           "-mavx512bw", "-mfma", "-c", "-o", (scratch / "kernel.o").string()});
+  const auto run = RunInductorFuzz(arguments);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json report = json::parse(std::ifstream(scratch / "out" / "reduction.json"));
+  EXPECT_EQ(report["signature"],
+            "compiler-divergence|built=g++-12|failed=clang++-19|crashed=|error=constexpr variable "
+            "'tmp<N>' must be initialized by a constant expression")
+      << report.dump(2);
+  EXPECT_LT(report["lines_after"].get<int>(), report["lines_before"].get<int>() / 4)
+      << report.dump(2);
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+  std::stringstream reduced;
+  reduced << std::ifstream(scratch / "out" / "reduced.cpp").rdbuf();
+  EXPECT_NE(reduced.str().find("constexpr auto tmp25"), std::string::npos) << reduced.str();
+}
+
+TEST(ReduceTest, ArgumentOrderOnARealTuReducesAsARuntimeDivergence) {
+  const support::ScratchDir scratch("reduce-divergence");
+  auto arguments =
+      DivergenceArguments(scratch.path(), "argorder_s1_1",
+                          {"-O2", "-ffp-contract=off", "-o", (scratch / "program").string(),
+                           "-L@TORCH@/lib", "-Wl,-rpath,@TORCH@/lib", "-lc10", "-lpython3.11"});
+  arguments.insert(arguments.begin() + 5, "--run");
+  const auto run = RunInductorFuzz(arguments);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json report = json::parse(std::ifstream(scratch / "out" / "reduction.json"));
+  EXPECT_EQ(report["signature"],
+            "runtime-divergence|same=g++-12|differs=clang++-19|how=differs|dtype=")
+      << report.dump(2);
+  EXPECT_LT(report["lines_after"].get<int>(), report["lines_before"].get<int>() / 2)
+      << report.dump(2);
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+  std::stringstream reduced;
+  reduced << std::ifstream(scratch / "out" / "reduced.cpp").rdbuf();
+  EXPECT_NE(reduced.str().find("x0_probe++"), std::string::npos) << reduced.str();
+}
+
+} // namespace
+} // namespace fuzzer
