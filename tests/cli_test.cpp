@@ -1,6 +1,8 @@
 // The command line on bad input: one line on stderr that says what to do, exit 2, and nothing
 // stored is touched. None of these needs torch: input is checked before a worker starts.
 #include "binary_runner.h"
+#include "corpus/matrix_record.h"
+#include "fuzzer/matrix/compiler_matrix.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -261,6 +263,66 @@ TEST_F(CliTest, ReduceCppKeepsACompilerDivergence) {
   ExpectOneLineError({"reduce", "--cpp", agree.string(), "--compilers", "g++-12,no-such-cc",
                       "--out", out2, "--", "g++-12", "-c", agree.string()},
                      "compiler no-such-cc was not found");
+  EXPECT_FALSE(std::filesystem::exists(out2));
+}
+
+// What `matrix --json` stores of a divergence: the TU and each compiler's exact command, with the
+// matrix's own prefix (gone with its work folder) that the reducer must leave out.
+TEST_F(CliTest, ReduceMatrixRecordKeepsItsCompilerDivergence) {
+  const auto source = Write("kernel.cpp", "#include <cmath>\nint helper(int a) { return a * 2; }\n"
+                                          "void kernel(float *out) {\n  out[1] = helper(1);\n"
+                                          "  constexpr auto scale = "
+                                          "std::exp(static_cast<float>(0.0));\n  out[0] = scale;\n"
+                                          "}\n");
+  const std::string error = "constexpr variable 'scale' must be initialized by a constant "
+                            "expression";
+  corpus::MatrixRow row{.tu = "kernel.cpp", .source = source.string()};
+  row.builds = {
+      {.compiler = "g++-12",
+       .argv = {"g++-12", "-std=c++17", "-include", (folder_ / "gone/prefix-0.h").string(),
+                "-Winvalid-pch", "-c", source.string(), "-o", (folder_ / "gone/g.o").string()},
+       .built = true},
+      {.compiler = "clang++-19",
+       .argv = {"clang++-19", "-std=c++17", "-include-pch",
+                (folder_ / "gone/prefix-0.h.pch").string(), "-c", source.string(), "-o",
+                (folder_ / "gone/c.o").string()},
+       .first_error = error}};
+  matrix::TuMatrix built;
+  built.builds = {{.compiler = "g++-12", .built = true},
+                  {.compiler = "clang++-19", .built = false, .first_error = error}};
+  row.divergence = matrix::DivergenceFinding(built);
+  ASSERT_TRUE(row.divergence);
+  corpus::MatrixRecord record;
+  record.rows.push_back(row);
+  corpus::WriteMatrixRecord(folder_ / "matrix.json", record);
+
+  const auto out = folder_ / "out";
+  const auto run = RunInductorFuzz({"reduce", "--matrix-record", (folder_ / "matrix.json").string(),
+                                    "--jobs", "2", "--out", out.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto report = nlohmann::json::parse(std::ifstream(out / "reduction.json"));
+  EXPECT_EQ(report["signature"], corpus::Signature(*row.divergence));
+  EXPECT_EQ(run.out.find("note: the log's error"), std::string::npos) << run.out;
+  std::stringstream reduced;
+  reduced << std::ifstream(out / "reduced.cpp").rdbuf();
+  EXPECT_NE(reduced.str().find("exp("), std::string::npos) << reduced.str();
+  EXPECT_EQ(reduced.str().find("helper"), std::string::npos) << reduced.str();
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+
+  const auto out2 = (folder_ / "out2").string();
+  ExpectOneLineError({"reduce", "--matrix-record", (folder_ / "matrix.json").string(), "--tu",
+                      "other.cpp", "--out", out2},
+                     "has no TU other.cpp with a divergence; those with one: kernel.cpp");
+  ExpectOneLineError({"reduce", "--tu", "kernel.cpp", source.string(), "--out", out2},
+                     "--tu goes with --matrix-record");
+  record.rows[0].divergence.reset();
+  corpus::WriteMatrixRecord(folder_ / "agree.json", record);
+  ExpectOneLineError(
+      {"reduce", "--matrix-record", (folder_ / "agree.json").string(), "--out", out2},
+      "holds no divergence");
+  std::filesystem::remove(source);
+  ExpectOneLineError(
+      {"reduce", "--matrix-record", (folder_ / "matrix.json").string(), "--out", out2}, "is gone");
   EXPECT_FALSE(std::filesystem::exists(out2));
 }
 

@@ -166,6 +166,13 @@ int RunCommandLine(int argc, char **argv) {
                    "more, A,B) disagree on the TU, some build it and some fail, and every step "
                    "keeps the same verdicts and first errors (the matrix's signature)")
       ->delimiter(',');
+  reduce_command->add_option(
+      "--matrix-record", reduce.matrix_record,
+      "A record `matrix --json` wrote: reduce a compiler divergence it found, with each "
+      "compiler's command from the record (the TU's source must still be there)");
+  reduce_command->add_option("--tu", reduce.tu,
+                             "With --matrix-record: the TU (its label in the record; default: "
+                             "the first with a divergence)");
   reduce_command->add_flag(
       "--run", reduce.run_programs,
       "With --compilers: a runtime divergence; the command links a program, each compiler's "
@@ -552,10 +559,14 @@ int RunCommandLine(int argc, char **argv) {
     }
     if (*reduce_command) {
       reduce.command_line = JoinArguments(argc, argv);
-      const int sources = !!reduce.cpp_file + !!reduce.from_log + !!reduce.script;
+      const int sources =
+          !!reduce.cpp_file + !!reduce.from_log + !!reduce.script + !!reduce.matrix_record;
       if (sources + !reduce.input.empty() != 1)
         throw support::InputError("reduce takes one input: a case file or a finding's folder, "
-                                  "--cpp FILE, --from-log LOG or --script SCRIPT");
+                                  "--cpp FILE, --from-log LOG, --script SCRIPT or "
+                                  "--matrix-record FILE");
+      if (!reduce.tu.empty() && !reduce.matrix_record)
+        throw support::InputError("--tu goes with --matrix-record FILE");
       if (!reduce.compile_command.empty() && !reduce.cpp_file)
         throw support::InputError("a command after `--` goes with reduce --cpp FILE");
       if (reduce.interesting && !reduce.cpp_file)

@@ -25,6 +25,8 @@ struct ReduceOptions {
   std::optional<std::filesystem::path> interesting; // C-Vise-style script for --cpp
   std::vector<std::string> compilers; // --cpp: these compilers disagree on the TU (divergence)
   bool run_programs = false;          // with compilers: on what the programs they build print
+  std::optional<std::filesystem::path> matrix_record; // `matrix --json`: a divergence it found
+  std::string tu;                                     // its row (default: the first divergence)
   std::optional<std::filesystem::path> from_log;
   std::optional<std::filesystem::path> script;
   std::optional<std::filesystem::path> source_passes_file; // default: reducers/source/passes.json

@@ -1,6 +1,7 @@
 #include "fuzzer/cli/reduce_command.h"
 
 #include "corpus/finding.h"
+#include "corpus/matrix_record.h"
 #include "fuzzer/cli/check_command.h"
 #include "fuzzer/matrix/compiler_flags.h"
 #include "fuzzer/matrix/compiler_matrix.h"
@@ -146,6 +147,74 @@ void ChooseDivergenceTest(SourceInput &input, const std::vector<std::string> &co
   }
 }
 
+// A build's command as the matrix ran it, without the matrix's own shared prefix (its
+// precompiled header lives in the matrix's work folder, which is gone) or a sanitizer's flags.
+std::optional<std::vector<std::string>> CommandOfBuild(const corpus::BuildRecord &build) {
+  std::vector<std::string> argv;
+  for (std::size_t i = 0; i < build.argv.size(); ++i) {
+    const std::string &word = build.argv[i];
+    if (word.starts_with("-fsanitize="))
+      return std::nullopt; // a sanitizer column: never part of a divergence
+    if ((word == "-include-pch" || word == "-include") && i + 1 < build.argv.size() &&
+        fs::path(build.argv[i + 1]).filename().string().starts_with("prefix-")) {
+      ++i;
+      continue;
+    }
+    if (word == "-Winvalid-pch")
+      continue;
+    argv.push_back(word);
+  }
+  return argv;
+}
+
+// A compiler divergence the matrix stored (`matrix --json FILE`): the TU and each compiler's
+// command from the record; `tu`: which row (default: the first with a divergence).
+SourceInput FromMatrixRecord(const fs::path &file, const std::string &tu, const fs::path &scratch,
+                             std::chrono::seconds timeout) {
+  const auto record = corpus::ReadMatrixRecord(file);
+  const corpus::MatrixRow *row = nullptr;
+  std::string with_divergence;
+  for (const auto &candidate : record.rows) {
+    if (!candidate.divergence && !candidate.runtime_finding)
+      continue;
+    with_divergence += (with_divergence.empty() ? "" : ", ") + candidate.tu;
+    if (!row && (tu.empty() || candidate.tu == tu))
+      row = &candidate;
+  }
+  if (!row)
+    throw support::InputError(
+        with_divergence.empty()
+            ? fmt::format("{} holds no divergence between compilers: nothing to reduce",
+                          file.string())
+            : fmt::format("{} has no TU {} with a divergence; those with one: {}", file.string(),
+                          tu, with_divergence));
+  if (!row->divergence)
+    throw support::InputError(fmt::format(
+        "{} differs at run time in {}: a Python module's replay is not a reducer test yet; give "
+        "the kernel a main and use reduce --cpp FILE --compilers A,B --run -- COMMAND",
+        row->tu, file.string()));
+  SourceInput input;
+  input.source = row->source;
+  if (!fs::is_regular_file(input.source))
+    throw support::InputError(
+        fmt::format("{}'s source {} is gone: capture the program again, or give the TU with --cpp",
+                    row->tu, input.source.string()));
+  input.text = support::ReadTextFile(input.source, "C++ source", kSourceLimit);
+  std::vector<reducers::CompilerCommand> commands;
+  for (const auto &build : row->builds)
+    if (auto argv = CommandOfBuild(build))
+      commands.push_back({.name = build.compiler, .argv = std::move(*argv)});
+  if (commands.empty())
+    throw support::InputError(
+        fmt::format("{} records no build of {}: re-run the matrix", file.string(), row->tu));
+  input.clang_args = parsers::TranslateForClang(commands.front().argv).clang_args;
+  input.test = reducers::MakeCompilerDivergenceTest(std::move(commands), scratch / "test", timeout,
+                                                    DivergenceSignature);
+  input.origin = "compiler-divergence";
+  input.expected_signature = corpus::Signature(*row->divergence);
+  return input;
+}
+
 SourceInput FromCompileError(const reducers::LoggedCompileError &error, const std::string &where,
                              const fs::path &scratch, std::chrono::seconds timeout) {
   SourceInput input;
@@ -234,6 +303,8 @@ SourceInput ReadSourceInput(const ReduceOptions &options, const fs::path &out_di
   }
   if (options.script)
     return FromScript(options, out_dir, scratch, paths, timeout);
+  if (options.matrix_record)
+    return FromMatrixRecord(*options.matrix_record, options.tu, scratch, timeout);
 
   SourceInput input;
   input.source = fs::absolute(*options.cpp_file);
@@ -301,9 +372,10 @@ std::pair<bool, std::string> RunRepro(const fs::path &repro, const SourceInput &
 
 int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                         std::ostream &out) {
-  const std::string name = options.cpp_file   ? options.cpp_file->stem().string()
-                           : options.from_log ? options.from_log->stem().string()
-                                              : options.script->stem().string();
+  const std::string name = options.cpp_file        ? options.cpp_file->stem().string()
+                           : options.from_log      ? options.from_log->stem().string()
+                           : options.matrix_record ? options.matrix_record->stem().string()
+                                                   : options.script->stem().string();
   const fs::path out_dir = fs::absolute(options.out_dir.value_or("reduced-" + name));
   const auto passes = reducers::LoadSourcePassOrder(options.source_passes_file.value_or(
       paths.project_root / "reducers" / "source" / "passes.json"));
