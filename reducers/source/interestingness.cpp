@@ -297,6 +297,29 @@ private:
   std::size_t max_errors_ = 0; // the untouched TU's
 };
 
+// One compiler's command for repro.sh: the reduced source in, the output to `output`.
+std::vector<std::string> ReproArgv(const CompilerCommand &command, const fs::path &reduced,
+                                   const std::string &output) {
+  std::vector<std::string> argv = command.argv;
+  argv[SourceArgument(argv)] = reduced.string();
+  bool output_named = false;
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+    if (argv[i] == "-o") {
+      argv[i + 1] = output;
+      output_named = true;
+    }
+  if (!output_named) // not beside the user's files
+    argv.insert(argv.end(), {"-o", output});
+  return argv;
+}
+
+std::string CompilerNames(const std::vector<CompilerCommand> &commands) {
+  std::string names;
+  for (const auto &command : commands)
+    names += (names.empty() ? "" : ", ") + command.name;
+  return names;
+}
+
 class CompilerDivergenceTest : public InterestingnessTest {
 public:
   CompilerDivergenceTest(std::vector<CompilerCommand> commands, fs::path scratch,
@@ -339,10 +362,7 @@ public:
     return signature_(verdicts);
   }
   std::string Describe() const override {
-    std::string names;
-    for (const auto &command : commands_)
-      names += (names.empty() ? "" : ", ") + command.name;
-    return "the compilers " + names + " disagree the same way";
+    return "the compilers " + CompilerNames(commands_) + " disagree the same way";
   }
   std::string ReproCommand(const fs::path &reduced) const override {
     // The untouched TU's verdicts, seen first: the set of compilers that build it.
@@ -355,16 +375,7 @@ public:
         "disagree as on the original (built by:{}), 0: they do not.\nbuilt=\n",
         expected.empty() ? " none" : expected);
     for (const auto &command : commands_) {
-      std::vector<std::string> argv = command.argv;
-      argv[SourceArgument(argv)] = reduced.string();
-      bool output_named = false;
-      for (std::size_t i = 0; i + 1 < argv.size(); ++i)
-        if (argv[i] == "-o") {
-          argv[i + 1] = "/dev/null";
-          output_named = true;
-        }
-      if (!output_named) // not beside the user's files
-        argv.insert(argv.end(), {"-o", "/dev/null"});
+      const auto argv = ReproArgv(command, reduced, "/dev/null");
       script += fmt::format("if {}; then echo '{}: builds'; built=\"$built {}\"; else echo '{}: "
                             "fails'; fi\n",
                             JoinCommand(argv), command.name, command.name, command.name);
@@ -450,28 +461,16 @@ public:
     return signature_(verdicts);
   }
   std::string Describe() const override {
-    std::string names;
-    for (const auto &command : commands_)
-      names += (names.empty() ? "" : ", ") + command.name;
-    return "the programs " + names + " build print differently, the same way";
+    return "the programs " + CompilerNames(commands_) + " build print differently, the same way";
   }
   std::string ReproCommand(const fs::path &reduced) const override {
     std::string script =
         "# Each compiler builds the program and runs it. Exit 1: they print differently, 0: "
         "they agree.\ndir=$(mktemp -d)\n";
     for (std::size_t i = 0; i < commands_.size(); ++i) {
-      std::vector<std::string> argv = commands_[i].argv;
-      argv[SourceArgument(argv)] = reduced.string();
       const std::string program = fmt::format("\"$dir\"/program-{}", i);
-      bool output_named = false;
-      for (std::size_t j = 0; j + 1 < argv.size(); ++j)
-        if (argv[j] == "-o") {
-          argv[j + 1] = "@PROGRAM@";
-          output_named = true;
-        }
-      if (!output_named)
-        argv.insert(argv.end(), {"-o", "@PROGRAM@"});
-      std::string command = JoinCommand(argv);
+      // A placeholder, since JoinCommand would quote the shell variable.
+      std::string command = JoinCommand(ReproArgv(commands_[i], reduced, "@PROGRAM@"));
       command.replace(command.find("@PROGRAM@"), 9, program);
       script += fmt::format("{} || exit 0\n{} >\"$dir\"/out-{} 2>&1; echo \"exit $?\" "
                             ">>\"$dir\"/out-{}\necho '{}:'; cat \"$dir\"/out-{}\n",
