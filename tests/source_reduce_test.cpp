@@ -172,6 +172,18 @@ TEST(SourcePasses, RenameAndPragmas) {
   EXPECT_TRUE(Contains(pragmas, "int a;\n"));
 }
 
+TEST(SourcePasses, NeighbouringDeclarationsJoinOverTheirSharedLeadingTokens) {
+  const auto joined =
+      Candidates("join-declarations", "#include <a.h>\nvoid f() { const long x; const long x; }\n",
+                 PlainContext());
+  EXPECT_EQ(joined.front(), "#include <a.h>\nvoid f() { const long x, x; }\n"); // longest first
+  EXPECT_TRUE(Contains(joined, "#include <a.h>\nvoid f() { const long x, long x; }\n"));
+  EXPECT_EQ(joined.size(), 2u);
+  // Statements in other blocks, or without a shared start, are not joined.
+  EXPECT_TRUE(
+      Candidates("join-declarations", "int x; { int y; } long z; int w;", PlainContext()).empty());
+}
+
 TEST(SourcePasses, OrderFileNamesKnownPassesOnly) {
   fuzzer::support::ScratchDir scratch("order");
   std::ofstream(scratch / "good.json") << R"({"source_passes": ["remove-lines", "remove-tokens"]})";

@@ -159,6 +159,10 @@ std::vector<SourceEdit> RemoveTokens(const std::string &text, const SourcePassCo
   return TokenChunkEdits(text, 16);
 }
 
+std::vector<SourceEdit> JoinDeclarations(const std::string &text, const SourcePassContext &) {
+  return JoinDeclarationEdits(text);
+}
+
 std::vector<SourceEdit> RenameIdentifiers(const std::string &text, const SourcePassContext &) {
   return RenameIdentifierEdits(text);
 }
@@ -228,6 +232,9 @@ const std::vector<SourcePass> &SourcePasses() {
       {"remove-lines", "runs of lines removed, halving from half the text to one line",
        RemoveLines},
       {"remove-tokens", "runs of 16, 8, 4, 2 and 1 tokens removed (Clang's lexer)", RemoveTokens},
+      {"join-declarations",
+       "two neighbouring statements with the same leading tokens joined: `T a; T b;` to `T a, b;`",
+       JoinDeclarations},
       {"rename-identifiers", "every use of a name renamed to the shortest unused one",
        RenameIdentifiers},
   };

@@ -62,6 +62,49 @@ std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t lar
   return edits;
 }
 
+std::vector<SourceEdit> JoinDeclarationEdits(const std::string &text) {
+  const auto tokens = LexTokens(text);
+  auto spelling = [&](std::size_t i) {
+    return std::string_view(text).substr(tokens[i].offset, tokens[i].length);
+  };
+  // A token on a line that starts with '#' belongs to a directive, not to a statement.
+  std::vector<bool> in_directive(tokens.size(), false);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::size_t line_start = text.rfind('\n', tokens[i].offset);
+    const std::size_t first =
+        text.find_first_not_of(" \t", line_start == std::string::npos ? 0 : line_start + 1);
+    in_directive[i] = first < text.size() && text[first] == '#';
+  }
+  auto bounds_statement = [&](std::size_t i) {
+    const auto word = spelling(i);
+    return in_directive[i] || word == ";" || word == "{" || word == "}";
+  };
+  std::vector<SourceEdit> edits;
+  std::size_t start = 0; // the first token of the statement that ends at the next ';'
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (bounds_statement(i) && spelling(i) != ";") {
+      start = i + 1;
+      continue;
+    }
+    if (spelling(i) != ";")
+      continue;
+    const std::size_t first_length = i - start;
+    std::size_t second_length = 0;
+    while (i + 1 + second_length < tokens.size() && !bounds_statement(i + 1 + second_length))
+      ++second_length;
+    std::size_t shared = 0;
+    while (shared < first_length && shared < second_length &&
+           spelling(start + shared) == spelling(i + 1 + shared))
+      ++shared;
+    for (std::size_t k = std::min({shared, first_length - 1, second_length - 1}); k >= 1; --k) {
+      const std::size_t end = tokens[i + k].offset + tokens[i + k].length;
+      edits.push_back({tokens[i].offset, end - tokens[i].offset, ","});
+    }
+    start = i + 1;
+  }
+  return edits;
+}
+
 std::vector<SourceEdit> RenameIdentifierEdits(const std::string &text) {
   const clang::LangOptions language = CppLanguage();
   clang::IdentifierTable keywords(language);

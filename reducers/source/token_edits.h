@@ -21,6 +21,11 @@ std::vector<Token> LexTokens(const std::string &text);
 // two up to `largest_chunk` (and half the tokens), halving down to single tokens.
 std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t largest_chunk);
 
+// Two neighbouring statements that start with the same tokens joined into one: `T a; T b;`
+// becomes `T a, b;`, for each shared run of leading tokens shorter than either statement,
+// longest first. Directive lines and braces bound a statement.
+std::vector<SourceEdit> JoinDeclarationEdits(const std::string &text);
+
 // Every use of one identifier renamed to the shortest name the text does not use, longest
 // saving first; each candidate is the whole text.
 std::vector<SourceEdit> RenameIdentifierEdits(const std::string &text);
