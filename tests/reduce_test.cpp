@@ -163,6 +163,50 @@ TEST(ReduceTest, APlantedCodegenBugReducesToAFewNodesAndAShortTu) {
   EXPECT_TRUE(source["repro_reproduces"].get<bool>()) << source.dump(2);
 }
 
+// A memory error only a sanitizer sees (tests/fixtures/sanitizer/plant_past_end: a kernel writes
+// one element past its bool output, and the outputs still match eager): unsanitized the case
+// passes and there is nothing to reduce; with --sanitize every run is built and run sanitized,
+// its mask reduces with the same memory-error signature, and repro.py runs itself sanitized and
+// shows the same report.
+TEST(ReduceTest, APlantedWritePastTheOutputReducesAsAMemoryError) {
+  const support::ScratchDir scratch("reduce-memory-error-test");
+  const std::map<std::string, std::string> plant = {
+      {"PYTHONPATH", (kSource / "tests/fixtures/sanitizer/plant_past_end").string()}};
+  json c = json::parse(std::ifstream(kSource / "tests/fixtures/sanitizer/mask_kv100.json"));
+  c["name"] = "mask-kv100-composite";
+  c["mask_mod"]["source"] =
+      "def causal(b, h, q_idx, kv_idx):\n    return (q_idx >= kv_idx) | (kv_idx == 3)\n";
+  std::ofstream(scratch / "case.json") << c.dump(2);
+  std::ofstream(scratch / "passes.json") << R"({"case_passes": ["replace-by-child"]})";
+
+  const auto unsanitized = RunInductorFuzz({"reduce", (scratch / "case.json").string(), "--out",
+                                            (scratch / "plain").string(), "--jobs", "1", "--passes",
+                                            (scratch / "passes.json").string()},
+                                           std::chrono::seconds(600), plant);
+  EXPECT_EQ(unsanitized.exit_code, 2) << unsanitized.out << unsanitized.err;
+  EXPECT_NE(unsanitized.err.find("does not fail"), std::string::npos) << unsanitized.err;
+
+  const auto run =
+      RunInductorFuzz({"reduce", (scratch / "case.json").string(), "--out",
+                       (scratch / "out").string(), "--jobs", "2", "--confirm", "1", "--sanitize",
+                       "address", "--passes", (scratch / "passes.json").string()},
+                      std::chrono::seconds(1500), plant);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json report = json::parse(std::ifstream(scratch / "out" / "reduction.json"));
+  EXPECT_EQ(report["signature"],
+            "memory-error|error=out-of-bounds-access|access=WRITE|kernel=kernel|statement="
+            "out_ptr0[10000L] = out_ptr0[9999L]; // planted: one element past the output")
+      << report.dump(2);
+  EXPECT_LT(report["nodes_after"], report["nodes_before"]) << report.dump(2);
+  EXPECT_GE(report["steps"].get<int>(), 1) << report.dump(2);
+  EXPECT_EQ(report["sanitizer"]["checks"], json::array({"address"})) << report.dump(2);
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+  std::stringstream script;
+  script << std::ifstream(scratch / "out" / "repro.py").rdbuf();
+  EXPECT_NE(script.str().find("-fsanitize=address"), std::string::npos) << script.str();
+  EXPECT_LT(script.str().find("REPRO_SANITIZED"), script.str().find("import torch"));
+}
+
 } // namespace
 } // namespace fuzzer
 

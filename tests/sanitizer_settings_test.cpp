@@ -1,5 +1,6 @@
 // The sanitizer runtimes' settings: one checked-in file, every entry with its reason, and the
 // environment a sanitized worker gets from it, for g++ and for clang++.
+#include "fuzzer/support/child_process.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/worker/sanitizer_settings.h"
 #include "fuzzer/worker/sanitizer_worker.h"
@@ -69,6 +70,53 @@ TEST(SanitizerSettings, TheWorkersEnvironmentCarriesTheFileForGccAndClang) {
   EXPECT_NE(wrapper.str().find("-fsanitize=address -fno-omit-frame-pointer -g -shared-libsan"),
             std::string::npos)
       << wrapper.str();
+  fs::remove_all(work);
+}
+
+// repro.py's prelude (a memory error's standalone script) runs the script again as a sanitized
+// worker runs: the same wrapper flags, runtime and settings, and a log path given to it kept.
+TEST(SanitizerSettings, TheReproPreludeRunsTheScriptAgainAsASanitizedWorkerRuns) {
+  const fs::path work =
+      fs::temp_directory_path() / ("inductor-fuzz-sanitizer-prelude-" + std::to_string(::getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const auto settings = ParseSanitizerSettings(CheckedInSanitizerSettings());
+  for (const auto &[checks, compiler] :
+       {std::pair{"address,undefined", "g++-12"}, std::pair{"address", "clang++-19"}}) {
+    SCOPED_TRACE(compiler);
+    const auto options = ParseSanitizerOptions(checks, compiler);
+    const auto worker = SanitizerEnvironment(options, work / compiler);
+    const fs::path script = work / (std::string(compiler) + ".py");
+    std::ofstream(script) << SanitizedReproPrelude(options)
+                          << "import os, subprocess\n"
+                             "print(os.environ[\"LD_PRELOAD\"])\n"
+                             "print(os.environ[\"ASAN_OPTIONS\"])\n"
+                             "print(open(os.environ[\"CXX\"]).read().splitlines()[-1])\n"
+                             "print(os.path.basename(os.environ[\"CXX\"]))\n"
+                             "subprocess.run([os.environ[\"CXX\"], \"--version\"], check=True, "
+                             "stdout=subprocess.DEVNULL)\n";
+    const auto run = support::RunCommand({"python3", script.string()},
+                                         {.environment = {{"ASAN_OPTIONS", "log_path=/given"}}},
+                                         std::chrono::seconds(60));
+    ASSERT_TRUE(run.status.Succeeded()) << run.output;
+    std::istringstream lines(run.output);
+    std::string preload, asan, wrapper, name;
+    std::getline(lines, preload);
+    std::getline(lines, asan);
+    std::getline(lines, wrapper);
+    std::getline(lines, name);
+    EXPECT_EQ(preload, worker.at("LD_PRELOAD"));
+    EXPECT_EQ(asan, JoinSettings(settings, "asan") + ":log_path=/given");
+    std::stringstream worker_wrapper;
+    worker_wrapper << std::ifstream(worker.at("CXX")).rdbuf();
+    std::string worker_line = worker_wrapper.str();
+    worker_line.pop_back();
+    worker_line = worker_line.substr(worker_line.rfind('\n') + 1);
+    // The same flags after the same compiler (the worker's names it by its full path).
+    EXPECT_EQ(wrapper.substr(wrapper.find("\"$@\"")),
+              worker_line.substr(worker_line.find("\"$@\"")));
+    EXPECT_EQ(name, fs::path(worker.at("CXX")).filename().string());
+  }
   fs::remove_all(work);
 }
 

@@ -37,6 +37,15 @@ std::string JoinArguments(int argc, char **argv) {
   return joined;
 }
 
+// The one --sanitize-compiler of every command that builds sanitized kernels.
+void AddSanitizeCompilerOption(CLI::App *command, std::string &compiler) {
+  command
+      ->add_option("--sanitize-compiler", compiler,
+                   "The g++ or clang++ that builds the sanitized kernels (its runtime is the one "
+                   "preloaded)")
+      ->capture_default_str();
+}
+
 } // namespace
 
 int RunCommandLine(int argc, char **argv) {
@@ -119,10 +128,7 @@ int RunCommandLine(int argc, char **argv) {
       "address, undefined or both: a case that crashes runs again with its kernels built with "
       "-fsanitize=... (see run-case --sanitize); an error in a kernel is a memory-error finding "
       "naming the kernel and the line");
-  fuzz_command
-      ->add_option("--sanitize-compiler", fuzz.sanitize_compiler,
-                   "The g++ or clang++ that builds the sanitized kernels")
-      ->capture_default_str();
+  AddSanitizeCompilerOption(fuzz_command, fuzz.sanitize_compiler);
   fuzz_command->add_option("--baseline-torch", fuzz.baseline_torch,
                            "Also run each finding's case on this torch release (a version or a "
                            "venv) and label it \"regression since VERSION\" or \"also in "
@@ -195,6 +201,12 @@ int RunCommandLine(int argc, char **argv) {
       "--baseline-torch", reduce.baseline_torch,
       "A regression: every step must also pass on this torch release (a version or a venv; "
       "the failing release is --torch's); repro.py says which release passes and which fails");
+  reduce_command->add_option(
+      "--sanitize", reduce.sanitize,
+      "address, undefined or both: a memory error; every run builds the kernels with "
+      "-fsanitize=... and keeps the sanitizer's first report in a kernel as its signature "
+      "(default for a memory-error finding: address,undefined); repro.py runs itself sanitized");
+  AddSanitizeCompilerOption(reduce_command, reduce.sanitize_compiler);
   reduce_command->add_option("--passes", reduce.passes_file,
                              "Case pass order file (default: reducers/case/passes.json)");
   reduce_command->add_option("--source-passes", reduce.source_passes_file,
@@ -264,10 +276,7 @@ int RunCommandLine(int argc, char **argv) {
       "address, undefined or both (comma-separated): Inductor's kernels are built with "
       "-fsanitize=... on top of their own flags and run with the runtime preloaded; the first "
       "error is a memory-error finding that names the kernel and the line");
-  run_case_command
-      ->add_option("--sanitize-compiler", run_case.sanitize_compiler,
-                   "The g++ or clang++ that builds the sanitized kernels")
-      ->capture_default_str();
+  AddSanitizeCompilerOption(run_case_command, run_case.sanitize_compiler);
 
   // A user's own mask module: the same options for run-case MODULE.py and convert MODULE.py.
   auto add_module_options = [](CLI::App *command, MaskModuleOptions &module) {
@@ -447,10 +456,7 @@ int RunCommandLine(int argc, char **argv) {
       "-fno-omit-frame-pointer -g on top of Inductor's flags and replays its recorded calls in a "
       "worker with the sanitizer runtime preloaded; an error in the TU is a memory-error finding "
       "naming the kernel and the line");
-  matrix_command
-      ->add_option("--sanitize-compiler", matrix.sanitize_compiler,
-                   "The g++ or clang++ of the sanitizer column")
-      ->capture_default_str();
+  AddSanitizeCompilerOption(matrix_command, matrix.sanitize_compiler);
 
   CompareOptions compare;
   CompareReleasesOptions compare_releases;

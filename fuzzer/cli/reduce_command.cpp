@@ -9,6 +9,7 @@
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/torch_environments.h"
 #include "fuzzer/support/version.h"
+#include "fuzzer/worker/sanitizer_worker.h"
 #include "reducers/case/case_reducer.h"
 #include "reducers/case/minimal_repro.h"
 
@@ -109,6 +110,13 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
           options.passes_file.value_or(paths.project_root / "reducers" / "case" / "passes.json")),
       .signature = input.signature,
       .scratch = scratch.path()};
+  // A memory error is only seen sanitized; other failures may be reduced sanitized on request.
+  if (!options.sanitize.empty() || input.signature.starts_with("memory-error|"))
+    reduce.sanitizer = worker::ParseSanitizerOptions(options.sanitize.empty() ? "address,undefined"
+                                                                              : options.sanitize,
+                                                     options.sanitize_compiler);
+  const std::string prelude =
+      reduce.sanitizer ? worker::SanitizedReproPrelude(*reduce.sanitizer) : "";
   std::optional<support::TorchEnvironment> baseline;
   if (options.baseline_torch) {
     baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
@@ -158,7 +166,7 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                         support::InstalledTorchVersion(paths.venv), paths.venv.filename().string())
           : "";
   for (const auto config : {reducers::ReproConfig::kMinimal, reducers::ReproConfig::kComplete}) {
-    script = reducers::EmitMinimalRepro(reduction.reduced, reduction.signature, config);
+    script = reducers::EmitMinimalRepro(reduction.reduced, reduction.signature, config, prelude);
     script.insert(script.find('\n') + 1, releases_note);
     support::WriteFileAtomically(out_dir / "repro.py", script);
     standalone = reducers::RunStandalone(out_dir / "repro.py", python, reduction.signature,
@@ -188,6 +196,10 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                  {"repro_runs", standalone.runs},
                  {"tool_version", support::ToolVersion()},
                  {"command_line", options.command_line}};
+  if (reduce.sanitizer)
+    report["sanitizer"] = {{"checks", reduce.sanitizer->checks},
+                           {"compiler", reduce.sanitizer->compiler},
+                           {"flags", worker::SanitizerFlags(*reduce.sanitizer)}};
   if (baseline) {
     report["baseline_torch"] = baseline->torch_version;
     report["candidate_torch"] = support::InstalledTorchVersion(paths.venv);

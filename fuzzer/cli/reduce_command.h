@@ -17,6 +17,8 @@ struct ReduceOptions {
   unsigned confirm = 0;                         // 0: 3 for crashes and timeouts, else 1
   long case_timeout_seconds = 300;
   std::optional<std::filesystem::path> passes_file; // default: reducers/case/passes.json
+  std::string sanitize; // "address,undefined": a memory error (default for such a finding)
+  std::string sanitize_compiler = "g++-12";
   // A regression: keep candidates that also pass on this torch release (a version or a venv).
   std::optional<std::string> baseline_torch;
   // A source instead of a case: --cpp (with the command after `--`), --from-log or --script.

@@ -131,6 +131,40 @@ std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &
   return environment;
 }
 
+std::string SanitizedReproPrelude(const SanitizerOptions &options) {
+  const auto settings = ParseSanitizerSettings(CheckedInSanitizerSettings());
+  const bool address = std::count(options.checks.begin(), options.checks.end(), "address");
+  const auto runtime = PreloadedRuntime(options);
+  std::string flags;
+  for (const auto &flag : SanitizerFlags(options))
+    flags += " " + flag;
+  std::string prelude = fmt::format(
+      "# A memory error only a sanitizer sees: the script runs itself again with Inductor's "
+      "kernels\n# built by {0} with{1}, the runtime preloaded.\n"
+      "import os, subprocess, sys, tempfile\n"
+      "if \"REPRO_SANITIZED\" not in os.environ:\n"
+      "    folder = tempfile.mkdtemp(prefix=\"repro-sanitized-\")\n"
+      "    cxx = os.path.join(folder, \"{2}\")  # named as the compiler: Inductor picks its flags\n"
+      "    with open(cxx, \"w\") as wrapper:\n"
+      "        wrapper.write('#!/bin/sh\\nexec {0} \"$@\"{1}\\n')\n"
+      "    os.chmod(cxx, 0o755)\n"
+      "    env = dict(os.environ, REPRO_SANITIZED=\"1\", CXX=cxx)\n"
+      "    env.setdefault(\"TORCHINDUCTOR_CACHE_DIR\", os.path.join(folder, \"cache\"))\n",
+      options.compiler, flags, IsClang(options) ? "clang++" : "g++");
+  if (runtime)
+    prelude += fmt::format("    env[\"LD_PRELOAD\"] = subprocess.run([\"{}\", "
+                           "\"-print-file-name={}\"], capture_output=True, text=True, "
+                           "check=True).stdout.strip()\n",
+                           options.compiler, *runtime);
+  for (const auto &[tool, variable] :
+       {std::pair{"asan", "ASAN_OPTIONS"}, std::pair{"ubsan", "UBSAN_OPTIONS"}})
+    if (address || std::string_view(tool) == "ubsan")
+      prelude += fmt::format("    env[\"{0}\"] = \"{1}:\" + os.environ.get(\"{0}\", \"\")\n",
+                             variable, JoinSettings(settings, tool));
+  prelude += "    os.execve(sys.executable, [sys.executable] + sys.argv, env)\n";
+  return prelude;
+}
+
 std::vector<corpus::Finding> CollectMemoryErrors(const fs::path &work_dir,
                                                  const fs::path &inductor_cache) {
   const std::string cache = fs::weakly_canonical(inductor_cache).string() + "/";

@@ -33,6 +33,13 @@ std::vector<std::string> SanitizerFlags(const SanitizerOptions &options);
 std::map<std::string, std::string> SanitizerEnvironment(const SanitizerOptions &options,
                                                         const std::filesystem::path &work_dir);
 
+// Python that a standalone repro.py starts with, before it imports torch: unless it already is,
+// the script runs itself again with Inductor's kernels built by the options' compiler plus
+// SanitizerFlags (a wrapper named CXX), the runtime preloaded, and the checked-in runtime
+// settings, so that the memory error is reported as the worker reported it. ASAN_OPTIONS,
+// UBSAN_OPTIONS and TORCHINDUCTOR_CACHE_DIR already set are kept (log_path, say).
+std::string SanitizedReproPrelude(const SanitizerOptions &options);
+
 // Each sanitizer report written under work_dir/reports whose stack passes through a TU
 // Inductor generated (a file under `inductor_cache`), as a memory-error finding, oldest first.
 // The TU is read from there. Reports in no such TU (Python's own segfault, our worker) are not

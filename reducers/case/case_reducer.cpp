@@ -3,6 +3,7 @@
 #include "corpus/finding.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/worker/case_runner.h"
+#include "fuzzer/worker/sanitizer_worker.h"
 #include "fuzzer/worker/worker_client.h"
 
 #include <fmt/format.h>
@@ -30,10 +31,13 @@ class WorkerPool {
 public:
   using Job = std::function<void(fuzzer::worker::Worker &, std::size_t index)>;
 
-  WorkerPool(unsigned jobs, const fuzzer::support::ToolPaths &paths, const fs::path &scratch)
-      : slots_(std::max(1u, jobs)) {
+  // With `sanitizer`, each worker's kernels are built and run with it; its reports go to
+  // SanitizerDir(scratch, i).
+  WorkerPool(unsigned jobs, const fuzzer::support::ToolPaths &paths, const fs::path &scratch,
+             const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer)
+      : slots_(std::max(1u, jobs)), scratch_(scratch) {
     for (std::size_t i = 0; i < slots_.size(); ++i)
-      slots_[i].thread = std::thread([this, i, &paths, scratch] { Serve(i, paths, scratch); });
+      slots_[i].thread = std::thread([this, i, &paths, &sanitizer] { Serve(i, paths, sanitizer); });
   }
   ~WorkerPool() {
     {
@@ -45,6 +49,12 @@ public:
       slot.thread.join();
   }
   std::size_t size() const { return slots_.size(); }
+  fs::path SanitizerDir(std::size_t index) const {
+    return scratch_ / fmt::format("worker-{}", index) / "sanitizer";
+  }
+  fs::path CacheDir(std::size_t index) const {
+    return scratch_ / fmt::format("worker-{}", index) / "cache";
+  }
 
   // Runs jobs[i] on worker i, all side by side, and returns when every one has finished.
   void RunBatch(const std::vector<Job> &jobs) {
@@ -70,12 +80,22 @@ private:
     std::exception_ptr error;
   };
 
-  void Serve(std::size_t index, const fuzzer::support::ToolPaths &paths, const fs::path &scratch) {
-    fuzzer::worker::Worker worker(
-        {.worker_executable = paths.worker_executable,
-         .venv = paths.venv,
-         .scratch_dir = scratch / fmt::format("worker-{}", index) / "process",
-         .log_file = scratch / fmt::format("worker-{}", index) / "worker.log"});
+  void Serve(std::size_t index, const fuzzer::support::ToolPaths &paths,
+             const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer) {
+    std::optional<fuzzer::worker::Worker> worker;
+    try {
+      worker.emplace(fuzzer::worker::WorkerOptions{
+          .worker_executable = paths.worker_executable,
+          .venv = paths.venv,
+          .scratch_dir = scratch_ / fmt::format("worker-{}", index) / "process",
+          .log_file = scratch_ / fmt::format("worker-{}", index) / "worker.log",
+          .environment = sanitizer
+                             ? fuzzer::worker::SanitizerEnvironment(*sanitizer, SanitizerDir(index))
+                             : std::map<std::string, std::string>{}});
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      slots_[index].error = std::current_exception(); // reported by the first batch
+    }
     while (true) {
       Job job;
       {
@@ -87,21 +107,25 @@ private:
       }
       std::exception_ptr error;
       try {
-        job(worker, index);
+        if (worker)
+          job(*worker, index);
       } catch (...) {
         error = std::current_exception();
       }
       {
         std::lock_guard lock(mutex_);
         slots_[index].job = nullptr;
-        slots_[index].error = error;
+        if (error)
+          slots_[index].error = error;
       }
       changed_.notify_all();
     }
-    worker.Shutdown();
+    if (worker)
+      worker->Shutdown();
   }
 
   std::vector<Slot> slots_;
+  fs::path scratch_;
   std::mutex mutex_;
   std::condition_variable changed_;
   bool closing_ = false;
@@ -113,10 +137,10 @@ public:
           const fuzzer::support::ToolPaths &paths, const std::atomic<bool> &stop,
           const ReduceCallbacks &callbacks)
       : options_(options), context_(context), stop_(stop), callbacks_(callbacks),
-        pool_(options.jobs, paths, options.scratch), baseline_paths_(paths) {
+        pool_(options.jobs, paths, options.scratch, options.sanitizer), baseline_paths_(paths) {
     if (options.baseline_venv) {
       baseline_paths_.venv = *options.baseline_venv;
-      baseline_pool_.emplace(1, baseline_paths_, options.scratch / "baseline");
+      baseline_pool_.emplace(1, baseline_paths_, options.scratch / "baseline", options.sanitizer);
     }
   }
 
@@ -166,31 +190,38 @@ private:
         result_.tried, seconds, seconds > 0 ? result_.tried * 60 / seconds : 0.0, what));
   }
 
-  // The signature of one run of `c` on `worker`, empty when it passed.
-  std::string RunOnce(const corpus::Case &c, fuzzer::worker::Worker &worker, std::size_t index) {
-    const fs::path cache = options_.scratch / fmt::format("cache-{}", index);
+  // The signature of one run of `c` on worker `index` of `pool`, in a fresh Inductor cache;
+  // empty when it passed (or raised what it expects). With sanitizers, the first memory error
+  // in a kernel is the signature, ahead of the crash it caused.
+  std::string RunFresh(const corpus::Case &c, const WorkerPool &pool,
+                       fuzzer::worker::Worker &worker, std::size_t index) {
+    const fs::path cache = pool.CacheDir(index);
     std::error_code ignored;
     fs::remove_all(cache, ignored);
     const auto outcome = fuzzer::worker::RunCaseOnWorker(
         worker, c, cache,
         std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
+    std::string signature = outcome.finding ? corpus::Signature(*outcome.finding) : "";
+    if (options_.sanitizer) {
+      // Read before the cache goes: a report names the kernel's TU there.
+      const auto errors = fuzzer::worker::CollectMemoryErrors(pool.SanitizerDir(index), cache);
+      fuzzer::worker::ClearSanitizerReports(pool.SanitizerDir(index));
+      if (!errors.empty())
+        signature = corpus::Signature(errors.front());
+    }
     fs::remove_all(cache, ignored);
-    return outcome.finding ? corpus::Signature(*outcome.finding) : "";
+    return signature;
+  }
+
+  std::string RunOnce(const corpus::Case &c, fuzzer::worker::Worker &worker, std::size_t index) {
+    return RunFresh(c, pool_, worker, index);
   }
 
   // Whether `c` passes (or raises what it expects) on the baseline release.
   bool PassesOnBaseline(const corpus::Case &c) {
     bool passes = false;
-    baseline_pool_->RunBatch({[&](fuzzer::worker::Worker &worker, std::size_t) {
-      const fs::path cache = options_.scratch / "baseline-cache";
-      std::error_code ignored;
-      fs::remove_all(cache, ignored);
-      const auto outcome = fuzzer::worker::RunCaseOnWorker(
-          worker, c, cache,
-          std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
-      fs::remove_all(cache, ignored);
-      passes = outcome.status == corpus::CaseStatus::kPass ||
-               outcome.status == corpus::CaseStatus::kExpected;
+    baseline_pool_->RunBatch({[&](fuzzer::worker::Worker &worker, std::size_t index) {
+      passes = RunFresh(c, *baseline_pool_, worker, index).empty();
     }});
     ++result_.baseline_runs;
     return passes;
@@ -211,7 +242,8 @@ private:
       throw fuzzer::support::InputError(
           "the case does not fail on this torch: nothing to reduce (try `inductor-fuzz "
           "run-case` on it)");
-    const bool flaky_kind = first.starts_with("crash|") || first.starts_with("timeout|");
+    const bool flaky_kind = first.starts_with("crash|") || first.starts_with("timeout|") ||
+                            first.starts_with("memory-error|");
     result_.confirm_runs = options_.confirm ? options_.confirm : (flaky_kind ? 3 : 1);
     // A memory bug shows as a segfault one run and a glibc abort the next: without a signature
     // to keep, the one seen most often (the first among equals) is kept.

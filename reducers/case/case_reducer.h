@@ -2,6 +2,7 @@
 
 #include "corpus/case.h"
 #include "fuzzer/support/tool_paths.h"
+#include "fuzzer/worker/sanitizer_worker.h"
 #include "reducers/case/case_passes.h"
 
 #include <atomic>
@@ -24,6 +25,9 @@ struct CaseReduceOptions {
   // A regression: every accepted candidate must also pass on the torch in this venv (the
   // baseline release), and so must the untouched case.
   std::optional<std::filesystem::path> baseline_venv;
+  // A memory error: every worker builds and runs the kernels with these sanitizers, and the
+  // first error they report in a kernel is a run's signature.
+  std::optional<fuzzer::worker::SanitizerOptions> sanitizer;
 };
 
 struct CaseReduction {

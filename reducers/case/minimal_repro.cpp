@@ -2,6 +2,8 @@
 
 #include "corpus/finding.h"
 #include "fuzzer/support/child_process.h"
+#include "fuzzer/support/scratch_dir.h"
+#include "fuzzer/worker/sanitizer_worker.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -269,12 +271,23 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
   return script;
 }
 
+std::string EmitShortRepro(const corpus::Case &c, const std::string &signature, ReproConfig config);
+
 } // namespace
 
 std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
-                             ReproConfig config) {
-  if (NeedsGeneralForm(c))
-    return EmitGeneralRepro(c, signature, config);
+                             ReproConfig config, const std::string &prelude) {
+  std::string script = NeedsGeneralForm(c) ? EmitGeneralRepro(c, signature, config)
+                                           : EmitShortRepro(c, signature, config);
+  // Before torch is imported: the prelude may run the script again in another environment.
+  script.insert(script.find("import torch\n"), prelude);
+  return script;
+}
+
+namespace {
+
+std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
+                           ReproConfig config) {
   std::string script = fmt::format("# {}\n# Reduced by inductor-fuzz from case {}.\nimport torch\n"
                                    "from torch.nn.attention.flex_attention import and_masks, "
                                    "or_masks, create_block_mask, create_mask, flex_attention\n\n",
@@ -336,12 +349,38 @@ std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature
   return script;
 }
 
-namespace {
+// A memory error's run: the prelude keeps the log path and cache given here, so the reports are
+// read as the worker's are.
+StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
+                               const std::filesystem::path &python, const std::string &signature,
+                               std::chrono::seconds timeout) {
+  fuzzer::support::ScratchDir scratch("standalone-sanitized");
+  const std::string log_path = "log_path=" + (scratch / "reports" / "report").string();
+  std::filesystem::create_directories(scratch / "reports");
+  const auto run = fuzzer::support::RunCommand(
+      {python.string(), script.string()},
+      {.working_directory = script.parent_path(),
+       .environment = {{"TORCHINDUCTOR_CACHE_DIR", (scratch / "cache").string()},
+                       {"ASAN_OPTIONS", log_path},
+                       {"UBSAN_OPTIONS", log_path}}},
+      timeout);
+  const auto errors = fuzzer::worker::CollectMemoryErrors(scratch.path(), scratch / "cache");
+  StandaloneRun result;
+  for (const auto &error : errors)
+    result.reproduces |= corpus::Signature(error) == signature;
+  result.how = run.timed_out ? "no end within the time limit"
+               : errors.empty()
+                   ? fmt::format("{}: no sanitizer report in a kernel", run.status.Describe())
+                   : fmt::format("{}: {}", run.status.Describe(), errors.front().summary);
+  return result;
+}
 
 StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
                                 const std::filesystem::path &python, const std::string &signature,
                                 std::chrono::seconds timeout) {
   const auto facts = Facts(signature);
+  if (facts.at("kind") == "memory-error")
+    return RunSanitizedOnce(script, python, signature, timeout);
   const auto run = fuzzer::support::RunCommand(
       {python.string(), script.string()}, {.working_directory = script.parent_path()}, timeout);
   std::string last_line = run.output;

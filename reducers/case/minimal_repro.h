@@ -16,8 +16,10 @@ enum class ReproConfig { kMinimal, kComplete };
 // and the settings printed, the mask and score functions as written, eager against compiled.
 // It fails the way the case fails (a crash, an exception, an assertion on a wrong result) and
 // prints PASS otherwise.
+// A memory error's script starts with `prelude` (fuzzer::worker::SanitizedReproPrelude), which
+// runs it again sanitized.
 std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
-                             ReproConfig config);
+                             ReproConfig config, const std::string &prelude = "");
 
 struct StandaloneRun {
   bool reproduces = false;
@@ -27,7 +29,9 @@ struct StandaloneRun {
 
 // Runs the script with `python` (the venv's) and judges its failure against the signature: the
 // same signal for a crash, the innermost exception's class for an exception, a failed
-// assertion for a wrong result, no end for a timeout. A flaky failure (a crash the case showed
+// assertion for a wrong result, no end for a timeout, for a memory error the sanitizer's report
+// in a kernel (the script's prelude runs it sanitized; its reports and Inductor's cache are
+// sent to a scratch folder and read as the worker's are). A flaky failure (a crash the case showed
 // only some of the time) gets up to `attempts` runs; `runs` says how many it took.
 StandaloneRun RunStandalone(const std::filesystem::path &script,
                             const std::filesystem::path &python, const std::string &signature,
