@@ -184,6 +184,19 @@ TEST(SourcePasses, NeighbouringDeclarationsJoinOverTheirSharedLeadingTokens) {
       Candidates("join-declarations", "int x; { int y; } long z; int w;", PlainContext()).empty());
 }
 
+TEST(SourcePasses, InitializersBecomeZeroUpToTheirEndOutsideBrackets) {
+  const auto zeroed = Candidates("zero-initializers",
+                                 "auto a = at::vec::Vectorized<float>::loadu; auto b = f(a, 1), "
+                                 "c = 0; int d[2] = {1, 2};",
+                                 PlainContext());
+  EXPECT_EQ(zeroed,
+            (std::vector<std::string>{
+                "auto a = 0; auto b = f(a, 1), c = 0; int d[2] = {1, 2};",
+                "auto a = at::vec::Vectorized<float>::loadu; auto b = 0, c = 0; int d[2] = {1, 2};",
+                "auto a = at::vec::Vectorized<float>::loadu; auto b = f(a, 1), c = 0; int d[2] = "
+                "0;"}));
+}
+
 TEST(SourcePasses, OrderFileNamesKnownPassesOnly) {
   fuzzer::support::ScratchDir scratch("order");
   std::ofstream(scratch / "good.json") << R"({"source_passes": ["remove-lines", "remove-tokens"]})";

@@ -117,6 +117,12 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                                                      options.sanitize_compiler);
   const std::string prelude =
       reduce.sanitizer ? worker::SanitizedReproPrelude(*reduce.sanitizer) : "";
+  // A crash finding reduced sanitized: what the sanitizer reports of the untouched case is the
+  // signature to keep, not the stored crash's (the heap corruption it caused).
+  const bool sanitizing_a_crash = reduce.sanitizer && !reduce.signature.empty() &&
+                                  !reduce.signature.starts_with("memory-error|");
+  if (sanitizing_a_crash)
+    reduce.signature.clear();
   std::optional<support::TorchEnvironment> baseline;
   if (options.baseline_torch) {
     baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
@@ -126,6 +132,10 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
   corpus::SaveCaseFile(out_dir / "original-case.json", input.c);
   out << fmt::format("reduce: {} with {} worker(s); best case so far in {}\n",
                      options.input.string(), reduce.jobs, (out_dir / "case.json").string());
+  if (sanitizing_a_crash)
+    out << fmt::format("reduce: sanitized, so the signature kept is the sanitizer's report on the "
+                       "untouched case, not the finding's {}\n",
+                       input.signature);
   out.flush();
 
   const bool terminal = ::isatty(STDERR_FILENO);

@@ -159,6 +159,10 @@ std::vector<SourceEdit> RemoveTokens(const std::string &text, const SourcePassCo
   return TokenChunkEdits(text, 16);
 }
 
+std::vector<SourceEdit> ZeroInitializers(const std::string &text, const SourcePassContext &) {
+  return ZeroInitializerEdits(text);
+}
+
 std::vector<SourceEdit> JoinDeclarations(const std::string &text, const SourcePassContext &) {
   return JoinDeclarationEdits(text);
 }
@@ -232,6 +236,9 @@ const std::vector<SourcePass> &SourcePasses() {
       {"remove-lines", "runs of lines removed, halving from half the text to one line",
        RemoveLines},
       {"remove-tokens", "runs of 16, 8, 4, 2 and 1 tokens removed (Clang's lexer)", RemoveTokens},
+      {"zero-initializers",
+       "what follows an `=` up to its `;` or `,` replaced by 0 (tokens: where Clang cannot parse)",
+       ZeroInitializers},
       {"join-declarations",
        "two neighbouring statements with the same leading tokens joined: `T a; T b;` to `T a, b;`",
        JoinDeclarations},

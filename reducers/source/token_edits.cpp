@@ -62,6 +62,36 @@ std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t lar
   return edits;
 }
 
+std::vector<SourceEdit> ZeroInitializerEdits(const std::string &text) {
+  const auto tokens = LexTokens(text);
+  auto spelling = [&](std::size_t i) {
+    return std::string_view(text).substr(tokens[i].offset, tokens[i].length);
+  };
+  std::vector<SourceEdit> edits;
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+    if (spelling(i) != "=")
+      continue;
+    std::size_t end = i + 1; // one past the initializer's last token
+    for (int depth = 0; end < tokens.size(); ++end) {
+      const auto word = spelling(end);
+      if (depth == 0 && (word == ";" || word == ","))
+        break;
+      if (word == "(" || word == "[" || word == "{")
+        ++depth;
+      else if (word == ")" || word == "]" || word == "}") {
+        if (depth == 0)
+          break;
+        --depth;
+      }
+    }
+    if (end == i + 1 || (end == i + 2 && spelling(i + 1) == "0"))
+      continue;
+    const std::size_t begin = tokens[i + 1].offset;
+    edits.push_back({begin, tokens[end - 1].offset + tokens[end - 1].length - begin, "0"});
+  }
+  return edits;
+}
+
 std::vector<SourceEdit> JoinDeclarationEdits(const std::string &text) {
   const auto tokens = LexTokens(text);
   auto spelling = [&](std::size_t i) {

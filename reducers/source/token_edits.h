@@ -21,6 +21,10 @@ std::vector<Token> LexTokens(const std::string &text);
 // two up to `largest_chunk` (and half the tokens), halving down to single tokens.
 std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t largest_chunk);
 
+// What follows each `=` up to its `;` or `,` (outside brackets) replaced by 0, so that what
+// an initializer names can go too, where Clang cannot parse the text to simplify it.
+std::vector<SourceEdit> ZeroInitializerEdits(const std::string &text);
+
 // Two neighbouring statements that start with the same tokens joined into one: `T a; T b;`
 // becomes `T a, b;`, for each shared run of leading tokens shorter than either statement,
 // longest first. Directive lines and braces bound a statement.
