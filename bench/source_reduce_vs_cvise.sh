@@ -15,7 +15,7 @@
 #   (default 2 jobs, every input, 3600 s per tool and input). Builds nothing: INDUCTOR_FUZZ picks
 #   the binary (default build/inductor-fuzz), CVISE C-Vise (default cvise), OUT the results
 #   folder (default /tmp/source-reduce-bench): results.json, and per input both final files and
-#   both tools' logs.
+#   both tools' logs. Ours runs with a copy of reducers/source/passes.json taken at the start.
 # A tool stopped by the timeout counts with its best file so far (C-Vise keeps it in place; ours
 # must have written OUTDIR/reduced.cpp). Exit 0 when both goals hold, 1 when not, 2 when a run
 # failed (a tool's error, a final file missing or no longer interesting, an input not interesting
@@ -78,6 +78,9 @@ done
 
 mkdir -p "$out"
 work=$(mktemp -d /tmp/inductor-fuzz-reduce-bench-XXXXXX)
+# The binary reads the pass order from the checkout: a copy taken now keeps a long run on the
+# order it started with, whatever the checkout becomes meanwhile.
+cp reducers/source/passes.json "$work/source-passes.json"
 trap 'rm -rf "$work"' EXIT
 rows=$work/rows.tsv
 : >"$rows"
@@ -144,6 +147,7 @@ run_tool() {
     mapfile -t tu_flags < <(input_flags "$name")
     (cd "$dir" && TMPDIR=$tmp timeout -k 30 "$tool_timeout" "$binary" reduce --cpp "$name.cpp" \
       --interesting ./interesting.sh --jobs "$jobs" --out "$work/$name-ours-out" \
+      --source-passes "$work/source-passes.json" \
       -- g++-12 "${tu_flags[@]}" -c "$name.cpp") >"$log" 2>&1 </dev/null || code=$?
   else
     # C-Vise reduces the file in place, keeping the best variant so far on a timeout too.
