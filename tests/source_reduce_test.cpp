@@ -195,6 +195,12 @@ TEST(SourcePasses, InitializersBecomeZeroUpToTheirEndOutsideBrackets) {
                 "auto a = at::vec::Vectorized<float>::loadu; auto b = 0, c = 0; int d[2] = {1, 2};",
                 "auto a = at::vec::Vectorized<float>::loadu; auto b = f(a, 1), c = 0; int d[2] = "
                 "0;"}));
+  // A name to 0 keeps the size but drops the name (the pass may keep the size); a literal to 0
+  // of the same size would only turn around, and is not proposed.
+  EXPECT_EQ(Candidates("zero-initializers", "int a = 1; int b = a;", PlainContext()),
+            std::vector<std::string>{"int a = 1; int b = 0;"});
+  EXPECT_TRUE(FindSourcePass("zero-initializers")->may_keep_size);
+  EXPECT_FALSE(FindSourcePass("remove-tokens")->may_keep_size);
 }
 
 TEST(SourcePasses, OrderFileNamesKnownPassesOnly) {

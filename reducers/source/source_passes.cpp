@@ -238,7 +238,7 @@ const std::vector<SourcePass> &SourcePasses() {
       {"remove-tokens", "runs of 16, 8, 4, 2 and 1 tokens removed (Clang's lexer)", RemoveTokens},
       {"zero-initializers",
        "what follows an `=` up to its `;` or `,` replaced by 0 (tokens: where Clang cannot parse)",
-       ZeroInitializers},
+       ZeroInitializers, false, true},
       {"join-declarations",
        "two neighbouring statements with the same leading tokens joined: `T a; T b;` to `T a, b;`",
        JoinDeclarations},

@@ -40,6 +40,9 @@ struct SourcePass {
   std::string_view what;
   std::vector<SourceEdit> (*candidates)(const std::string &text, const SourcePassContext &context);
   bool grows = false; // its candidates may be larger (inlining a header): never "smaller only"
+  // Its candidates may keep the size when they replace a name by `0` (`b = a` to `b = 0`): the
+  // text then holds fewer identifiers, so the reduction still ends.
+  bool may_keep_size = false;
 };
 
 // The one registration list.

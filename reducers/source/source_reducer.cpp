@@ -57,7 +57,8 @@ private:
     while (!stop_) {
       const std::string &text = result_.reduced;
       const auto edits = pass.candidates(text, context_);
-      // The next `jobs` candidates from `index` that are new and smaller. With the gate on, a
+      // The next `jobs` candidates from `index` that are new and smaller (or, for a pass that
+      // may keep the size, name less). With the gate on, a
       // window of twice that many is parsed side by side first, and those it drops are skipped.
       const std::size_t jobs = std::max(1u, options_.jobs);
       std::vector<std::string> batch;
@@ -70,7 +71,8 @@ private:
         const std::size_t wanted = gate_on_ ? 2 * jobs : jobs - batch.size();
         for (; index < edits.size() && window.size() < wanted; ++index) {
           const auto &edit = edits[index];
-          if (!pass.grows && edit.replacement.size() >= edit.length)
+          if (!pass.grows && (edit.replacement.size() > edit.length ||
+                              (edit.replacement.size() == edit.length && !pass.may_keep_size)))
             continue;
           std::string candidate = ApplyEdit(text, edit);
           const std::size_t hash = std::hash<std::string>{}(candidate);

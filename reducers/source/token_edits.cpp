@@ -84,7 +84,12 @@ std::vector<SourceEdit> ZeroInitializerEdits(const std::string &text) {
         --depth;
       }
     }
-    if (end == i + 1 || (end == i + 2 && spelling(i + 1) == "0"))
+    bool names_something = false; // a name replaced by 0 keeps the size but not the name
+    for (std::size_t k = i + 1; k < end; ++k)
+      names_something |= tokens[k].identifier;
+    if (end == i + 1 || (end == i + 2 && spelling(i + 1) == "0") ||
+        (!names_something &&
+         tokens[end - 1].offset + tokens[end - 1].length - tokens[i + 1].offset <= 1))
       continue;
     const std::size_t begin = tokens[i + 1].offset;
     edits.push_back({begin, tokens[end - 1].offset + tokens[end - 1].length - begin, "0"});
