@@ -105,7 +105,8 @@ TEST(SanitizerSettings, TheReproPreludeRunsTheScriptAgainAsASanitizedWorkerRuns)
     std::getline(lines, asan);
     std::getline(lines, wrapper);
     std::getline(lines, name);
-    EXPECT_EQ(preload, worker.at("LD_PRELOAD"));
+    // The worker links libstdc++; python does not, and the runtime needs it loaded next.
+    EXPECT_EQ(preload, worker.at("LD_PRELOAD") + " libstdc++.so.6");
     EXPECT_EQ(asan, JoinSettings(settings, "asan") + ":log_path=/given");
     std::stringstream worker_wrapper;
     worker_wrapper << std::ifstream(worker.at("CXX")).rdbuf();

@@ -151,10 +151,12 @@ std::string SanitizedReproPrelude(const SanitizerOptions &options) {
       "    env = dict(os.environ, REPRO_SANITIZED=\"1\", CXX=cxx)\n"
       "    env.setdefault(\"TORCHINDUCTOR_CACHE_DIR\", os.path.join(folder, \"cache\"))\n",
       options.compiler, flags, IsClang(options) ? "clang++" : "g++");
+  // Python links no libstdc++: loaded after the runtime, the runtime's __cxa_throw interceptor
+  // finds no real one and aborts at torch's first C++ exception. The worker links it already.
   if (runtime)
     prelude += fmt::format("    env[\"LD_PRELOAD\"] = subprocess.run([\"{}\", "
                            "\"-print-file-name={}\"], capture_output=True, text=True, "
-                           "check=True).stdout.strip()\n",
+                           "check=True).stdout.strip() + \" libstdc++.so.6\"\n",
                            options.compiler, *runtime);
   for (const auto &[tool, variable] :
        {std::pair{"asan", "ASAN_OPTIONS"}, std::pair{"ubsan", "UBSAN_OPTIONS"}})
