@@ -32,7 +32,7 @@ public:
   using Job = std::function<void(fuzzer::worker::Worker &, std::size_t index)>;
 
   // With `sanitizer`, each worker's kernels are built and run with it; its reports go to
-  // SanitizerDir(scratch, i).
+  // SanitizerDir(i).
   WorkerPool(unsigned jobs, const fuzzer::support::ToolPaths &paths, const fs::path &scratch,
              const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer)
       : slots_(std::max(1u, jobs)), scratch_(scratch) {
