@@ -20,6 +20,10 @@ clang::LangOptions CppLanguage() {
   return language;
 }
 
+std::string_view Spelling(const std::string &text, const Token &token) {
+  return std::string_view(text).substr(token.offset, token.length);
+}
+
 } // namespace
 
 std::vector<Token> LexTokens(const std::string &text) {
@@ -64,9 +68,7 @@ std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t lar
 
 std::vector<SourceEdit> ZeroInitializerEdits(const std::string &text) {
   const auto tokens = LexTokens(text);
-  auto spelling = [&](std::size_t i) {
-    return std::string_view(text).substr(tokens[i].offset, tokens[i].length);
-  };
+  auto spelling = [&](std::size_t i) { return Spelling(text, tokens[i]); };
   std::vector<SourceEdit> edits;
   for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
     if (spelling(i) != "=")
@@ -99,9 +101,7 @@ std::vector<SourceEdit> ZeroInitializerEdits(const std::string &text) {
 
 std::vector<SourceEdit> JoinDeclarationEdits(const std::string &text) {
   const auto tokens = LexTokens(text);
-  auto spelling = [&](std::size_t i) {
-    return std::string_view(text).substr(tokens[i].offset, tokens[i].length);
-  };
+  auto spelling = [&](std::size_t i) { return Spelling(text, tokens[i]); };
   // A token on a line that starts with '#' belongs to a directive, not to a statement.
   std::vector<bool> in_directive(tokens.size(), false);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
