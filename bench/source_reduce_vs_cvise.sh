@@ -12,7 +12,10 @@
 # (prefix_pch.sh, cached in ~/.cache/inductor-fuzz-bench-pch); the untouched input is tested
 # before either tool starts, so both start with the same warm headers.
 # Usage: bench/source_reduce_vs_cvise.sh [--jobs J] [--only NAME[,NAME...]] [--timeout SECONDS]
-#   (default 2 jobs, every input, 3600 s per tool and input). Builds nothing: INDUCTOR_FUZZ picks
+#   [--concurrent]
+#   (default 2 jobs, every input, 3600 s per tool and input). --concurrent runs both tools on an
+#   input at the same time instead of one after the other (it needs 2*J cores; each tool then
+#   shares the machine's load with the other for as long as both run). Builds nothing: INDUCTOR_FUZZ picks
 #   the binary (default build/inductor-fuzz), CVISE C-Vise (default cvise), OUT the results
 #   folder (default /tmp/source-reduce-bench): results.json, and per input both final files and
 #   both tools' logs. Ours runs with a copy of reducers/source/passes.json taken at the start.
@@ -24,17 +27,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  echo "usage: bench/source_reduce_vs_cvise.sh [--jobs J] [--only NAME[,NAME...]] [--timeout SECONDS]" >&2
+  echo "usage: bench/source_reduce_vs_cvise.sh [--jobs J] [--only NAME[,NAME...]] [--timeout SECONDS] [--concurrent]" >&2
   exit 2
 }
 jobs=2
 only=
 tool_timeout=3600
+concurrent=false
 while (($#)); do
   case $1 in
     --jobs) (($# >= 2)) || usage; jobs=$2; shift 2 ;;
     --only) (($# >= 2)) || usage; only=$2; shift 2 ;;
     --timeout) (($# >= 2)) || usage; tool_timeout=$2; shift 2 ;;
+    --concurrent) concurrent=true; shift ;;
     -h | --help) usage ;;
     *) usage ;;
   esac
@@ -175,7 +180,7 @@ run_tool() {
   fi
 }
 
-echo "source reducer vs C-Vise: ${#names[@]} inputs, --jobs $jobs, ${tool_timeout} s per tool"
+echo "source reducer vs C-Vise: ${#names[@]} inputs, --jobs $jobs, ${tool_timeout} s per tool$($concurrent && echo ", both tools at once")"
 echo "ours: $binary reduce; C-Vise: $cvise ($("$cvise" --version 2>&1 | head -n 1))"
 for name in "${names[@]}"; do
   mkdir -p "$out/$name"
@@ -190,7 +195,19 @@ for name in "${names[@]}"; do
   echo "$name: $orig_bytes bytes, $orig_tokens tokens, interesting.sh takes $test_seconds s"
   fields=()
   for tool in ours cvise; do
-    run_tool "$tool" "$name"
+    if $concurrent; then
+      (
+        run_tool "$tool" "$name"
+        echo "$tool_status $tool_bytes $tool_tokens $tool_seconds" >"$work/$name-$tool.result"
+      ) &
+    else
+      run_tool "$tool" "$name"
+      echo "$tool_status $tool_bytes $tool_tokens $tool_seconds" >"$work/$name-$tool.result"
+    fi
+  done
+  wait
+  for tool in ours cvise; do
+    read -r tool_status tool_bytes tool_tokens tool_seconds <"$work/$name-$tool.result"
     echo "  $tool: $tool_status, $tool_bytes bytes, $tool_tokens tokens, $tool_seconds s"
     fields+=("$tool_status" "$tool_bytes" "$tool_tokens" "$tool_seconds")
   done
@@ -198,9 +215,9 @@ for name in "${names[@]}"; do
     "$orig_tokens" "$test_seconds" "${fields[@]}" >>"$rows"
 done
 
-python3 - "$rows" "$out/results.json" "$jobs" "$tool_timeout" "$binary" "$cvise" <<'EOF'
+python3 - "$rows" "$out/results.json" "$jobs" "$tool_timeout" "$binary" "$cvise" "$concurrent" <<'EOF'
 import json, math, sys
-rows_path, json_path, jobs, timeout, binary, cvise = sys.argv[1:]
+rows_path, json_path, jobs, timeout, binary, cvise, concurrent = sys.argv[1:]
 results, failed = [], False
 for line in open(rows_path):
     f = line.rstrip('\n').split('\t')
@@ -275,7 +292,8 @@ print(f"goal size (ours tokens <= C-Vise's on every input): {'PASS' if size_ok e
       f"goal time (ours <= 1/3 of C-Vise's on every input): {'PASS' if time_ok else 'FAIL'}"
       f"{'; a run FAILED' if failed else ''}")
 with open(json_path, 'w') as out:
-    json.dump({'jobs': int(jobs), 'timeout_seconds': int(timeout), 'inductor_fuzz': binary,
+    json.dump({'jobs': int(jobs), 'timeout_seconds': int(timeout),
+               'tools_at_once': concurrent == 'true', 'inductor_fuzz': binary,
                'cvise': cvise, 'cvise_invocation': f'cvise --n {jobs} --timeout 300 --tidy '
                'DIR/interesting.sh NAME.cpp', 'results': results, 'summary': summary}, out,
               indent=2)
