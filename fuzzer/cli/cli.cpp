@@ -15,6 +15,7 @@
 #include "fuzzer/cli/reduce_command.h"
 #include "fuzzer/cli/repro_command.h"
 #include "fuzzer/cli/run_case_command.h"
+#include "fuzzer/cli/subcommands.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/support/torch_environments.h"
 #include "fuzzer/support/version.h"
@@ -37,15 +38,6 @@ std::string JoinArguments(int argc, char **argv) {
   return joined;
 }
 
-// The one --sanitize-compiler of every command that builds sanitized kernels.
-void AddSanitizeCompilerOption(CLI::App *command, std::string &compiler) {
-  command
-      ->add_option("--sanitize-compiler", compiler,
-                   "The g++ or clang++ that builds the sanitized kernels (its runtime is the one "
-                   "preloaded)")
-      ->capture_default_str();
-}
-
 } // namespace
 
 int RunCommandLine(int argc, char **argv) {
@@ -66,151 +58,10 @@ int RunCommandLine(int argc, char **argv) {
       ->excludes("--venv");
 
   FuzzOptions fuzz;
-  auto *fuzz_command = app.add_subcommand(
-      "fuzz",
-      "The campaign: generate cases from a seed, run them on a pool of warm workers (one per "
-      "job) through every oracle (wrong-result, exception, compile-error, crash, timeout), "
-      "store each finding once per signature in the corpus, and write summary.json, junit.xml, "
-      "findings.sarif and report.html. Known issues are reported as known, not new. Exit 0: "
-      "nothing new; 1: new findings; 2: the tool failed.\n"
-      "Example: inductor-fuzz fuzz --time 10m --jobs 2 --corpus fuzz-corpus");
-  fuzz_command->add_option("--time", fuzz.time,
-                           "How long to dispatch cases: 90s, 10m, 2h (default 5m, or no limit "
-                           "when --cases is given)");
-  fuzz_command->add_option("--cases", fuzz.cases,
-                           "Run the first N cases of the seed sequence (this shard's share)");
-  fuzz_command->add_option("--jobs", fuzz.jobs, "Workers at once (default: the number of cores)");
-  fuzz_command->add_option("--seed", fuzz.seed, "Seed of the case sequence")->capture_default_str();
-  fuzz_command
-      ->add_option("--shard", fuzz.shard,
-                   "I/N: run cases i with i % N == I; merge shards with `corpus merge`")
-      ->capture_default_str();
-  fuzz_command->add_option("--corpus", fuzz.corpus, "Where findings are stored (made if missing)")
-      ->capture_default_str();
-  fuzz_command->add_option("--report", fuzz.report_dir, "Reports folder (default: CORPUS/report)");
-  fuzz_command->add_option("--policy", fuzz.policy_file, "Generation policy overrides (JSON)");
-  fuzz_command->add_option("--known-issues", fuzz.known_issues,
-                           "Known issues (default: the project's corpus/known-issues.json)");
-  fuzz_command->add_flag("--resume", fuzz.resume,
-                         "Continue this seed and shard's campaign, skipping finished cases");
-  fuzz_command->add_flag("!--no-check", fuzz.static_analysis,
-                         "Do not analyse the captured TUs with Clang (see `check`)");
-  fuzz_command
-      ->add_option("--compilers", fuzz.compilers,
-                   "The compiler matrix: names or paths, comma-separated (default: those of "
-                   "g++-11, clang++-19 installed)")
-      ->delimiter(',');
-  fuzz_command
-      ->add_option("--matrix-every", fuzz.matrix_every,
-                   "Rebuild every K-th case's TUs on the compiler matrix, load them and replay "
-                   "their recorded calls (runtime differential); 1: every case, 0: never. "
-                   "Builds are cached by content in CORPUS/.cache/builds")
-      ->capture_default_str();
-  fuzz_command->add_option("--case-timeout", fuzz.case_timeout_seconds, "Seconds per case")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  fuzz_command
-      ->add_option("--recycle-after", fuzz.recycle_after,
-                   "Start a fresh worker process after this many cases")
-      ->capture_default_str();
-  fuzz_command
-      ->add_option("--worker-memory", fuzz.worker_memory_mib,
-                   "MiB of resident memory past which a worker is killed (its case is a "
-                   "crash finding); past half of it the worker is recycled")
-      ->capture_default_str();
-  fuzz_command->add_option(
-      "--sanitize", fuzz.sanitize,
-      "address, undefined or both: every case's kernels are built with -fsanitize=... and run "
-      "with the runtime preloaded (see run-case --sanitize); slower: every kernel is compiled "
-      "and run instrumented");
-  fuzz_command->add_option(
-      "--sanitize-crashes", fuzz.sanitize_crashes,
-      "address, undefined or both: a case that crashes runs again with its kernels built with "
-      "-fsanitize=... (see run-case --sanitize); an error in a kernel is a memory-error finding "
-      "naming the kernel and the line");
-  AddSanitizeCompilerOption(fuzz_command, fuzz.sanitize_compiler);
-  fuzz_command->add_option("--baseline-torch", fuzz.baseline_torch,
-                           "Also run each finding's case on this torch release (a version or a "
-                           "venv) and label it \"regression since VERSION\" or \"also in "
-                           "VERSION\" (stored as FINDING/baseline-VERSION.json)");
-  fuzz_command->add_option("--inject-fault", fuzz.inject_fault,
-                           "Testing the tool: INDEX:segfault|hang|allocate[,...] makes those "
-                           "cases misbehave");
+  auto *fuzz_command = AddFuzzCommand(app, fuzz);
 
   ReduceOptions reduce;
-  auto *reduce_command = app.add_subcommand(
-      "reduce",
-      "Reduce a failure to something a maintainer can act on. A case (or a finding's folder): to a "
-      "minimal case and a standalone repro.py that fails the same way (same signature), fit for a "
-      "PyTorch issue; a finding about a TU (a compile error, a static finding) is then reduced "
-      "as a source too. A C++ source (--cpp FILE -- COMPILE COMMAND, --from-log LOG, --script "
-      "failing.py): to a minimal reduced.cpp and repro.sh, the one command that shows the same "
-      "error. Exit 0: reduced and the repro fails the same way on its own; 1: reduced, but only "
-      "in the tool; 2: the tool failed or the input does not fail.\n"
-      "Example: inductor-fuzz reduce fuzz-corpus/findings/crash-1f2e3d4c5b6a7980\n"
-      "Also: inductor-fuzz reduce --cpp kernel.cpp -- g++-12 -std=c++17 -c kernel.cpp; "
-      "inductor-fuzz reduce --from-log ci.log; inductor-fuzz reduce --cpp k.cpp --interesting "
-      "./still-fails.sh; inductor-fuzz reduce --cpp k.cpp --compilers g++-12,clang++-19 -- g++-12 "
-      "-std=c++17 -c k.cpp");
-  reduce_command->add_option("input", reduce.input, "A case file, or a finding's folder");
-  reduce_command->add_option("--cpp", reduce.cpp_file,
-                             "A C++ source to reduce; its compile command follows `--` (without "
-                             "one: our Clang analysis's first error, or --interesting)");
-  reduce_command->add_option("--from-log", reduce.from_log,
-                             "A log holding Inductor's CppCompileError (a CI log, pytest output): "
-                             "reduce the TU it names with its command");
-  reduce_command->add_option("--script", reduce.script,
-                             "A failing Python script (a test from a red CI run): run it with the "
-                             "venv's python and a fresh Inductor cache, and reduce the TU that "
-                             "fails to compile or that our analysis flags");
-  reduce_command->add_option("--interesting", reduce.interesting,
-                             "With --cpp: C-Vise's convention, SCRIPT runs in a folder holding the "
-                             "candidate under the source's name; exit 0 keeps it");
-  reduce_command
-      ->add_option("--compilers", reduce.compilers,
-                   "With --cpp and its command: a compiler divergence; these compilers (two or "
-                   "more, A,B) disagree on the TU, some build it and some fail, and every step "
-                   "keeps the same verdicts and first errors (the matrix's signature)")
-      ->delimiter(',');
-  reduce_command->add_option(
-      "--matrix-record", reduce.matrix_record,
-      "A record `matrix --json` wrote: reduce a compiler divergence it found, with each "
-      "compiler's command from the record (the TU's source must still be there)");
-  reduce_command->add_option("--tu", reduce.tu,
-                             "With --matrix-record: the TU (its label in the record; default: "
-                             "the first with a divergence)");
-  reduce_command->add_flag(
-      "--run", reduce.run_programs,
-      "With --compilers: a runtime divergence; the command links a program, each compiler's "
-      "build runs twice, and every step keeps the same programs printing differently from the "
-      "first compiler's");
-  reduce_command->add_option("--out", reduce.out_dir,
-                             "Output folder (default: FINDING/reduced, reduced-<case name> or "
-                             "reduced-<source name>)");
-  reduce_command->add_option("--jobs", reduce.jobs,
-                             "Candidates run side by side (default: the number of cores)");
-  reduce_command->add_option("--confirm", reduce.confirm,
-                             "Runs of the untouched case; a signature seen only some of the time "
-                             "gets as many tries per candidate (default: 3 for crashes, else 1)");
-  reduce_command
-      ->add_option("--case-timeout", reduce.case_timeout_seconds,
-                   "Seconds per run of a case, a script or a candidate's test")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  reduce_command->add_option(
-      "--baseline-torch", reduce.baseline_torch,
-      "A regression: every step must also pass on this torch release (a version or a venv; "
-      "the failing release is --torch's); repro.py says which release passes and which fails");
-  reduce_command->add_option(
-      "--sanitize", reduce.sanitize,
-      "address, undefined or both: a memory error; every run builds the kernels with "
-      "-fsanitize=... and keeps the sanitizer's first report in a kernel as its signature "
-      "(default for a memory-error finding: address,undefined); repro.py runs itself sanitized");
-  AddSanitizeCompilerOption(reduce_command, reduce.sanitize_compiler);
-  reduce_command->add_option("--passes", reduce.passes_file,
-                             "Case pass order file (default: reducers/case/passes.json)");
-  reduce_command->add_option("--source-passes", reduce.source_passes_file,
-                             "Source pass order file (default: reducers/source/passes.json)");
+  auto *reduce_command = AddReduceCommand(app, reduce);
 
   CorpusOptions corpus_options;
   auto *corpus_command = app.add_subcommand(
@@ -565,25 +416,7 @@ int RunCommandLine(int argc, char **argv) {
     }
     if (*reduce_command) {
       reduce.command_line = JoinArguments(argc, argv);
-      const int sources =
-          !!reduce.cpp_file + !!reduce.from_log + !!reduce.script + !!reduce.matrix_record;
-      if (sources + !reduce.input.empty() != 1)
-        throw support::InputError("reduce takes one input: a case file or a finding's folder, "
-                                  "--cpp FILE, --from-log LOG, --script SCRIPT or "
-                                  "--matrix-record FILE");
-      if (!reduce.tu.empty() && !reduce.matrix_record)
-        throw support::InputError("--tu goes with --matrix-record FILE");
-      if (!reduce.compile_command.empty() && !reduce.cpp_file)
-        throw support::InputError("a command after `--` goes with reduce --cpp FILE");
-      if (reduce.interesting && !reduce.cpp_file)
-        throw support::InputError("--interesting goes with reduce --cpp FILE");
-      if (!reduce.compilers.empty() && (!reduce.cpp_file || reduce.interesting))
-        throw support::InputError(
-            "--compilers goes with reduce --cpp FILE -- COMMAND, without --interesting");
-      if (reduce.run_programs && reduce.compilers.empty())
-        throw support::InputError("--run goes with --compilers A,B: the compilers whose "
-                                  "programs print differently");
-      if (sources)
+      if (CheckReduceInputs(reduce) == ReduceInput::kSource)
         return ReduceSourceCommand(reduce, paths, std::cout);
       return ReduceCommand(reduce, paths, std::cout);
     }
