@@ -3,11 +3,11 @@
 # holding the TU NAME.cpp and its C-Vise-style interestingness script interesting.sh, see the
 # README there) once with `inductor-fuzz reduce` and once with C-Vise (default passes), with the
 # same script and the same number of parallel jobs, one tool after the other (or both at once,
-# --concurrent), each in a fresh copy of the folder. Measures each tool's wall time, checks its final file is still interesting, and
-# measures that file's size in bytes and in tokens (one tokenizer for both: identifiers, numbers,
-# literals and punctuators; comments and whitespace skipped). Prints both side by side with the
-# ratios ours / C-Vise. Goals: our final size in tokens no larger than C-Vise's, and our wall time
-# at most 1/3 of C-Vise's, on every input.
+# --concurrent), each in a fresh copy of the folder. Measures each tool's wall time, checks its
+# final file is still interesting, and measures that file's size in bytes and in tokens (one
+# tokenizer for both: identifiers, numbers, literals and punctuators; comments and whitespace
+# skipped). Prints both side by side with the ratios ours / C-Vise. Goals: our final size in
+# tokens no larger than C-Vise's, and our wall time at most 1/3 of C-Vise's, on every input.
 # The scripts precompile the torch header a candidate starts with, once per compiler and flags
 # (prefix_pch.sh, cached in ~/.cache/inductor-fuzz-bench-pch); the untouched input is tested
 # before either tool starts, so both start with the same warm headers.
