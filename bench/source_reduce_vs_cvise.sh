@@ -15,8 +15,8 @@
 #   [--concurrent]
 #   (default 2 jobs, every input, 3600 s per tool and input). --concurrent runs both tools on an
 #   input at the same time instead of one after the other (it needs 2*J cores; each tool then
-#   shares the machine's load with the other for as long as both run). Builds nothing: INDUCTOR_FUZZ picks
-#   the binary (default build/inductor-fuzz), CVISE C-Vise (default cvise), OUT the results
+#   shares the machine's load with the other for as long as both run).
+#   Builds nothing: INDUCTOR_FUZZ picks the binary (default build/inductor-fuzz), CVISE C-Vise (default cvise), OUT the results
 #   folder (default /tmp/source-reduce-bench): results.json, and per input both final files and
 #   both tools' logs. Ours runs with a copy of reducers/source/passes.json taken at the start.
 # A tool stopped by the timeout counts with its best file so far (C-Vise keeps it in place; ours
