@@ -16,9 +16,10 @@
 #   (default 2 jobs, every input, 3600 s per tool and input). --concurrent runs both tools on an
 #   input at the same time instead of one after the other (it needs 2*J cores; each tool then
 #   shares the machine's load with the other for as long as both run).
-#   Builds nothing: INDUCTOR_FUZZ picks the binary (default build/inductor-fuzz), CVISE C-Vise (default cvise), OUT the results
-#   folder (default /tmp/source-reduce-bench): results.json, and per input both final files and
-#   both tools' logs. Ours runs with a copy of reducers/source/passes.json taken at the start.
+#   Builds nothing: INDUCTOR_FUZZ picks the binary (default build/inductor-fuzz), CVISE C-Vise
+#   (default cvise), OUT the results folder (default /tmp/source-reduce-bench): results.json, and
+#   per input both final files and both tools' logs. Ours runs with a copy of
+#   reducers/source/passes.json taken at the start.
 # A tool stopped by the timeout counts with its best file so far (C-Vise keeps it in place; ours
 # must have written OUTDIR/reduced.cpp). Exit 0 when both goals hold, 1 when not, 2 when a run
 # failed (a tool's error, a final file missing or no longer interesting, an input not interesting
@@ -180,7 +181,9 @@ run_tool() {
   fi
 }
 
-echo "source reducer vs C-Vise: ${#names[@]} inputs, --jobs $jobs, ${tool_timeout} s per tool$($concurrent && echo ", both tools at once")"
+at_once=
+$concurrent && at_once=", both tools at once"
+echo "source reducer vs C-Vise: ${#names[@]} inputs, --jobs $jobs, ${tool_timeout} s per tool$at_once"
 echo "ours: $binary reduce; C-Vise: $cvise ($("$cvise" --version 2>&1 | head -n 1))"
 for name in "${names[@]}"; do
   mkdir -p "$out/$name"
