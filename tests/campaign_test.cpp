@@ -63,6 +63,9 @@ protected:
   static inline std::unique_ptr<support::ScratchDir> scratch_;
 };
 
+// The long robustness loops: `scripts/test --full` runs them (tests/CMakeLists.txt).
+class CampaignFullTier : public CampaignTest {};
+
 // Case 1 segfaults and case 2 allocates without bound; each is a finding, and the cases after
 // them still run. Run twice, the campaign gives the same signatures.
 TEST_F(CampaignTest, FaultsBecomeFindingsAndTheCampaignGoesOnTheSameWayTwice) {
@@ -164,7 +167,7 @@ TEST_F(CampaignTest, HangingCaseIsATimeoutFinding) {
 
 // A crash runs again with the sanitizers. Python's own segfault (the injected fault) is in no
 // kernel: the crash stays, and no memory-error is made of it.
-TEST_F(CampaignTest, CrashesRunAgainWithSanitizersAndOnlyKernelErrorsCount) {
+TEST_F(CampaignFullTier, CrashesRunAgainWithSanitizersAndOnlyKernelErrorsCount) {
   const auto run = RunInductorFuzz(Fuzz("sanitize", {"--cases", "1", "--inject-fault", "0:segfault",
                                                      "--sanitize-crashes", "address,undefined"}));
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
@@ -348,7 +351,7 @@ TEST_F(CampaignTest, MatrixFindingsAreStoredAndBuildsAreCachedByContent) {
 
 // The driver killed with SIGKILL 20 times while it stores findings, resumed each time: the
 // corpus always loads, and every finding the journal reported is in it, with its hits.
-TEST_F(CampaignTest, DriverKilledTwentyTimesLosesNothing) {
+TEST_F(CampaignFullTier, DriverKilledTwentyTimesLosesNothing) {
   constexpr int kCases = 40;
   std::string faults;
   for (int index = 0; index < kCases; ++index)

@@ -33,6 +33,9 @@ protected:
   fs::path folder_;
 };
 
+// `scripts/test --full` only (tests/CMakeLists.txt).
+class CaptureFullTier : public CaptureTest {};
+
 json ReadJson(const fs::path &path) { return json::parse(std::ifstream(path)); }
 
 // Two compiled functions, each called twice: every TU and its command is stored, the kernels'
@@ -125,7 +128,7 @@ const fs::path kMasks = kSource / "tests/fixtures/convert/masks.py";
 // does; run-case takes the module directly; a package import is warned about. (Refusals of a
 // module, a missing name or a failing import, are tested on the worker's converter, in
 // tests/python/test_convert.py.)
-TEST_F(CaptureTest, AConvertedMaskModuleRunsAndReproduces) {
+TEST_F(CaptureFullTier, AConvertedMaskModuleRunsAndReproduces) {
   fs::create_directories(folder_);
   const fs::path case_file = folder_ / "document.json";
   const auto convert = RunInductorFuzz({"convert", kMasks.string(), "--mask", "document", "--shape",

@@ -124,6 +124,9 @@ protected:
   std::filesystem::path folder_;
 };
 
+// `scripts/test --full` only (tests/CMakeLists.txt).
+class MatrixFullTier : public MatrixTest {};
+
 TEST_F(MatrixTest, DivergenceNamesTheCompilersOnEachSide) {
   const auto tus =
       matrix::LoadCapturedTus({Captured("gcc-only", kGccOnly), Captured("portable", kPortable)});
@@ -321,7 +324,7 @@ std::string PlantInBody(const std::string &source, const std::string &function,
   return source.substr(0, definition + 1) + "\n" + statement + "\n" + source.substr(definition + 1);
 }
 
-TEST_F(MatrixTest, CompareKnowsTheBindingsWarningsReportsNewOnesAndSeesEveryKernelOfAWrapper) {
+TEST_F(MatrixFullTier, CompareKnowsTheBindingsWarningsReportsNewOnesAndSeesEveryKernelOfAWrapper) {
   const auto corpus_dir = folder_ / "corpus";
   // Two generated cases, run by compare itself: a cpp_wrapper create_block_mask and a Python
   // wrapper one whose mask is called twice.

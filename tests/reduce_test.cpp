@@ -1,4 +1,5 @@
-// `inductor-fuzz reduce` on the real torch: one of the tool's own torch 2.15.0 findings (the
+// `inductor-fuzz reduce` on the real torch (the suites named ReduceFullTier run in
+// `scripts/test --full` only): one of the tool's own torch 2.15.0 findings (the
 // cpp.simdlen=1 LoweringException, whose innermost cause is an AssertionError on InvalidVecISA)
 // reduces to a smaller case with the same signature, and to a repro.py of at most 25 lines that
 // fails the same way when run alone with the venv's python.
@@ -101,7 +102,7 @@ TEST(ReduceTest, AFailingScriptHasItsFailingTuReduced) {
   EXPECT_NE(repro.output.find("cannot convert"), std::string::npos) << repro.output;
 }
 
-TEST(ReduceTest, ACompileErrorFindingIsReducedAsACaseThenAsASource) {
+TEST(ReduceFullTier, ACompileErrorFindingIsReducedAsACaseThenAsASource) {
   const support::ScratchDir scratch("reduce-chain-test");
   WriteSourcePasses(scratch / "source-passes.json");
   std::ofstream(scratch / "case-passes.json") << R"({"case_passes": ["reset-knobs"]})";
@@ -130,7 +131,7 @@ namespace {
 // kernel computes a remainder) found by a generated case of seed 1 whose mask uses `%`: the
 // case reduces to a few expression nodes and its TU to a few lines, both with the signature
 // of the original failure.
-TEST(ReduceTest, APlantedCodegenBugReducesToAFewNodesAndAShortTu) {
+TEST(ReduceFullTier, APlantedCodegenBugReducesToAFewNodesAndAShortTu) {
   const support::ScratchDir scratch("reduce-plant-test");
   const std::map<std::string, std::string> plant = {
       {"PYTHONPATH", (kSource / "tests/fixtures/plant").string()}};
@@ -168,7 +169,7 @@ TEST(ReduceTest, APlantedCodegenBugReducesToAFewNodesAndAShortTu) {
 // passes and there is nothing to reduce; with --sanitize every run is built and run sanitized,
 // its mask reduces with the same memory-error signature, and repro.py runs itself sanitized and
 // shows the same report.
-TEST(ReduceTest, APlantedWritePastTheOutputReducesAsAMemoryError) {
+TEST(ReduceFullTier, APlantedWritePastTheOutputReducesAsAMemoryError) {
   const support::ScratchDir scratch("reduce-memory-error-test");
   const std::map<std::string, std::string> plant = {
       {"PYTHONPATH", (kSource / "tests/fixtures/sanitizer/plant_past_end").string()}};
@@ -255,7 +256,7 @@ std::vector<std::string> DivergenceArguments(const fs::path &scratch, const std:
   return arguments;
 }
 
-TEST(ReduceTest, AGccOnlyConstexprOnARealTuReducesAsACompilerDivergence) {
+TEST(ReduceFullTier, AGccOnlyConstexprOnARealTuReducesAsACompilerDivergence) {
   const support::ScratchDir scratch("reduce-divergence");
   auto arguments =
       DivergenceArguments(scratch.path(), "gcc_constexpr_causal_1",
@@ -295,6 +296,10 @@ TEST(ReduceTest, ArgumentOrderOnARealTuReducesAsARuntimeDivergence) {
   std::stringstream reduced;
   reduced << std::ifstream(scratch / "out" / "reduced.cpp").rdbuf();
   EXPECT_NE(reduced.str().find("x0_probe++"), std::string::npos) << reduced.str();
+  // repro.sh, run alone, builds the reduced TU with both compilers and exits 1: they differ.
+  const auto repro = support::RunCommand({"/bin/sh", (scratch / "out" / "repro.sh").string()}, {},
+                                         std::chrono::seconds(300));
+  EXPECT_EQ(repro.status.exit_code, 1) << repro.output;
 }
 
 } // namespace

@@ -45,6 +45,9 @@ protected:
   std::string pinned_, older_;
 };
 
+// `scripts/test --full` only (tests/CMakeLists.txt).
+class ReleasesFullTier : public ReleasesTest {};
+
 TEST_F(ReleasesTest, APlantedRegressionIsClassifiedAndAnUnchangedCaseIsSame) {
   const support::ScratchDir scratch("releases-compare");
   const auto run = RunInductorFuzz({"compare", "--baseline-torch", older_, "--candidate-torch",
@@ -102,7 +105,7 @@ TEST_F(ReleasesTest, BisectNamesTheReleaseThatBroughtTheFailure) {
 
 // A regression is reduced with "passes on the baseline, fails on the candidate" as the test,
 // and its script says so and is run on both.
-TEST_F(ReleasesTest, ARegressionReducesToAScriptThatNamesBothReleases) {
+TEST_F(ReleasesFullTier, ARegressionReducesToAScriptThatNamesBothReleases) {
   const support::ScratchDir scratch("releases-reduce");
   // One case pass and one source pass keep the test to minutes (the source reducer is tested
   // on its own); the whole order is the default.
