@@ -172,6 +172,16 @@ TEST_F(MatrixTest, MissingLibtorchSymbolIsALoadErrorWithTheDemangledName) {
               std::string::npos)
         << build.load_error;
   }
+  // The oracle: one load-error finding per compiler, signed by the demangled symbol.
+  const auto findings = matrix::LoadErrorFindings(matrix[0]);
+  ASSERT_EQ(findings.size(), 2u);
+  for (const auto &finding : findings) {
+    EXPECT_EQ(finding.kind, corpus::FindingKind::kLoadError);
+    EXPECT_NE(corpus::Signature(finding).find("|symbol=undefined symbol: long double const* "
+                                              "at::TensorBase::const_data_ptr<long double>()"),
+              std::string::npos)
+        << corpus::Signature(finding);
+  }
 }
 
 TEST_F(MatrixTest, OppositeCxx11AbiIsExplainedInsteadOfLoaded) {
