@@ -41,9 +41,9 @@ constexpr std::array kStatuses = {
     StatusEntry{CaseStatus::kInvalidCase, "invalid-case"},
 };
 
-// How each fact is normalised before it enters a signature. Facts not named here are
-// enumerations the producer already chose (an API, a field list, compiler names).
-std::string Normalise(const std::string &key, const std::string &value) {
+} // namespace
+
+std::string NormaliseFact(const std::string &key, const std::string &value) {
   if (key == "message" || key == "error" || key == "symbol" || key == "abort" || key == "statement")
     return MessageTemplate(value);
   if (key == "name" || key == "type" || key == "previous_type" || key == "kernel")
@@ -54,8 +54,6 @@ std::string Normalise(const std::string &key, const std::string &value) {
   }
   return value;
 }
-
-} // namespace
 
 std::string_view KindName(FindingKind kind) {
   for (const auto &entry : kKinds)
@@ -183,7 +181,7 @@ std::string Signature(const Finding &finding) {
     else if (memory && key == "abort")
       signature += fmt::format("|abort={}", kMemoryCorruptionAbort);
     else
-      signature += fmt::format("|{}={}", key, Normalise(key, value));
+      signature += fmt::format("|{}={}", key, NormaliseFact(key, value));
   }
   return signature;
 }
@@ -228,7 +226,7 @@ Finding FindingFromJson(const nlohmann::json &json) {
   if (!parsed)
     throw FormatError(fmt::format("field 'kind' is '{}', which is not a finding kind", kind));
   finding.kind = *parsed;
-  const std::string stored_signature = reader.String("signature");
+  reader.String("signature");
   reader.String("signature_id");
   const auto &essence = reader.Required("essence");
   if (!essence.is_array())
@@ -260,11 +258,8 @@ Finding FindingFromJson(const nlohmann::json &json) {
   finding.detail = reader.Required("detail");
   finding.provenance = reader.Required("provenance");
   reader.RejectUnknown();
-  if (Signature(finding) != stored_signature)
-    throw FormatError(fmt::format("the stored signature '{}' is not what its essence gives ('{}'); "
-                                  "the finding was written by another signature version: re-run "
-                                  "its case",
-                                  stored_signature, Signature(finding)));
+  // A signature an older normaliser wrote is not refused: the essence is the record, and the
+  // signature is re-made from it (FindingStore::Migrate moves the folder it names).
   return finding;
 }
 

@@ -77,6 +77,9 @@ std::string Signature(const Finding &finding);
 // A short, file-name-safe name for a signature: its SHA-256, first 16 hex digits.
 std::string SignatureId(const std::string &signature);
 
+// How each fact is normalised before it enters a signature, by the fact's name. Facts not named
+// in docs/signature.md are enumerations the producer already chose (an API, compiler names).
+std::string NormaliseFact(const std::string &key, const std::string &value);
 // Normalisers the signature applies, by fact name (also used to show templates to people).
 // Generated names reduced to their shape: digits become <N> (tmp_acc0_arr -> tmp_acc<N>_arr).
 std::string NameShape(const std::string &name);
@@ -93,8 +96,13 @@ bool IsHeapCorruptionAbort(std::string_view message); // glibc's malloc_printerr
 bool IsMemoryCorruptionCrash(std::string_view signal, std::string_view abort);
 
 inline constexpr int kFindingFormatVersion = 1;
+// The version of Signature()'s normalisation. A corpus names the version its folders were
+// written by (corpus.json); one written by an older version is re-signed when it is opened.
+// 1: every corpus before corpus.json existed; 2: the bug level (corpus/bug_key.h) beside it.
+inline constexpr int kSignatureVersion = 2;
 nlohmann::json FindingToJson(const Finding &finding);
-// Validating reader: throws FormatError naming the field.
+// Validating reader: throws FormatError naming the field. The signature is re-made from the
+// essence, whatever version wrote the stored one.
 Finding FindingFromJson(const nlohmann::json &json);
 
 } // namespace corpus

@@ -29,7 +29,9 @@ json HitToJson(const Hit &hit) {
           {"index", hit.index ? json(*hit.index) : json()},
           {"time", hit.time},
           {"case_size", hit.case_size},
-          {"provenance", hit.provenance}};
+          {"provenance", hit.provenance},
+          {"same_bug_as", hit.same_bug_as},
+          {"evidence", hit.evidence}};
 }
 
 std::optional<std::uint64_t> OptionalCount(FieldReader &reader, const std::string &key) {
@@ -41,8 +43,11 @@ std::optional<std::uint64_t> OptionalCount(FieldReader &reader, const std::strin
 
 Hit HitFromJson(const json &document) {
   FieldReader reader(document, "", "the hit");
-  if (reader.Integer("format_version", 0) != kFindingStoreFormatVersion)
-    throw FormatError("the hit has another format_version; re-run the campaign that wrote it");
+  const auto version = reader.Integer("format_version", 0);
+  if (version < 1 || version > kFindingStoreFormatVersion)
+    throw FormatError(fmt::format("the hit has format_version {}; this build reads 1 to {}: "
+                                  "a newer inductor-fuzz wrote it",
+                                  version, kFindingStoreFormatVersion));
   Hit hit;
   hit.id = reader.String("id");
   hit.case_name = reader.String("case_name");
@@ -51,6 +56,12 @@ Hit HitFromJson(const json &document) {
   hit.time = reader.String("time");
   hit.case_size = static_cast<std::uint64_t>(reader.Integer("case_size", 0));
   hit.provenance = reader.Required("provenance");
+  if (version >= 2) {
+    for (const auto &id : reader.Required("same_bug_as"))
+      if (id.is_string())
+        hit.same_bug_as.push_back(id.get<std::string>());
+    hit.evidence = reader.Required("evidence");
+  }
   reader.RejectUnknown();
   return hit;
 }
@@ -174,6 +185,63 @@ FindingStore::FindingStore(fs::path root) : root_(std::move(root)) {
   for (const auto &entry : fs::directory_iterator(Staging(), error))
     if (fs::last_write_time(entry.path(), error) < stale)
       fs::remove_all(entry.path(), error);
+  int version = 1; // a corpus without corpus.json was written before it existed
+  if (fs::exists(MetadataFile())) {
+    const json metadata =
+        ReadJsonDocument(MetadataFile(), "corpus metadata", "the corpus is damaged");
+    version = metadata.value("signature_version", 0);
+    if (version > kSignatureVersion)
+      throw fuzzer::support::InputError(fmt::format(
+          "{} was written by a newer inductor-fuzz (signature version {}; this build has {}): "
+          "use that version or a newer one",
+          root_.string(), version, kSignatureVersion));
+  }
+  if (version < kSignatureVersion) {
+    migration_ = Migrate();
+    migration_.from_signature_version = version;
+  }
+}
+
+MigrationReport FindingStore::Migrate() {
+  MigrationReport report;
+  std::vector<fs::directory_entry> folders; // listed first: merging adds folders
+  for (const auto &entry : fs::directory_iterator(FindingsDir()))
+    if (entry.is_directory() && entry.path().filename().string().front() != '.')
+      folders.push_back(entry);
+  std::sort(folders.begin(), folders.end());
+  for (const auto &entry : folders) {
+    ++report.folders;
+    const StoredFinding stored = ReadFinding(entry.path());
+    report.hits += stored.hits.size();
+    const json written =
+        ReadJsonDocument(entry.path() / "finding.json", "finding", "the corpus is damaged");
+    if (stored.id == StoredFindingId(stored.finding)) {
+      if (written.value("signature", "") != stored.signature) {
+        fuzzer::support::WriteFileAtomically(entry.path() / "finding.json",
+                                             FindingToJson(stored.finding).dump(2) + "\n");
+        ++report.resigned;
+      }
+      continue;
+    }
+    // Its signature names another folder now: everything it holds moves there, then it goes.
+    Absorb(stored);
+    const fs::path target = FindingsDir() / StoredFindingId(stored.finding);
+    for (const auto &baseline : fs::directory_iterator(entry.path()))
+      if (baseline.path().filename().string().starts_with("baseline-") &&
+          !fs::exists(target / baseline.path().filename()))
+        fs::copy_file(baseline.path(), target / baseline.path().filename());
+    const fs::path retired = Staging() / UniqueName("migrated-" + stored.id);
+    fs::rename(entry.path(), retired);
+    std::error_code error;
+    fs::remove_all(retired, error);
+    ++report.moved;
+  }
+  fuzzer::support::WriteFileAtomically(
+      MetadataFile(),
+      json{{"format_version", kFindingStoreFormatVersion}, {"signature_version", kSignatureVersion}}
+              .dump(2) +
+          "\n");
+  return report;
 }
 
 fs::path FindingStore::Staging() const { return root_ / ".staging"; }
@@ -252,11 +320,8 @@ StoredFinding FindingStore::ReadFinding(const fs::path &folder) const {
   } catch (const FormatError &error) {
     throw FormatError(fmt::format("{}: {}", (folder / "finding.json").string(), error.what()));
   }
+  // A folder named by an older signature is read as it is; Migrate moves it where it belongs.
   stored.signature = Signature(stored.finding);
-  if (StoredFindingId(stored.finding) != stored.id)
-    throw FormatError(fmt::format("{} holds a finding whose signature belongs in {}; the folder "
-                                  "was renamed or edited",
-                                  folder.string(), StoredFindingId(stored.finding)));
   std::error_code error;
   for (const auto &entry : fs::directory_iterator(folder / "hits", error)) {
     if (entry.path().extension() != ".json" || entry.path().filename().string().front() == '.')
@@ -318,6 +383,38 @@ StoredFinding FindingStore::Load(const std::string &id_or_prefix) const {
   return ReadFinding(matches.front());
 }
 
+std::size_t FindingStore::Absorb(const StoredFinding &source) {
+  const fs::path folder = FindingsDir() / StoredFindingId(source.finding);
+  std::set<std::string> known;
+  if (fs::exists(folder / "finding.json"))
+    for (const auto &hit : ReadFinding(folder).hits)
+      known.insert(hit.id);
+  std::size_t added = 0;
+  for (const auto &hit : source.hits) {
+    if (known.contains(hit.id))
+      continue;
+    const bool has_record = !source.smallest.empty() && source.smallest.filename() == hit.id;
+    Record(source.finding, hit, [&](const fs::path &record_dir) {
+      if (has_record)
+        fs::copy(source.smallest, record_dir, fs::copy_options::recursive);
+    });
+    ++added;
+  }
+  // A record copied for a hit that was not the smallest there is dropped by KeepSmallest; a
+  // smallest whose hit was already known is copied here.
+  if (!source.smallest.empty() && !fs::exists(folder / "records" / source.smallest.filename())) {
+    const Hit *hit = nullptr;
+    for (const auto &h : source.hits)
+      if (h.id == source.smallest.filename().string())
+        hit = &h;
+    if (hit)
+      KeepSmallest(folder, *hit, [&](const fs::path &record_dir) {
+        fs::copy(source.smallest, record_dir, fs::copy_options::recursive);
+      });
+  }
+  return added;
+}
+
 std::size_t FindingStore::MergeFrom(const fs::path &other_root) {
   if (!fs::is_directory(other_root / "findings"))
     throw fuzzer::support::InputError(fmt::format(
@@ -325,35 +422,8 @@ std::size_t FindingStore::MergeFrom(const fs::path &other_root) {
         other_root.string()));
   const FindingStore other(other_root);
   std::size_t added = 0;
-  for (const auto &source : other.List()) {
-    const fs::path folder = FindingsDir() / source.id;
-    std::set<std::string> known;
-    if (fs::exists(folder / "finding.json"))
-      for (const auto &hit : ReadFinding(folder).hits)
-        known.insert(hit.id);
-    for (const auto &hit : source.hits) {
-      if (known.contains(hit.id))
-        continue;
-      const bool has_record = !source.smallest.empty() && source.smallest.filename() == hit.id;
-      Record(source.finding, hit, [&](const fs::path &record_dir) {
-        if (has_record)
-          fs::copy(source.smallest, record_dir, fs::copy_options::recursive);
-      });
-      ++added;
-    }
-    // A record copied for a hit that was not the smallest there is dropped by KeepSmallest; a
-    // smallest whose hit was already known is copied here.
-    if (!source.smallest.empty() && !fs::exists(folder / "records" / source.smallest.filename())) {
-      const Hit *hit = nullptr;
-      for (const auto &h : source.hits)
-        if (h.id == source.smallest.filename().string())
-          hit = &h;
-      if (hit)
-        KeepSmallest(folder, *hit, [&](const fs::path &record_dir) {
-          fs::copy(source.smallest, record_dir, fs::copy_options::recursive);
-        });
-    }
-  }
+  for (const auto &source : other.List())
+    added += Absorb(source);
   return added;
 }
 

@@ -28,7 +28,9 @@ namespace corpus {
 // shards writing one corpus (or a merge) never lose a hit and never read a half-written file.
 // A hit is keyed by its case (seed and index, or the case's hash): the same case found twice
 // is one hit.
-inline constexpr int kFindingStoreFormatVersion = 1;
+// Version 2 added a hit's same_bug_as and evidence; version 1 hits are read as they are. The
+// corpus's own corpus.json names the signature version its folders were written by.
+inline constexpr int kFindingStoreFormatVersion = 2;
 
 struct Hit {
   std::string id;        // file-name safe; see HitId
@@ -37,6 +39,10 @@ struct Hit {
   std::string time;            // UTC, ISO 8601
   std::uint64_t case_size = 0; // bytes of the case's JSON: the smallest case is kept
   nlohmann::json provenance = nlohmann::json::object(); // tool, torch, compilers, command line
+  // Other findings (stored ids) this case showed to be the same cause (corpus/bug_key.h), and
+  // what other detectors saw of it in this case (a crash its sanitizer rerun explains).
+  std::vector<std::string> same_bug_as;
+  nlohmann::json evidence = nlohmann::json::array();
   bool operator==(const Hit &) const = default;
 };
 
@@ -66,13 +72,29 @@ struct StoredFinding {
 
 enum class StoreOutcome { kNew, kKnown };
 
+// What opening (or `corpus migrate`) did to a corpus an older version wrote.
+struct MigrationReport {
+  int from_signature_version = 0; // 0: the corpus was already current
+  std::size_t folders = 0;        // finding folders read
+  std::size_t resigned = 0;       // finding.json rewritten with the signature its essence gives
+  std::size_t moved = 0;          // folders whose signature now names another folder, merged in
+  std::size_t hits = 0;           // hits kept, over every folder
+};
+
 // Writes a hit's run record into the folder it is given (which exists and is empty).
 using RecordWriter = std::function<void(const std::filesystem::path &record_dir)>;
 
 class FindingStore {
 public:
-  // Opens (and makes) the corpus at `root`.
+  // Opens (and makes) the corpus at `root`. A corpus an older signature version wrote is
+  // migrated first (Migrate), so that no caller ever sees a stale signature.
   explicit FindingStore(std::filesystem::path root);
+
+  // Re-signs every finding with this build's signature: a folder whose signature changed is
+  // merged into the folder its signature names now, keeping every hit, record and baseline.
+  // Idempotent; corpus.json records the version afterwards.
+  MigrationReport Migrate();
+  const MigrationReport &migration() const { return migration_; }
 
   const std::filesystem::path &root() const { return root_; }
 
@@ -92,12 +114,16 @@ public:
 
 private:
   std::filesystem::path FindingsDir() const { return root_ / "findings"; }
+  std::filesystem::path MetadataFile() const { return root_ / "corpus.json"; }
+  // Every hit, record and baseline of `source` this corpus lacks; how many hits were added.
+  std::size_t Absorb(const StoredFinding &source);
   std::filesystem::path Staging() const;
   StoredFinding ReadFinding(const std::filesystem::path &folder) const;
   void KeepSmallest(const std::filesystem::path &folder, const Hit &hit,
                     const RecordWriter &write_record);
 
   std::filesystem::path root_;
+  MigrationReport migration_;
 };
 
 } // namespace corpus

@@ -2,6 +2,7 @@
 
 #include "fuzzer/campaign/case_pipeline.h"
 
+#include "corpus/bug_key.h"
 #include "corpus/finding_store.h"
 #include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
@@ -73,6 +74,16 @@ public:
 
   CampaignStats Run() {
     started_ = Clock::now();
+    for (const auto &stored : store_.List()) {
+      stats_.grouper.Add(stored.id, corpus::BugKey(stored.finding));
+      stats_.stored_before.insert(stored.id);
+      if (const auto *known = KnownIssueOf(stored.signature, stats_.grouper.KeyOf(stored.id)))
+        stats_.known_issue_of[stored.id] = known->id;
+    }
+    for (const auto &stored : store_.List())
+      for (const auto &hit : stored.hits)
+        for (const auto &other : hit.same_bug_as)
+          stats_.grouper.Join(stored.id, other);
     for (const auto &[index, entry] : journal_.Entries())
       stats_.resumed_cases += options_.shard.Owns(index);
     std::vector<std::unique_ptr<Slot>> slots;
@@ -126,6 +137,13 @@ private:
             .shard = options_.shard,
             .policy_sha256 = options_.policy.Sha256(),
             .generator_version = generate::kGeneratorVersion};
+  }
+
+  const corpus::KnownIssue *KnownIssueOf(const std::string &signature,
+                                         const std::string &key) const {
+    if (const auto *known = options_.known_issues.Match(signature))
+      return known;
+    return options_.known_issues.Match(key);
   }
 
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
@@ -185,12 +203,24 @@ private:
         }
         worker::ClearSanitizerReports(slot.scratch / "sanitizer");
       }
+      nlohmann::json evidence = json::array(); // what the memory errors of this case explain
       if (options_.sanitize_crashes && outcome.finding &&
           outcome.finding->kind == corpus::FindingKind::kCrash && !slot.killed_for_memory) {
-        for (auto &error : worker::RerunWithSanitizers(
-                 c, *options_.sanitize_crashes, paths_.worker_executable, paths_.venv,
-                 case_dir / "sanitized",
-                 std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout)))
+        auto errors = worker::RerunWithSanitizers(
+            c, *options_.sanitize_crashes, paths_.worker_executable, paths_.venv,
+            case_dir / "sanitized",
+            std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
+        // The sanitizers named the error the crash was: one bug, the crash its evidence. A
+        // crash signature is the same for every heap corruption, so it never joins two bugs.
+        if (!errors.empty() && !findings.empty() &&
+            findings.front().kind == corpus::FindingKind::kCrash) {
+          evidence.push_back({{"detector", "worker"},
+                              {"kind", "crash"},
+                              {"signature", corpus::Signature(findings.front())},
+                              {"summary", findings.front().summary}});
+          findings.erase(findings.begin());
+        }
+        for (auto &error : errors)
           findings.push_back(std::move(error));
         std::lock_guard lock(mutex_);
         ++stats_.sanitized_reruns;
@@ -203,6 +233,7 @@ private:
               .index = *index,
               .outcome = std::move(outcome),
               .findings = std::move(findings),
+              .evidence = std::move(evidence),
               .case_dir = case_dir,
               .matrix = std::move(matrix),
               .resident = resident,
@@ -218,6 +249,7 @@ private:
     std::uint64_t index = 0;
     worker::CaseOutcome outcome;
     std::vector<corpus::Finding> findings;
+    nlohmann::json evidence = nlohmann::json::array(); // a crash the memory errors explain
     fs::path case_dir;
     std::optional<corpus::MatrixRecord> matrix;
     std::size_t resident = 0;
@@ -248,8 +280,7 @@ private:
       ran_changed_.notify_all();
       if (options_.static_analysis)
         AnalyseCapturedTus(analyzer_, ran.outcome, ran.case_dir, ran.findings);
-      Finish(ran.c, ran.index, ran.outcome, ran.findings, ran.case_dir, ran.matrix, ran.resident,
-             ran.seconds);
+      Finish(ran);
       std::error_code error;
       fs::remove_all(ran.case_dir, error);
     }
@@ -273,20 +304,25 @@ private:
     return std::move(run.record);
   }
 
-  void Finish(const corpus::Case &c, std::uint64_t index, const worker::CaseOutcome &outcome,
-              const std::vector<corpus::Finding> &findings, const fs::path &case_dir,
-              const std::optional<corpus::MatrixRecord> &matrix, std::size_t resident,
-              double seconds) {
-    JournalEntry entry{.index = index,
+  void Finish(const RanCase &ran) {
+    const corpus::Case &c = ran.c;
+    const worker::CaseOutcome &outcome = ran.outcome;
+    const auto &findings = ran.findings;
+    JournalEntry entry{.index = ran.index,
                        .status = std::string(outcome.Status()),
                        .findings = json::array(),
-                       .seconds = seconds};
+                       .seconds = ran.seconds};
+    std::vector<std::string> ids;
+    for (const corpus::Finding &finding : findings)
+      ids.push_back(corpus::StoredFindingId(finding));
     std::vector<FindingEvent> events;
-    for (const corpus::Finding &finding : findings) {
+    std::vector<std::vector<std::string>> joined(findings.size());
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+      const corpus::Finding &finding = findings[i];
       json compilers = json::array();
       for (const auto &build : outcome.result.value("builds", json::array()))
         compilers.push_back(build.value("compiler", json::object()).value("version", ""));
-      if (matrix)
+      if (ran.matrix)
         for (const auto &compiler : options_.compilers)
           compilers.push_back(compiler.version);
       const json provenance = {{"tool_version", support::ToolVersion()},
@@ -294,22 +330,30 @@ private:
                                {"command_line", options_.command_line},
                                {"compilers", compilers},
                                {"seed", options_.seed},
-                               {"index", index}};
-      const corpus::Hit hit = corpus::MakeHit(c, provenance, corpus::UtcNow());
+                               {"index", ran.index}};
+      corpus::Hit hit = corpus::MakeHit(c, provenance, corpus::UtcNow());
+      for (std::size_t j = 0; j < findings.size(); ++j)
+        if (j != i && ids[j] != ids[i] && corpus::SameCauseInOneCase(finding, findings[j]))
+          hit.same_bug_as.push_back(ids[j]);
+      if (finding.kind == corpus::FindingKind::kMemoryError)
+        hit.evidence = ran.evidence;
+      joined[i] = hit.same_bug_as;
       const auto stored = store_.Record(finding, hit, [&](const fs::path &record_dir) {
-        WriteRecord(record_dir, c, outcome, case_dir, provenance);
-        if (matrix)
-          corpus::WriteMatrixRecord(record_dir / "matrix.json", *matrix);
+        WriteRecord(record_dir, c, outcome, ran.case_dir, provenance);
+        if (ran.matrix)
+          corpus::WriteMatrixRecord(record_dir / "matrix.json", *ran.matrix);
       });
-      FindingEvent event{.id = corpus::StoredFindingId(finding),
+      FindingEvent event{.id = ids[i],
                          .kind = std::string(corpus::KindName(finding.kind)),
                          .signature = corpus::Signature(finding),
+                         .key = corpus::BugKey(finding),
                          .is_new = stored == corpus::StoreOutcome::kNew};
-      if (const auto *known = options_.known_issues.Match(event.signature))
+      if (const auto *known = KnownIssueOf(event.signature, event.key))
         event.known_issue = known->id;
       entry.findings.push_back({{"id", event.id},
                                 {"kind", event.kind},
                                 {"signature", event.signature},
+                                {"key", event.key},
                                 {"new", event.is_new},
                                 {"known_issue", event.known_issue}});
       events.push_back(event);
@@ -318,16 +362,27 @@ private:
     std::lock_guard lock(mutex_);
     ++stats_.cases;
     ++stats_.by_status[entry.status];
-    for (const auto &event : events) {
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const FindingEvent &event = events[i];
       ++(event.Reportable() ? stats_.new_by_kind : stats_.known_by_kind)[event.kind];
       auto [it, inserted] = stats_.signatures.emplace(event.id, event);
       if (!inserted)
         it->second.is_new = it->second.is_new || event.is_new;
+      stats_.grouper.Add(event.id, event.key);
+      for (const auto &other : joined[i])
+        stats_.grouper.Join(event.id, other);
+      if (!event.known_issue.empty())
+        stats_.known_issue_of.emplace(event.id, event.known_issue);
+      stats_.hits_of[event.id].push_back(
+          {{"seed", options_.seed}, {"index", ran.index}, {"case", c.name}});
+      for (const auto &seen : ran.evidence)
+        if (event.kind == "memory-error")
+          stats_.evidence_of[event.id].insert(seen.value("detector", ""));
     }
     stats_.timeline.emplace_back(Elapsed(), stats_.signatures.size());
     stats_.case_timeline.emplace_back(Elapsed(), stats_.cases);
-    if (resident > 0)
-      stats_.worker_resident.emplace_back(stats_.cases, resident);
+    if (ran.resident > 0)
+      stats_.worker_resident.emplace_back(stats_.cases, ran.resident);
   }
 
   void WriteRecord(const fs::path &dir, const corpus::Case &c, const worker::CaseOutcome &outcome,
@@ -388,12 +443,18 @@ private:
 
   std::string StatusLine() const {
     const double elapsed = Elapsed();
+    std::map<std::string, std::uint64_t> new_kinds;
+    std::uint64_t known = 0, bugs = 0;
+    for (const auto &bug : stats_.Bugs()) {
+      ++bugs;
+      if (bug.is_new)
+        ++new_kinds[bug.kind];
+      else
+        ++known;
+    }
     std::string kinds;
-    for (const auto &[kind, count] : stats_.new_by_kind)
+    for (const auto &[kind, count] : new_kinds)
       kinds += fmt::format(" {}:{}", kind, count);
-    std::uint64_t known = 0;
-    for (const auto &[kind, count] : stats_.known_by_kind)
-      known += count;
     std::string left;
     if (options_.time_limit)
       left =
@@ -403,12 +464,12 @@ private:
     if (stats_.matrix_cases > 0)
       matrix = fmt::format(", matrix on {} case(s) ({}/{} builds cached)", stats_.matrix_cases,
                            stats_.build_cache_hits, stats_.matrix_builds);
-    return fmt::format("fuzz: {} case(s) in {:.0f} s ({:.1f}/min), {} invalid, findings new{}{} "
-                       "known {}, {} signature(s), {} worker restart(s){}{}",
+    return fmt::format("fuzz: {} case(s) in {:.0f} s ({:.1f}/min), {} invalid, new bugs{}{} "
+                       "known {}, {} bug(s) from {} signature(s), {} worker restart(s){}{}",
                        stats_.cases, elapsed, elapsed > 0 ? stats_.cases * 60.0 / elapsed : 0.0,
                        stats_.by_status.count("invalid-case") ? stats_.by_status.at("invalid-case")
                                                               : 0,
-                       kinds.empty() ? " 0" : "", kinds, known, stats_.signatures.size(),
+                       kinds.empty() ? " 0" : "", kinds, known, bugs, stats_.signatures.size(),
                        stats_.worker_restarts, matrix, left);
   }
 
@@ -443,6 +504,51 @@ std::uint64_t CampaignStats::NewFindings() const {
   return total;
 }
 
+std::vector<CampaignBug> CampaignStats::Bugs() const {
+  std::vector<CampaignBug> bugs;
+  for (const auto &[root, members] : grouper.Groups()) {
+    CampaignBug bug;
+    std::vector<std::string> keys;
+    bool hit_here = false, stored_before_here = false;
+    for (const auto &member : members) {
+      keys.push_back(grouper.KeyOf(member));
+      bug.signatures.push_back(member);
+      stored_before_here = stored_before_here || stored_before.contains(member);
+      if (const auto known = known_issue_of.find(member);
+          known != known_issue_of.end() && bug.known_issue.empty())
+        bug.known_issue = known->second;
+      if (const auto event = signatures.find(member); event != signatures.end()) {
+        if (!hit_here)
+          bug.kind = event->second.kind;
+        hit_here = true;
+        bug.detectors.insert(std::string(corpus::DetectorOf(
+            corpus::KindFromName(event->second.kind).value_or(corpus::FindingKind::kException))));
+      }
+      if (const auto hits = hits_of.find(member); hits != hits_of.end())
+        bug.hits.insert(bug.hits.end(), hits->second.begin(), hits->second.end());
+      if (const auto seen = evidence_of.find(member); seen != evidence_of.end())
+        bug.detectors.insert(seen->second.begin(), seen->second.end());
+    }
+    if (!hit_here)
+      continue;
+    std::sort(keys.begin(), keys.end());
+    bug.key = keys.front();
+    bug.id = corpus::BugId(keys);
+    bug.is_new = !stored_before_here && bug.known_issue.empty();
+    bugs.push_back(std::move(bug));
+  }
+  std::sort(bugs.begin(), bugs.end(),
+            [](const CampaignBug &a, const CampaignBug &b) { return a.id < b.id; });
+  return bugs;
+}
+
+std::uint64_t CampaignStats::NewBugs() const {
+  std::uint64_t count = 0;
+  for (const auto &bug : Bugs())
+    count += bug.is_new;
+  return count;
+}
+
 CampaignStats RunCampaign(const CampaignOptions &options, const support::ToolPaths &paths,
                           const std::atomic<bool> &stop, const ProgressLine &progress) {
   if (!options.time_limit && !options.cases)
@@ -460,11 +566,24 @@ json StatsToJson(const CampaignStats &stats) {
     signatures.push_back({{"id", id},
                           {"kind", event.kind},
                           {"signature", event.signature},
+                          {"key", event.key},
                           {"new", event.Reportable()},
                           {"first_seen_here", event.is_new},
                           {"known_issue", event.known_issue}});
+  json bugs = json::array();
+  for (const auto &bug : stats.Bugs())
+    bugs.push_back({{"id", bug.id},
+                    {"key", bug.key},
+                    {"kind", bug.kind},
+                    {"new", bug.is_new},
+                    {"known_issue", bug.known_issue},
+                    {"signatures", bug.signatures},
+                    {"detectors", bug.detectors},
+                    {"hits", bug.hits}});
   return {{"cases", stats.cases},
           {"by_status", stats.by_status},
+          {"new_bugs", stats.NewBugs()},
+          {"bugs", bugs},
           {"new_by_kind", stats.new_by_kind},
           {"known_by_kind", stats.known_by_kind},
           {"new_findings", stats.NewFindings()},

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "corpus/bugs.h"
 #include "corpus/known_issues.h"
 #include "fuzzer/campaign/journal.h"
 #include "fuzzer/generate/policy.h"
@@ -16,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,9 +58,23 @@ struct FindingEvent {
   std::string id;
   std::string kind;
   std::string signature;
+  std::string key;         // its bug key (corpus/bug_key.h)
   bool is_new = false;     // first seen in this corpus by this campaign
-  std::string known_issue; // the matching known issue's id, if any
+  std::string known_issue; // the matching known issue's id (by signature or key), if any
   bool Reportable() const { return is_new && known_issue.empty(); }
+};
+
+// A bug this campaign hit: its signatures grouped (corpus/bugs.h), with the cases that hit it
+// here. New when none of its signatures was in the corpus before and no known issue names it.
+struct CampaignBug {
+  std::string id;
+  std::string key;
+  std::string kind;                    // of its first signature
+  std::vector<std::string> signatures; // stored finding ids, also those stored before
+  std::set<std::string> detectors;
+  bool is_new = false;
+  std::string known_issue;
+  std::vector<nlohmann::json> hits; // {seed, index, case} of this campaign's cases
 };
 
 struct CampaignStats {
@@ -67,6 +83,13 @@ struct CampaignStats {
   std::map<std::string, std::uint64_t> new_by_kind;   // findings new to the corpus
   std::map<std::string, std::uint64_t> known_by_kind; // seen before or a known issue
   std::map<std::string, FindingEvent> signatures;     // distinct signatures hit, by id
+  // Every signature of the corpus, before and during the campaign, grouped into bugs; which were
+  // there before; the known issue of each (by signature or key); this campaign's hits of each.
+  corpus::BugGrouper grouper;
+  std::set<std::string> stored_before;
+  std::map<std::string, std::string> known_issue_of;
+  std::map<std::string, std::vector<nlohmann::json>> hits_of;
+  std::map<std::string, std::set<std::string>> evidence_of; // detectors beyond the kind's own
   std::uint64_t worker_restarts = 0;
   std::uint64_t sanitized_reruns = 0; // crashes run again with the sanitizers
   std::uint64_t resumed_cases = 0;    // skipped because the journal had them
@@ -80,6 +103,8 @@ struct CampaignStats {
   std::vector<std::pair<double, std::uint64_t>> timeline;      // (seconds, distinct signatures)
   std::vector<std::pair<double, std::uint64_t>> case_timeline; // (seconds, cases)
   std::uint64_t NewFindings() const;
+  std::vector<CampaignBug> Bugs() const; // the bugs this campaign hit, by id
+  std::uint64_t NewBugs() const;
   bool interrupted = false;
 };
 

@@ -1,5 +1,8 @@
 #include "fuzzer/campaign/replay.h"
 
+#include "corpus/bug_key.h"
+#include "corpus/bugs.h"
+
 #include "fuzzer/campaign/case_pipeline.h"
 #include "fuzzer/matrix/build_cache.h"
 #include "fuzzer/support/errors.h"
@@ -11,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace fuzzer::campaign {
 
@@ -73,8 +77,15 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
   matrix::BuildCache cache(options.corpus / ".cache" / "builds");
   std::vector<ReplayResult> results;
   std::size_t index = 0;
-  for (const auto &finding : store.List()) {
-    ReplayResult result{.id = finding.id, .signature = finding.signature};
+  const auto stored = store.List();
+  std::map<std::string, const corpus::Bug *> bug_of;
+  const auto bugs = corpus::GroupIntoBugs(stored);
+  for (const auto &bug : bugs)
+    for (const auto &member : bug.members)
+      bug_of[member.id] = &bug;
+  for (const auto &finding : stored) {
+    const corpus::Bug &bug = *bug_of.at(finding.id);
+    ReplayResult result{.id = finding.id, .bug = bug.id, .signature = finding.signature};
     const auto case_file = finding.smallest / "case.json";
     const auto kind = finding.finding.kind;
     if (finding.smallest.empty() || !std::filesystem::exists(case_file)) {
@@ -100,12 +111,19 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
     // Judged against the findings of the stored one's kind: a crash of the case is not a
     // verdict on its static conflict.
     std::vector<std::string> same_kind;
+    std::string same_bug;
     for (const auto &now : findings)
-      if (now.kind == kind || (!IsStatic(kind) && !IsMatrix(kind)))
+      if (now.kind == kind || (!IsStatic(kind) && !IsMatrix(kind))) {
         same_kind.push_back(corpus::Signature(now));
+        if (std::binary_search(bug.keys.begin(), bug.keys.end(), corpus::BugKey(now)))
+          same_bug = same_kind.back();
+      }
     if (std::find(same_kind.begin(), same_kind.end(), finding.signature) != same_kind.end()) {
       result.verdict = ReplayVerdict::kStillFailing;
       result.now = "same signature";
+    } else if (!same_bug.empty()) {
+      result.verdict = ReplayVerdict::kStillFailing;
+      result.now = "same bug, as " + same_bug;
     } else if (same_kind.empty()) {
       result.verdict = ReplayVerdict::kFixed;
       result.now = std::string(outcome.Status());

@@ -17,6 +17,7 @@ std::string_view ReplayVerdictName(ReplayVerdict verdict);
 
 struct ReplayResult {
   std::string id;
+  std::string bug;       // the bug it belongs to (corpus/bugs.h)
   std::string signature; // as stored
   ReplayVerdict verdict = ReplayVerdict::kNoCase;
   std::string now; // the status, and the signature when it fails differently
@@ -32,7 +33,8 @@ struct ReplayOptions {
 // Reruns every stored finding's smallest case through the stage that found it, on today's torch
 // and compilers: the worker's oracles, `check` on the captured TUs for static findings, the
 // compiler matrix and runtime differential for matrix findings. Fix verification after a torch
-// or compiler upgrade.
+// or compiler upgrade. A case that fails with another signature of the same bug (a reworded
+// message, the same cause in another kernel) is still failing.
 std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
                                        const support::ToolPaths &paths,
                                        const std::function<void(const ReplayResult &)> &each);

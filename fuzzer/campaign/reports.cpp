@@ -1,5 +1,6 @@
 #include "fuzzer/campaign/reports.h"
 
+#include "corpus/bug_key.h"
 #include "corpus/run_record.h"
 #include "fuzzer/support/text_file.h"
 
@@ -23,27 +24,18 @@ namespace fs = std::filesystem;
 
 std::string Escape(const std::string &text) { return support::EscapeMarkup(text); }
 
-// A finding is new when this campaign stored it first and no known issue names it.
-bool IsNew(const ReportInput &input, const corpus::StoredFinding &finding) {
-  const auto event = input.stats.signatures.find(finding.id);
-  return event != input.stats.signatures.end() && event->second.Reportable();
+bool IsNew(const ReportInput &input, const corpus::Bug &bug) {
+  return input.new_bugs.contains(bug.id);
 }
 
-const corpus::KnownIssue *KnownIssueOf(const ReportInput &input,
-                                       const corpus::StoredFinding &finding) {
-  return input.known_issues.Match(finding.signature);
-}
-
-// The findings the report shows: new first, then by hits.
-std::vector<const corpus::StoredFinding *> Ordered(const ReportInput &input) {
-  std::vector<const corpus::StoredFinding *> ordered;
-  for (const auto &finding : input.findings)
-    ordered.push_back(&finding);
-  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto *a, const auto *b) {
-    const bool new_a = IsNew(input, *a), new_b = IsNew(input, *b);
+// The bugs the report shows: new first, then by hits.
+std::vector<corpus::Bug> Ordered(const ReportInput &input) {
+  std::vector<corpus::Bug> ordered = corpus::GroupIntoBugs(input.findings);
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto &a, const auto &b) {
+    const bool new_a = IsNew(input, a), new_b = IsNew(input, b);
     if (new_a != new_b)
       return new_a;
-    return a->HitCount() > b->HitCount();
+    return a.hit_ids.size() > b.hit_ids.size();
   });
   return ordered;
 }
@@ -56,10 +48,19 @@ std::string ReadOrEmpty(const fs::path &path) {
   }
 }
 
-// Where a finding points into its stored sources: explicit excerpts, else the first line the
-// compiler's message names in a stored source.
 std::vector<corpus::SourceExcerpt> Excerpts(const corpus::StoredFinding &finding) {
   return finding.finding.source_lines;
+}
+
+std::string KindOf(const corpus::Bug &bug) {
+  return std::string(corpus::KindName(bug.members.front().finding.kind));
+}
+
+std::string StatusOf(const ReportInput &input, const corpus::Bug &bug) {
+  if (IsNew(input, bug))
+    return "new";
+  const auto *known = bug.Known(input.known_issues);
+  return known ? "known: " + known->id + " (" + known->status + ")" : "seen before";
 }
 
 // A path as a SARIF artifactLocation.uri, which must be a URI reference: absolute paths become
@@ -110,23 +111,27 @@ std::string JunitReport(const ReportInput &input) {
   // failure (with a type), so what is known about the other findings goes to system-out.
   std::size_t failures = 0;
   std::string cases, known_lines;
-  for (const auto *finding : Ordered(input)) {
-    const std::string kind = Escape(std::string(corpus::KindName(finding->finding.kind)));
+  const auto bugs = Ordered(input);
+  for (const auto &bug : bugs) {
+    const corpus::StoredFinding &lead = bug.members.front();
+    const std::string kind = Escape(KindOf(bug));
     cases += fmt::format("  <testcase classname=\"inductor-fuzz.{}\" name=\"{}\" time=\"0\"", kind,
-                         Escape(finding->id));
-    if (IsNew(input, *finding)) {
+                         Escape(bug.id));
+    if (IsNew(input, bug)) {
       ++failures;
-      cases += fmt::format("><failure message=\"{}\" type=\"{}\">{}\nsignature: {}\nhits: {}\n"
+      std::string signatures;
+      for (const auto &member : bug.members)
+        signatures +=
+            fmt::format("signature: {} ({} hit(s))\n", Escape(member.signature), member.HitCount());
+      cases += fmt::format("><failure message=\"{}\" type=\"{}\">{}\nkey: {}\n{}hits: {}\n"
                            "repro: {}</failure></testcase>\n",
-                           Escape(finding->finding.summary), kind, Escape(finding->finding.message),
-                           Escape(finding->signature), finding->HitCount(),
-                           Escape((finding->smallest / "repro.py").string()));
+                           Escape(lead.finding.summary), kind, Escape(lead.finding.message),
+                           Escape(bug.key), signatures, bug.hit_ids.size(),
+                           Escape((lead.smallest / "repro.py").string()));
     } else {
       cases += "/>\n";
-      const auto *known = KnownIssueOf(input, *finding);
-      known_lines += fmt::format("{}: {}: {}\n", Escape(finding->id),
-                                 known ? "known issue " + Escape(known->id) : "seen before",
-                                 Escape(finding->signature));
+      known_lines += fmt::format("{}: {}: {}\n", Escape(bug.id), Escape(StatusOf(input, bug)),
+                                 Escape(bug.key));
     }
   }
   std::string properties;
@@ -146,38 +151,55 @@ std::string JunitReport(const ReportInput &input) {
       "timestamp=\"{:%Y-%m-%dT%H:%M:%S}\" hostname=\"{}\" tests=\"{}\" failures=\"{}\" "
       "errors=\"0\" time=\"{:.1f}\">\n  <properties>\n{}  </properties>\n{}  <system-out>{}"
       "</system-out>\n  <system-err></system-err>\n</testsuite>\n",
-      utc, hostname, input.findings.size(), failures, input.stats.seconds, properties, cases,
-      known_lines);
+      utc, hostname, bugs.size(), failures, input.stats.seconds, properties, cases, known_lines);
 }
 
 json SarifReport(const ReportInput &input) {
   json rules = json::array(), results = json::array();
   std::set<std::string> kinds;
-  for (const auto *finding : Ordered(input)) {
-    const std::string kind(corpus::KindName(finding->finding.kind));
+  auto location = [](const corpus::SourceExcerpt &excerpt) {
+    return json{
+        {"physicalLocation",
+         {{"artifactLocation", {{"uri", FileUri(excerpt.file)}}},
+          {"region",
+           {{"startLine", std::max(1u, excerpt.line)}, {"snippet", {{"text", excerpt.text}}}}}}}};
+  };
+  for (const auto &bug : Ordered(input)) {
+    const corpus::StoredFinding &lead = bug.members.front();
+    const std::string kind = KindOf(bug);
     if (kinds.insert(kind).second)
       rules.push_back({{"id", kind}, {"shortDescription", {{"text", kind}}}});
-    json locations = json::array();
-    for (const auto &excerpt : Excerpts(*finding))
-      locations.push_back({{"physicalLocation",
-                            {{"artifactLocation", {{"uri", FileUri(excerpt.file)}}},
-                             {"region",
-                              {{"startLine", std::max(1u, excerpt.line)},
-                               {"snippet", {{"text", excerpt.text}}}}}}}});
-    if (locations.empty() && !finding->smallest.empty())
-      locations.push_back({{"physicalLocation",
-                            {{"artifactLocation",
-                              {{"uri", FileUri((finding->smallest / "case.json").string())}}}}}});
-    results.push_back(
-        {{"ruleId", kind},
-         {"level", IsNew(input, *finding) ? "error" : "note"},
-         {"message",
-          {{"text",
-            finding->finding.summary.empty() ? finding->signature : finding->finding.summary}}},
-         {"partialFingerprints", {{"inductorFuzzSignature/v1", finding->signature}}},
-         {"locations", locations},
-         {"properties",
-          {{"id", finding->id}, {"hits", finding->HitCount()}, {"new", IsNew(input, *finding)}}}});
+    json locations = json::array(), related = json::array();
+    for (const auto &excerpt : Excerpts(lead))
+      locations.push_back(location(excerpt));
+    if (locations.empty() && !lead.smallest.empty())
+      locations.push_back(
+          {{"physicalLocation",
+            {{"artifactLocation", {{"uri", FileUri((lead.smallest / "case.json").string())}}}}}});
+    // The evidence of the other detectors and signatures of the same bug.
+    for (std::size_t i = 1; i < bug.members.size(); ++i)
+      for (const auto &excerpt : Excerpts(bug.members[i])) {
+        json other = location(excerpt);
+        other["id"] = related.size();
+        other["message"] = {{"text", bug.members[i].signature}};
+        related.push_back(other);
+      }
+    json result = {
+        {"ruleId", kind},
+        {"level", IsNew(input, bug) ? "error" : "note"},
+        {"message",
+         {{"text", lead.finding.summary.empty() ? lead.signature : lead.finding.summary}}},
+        {"partialFingerprints", {{"inductorFuzzBug/v1", bug.key}}},
+        {"locations", locations},
+        {"properties",
+         {{"id", bug.id},
+          {"signatures", bug.Signatures()},
+          {"detectors", bug.detectors},
+          {"hits", bug.hit_ids.size()},
+          {"new", IsNew(input, bug)}}}};
+    if (!related.empty())
+      result["relatedLocations"] = related;
+    results.push_back(result);
   }
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
@@ -194,33 +216,35 @@ json SarifReport(const ReportInput &input) {
 std::string HtmlReport(const ReportInput &input) {
   const auto &stats = input.stats;
   std::string rows, details;
-  for (const auto *finding : Ordered(input)) {
-    const bool fresh = IsNew(input, *finding);
-    const auto *known = KnownIssueOf(input, *finding);
-    const std::string status =
-        fresh ? "new"
-              : (known ? "known: " + known->id + " (" + known->status + ")" : "seen before");
-    rows += fmt::format(
-        "<tr class=\"{}\"><td>{}</td><td><a href=\"#{}\">{}</a></td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        fresh ? "new" : "known", Escape(status), Escape(finding->id), Escape(finding->id),
-        Escape(std::string(corpus::KindName(finding->finding.kind))),
-        Escape(finding->finding.summary), finding->HitCount(), Escape(finding->LastSeen()));
-    std::string lines;
-    for (const auto &excerpt : Excerpts(*finding))
-      lines += fmt::format("<div class=\"line\"><span class=\"where\">{}:{}</span> "
-                           "<mark>{}</mark></div>",
-                           Escape(excerpt.file), excerpt.line, Escape(excerpt.text));
-    const std::string repro = ReadOrEmpty(finding->smallest / "repro.py");
+  const auto bugs = Ordered(input);
+  for (const auto &bug : bugs) {
+    const bool fresh = IsNew(input, bug);
+    const corpus::StoredFinding &lead = bug.members.front();
+    rows += fmt::format("<tr class=\"{}\"><td>{}</td><td><a href=\"#{}\">{}</a></td><td>{}</td>"
+                        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                        fresh ? "new" : "known", Escape(StatusOf(input, bug)), Escape(bug.id),
+                        Escape(bug.id), Escape(KindOf(bug)), Escape(lead.finding.summary),
+                        bug.members.size(), bug.hit_ids.size(), Escape(bug.last_seen));
+    std::string lines, signatures;
+    for (const auto &member : bug.members) {
+      signatures += fmt::format(
+          "<li><code>{}</code> ({}, {} hit(s))</li>", Escape(member.signature),
+          Escape(std::string(corpus::DetectorOf(member.finding.kind))), member.HitCount());
+      for (const auto &excerpt : Excerpts(member))
+        lines += fmt::format("<div class=\"line\"><span class=\"where\">{}:{}</span> "
+                             "<mark>{}</mark></div>",
+                             Escape(excerpt.file), excerpt.line, Escape(excerpt.text));
+    }
+    const std::string repro = ReadOrEmpty(lead.smallest / "repro.py");
     details += fmt::format(
-        "<section class=\"finding\" id=\"{0}\"><h3>{0}</h3><p><b>signature</b> <code>{1}</code>"
-        "</p><p><b>diagnostic</b> <code>{2}</code></p><pre class=\"message\">{3}</pre>{4}"
-        "<details{5}><summary>repro script ({6})</summary><pre class=\"repro\">{7}</pre>"
-        "</details></section>\n",
-        Escape(finding->id), Escape(finding->signature), Escape(finding->finding.diagnostic),
-        Escape(finding->finding.message.substr(0, 4000)),
+        "<section class=\"bug\" id=\"{0}\"><h3>{0}</h3><p><b>key</b> <code>{1}</code></p>"
+        "<p><b>signatures</b></p><ul>{2}</ul><p><b>diagnostic</b> <code>{3}</code></p>"
+        "<pre class=\"message\">{4}</pre>{5}<details{6}><summary>repro script ({7})</summary>"
+        "<pre class=\"repro\">{8}</pre></details></section>\n",
+        Escape(bug.id), Escape(bug.key), signatures, Escape(lead.finding.diagnostic),
+        Escape(lead.finding.message.substr(0, 4000)),
         lines.empty() ? "" : "<div class=\"source\">" + lines + "</div>", fresh ? " open" : "",
-        Escape((finding->smallest / "repro.py").string()), Escape(repro));
+        Escape((lead.smallest / "repro.py").string()), Escape(repro));
   }
   std::string by_status;
   for (const auto &[status, count] : stats.by_status)
@@ -239,10 +263,10 @@ mark {{ background: #fff8c5; font-family: monospace; }}
 </style></head><body>
 <h1>inductor-fuzz campaign</h1>
 <p>{0}</p>
-<ul class="numbers" id="numbers"><li>cases: <b id="cases">{1}</b></li><li>new findings: <b id="new-findings">{2}</b></li><li>distinct signatures: {3}</li><li>worker restarts: {4}</li><li>{5:.0f} s</li>{6}</ul>
+<ul class="numbers" id="numbers"><li>cases: <b id="cases">{1}</b></li><li>new bugs: <b id="new-bugs">{2}</b></li><li>bugs: {10}</li><li>distinct signatures: {3}</li><li>worker restarts: {4}</li><li>{5:.0f} s</li>{6}</ul>
 {7}
-<h2>Findings</h2>
-<table id="findings"><thead><tr><th>status</th><th>id</th><th>kind</th><th>summary</th><th>hits</th><th>last seen</th></tr></thead>
+<h2>Bugs</h2>
+<table id="bugs"><thead><tr><th>status</th><th>bug</th><th>kind</th><th>summary</th><th>signatures</th><th>hits</th><th>last seen</th></tr></thead>
 <tbody>
 {8}</tbody></table>
 <h2>Details</h2>
@@ -254,24 +278,49 @@ mark {{ background: #fff8c5; font-family: monospace; }}
           input.provenance.value("tool_version", "?"),
           input.provenance.value("seed", json()).dump(), input.provenance.value("shard", "0of1"),
           input.provenance.value("command_line", ""))),
-      stats.cases, stats.NewFindings(), stats.signatures.size(), stats.worker_restarts,
-      stats.seconds, by_status, SvgTimeline(stats), rows, details);
+      stats.cases, input.new_bugs.size(), stats.signatures.size(), stats.worker_restarts,
+      stats.seconds, by_status, SvgTimeline(stats), rows, details, bugs.size());
+}
+
+std::set<std::string> NewBugIds(const CampaignStats &stats) {
+  std::set<std::string> ids;
+  for (const auto &bug : stats.Bugs())
+    if (bug.is_new)
+      ids.insert(bug.id);
+  return ids;
 }
 
 void WriteReports(const fs::path &dir, const ReportInput &input) {
   fs::create_directories(dir);
-  json findings = json::array();
-  for (const auto *finding : Ordered(input)) {
-    json summary = finding->Summary();
-    summary["new"] = IsNew(input, *finding);
-    const auto *known = KnownIssueOf(input, *finding);
+  json findings = json::array(), bugs = json::array();
+  std::map<std::string, std::vector<json>> campaign_hits;
+  for (const auto &bug : input.stats.Bugs())
+    campaign_hits[bug.id] = bug.hits;
+  for (const auto &bug : Ordered(input)) {
+    json summary = bug.Summary();
+    summary["new"] = IsNew(input, bug);
+    const auto *known = bug.Known(input.known_issues);
     summary["known_issue"] =
         known ? json{{"id", known->id}, {"status", known->status}, {"link", known->link}} : json();
-    findings.push_back(summary);
+    summary["campaign_hits"] = campaign_hits[bug.id];
+    bugs.push_back(summary);
+    for (const auto &member : bug.members) {
+      json finding = member.Summary();
+      finding["bug"] = bug.id;
+      finding["new"] = IsNew(input, bug);
+      const auto *member_known = input.known_issues.Match(member.signature);
+      finding["known_issue"] = member_known ? json{{"id", member_known->id},
+                                                   {"status", member_known->status},
+                                                   {"link", member_known->link}}
+                                            : json();
+      findings.push_back(finding);
+    }
   }
-  const json summary = {{"format_version", 1},
+  const json summary = {{"format_version", 2},
                         {"provenance", input.provenance},
                         {"campaign", StatsToJson(input.stats)},
+                        {"new_bugs", input.new_bugs.size()},
+                        {"bugs", bugs},
                         {"findings", findings}};
   support::WriteFileAtomically(dir / "summary.json", summary.dump(2) + "\n");
   support::WriteFileAtomically(dir / "junit.xml", JunitReport(input));

@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
 
 namespace fuzzer::cli {
 namespace {
@@ -65,15 +66,22 @@ int RunCommandLine(int argc, char **argv) {
 
   CorpusOptions corpus_options;
   auto *corpus_command = app.add_subcommand(
-      "corpus", "Look into a campaign's corpus, or merge shards' corpora.\n"
+      "corpus", "Look into a campaign's corpus: its bugs (each one cause, holding the signatures "
+                "and detectors that saw it), merge shards' corpora, or migrate one an older "
+                "inductor-fuzz wrote (opening it migrates it too).\n"
                 "Example: inductor-fuzz corpus list --corpus fuzz-corpus\n"
-                "Also: inductor-fuzz corpus show crash-1f2e; inductor-fuzz corpus merge "
-                "shard-0 shard-1 --into merged");
-  corpus_command->add_option("action", corpus_options.action, "list, show, merge or report")
+                "Also: inductor-fuzz corpus show bug-1f2e; inductor-fuzz corpus list --signatures; "
+                "inductor-fuzz corpus merge shard-0 shard-1 --into merged; inductor-fuzz corpus "
+                "migrate --corpus old");
+  corpus_command
+      ->add_option("action", corpus_options.action, "list, show, merge, report or migrate")
       ->required()
-      ->check(CLI::IsMember({"list", "show", "merge", "report"}));
+      ->check(CLI::IsMember({"list", "show", "merge", "report", "migrate"}));
   corpus_command->add_option("args", corpus_options.sources,
-                             "show: the finding id (or a prefix); merge: the corpora to merge");
+                             "show: a bug id or a signature's finding id (or a prefix); merge: the "
+                             "corpora to merge");
+  corpus_command->add_flag("--signatures", corpus_options.signatures,
+                           "list: one line per signature instead of per bug");
   corpus_command->add_option("--corpus", corpus_options.corpus, "The corpus to read")
       ->capture_default_str();
   corpus_command->add_option("--into", corpus_options.into, "merge: the corpus to merge into");
@@ -430,17 +438,30 @@ int RunCommandLine(int argc, char **argv) {
       const auto results = campaign::ReplayCorpus(replay, paths, [&](const auto &result) {
         failing += result.verdict == campaign::ReplayVerdict::kStillFailing ||
                    result.verdict == campaign::ReplayVerdict::kFailingDifferently;
-        std::cout << fmt::format("{:<20} {}  {}\n", campaign::ReplayVerdictName(result.verdict),
-                                 result.id, result.now);
+        std::cout << fmt::format("{:<20} {} ({})  {}\n",
+                                 campaign::ReplayVerdictName(result.verdict), result.id, result.bug,
+                                 result.now);
       });
-      std::cout << fmt::format("{} finding(s) replayed, {} still failing\n", results.size(),
-                               failing);
+      // A bug still fails when any of its signatures' cases still fails the same way.
+      std::map<std::string, bool> bugs;
+      for (const auto &result : results)
+        bugs[result.bug] =
+            bugs[result.bug] || result.verdict == campaign::ReplayVerdict::kStillFailing;
+      std::size_t bugs_failing = 0;
+      for (const auto &[bug, still] : bugs) {
+        bugs_failing += still;
+        std::cout << fmt::format("bug {:<20} {}\n", still ? "still-failing" : "not-reproduced",
+                                 bug);
+      }
+      std::cout << fmt::format("{} finding(s) of {} bug(s) replayed: {} bug(s) still failing, {} "
+                               "finding(s) failing\n",
+                               results.size(), bugs.size(), bugs_failing, failing);
       return failing ? support::kExitFindings : support::kExitNothingFound;
     }
     if (*corpus_command) {
       if (corpus_options.action == "show") {
         if (corpus_options.sources.size() != 1)
-          throw support::InputError("corpus show takes one finding id");
+          throw support::InputError("corpus show takes one bug id or finding id");
         corpus_options.id = corpus_options.sources.front().string();
       }
       if (corpus_options.known_issues.empty())

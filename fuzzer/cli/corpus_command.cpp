@@ -1,5 +1,6 @@
 #include "fuzzer/cli/corpus_command.h"
 
+#include "corpus/bugs.h"
 #include "corpus/finding_store.h"
 #include "corpus/known_issues.h"
 #include "fuzzer/campaign/reports.h"
@@ -29,15 +30,50 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
     throw support::InputError(
         fmt::format("{} is not a corpus (no findings/ folder); pass the --corpus a campaign wrote",
                     options.corpus.string()));
-  const corpus::FindingStore store(options.corpus);
+  corpus::FindingStore store(options.corpus);
+  if (const auto &migrated = store.migration(); migrated.from_signature_version > 0)
+    out << fmt::format("corpus: migrated {} from signature version {} to {}: {} folder(s), {} "
+                       "re-signed, {} merged into another, {} hit(s) kept\n",
+                       options.corpus.string(), migrated.from_signature_version,
+                       corpus::kSignatureVersion, migrated.folders, migrated.resigned,
+                       migrated.moved, migrated.hits);
+  if (options.action == "migrate") {
+    const auto again = store.Migrate();
+    out << fmt::format("corpus: {} is at signature version {}: {} finding folder(s), {} hit(s)\n",
+                       options.corpus.string(), corpus::kSignatureVersion, again.folders,
+                       again.hits);
+    return support::kExitNothingFound;
+  }
+  const auto findings = store.List();
+  const auto bugs = corpus::GroupIntoBugs(findings);
   if (options.action == "show") {
+    for (const auto &bug : bugs)
+      if (bug.id == options.id ||
+          (options.id.starts_with("bug-") && bug.id.starts_with(options.id))) {
+        nlohmann::json shown = bug.Summary();
+        shown["findings"] = nlohmann::json::array();
+        for (const auto &member : bug.members) {
+          nlohmann::json finding = member.Summary();
+          finding["finding"] = corpus::FindingToJson(member.finding);
+          shown["findings"].push_back(finding);
+        }
+        out << shown.dump(2) << "\n";
+        return support::kExitNothingFound;
+      }
+    if (options.id.starts_with("bug-"))
+      throw support::InputError(
+          fmt::format("no bug in {} has the id '{}'; `inductor-fuzz corpus list` shows the ids",
+                      options.corpus.string(), options.id));
     const auto finding = store.Load(options.id);
     nlohmann::json shown = finding.Summary();
+    for (const auto &bug : bugs)
+      for (const auto &member : bug.members)
+        if (member.id == finding.id)
+          shown["bug"] = bug.id;
     shown["finding"] = corpus::FindingToJson(finding.finding);
     out << shown.dump(2) << "\n";
     return support::kExitNothingFound;
   }
-  const auto findings = store.List();
   if (options.action == "report") {
     if (options.report_dir.empty())
       throw support::InputError("corpus report needs --report DIR");
@@ -47,7 +83,9 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
                                 .provenance = {{"tool_version", support::ToolVersion()},
                                                {"command_line", "corpus report"},
                                                {"corpus", options.corpus.string()}}};
-    std::size_t fresh = 0;
+    for (const auto &bug : bugs)
+      if (!bug.Known(input.known_issues))
+        input.new_bugs.insert(bug.id);
     for (const auto &finding : findings) {
       campaign::FindingEvent event{.id = finding.id,
                                    .kind = std::string(corpus::KindName(finding.finding.kind)),
@@ -55,27 +93,48 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
                                    .is_new = true};
       if (const auto *known = input.known_issues.Match(finding.signature))
         event.known_issue = known->id;
-      fresh += event.Reportable();
       ++(event.Reportable() ? input.stats.new_by_kind : input.stats.known_by_kind)[event.kind];
       input.stats.signatures.emplace(finding.id, event);
     }
     campaign::WriteReports(options.report_dir, input);
-    out << fmt::format("{} finding(s), {} not known; reports in {}\n", findings.size(), fresh,
-                       options.report_dir.string());
-    return fresh ? support::kExitFindings : support::kExitNothingFound;
+    out << fmt::format("{} bug(s) from {} signature(s), {} not known; reports in {}\n", bugs.size(),
+                       findings.size(), input.new_bugs.size(), options.report_dir.string());
+    return input.new_bugs.empty() ? support::kExitNothingFound : support::kExitFindings;
+  }
+  if (options.signatures) {
+    if (options.json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto &finding : findings)
+        list.push_back(finding.Summary());
+      out << list.dump(2) << "\n";
+      return support::kExitNothingFound;
+    }
+    out << fmt::format("{:<40} {:>5}  {:<20}  {}\n", "id", "hits", "last seen", "summary");
+    for (const auto &finding : findings)
+      out << fmt::format("{:<40} {:>5}  {:<20}  {}\n", finding.id, finding.HitCount(),
+                         finding.LastSeen(), finding.finding.summary.substr(0, 100));
+    out << fmt::format("{} signature(s) in {}\n", findings.size(), options.corpus.string());
+    return support::kExitNothingFound;
   }
   if (options.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const auto &finding : findings)
-      list.push_back(finding.Summary());
+    for (const auto &bug : bugs)
+      list.push_back(bug.Summary());
     out << list.dump(2) << "\n";
     return support::kExitNothingFound;
   }
-  out << fmt::format("{:<40} {:>5}  {:<20}  {}\n", "id", "hits", "last seen", "summary");
-  for (const auto &finding : findings)
-    out << fmt::format("{:<40} {:>5}  {:<20}  {}\n", finding.id, finding.HitCount(),
-                       finding.LastSeen(), finding.finding.summary.substr(0, 100));
-  out << fmt::format("{} finding(s) in {}\n", findings.size(), options.corpus.string());
+  out << fmt::format("{:<21} {:>5} {:>4}  {:<22} {:<20}  {}\n", "bug", "hits", "sigs", "detectors",
+                     "last seen", "summary");
+  for (const auto &bug : bugs) {
+    std::string detectors;
+    for (const auto &detector : bug.detectors)
+      detectors += (detectors.empty() ? "" : ",") + detector;
+    out << fmt::format("{:<21} {:>5} {:>4}  {:<22} {:<20}  {}\n", bug.id, bug.hit_ids.size(),
+                       bug.members.size(), detectors, bug.last_seen,
+                       bug.members.front().finding.summary.substr(0, 90));
+  }
+  out << fmt::format("{} bug(s) from {} signature(s) in {}\n", bugs.size(), findings.size(),
+                     options.corpus.string());
   return support::kExitNothingFound;
 }
 

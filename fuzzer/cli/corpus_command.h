@@ -16,11 +16,13 @@ struct CorpusOptions {
   std::filesystem::path report_dir;           // report
   std::filesystem::path known_issues;         // report
   bool json = false;
+  bool signatures = false; // list: per signature, not per bug
 };
 
-// `inductor-fuzz corpus list|show ID|merge SRC... --into DIR|report --report DIR`.
-// `report` writes a campaign's reports for a whole corpus (e.g. after merging shards): every
-// finding no known issue names counts as new.
+// `inductor-fuzz corpus list|show ID|merge SRC... --into DIR|report --report DIR|migrate`.
+// `list` and `show` speak of bugs (corpus/bugs.h). `report` writes a campaign's reports for a
+// whole corpus (e.g. after merging shards): every bug no known issue names counts as new.
+// `migrate` re-signs a corpus an older version wrote (opening it does the same).
 int CorpusCommand(const CorpusOptions &options, std::ostream &out);
 
 } // namespace fuzzer::cli

@@ -178,6 +178,7 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign::ReportInput input{.stats = stats,
                               .findings = store.List(),
                               .known_issues = campaign_options.known_issues,
+                              .new_bugs = campaign::NewBugIds(stats),
                               .provenance = {{"tool_version", support::ToolVersion()},
                                              {"torch_version", ""},
                                              {"command_line", options.command_line},
@@ -192,15 +193,26 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   const auto report_dir = options.report_dir.value_or(campaign_options.corpus / "report");
   campaign::WriteReports(report_dir, input);
 
-  for (const auto &[id, event] : stats.signatures)
-    out << fmt::format("  {:<5} {}{}{}\n", event.Reportable() ? "NEW" : "known", id,
-                       event.known_issue.empty() ? "" : " (known issue " + event.known_issue + ")",
-                       labels.contains(id) ? " [" + labels[id] + "]" : "");
-  out << fmt::format("fuzz: {} case(s){}, {} new finding(s), {} distinct signature(s); reports in "
-                     "{}\n",
-                     stats.cases, stats.interrupted ? " (interrupted)" : "", stats.NewFindings(),
+  const auto bugs = stats.Bugs();
+  std::uint64_t fresh = 0;
+  for (const auto &bug : bugs) {
+    fresh += bug.is_new;
+    std::string here, labelled;
+    for (const auto &id : bug.signatures)
+      if (stats.signatures.contains(id)) {
+        here += (here.empty() ? "" : ", ") + id;
+        if (labels.contains(id))
+          labelled += " [" + labels[id] + "]";
+      }
+    out << fmt::format(
+        "  {:<5} {} {} ({}){}{}\n", bug.is_new ? "NEW" : "known", bug.id, bug.kind, here,
+        bug.known_issue.empty() ? "" : " (known issue " + bug.known_issue + ")", labelled);
+  }
+  out << fmt::format("fuzz: {} case(s){}, {} new bug(s), {} bug(s) from {} distinct signature(s); "
+                     "reports in {}\n",
+                     stats.cases, stats.interrupted ? " (interrupted)" : "", fresh, bugs.size(),
                      stats.signatures.size(), report_dir.string());
-  return stats.NewFindings() ? support::kExitFindings : support::kExitNothingFound;
+  return fresh ? support::kExitFindings : support::kExitNothingFound;
 }
 
 } // namespace fuzzer::cli

@@ -1,0 +1,208 @@
+#include "corpus/bug_key.h"
+
+#include <fmt/format.h>
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <regex>
+
+namespace corpus {
+namespace {
+
+const std::string &Fact(const Finding &finding, std::string_view key) {
+  static const std::string none;
+  for (const auto &[name, value] : finding.essence.facts)
+    if (name == key)
+      return value;
+  return none;
+}
+
+std::vector<std::string> Facts(const Finding &finding, std::string_view key) {
+  std::vector<std::string> values;
+  for (const auto &[name, value] : finding.essence.facts)
+    if (name == key)
+      values.push_back(value);
+  return values;
+}
+
+// A message as the key keeps it: the signature's template, then every digit run to <N>, kernel
+// names to their shape and argument lists collapsed.
+std::string ProgramFree(const std::string &message) {
+  return CollapseArgumentLists(KernelNameShape(NameShape(MessageTemplate(message))));
+}
+
+// A type as the key keeps it: a function type's parameter list is the kernel's arity.
+std::string TypeShape(const std::string &type) {
+  static const std::regex parameters(R"(\([^()]*\))");
+  return std::regex_replace(KernelNameShape(NameShape(type)), parameters, "(...)");
+}
+
+std::string NameKey(const std::string &name) { return KernelNameShape(NameShape(name)); }
+
+// The number of words a message has: a short one ("", "assert", "Error 1") does not tell two
+// causes apart, so the raising frame joins the key.
+std::size_t Words(const std::string &text) {
+  static const std::regex word(R"([A-Za-z]{2,})");
+  return static_cast<std::size_t>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), word), std::sregex_iterator()));
+}
+
+// "undefined symbol: X" in a loader's or an ImportError's text: the bug is the missing symbol,
+// whoever saw it (the worker's import or the matrix's load).
+std::optional<std::string> MissingSymbol(const std::string &text) {
+  static constexpr std::string_view kMarker = "undefined symbol: ";
+  const auto at = text.find(kMarker);
+  if (at == std::string::npos)
+    return std::nullopt;
+  std::string rest = text.substr(at + kMarker.size());
+  if (rest.starts_with("_Z"))
+    rest = Demangle(rest.substr(0, rest.find_first_of(" \t\n,")));
+  else
+    rest = rest.substr(0, rest.find('\n'));
+  return "missing-symbol|symbol=" + ProgramFree(rest);
+}
+
+bool IsSourceKind(FindingKind kind) {
+  return kind == FindingKind::kCompileError || kind == FindingKind::kConflictingDeclaration ||
+         kind == FindingKind::kShadowing || kind == FindingKind::kAnalysisError;
+}
+
+bool IsCheckKind(FindingKind kind) { return IsSourceKind(kind) && kind != FindingKind::kCompileError; }
+
+// The name as a whole word of the text: tmp_acc0 is in "'float tmp_acc0 [8]'", not in tmp_acc01.
+bool NamesWord(const std::string &text, const std::string &name) {
+  if (name.empty())
+    return false;
+  auto is_word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool starts = at == 0 || !is_word(text[at - 1]);
+    const auto end = at + name.size();
+    if (starts && (end == text.size() || !is_word(text[end])))
+      return true;
+  }
+  return false;
+}
+
+bool ShareALine(const Finding &a, const Finding &b) {
+  for (const auto &x : a.source_lines)
+    for (const auto &y : b.source_lines)
+      if (x.line > 0 && x.line == y.line &&
+          std::filesystem::path(x.file).filename() == std::filesystem::path(y.file).filename())
+        return true;
+  return false;
+}
+
+} // namespace
+
+std::string KernelNameShape(const std::string &text) {
+  // After NameShape the kernel's number is <N>; the ops it fused sit between the prefix and it.
+  static const std::regex kernel(R"(\bcpp_fused(?:_[A-Za-z0-9]*)*?_(?:<N>|[0-9]+)(?![A-Za-z0-9]))");
+  return std::regex_replace(text, kernel, "<kernel>");
+}
+
+std::string CollapseArgumentLists(const std::string &text) {
+  static const std::regex symbols(
+      R"([(\[]\s*(?:(?:s|u|zf|zuf)<N>|<N>)(?:\s*,\s*(?:(?:s|u|zf|zuf)<N>|<N>))*\s*,?\s*[)\]])");
+  static const std::regex parameters(R"(([A-Za-z_][\w:<>~]*)\(([^()'"]+)\))");
+  static const std::regex classes(R"(\((?:\s*<class '[^']*'>\s*,?)+\))");
+  std::string out = std::regex_replace(text, symbols, "(<symbols>)");
+  out = std::regex_replace(out, classes, "(<types>)");
+  return std::regex_replace(out, parameters, "$1(...)");
+}
+
+std::string Demangle(const std::string &symbol) {
+  if (!symbol.starts_with("_Z"))
+    return symbol;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void *)> demangled(
+      abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && demangled ? std::string(demangled.get()) : symbol;
+}
+
+std::string_view DetectorOf(FindingKind kind) {
+  switch (kind) {
+  case FindingKind::kConflictingDeclaration:
+  case FindingKind::kShadowing:
+  case FindingKind::kAnalysisError:
+    return "check";
+  case FindingKind::kCompilerDivergence:
+  case FindingKind::kLoadError:
+  case FindingKind::kRuntimeDivergence:
+    return "matrix";
+  case FindingKind::kMemoryError:
+    return "sanitizer";
+  default:
+    return "worker";
+  }
+}
+
+std::string BugKey(const Finding &finding) {
+  const std::string kind(KindName(finding.kind));
+  switch (finding.kind) {
+  case FindingKind::kException: {
+    const std::string &message = Fact(finding, "message");
+    if (auto symbol = MissingSymbol(message))
+      return *symbol;
+    std::string key = fmt::format("exception|type={}|message={}", Fact(finding, "type"),
+                                  ProgramFree(message));
+    if (Words(MessageTemplate(message)) < 3)
+      key += "|frame=" + NormaliseFact("frame", Fact(finding, "frame"));
+    return key;
+  }
+  case FindingKind::kLoadError: {
+    const std::string &symbol = Fact(finding, "symbol");
+    if (auto missing = MissingSymbol(symbol))
+      return *missing;
+    return "load-error|symbol=" + ProgramFree(symbol);
+  }
+  case FindingKind::kCompileError:
+    return fmt::format("compile-error|family={}|message={}|option={}", Fact(finding, "family"),
+                       ProgramFree(Fact(finding, "message")), Fact(finding, "option"));
+  case FindingKind::kConflictingDeclaration:
+  case FindingKind::kShadowing:
+  case FindingKind::kAnalysisError: {
+    std::string key = fmt::format("{}|check={}", kind, Fact(finding, "check"));
+    if (finding.kind == FindingKind::kAnalysisError)
+      key += fmt::format("|diagnostic={}|origin={}", Fact(finding, "diagnostic"),
+                         Fact(finding, "origin"));
+    return key + fmt::format("|name={}|type={}|previous_type={}", NameKey(Fact(finding, "name")),
+                             TypeShape(Fact(finding, "type")),
+                             TypeShape(Fact(finding, "previous_type")));
+  }
+  case FindingKind::kMemoryError:
+    return fmt::format("memory-error|kernel={}|statement={}", NameKey(Fact(finding, "kernel")),
+                       ProgramFree(Fact(finding, "statement")));
+  case FindingKind::kCompilerDivergence: {
+    std::string key = fmt::format("compiler-divergence|failed={}|crashed={}",
+                                  Fact(finding, "failed"), Fact(finding, "crashed"));
+    for (const auto &error : Facts(finding, "error"))
+      key += "|error=" + ProgramFree(error);
+    return key;
+  }
+  case FindingKind::kRuntimeDivergence:
+    return fmt::format("runtime-divergence|differs={}|how={}|dtype={}", Fact(finding, "differs"),
+                       Fact(finding, "how"), Fact(finding, "dtype"));
+  default: // wrong-result, crash, timeout: their signatures name no program already
+    return Signature(finding);
+  }
+}
+
+bool SameCauseInOneCase(const Finding &a, const Finding &b) {
+  if (!IsSourceKind(a.kind) || !IsSourceKind(b.kind) || !ShareALine(a, b))
+    return false;
+  // About the same name: a check finding's name in the compiler's message, or two checks'
+  // names equal. Two different errors on one line (a redeclaration and a shadowing of another
+  // name) stay two bugs.
+  if (IsCheckKind(a.kind) && IsCheckKind(b.kind))
+    return Fact(a, "name") == Fact(b, "name") && !Fact(a, "name").empty();
+  const Finding &check = IsCheckKind(a.kind) ? a : b;
+  const Finding &compiler = IsCheckKind(a.kind) ? b : a;
+  if (!IsCheckKind(check.kind))
+    return false;
+  return NamesWord(compiler.message + "\n" + Fact(compiler, "message"), Fact(check, "name"));
+}
+
+} // namespace corpus

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "corpus/finding.h"
+
+#include <string>
+#include <string_view>
+
+namespace corpus {
+
+// A finding has two levels (docs/signature.md). Its signature is the exact failure mode, stable
+// for replay and bisect. Its bug key keeps what identifies the cause and drops what names the
+// program: a kernel's name (Inductor names it after the ops it fused), the parameter list of the
+// function an error sits in, Dynamo's symbol tuples, the compiler and the access kind where the
+// allocator decides it. Findings with one key are one bug.
+std::string BugKey(const Finding &finding);
+
+// Which detector reported a kind of finding: worker (the case's own run: exceptions, wrong
+// results, crashes, timeouts, torch's own C++ build), check (static analysis), matrix (the
+// compiler matrix and the runtime differential) or sanitizer.
+std::string_view DetectorOf(FindingKind kind);
+
+// Two findings of one case that are one cause although their keys differ: a compiler error and
+// a `check` finding on the same line of the same TU about the same name. Only evidence seen
+// together in one case joins keys, so a generic key never chains two causes into one bug.
+bool SameCauseInOneCase(const Finding &a, const Finding &b);
+
+// The normalisers of a bug key, exposed for tests and for people reading keys.
+// Inductor's kernel names (cpp_fused_add_mul_3, cpp_fused__to_copy_arange_..._0) to <kernel>;
+// what follows the kernel's number is kept (<kernel>_fill_stub is a helper of the template).
+std::string KernelNameShape(const std::string &text);
+// Argument tuples of Dynamo's symbols ("(s0, zf1)") to "(<symbols>)", tuples of Python types
+// ("(<class 'int'>, <class 'torch.SymFloat'>)") to "(<types>)", and the parameter list of a
+// named function ("'kernel(const bool*, int64_t*)'") to "(...)".
+std::string CollapseArgumentLists(const std::string &text);
+// A demangled C++ name for a mangled one (_ZN2at...), else the text unchanged.
+std::string Demangle(const std::string &symbol);
+
+} // namespace corpus

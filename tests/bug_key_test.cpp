@@ -1,0 +1,233 @@
+// corpus/bug_key.h and corpus/bugs.h: the bug level above signatures. The pairs are fixtures
+// (tests/fixtures/bug_keys/*.json, found by the driver): each names two findings, whether they
+// are one bug or two, and whether one case showed them together.
+#include "corpus/bug_key.h"
+#include "corpus/bugs.h"
+#include "corpus/finding_store.h"
+#include "corpus/known_issues.h"
+#include "fuzzer/support/scratch_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace corpus {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
+
+Finding FromFixture(const json &entry) {
+  Finding finding;
+  finding.kind = *KindFromName(entry.at("kind").get<std::string>());
+  for (const auto &fact : entry.at("essence"))
+    finding.essence.Add(fact[0], fact[1]);
+  finding.message = entry.value("message", "");
+  for (const auto &line : entry.value("source_lines", json::array()))
+    finding.source_lines.push_back({line.at("file"), line.at("line").get<unsigned>(), ""});
+  return finding;
+}
+
+struct Pair {
+  std::string name, why;
+  bool one_bug = false, one_case = false;
+  Finding a, b;
+};
+
+std::vector<Pair> Pairs() {
+  std::vector<Pair> pairs;
+  for (const auto &entry : fs::directory_iterator(kSourceDir / "tests/fixtures/bug_keys")) {
+    if (entry.path().extension() != ".json")
+      continue;
+    const json document = json::parse(std::ifstream(entry.path()));
+    pairs.push_back({.name = entry.path().stem().string(),
+                     .why = document.at("why"),
+                     .one_bug = document.at("expect") == "one bug",
+                     .one_case = document.value("seen_in_one_case", false),
+                     .a = FromFixture(document.at("findings")[0]),
+                     .b = FromFixture(document.at("findings")[1])});
+  }
+  std::sort(pairs.begin(), pairs.end(),
+            [](const Pair &x, const Pair &y) { return x.name < y.name; });
+  return pairs;
+}
+
+// Each pair: two signatures (else the pair tests nothing), and one bug exactly when expected,
+// by the key or by what one case showed.
+TEST(BugKey, EveryFixturePairIsOneBugOrTwoAsAnnotated) {
+  const auto pairs = Pairs();
+  std::size_t merging = 0, splitting = 0;
+  for (const auto &pair : pairs) {
+    SCOPED_TRACE(pair.name + ": " + pair.why);
+    EXPECT_NE(Signature(pair.a), Signature(pair.b));
+    const bool same_key = BugKey(pair.a) == BugKey(pair.b);
+    const bool joined = pair.one_case && SameCauseInOneCase(pair.a, pair.b);
+    EXPECT_EQ(same_key || joined, pair.one_bug)
+        << "keys:\n  " << BugKey(pair.a) << "\n  " << BugKey(pair.b);
+    // Keys never hold what names the program.
+    for (const auto *finding : {&pair.a, &pair.b}) {
+      EXPECT_EQ(BugKey(*finding).find("cpp_fused_"), std::string::npos) << BugKey(*finding);
+      EXPECT_EQ(BugKey(*finding).find("int64_t*, int64_t*"), std::string::npos);
+    }
+    (pair.one_bug ? merging : splitting) += 1;
+  }
+  // Both directions are covered (a key that merges everything passes half of them).
+  EXPECT_GE(merging, 5u);
+  EXPECT_GE(splitting, 5u);
+}
+
+TEST(BugKey, NormalisersKeepTheRoleAndDropTheProgram) {
+  EXPECT_EQ(KernelNameShape("cpp_fused__to_copy_arange_index_put_lt_new_zeros_<N>"), "<kernel>");
+  EXPECT_EQ(KernelNameShape("call cpp_fused_add_mul_3(x)"), "call <kernel>(x)");
+  EXPECT_EQ(KernelNameShape("cpp_fused_flex_attention_<N>_fill_stub"), "<kernel>_fill_stub");
+  EXPECT_EQ(CollapseArgumentLists("(s<N>, zf<N>) can only be"), "(<symbols>) can only be");
+  EXPECT_EQ(CollapseArgumentLists("field 'kernel(const bool*, int<N>_t*)'"), "field 'kernel(...)'");
+  EXPECT_EQ(CollapseArgumentLists("got (<class 'torch.SymInt'>, <class 'torch.SymFloat'>)"),
+            "got (<types>)");
+  EXPECT_EQ(Demangle("_ZN2at10TensorBase14const_data_ptrIlLi0EEEPKT_v"),
+            "long const* at::TensorBase::const_data_ptr<long, 0>()");
+  EXPECT_EQ(Demangle("not_mangled"), "not_mangled");
+}
+
+// The known soft-cap SymFloat bug is known with one more captured SymInt in the tuple: the
+// project's known-issues.json names it by a signature or a key of the bug.
+TEST(BugKey, TheProjectsKnownIssuesNameTheSoftCapBugWithAnyArgumentTuple) {
+  const auto known = ReadKnownIssues(kSourceDir / "corpus/known-issues.json");
+  for (const auto &pair : Pairs()) {
+    if (pair.name != "merge_softcap_with_one_more_symint")
+      continue;
+    for (const auto *finding : {&pair.a, &pair.b}) {
+      const auto *issue = known.Match(Signature(*finding));
+      if (!issue)
+        issue = known.Match(BugKey(*finding));
+      ASSERT_NE(issue, nullptr) << Signature(*finding);
+      EXPECT_EQ(issue->id, "flex-closure-float-symfloat-recompile");
+    }
+    return;
+  }
+  FAIL() << "the soft-cap fixture pair is missing";
+}
+
+TEST(BugGrouper, GroupsDoNotDependOnTheOrderMembersAndJoinsArrive) {
+  auto group = [](bool reversed) {
+    BugGrouper grouper;
+    std::vector<std::pair<std::string, std::string>> members = {
+        {"a", "k1"}, {"b", "k2"}, {"c", "k1"}, {"d", "k3"}, {"e", "k4"}};
+    if (reversed)
+      std::reverse(members.begin(), members.end());
+    for (const auto &[member, key] : members)
+      grouper.Add(member, key);
+    grouper.Join(reversed ? "d" : "b", reversed ? "b" : "d");
+    grouper.Join("e", "unknown member"); // ignored
+    std::set<std::vector<std::string>> groups;
+    for (const auto &[root, members_of] : grouper.Groups())
+      groups.insert(members_of);
+    return groups;
+  };
+  const std::set<std::vector<std::string>> expected = {{"a", "c"}, {"b", "d"}, {"e"}};
+  EXPECT_EQ(group(false), expected);
+  EXPECT_EQ(group(true), expected);
+}
+
+Case Generated(std::uint64_t index) {
+  Case c;
+  c.name = fmt::format("s1-{}", index);
+  c.mask_mod = MaskFunction{"mask", "def mask(b, h, q_idx, kv_idx):\n    return q_idx >= kv_idx\n"};
+  c.create_block_mask.batch = 1;
+  c.create_block_mask.heads = 1;
+  c.create_block_mask.q_len = 128;
+  c.create_block_mask.kv_len = 128;
+  c.provenance = {{"seed", 1}, {"index", index}};
+  return c;
+}
+
+// In a corpus: two kernels' conflicts are one bug by key; a compiler error joins the check
+// finding its hit names; an unrelated finding stays its own bug; hits count cases once.
+TEST(Bugs, AStoreGroupsItsSignaturesIntoBugs) {
+  const fuzzer::support::ScratchDir scratch("bugs");
+  FindingStore store(scratch.path());
+  const auto pairs = Pairs();
+  auto find = [&](const std::string &name) {
+    return *std::find_if(pairs.begin(), pairs.end(),
+                         [&](const Pair &pair) { return pair.name == name; });
+  };
+  const Pair kernels = find("merge_two_kernel_names");
+  const Pair one_line = find("merge_compiler_and_check_on_one_line");
+  const Pair roles = find("split_two_redeclared_roles");
+  auto record = [&](const Finding &finding, std::uint64_t index,
+                    std::vector<std::string> same = {}) {
+    Hit hit = MakeHit(Generated(index), {{"torch_version", "2.15.0"}}, "2026-11-25T00:00:00Z");
+    hit.same_bug_as = std::move(same);
+    store.Record(finding, hit, [](const fs::path &) {});
+  };
+  record(kernels.a, 1);
+  record(kernels.b, 2);
+  record(one_line.a, 3, {StoredFindingId(one_line.b)});
+  record(one_line.b, 3, {StoredFindingId(one_line.a)});
+  record(roles.b, 4);
+  const auto bugs = GroupIntoBugs(store.List());
+  ASSERT_EQ(bugs.size(), 3u);
+  std::map<std::size_t, std::size_t> by_size; // signatures -> hits
+  for (const auto &bug : bugs)
+    by_size[bug.members.size()] += bug.hit_ids.size();
+  EXPECT_EQ(by_size[2], 3u); // kernels: 2 cases; compiler + check: 1 case
+  EXPECT_EQ(by_size[1], 1u);
+  for (const auto &bug : bugs)
+    if (bug.members.size() == 2 && bug.detectors.contains("worker"))
+      EXPECT_EQ(bug.detectors, (std::set<std::string>{"check", "worker"}));
+}
+
+// A corpus an earlier release wrote (tests/fixtures/corpus_80cc65d/README.md) opens: folders an
+// older normaliser named are re-signed and merged, every hit and record kept, and a second open
+// changes nothing.
+TEST(CorpusMigration, AnOldCorpusOpensMigratesAndKeepsItsHits) {
+  const fuzzer::support::ScratchDir scratch("migrate");
+  const fs::path root = scratch.path() / "old";
+  fs::copy(kSourceDir / "tests/fixtures/corpus_80cc65d", root, fs::copy_options::recursive);
+  std::size_t hits_before = 0;
+  for (const auto &entry : fs::recursive_directory_iterator(root / "findings"))
+    hits_before += entry.path().parent_path().filename() == "hits";
+  ASSERT_EQ(hits_before, 4u);
+  ASSERT_FALSE(fs::exists(root / "corpus.json"));
+
+  const FindingStore store(root);
+  EXPECT_EQ(store.migration().from_signature_version, 1);
+  EXPECT_EQ(store.migration().moved, 2u);
+  const auto findings = store.List();
+  ASSERT_EQ(findings.size(), 2u);
+  std::size_t hits_after = 0;
+  for (const auto &finding : findings) {
+    EXPECT_EQ(finding.id, StoredFindingId(finding.finding));
+    hits_after += finding.HitCount();
+    EXPECT_FALSE(finding.smallest.empty()) << finding.id;
+    if (finding.finding.kind == FindingKind::kCrash) {
+      EXPECT_EQ(finding.signature, "crash|api=create_block_mask|signal=memory|abort=memory error");
+      EXPECT_EQ(finding.HitCount(), 3u);
+      EXPECT_EQ(finding.smallest.filename(), "s1-i1"); // the record the old folder held
+    }
+  }
+  EXPECT_EQ(hits_after, hits_before);
+  EXPECT_TRUE(fs::exists(root / "corpus.json"));
+  const FindingStore again(root);
+  EXPECT_EQ(again.migration().from_signature_version, 0);
+  EXPECT_EQ(again.List().size(), 2u);
+  EXPECT_EQ(GroupIntoBugs(again.List()).size(), 2u);
+}
+
+TEST(CorpusMigration, ACorpusFromANewerVersionIsRefusedAndLeftAlone) {
+  const fuzzer::support::ScratchDir scratch("newer");
+  fs::create_directories(scratch.path() / "findings");
+  std::ofstream(scratch.path() / "corpus.json") << R"({"format_version": 9, "signature_version": 99})";
+  try {
+    const FindingStore store(scratch.path());
+    FAIL() << "a newer corpus was opened";
+  } catch (const fuzzer::support::InputError &error) {
+    EXPECT_NE(std::string(error.what()).find("newer inductor-fuzz"), std::string::npos)
+        << error.what();
+  }
+}
+
+} // namespace
+} // namespace corpus
