@@ -70,7 +70,9 @@ bool IsSourceKind(FindingKind kind) {
          kind == FindingKind::kShadowing || kind == FindingKind::kAnalysisError;
 }
 
-bool IsCheckKind(FindingKind kind) { return IsSourceKind(kind) && kind != FindingKind::kCompileError; }
+bool IsCheckKind(FindingKind kind) {
+  return IsSourceKind(kind) && kind != FindingKind::kCompileError;
+}
 
 // The name as a whole word of the text: tmp_acc0 is in "'float tmp_acc0 [8]'", not in tmp_acc01.
 bool NamesWord(const std::string &text, const std::string &name) {
@@ -146,8 +148,8 @@ std::string BugKey(const Finding &finding) {
     const std::string &message = Fact(finding, "message");
     if (auto symbol = MissingSymbol(message))
       return *symbol;
-    std::string key = fmt::format("exception|type={}|message={}", Fact(finding, "type"),
-                                  ProgramFree(message));
+    std::string key =
+        fmt::format("exception|type={}|message={}", Fact(finding, "type"), ProgramFree(message));
     if (Words(MessageTemplate(message)) < 3)
       key += "|frame=" + NormaliseFact("frame", Fact(finding, "frame"));
     return key;

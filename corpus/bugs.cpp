@@ -121,10 +121,9 @@ std::vector<Bug> GroupIntoBugs(const std::vector<StoredFinding> &findings) {
         bug.last_seen = std::max(bug.last_seen, stored.LastSeen());
       }
     }
-    std::stable_sort(bug.members.begin(), bug.members.end(),
-                     [](const StoredFinding &a, const StoredFinding &b) {
-                       return a.HitCount() > b.HitCount();
-                     });
+    std::stable_sort(
+        bug.members.begin(), bug.members.end(),
+        [](const StoredFinding &a, const StoredFinding &b) { return a.HitCount() > b.HitCount(); });
     bug.keys.assign(keys.begin(), keys.end());
     bug.key = bug.keys.front();
     bug.id = BugId(bug.keys);

@@ -37,8 +37,8 @@ std::string BugId(const std::vector<std::string> &keys);
 // One bug of a corpus: the unit the corpus lists, reports and counts.
 struct Bug {
   std::string id;
-  std::string key;                   // the smallest of its members' keys
-  std::vector<std::string> keys;     // every distinct key of its members, sorted
+  std::string key;                    // the smallest of its members' keys
+  std::vector<std::string> keys;      // every distinct key of its members, sorted
   std::vector<StoredFinding> members; // its signatures, most hits first
   std::set<std::string> detectors;    // worker, check, matrix, sanitizer
   std::set<std::string> hit_ids;      // cases that hit it, once each

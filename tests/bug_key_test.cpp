@@ -219,7 +219,8 @@ TEST(CorpusMigration, AnOldCorpusOpensMigratesAndKeepsItsHits) {
 TEST(CorpusMigration, ACorpusFromANewerVersionIsRefusedAndLeftAlone) {
   const fuzzer::support::ScratchDir scratch("newer");
   fs::create_directories(scratch.path() / "findings");
-  std::ofstream(scratch.path() / "corpus.json") << R"({"format_version": 9, "signature_version": 99})";
+  std::ofstream(scratch.path() / "corpus.json")
+      << R"({"format_version": 9, "signature_version": 99})";
   try {
     const FindingStore store(scratch.path());
     FAIL() << "a newer corpus was opened";
