@@ -4,6 +4,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -190,6 +191,21 @@ std::string BugKey(const Finding &finding) {
   default: // wrong-result, crash, timeout: their signatures name no program already
     return Signature(finding);
   }
+}
+
+std::vector<std::string> ReleaseAnchors(const Finding &finding) {
+  std::vector<std::string> anchors = {BugKey(finding)};
+  if (finding.kind == FindingKind::kException && !Fact(finding, "frame").empty())
+    anchors.push_back(fmt::format("exception|type={}|frame={}", Fact(finding, "type"),
+                                  NormaliseFact("frame", Fact(finding, "frame"))));
+  return anchors;
+}
+
+bool ShareAnAnchor(const std::vector<std::string> &a, const std::vector<std::string> &b) {
+  for (const auto &x : a)
+    if (std::find(b.begin(), b.end(), x) != b.end())
+      return true;
+  return false;
 }
 
 bool SameCauseInOneCase(const Finding &a, const Finding &b) {

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace corpus {
 
@@ -23,6 +24,12 @@ std::string_view DetectorOf(FindingKind kind);
 // a `check` finding on the same line of the same TU about the same name. Only evidence seen
 // together in one case joins keys, so a generic key never chains two causes into one bug.
 bool SameCauseInOneCase(const Finding &a, const Finding &b);
+
+// What identifies a finding's bug when the same case runs on another torch release: its key,
+// and for an exception its type and raising frame (a release that rewords the message keeps
+// them). Two runs of one case sharing an anchor are one bug (compare --baseline-torch, bisect).
+std::vector<std::string> ReleaseAnchors(const Finding &finding);
+bool ShareAnAnchor(const std::vector<std::string> &a, const std::vector<std::string> &b);
 
 // The normalisers of a bug key, exposed for tests and for people reading keys.
 // Inductor's kernel names (cpp_fused_add_mul_3, cpp_fused__to_copy_arange_..._0) to <kernel>;

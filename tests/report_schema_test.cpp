@@ -110,7 +110,8 @@ protected:
                                                "--report", report_.string(), "--known-issues",
                                                (scratch_ / "known-issues.json").string()});
     ASSERT_EQ(run.exit_code, 1) << "new findings exit 1\n" << run.out << run.err;
-    ASSERT_NE(run.out.find("3 finding(s), 2 not known"), std::string::npos) << run.out;
+    ASSERT_NE(run.out.find("3 bug(s) from 3 signature(s), 2 not known"), std::string::npos)
+        << run.out;
   }
 
   // A copy of the report with one file replaced.

@@ -1,5 +1,7 @@
 #include "fuzzer/campaign/baseline_labels.h"
 
+#include "corpus/bug_key.h"
+
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
@@ -32,7 +34,10 @@ LabelAgainstBaseline(const corpus::FindingStore &store, const std::vector<std::s
     BaselineLabel label{.finding_id = stored.id, .baseline_torch = version};
     if (outcome.finding)
       label.baseline_signature = corpus::Signature(*outcome.finding);
-    if (label.baseline_signature == stored.signature)
+    // The same bug reworded on the baseline release is the same bug (corpus::ReleaseAnchors).
+    if (label.baseline_signature == stored.signature ||
+        (outcome.finding && corpus::ShareAnAnchor(corpus::ReleaseAnchors(*outcome.finding),
+                                                  corpus::ReleaseAnchors(stored.finding))))
       label.label = "also in " + version;
     else if (outcome.status == corpus::CaseStatus::kPass ||
              outcome.status == corpus::CaseStatus::kExpected)

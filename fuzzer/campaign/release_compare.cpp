@@ -1,5 +1,7 @@
 #include "fuzzer/campaign/release_compare.h"
 
+#include "corpus/bug_key.h"
+
 #include "corpus/finding.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
@@ -38,8 +40,11 @@ ReleaseVerdict ClassifyReleases(const ReleaseRun &baseline, const ReleaseRun &ca
     return candidate.Failed() ? ReleaseVerdict::kRegressed : ReleaseVerdict::kSame;
   if (!candidate.Failed())
     return ReleaseVerdict::kFixed;
-  return baseline.signature == candidate.signature ? ReleaseVerdict::kBothFailing
-                                                   : ReleaseVerdict::kFailingDifferently;
+  // One bug on both: the same signature, or a release that reworded the message.
+  return baseline.signature == candidate.signature ||
+                 corpus::ShareAnAnchor(baseline.anchors, candidate.anchors)
+             ? ReleaseVerdict::kBothFailing
+             : ReleaseVerdict::kFailingDifferently;
 }
 
 std::vector<matrix::KernelFingerprint> CapturedKernels(const json &result) {
@@ -63,6 +68,7 @@ ReleaseRun RunOn(worker::Worker &worker, const corpus::Case &c, const std::files
                  .status = std::string(outcome.Status())};
   if (outcome.finding) {
     run.signature = corpus::Signature(*outcome.finding);
+    run.anchors = corpus::ReleaseAnchors(*outcome.finding);
     run.summary = FirstLine(outcome.finding->summary);
   } else if (outcome.status == corpus::CaseStatus::kInvalidCase) {
     run.summary = FirstLine(outcome.result.value("exception", json::object()).value("message", ""));

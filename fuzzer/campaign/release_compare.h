@@ -30,6 +30,7 @@ struct ReleaseRun {
   std::string torch_version;
   std::string status;                     // pass, expected, finding, invalid-case
   std::string signature;                  // of the finding; "" when the case did not fail
+  std::vector<std::string> anchors;       // its bug's (corpus::ReleaseAnchors)
   std::string summary;                    // the finding's one line, or why the case is invalid
   std::vector<std::string> config_absent; // the case's Inductor keys this release lacks
   std::vector<matrix::KernelFingerprint> kernels;

@@ -60,7 +60,7 @@ std::string StatusOf(const ReportInput &input, const corpus::Bug &bug) {
   if (IsNew(input, bug))
     return "new";
   const auto *known = bug.Known(input.known_issues);
-  return known ? "known: " + known->id + " (" + known->status + ")" : "seen before";
+  return known ? "known issue " + known->id + " (" + known->status + ")" : "seen before";
 }
 
 // A path as a SARIF artifactLocation.uri, which must be a URI reference: absolute paths become

@@ -1,5 +1,7 @@
 #include "fuzzer/cli/bisect_command.h"
 
+#include "corpus/bug_key.h"
+
 #include "corpus/finding.h"
 #include "fuzzer/cli/case_input.h"
 #include "fuzzer/support/errors.h"
@@ -28,6 +30,7 @@ struct ReleaseOutcome {
   support::TorchEnvironment environment;
   std::string status;
   std::string signature;
+  std::vector<std::string> anchors; // its bug's, across releases
 };
 
 } // namespace
@@ -71,18 +74,26 @@ int BisectCommand(const BisectOptions &options, const support::ToolPaths &paths,
         worker::RunCaseOnWorker(worker, input.c, dir / "inductor-cache",
                                 std::chrono::seconds(options.case_timeout_seconds));
     worker.Shutdown();
-    outcomes.push_back({release, std::string(outcome.Status()),
-                        outcome.finding ? corpus::Signature(*outcome.finding) : ""});
+    outcomes.push_back(
+        {release, std::string(outcome.Status()),
+         outcome.finding ? corpus::Signature(*outcome.finding) : "",
+         outcome.finding ? corpus::ReleaseAnchors(*outcome.finding) : std::vector<std::string>{}});
     std::cerr << fmt::format("bisect: torch {}: {}\n", release.torch_version,
                              outcomes.back().signature.empty() ? outcomes.back().status
                                                                : outcomes.back().signature);
   }
 
   // The signature looked for: the one given, the finding's, else the newest release's failure.
+  // A release that fails with another signature of the same bug (a reworded message) counts as
+  // failing with it.
   std::string signature = !options.signature.empty() ? options.signature : input.signature;
+  std::vector<std::string> anchors =
+      options.signature.empty() ? input.anchors : std::vector<std::string>{};
   if (signature.empty())
-    for (auto it = outcomes.rbegin(); it != outcomes.rend() && signature.empty(); ++it)
+    for (auto it = outcomes.rbegin(); it != outcomes.rend() && signature.empty(); ++it) {
       signature = it->signature;
+      anchors = it->anchors;
+    }
 
   const ReleaseOutcome *first_failing = nullptr;
   const ReleaseOutcome *last_passing = nullptr;
@@ -91,6 +102,10 @@ int BisectCommand(const BisectOptions &options, const support::ToolPaths &paths,
     std::string verdict;
     if (!signature.empty() && outcome.signature == signature) {
       verdict = "fails with the signature";
+      if (!first_failing)
+        first_failing = &outcome;
+    } else if (!outcome.signature.empty() && corpus::ShareAnAnchor(outcome.anchors, anchors)) {
+      verdict = "fails with the same bug: " + outcome.signature;
       if (!first_failing)
         first_failing = &outcome;
     } else if (!outcome.signature.empty()) {

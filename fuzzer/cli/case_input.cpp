@@ -1,5 +1,6 @@
 #include "fuzzer/cli/case_input.h"
 
+#include "corpus/bug_key.h"
 #include "corpus/finding_store.h"
 #include "fuzzer/support/errors.h"
 
@@ -20,7 +21,8 @@ CaseInput ReadCaseOrFinding(const fs::path &input) {
   const fs::path folder = fs::absolute(input).lexically_normal();
   const auto stored =
       corpus::FindingStore(folder.parent_path().parent_path()).Load(folder.filename().string());
-  return {corpus::LoadCaseFile(stored.smallest / "case.json"), stored.signature, folder};
+  return {corpus::LoadCaseFile(stored.smallest / "case.json"), stored.signature, folder,
+          corpus::ReleaseAnchors(stored.finding)};
 }
 
 } // namespace fuzzer::cli

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fuzzer::cli {
 
@@ -14,6 +15,7 @@ struct CaseInput {
   corpus::Case c;
   std::string signature; // the stored finding's; empty for a case file
   std::optional<std::filesystem::path> finding_folder;
+  std::vector<std::string> anchors; // the stored finding's bug (corpus::ReleaseAnchors)
 };
 
 // Throws InputError for a folder that is not a finding's, CaseError for a bad case file.
