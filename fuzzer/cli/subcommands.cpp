@@ -20,9 +20,10 @@ CLI::App *AddFuzzCommand(CLI::App &app, FuzzOptions &options) {
       "fuzz",
       "The campaign: generate cases from a seed, run them on a pool of warm workers (one per "
       "job) through every oracle (wrong-result, exception, compile-error, crash, timeout), "
-      "store each finding once per signature in the corpus, and write summary.json, junit.xml, "
-      "findings.sarif and report.html. Known issues are reported as known, not new. Exit 0: "
-      "nothing new; 1: new findings; 2: the tool failed.\n"
+      "store each finding once per signature in the corpus, group the signatures into bugs (one "
+      "cause seen in many kernels or by several detectors is one bug), and write summary.json, "
+      "junit.xml, findings.sarif and report.html. Known issues are reported as known, not new. "
+      "Exit 0: no new bug; 1: new bugs; 2: the tool failed.\n"
       "Example: inductor-fuzz fuzz --time 10m --jobs 2 --corpus fuzz-corpus");
   command->add_option("--time", options.time,
                       "How long to dispatch cases: 90s, 10m, 2h (default 5m, or no limit "
