@@ -29,10 +29,11 @@ std::vector<std::string> Facts(const Finding &finding, std::string_view key) {
   return values;
 }
 
-// A message as the key keeps it: the signature's template, then every digit run to <N>, kernel
-// names to their shape and argument lists collapsed.
+// A message as the key keeps it: the signature's template (quoted names to their shape, bare
+// numbers to <N>), kernel names to their shape and argument lists collapsed. Unquoted words keep
+// their digits: "AVX512" and "AVX2" are two requirements.
 std::string ProgramFree(const std::string &message) {
-  return CollapseArgumentLists(KernelNameShape(NameShape(MessageTemplate(message))));
+  return CollapseArgumentLists(KernelNameShape(MessageTemplate(message)));
 }
 
 // A type as the key keeps it: a function type's parameter list is the kernel's arity.

@@ -74,13 +74,14 @@ public:
 
   CampaignStats Run() {
     started_ = Clock::now();
-    for (const auto &stored : store_.List()) {
+    const auto stored_before = store_.List();
+    for (const auto &stored : stored_before) {
       stats_.grouper.Add(stored.id, corpus::BugKey(stored.finding));
       stats_.stored_before.insert(stored.id);
       if (const auto *known = KnownIssueOf(stored.signature, stats_.grouper.KeyOf(stored.id)))
         stats_.known_issue_of[stored.id] = known->id;
     }
-    for (const auto &stored : store_.List())
+    for (const auto &stored : stored_before)
       for (const auto &hit : stored.hits)
         for (const auto &other : hit.same_bug_as)
           stats_.grouper.Join(stored.id, other);
