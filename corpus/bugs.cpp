@@ -89,6 +89,20 @@ json Bug::Summary() const {
           {"repro", lead.smallest.empty() ? "" : (lead.smallest / "repro.py").string()}};
 }
 
+json FoldExplainedCrash(std::vector<Finding> &findings, std::vector<Finding> errors) {
+  json evidence = json::array();
+  if (!errors.empty() && !findings.empty() && findings.front().kind == FindingKind::kCrash) {
+    evidence.push_back({{"detector", DetectorOf(FindingKind::kCrash)},
+                        {"kind", KindName(FindingKind::kCrash)},
+                        {"signature", Signature(findings.front())},
+                        {"summary", findings.front().summary}});
+    findings.erase(findings.begin());
+  }
+  for (auto &error : errors)
+    findings.push_back(std::move(error));
+  return evidence;
+}
+
 std::vector<Bug> GroupIntoBugs(const std::vector<StoredFinding> &findings) {
   BugGrouper grouper;
   std::map<std::string, const StoredFinding *> by_id;

@@ -49,6 +49,12 @@ struct Bug {
   nlohmann::json Summary() const; // for `corpus list --json`, `corpus show` and summary.json
 };
 
+// A crash whose sanitizer rerun names memory errors is those errors: the crash leaves `findings`
+// and is returned as the evidence each error's hit carries (a crash signature is the same for
+// every heap corruption, so storing it as a bug of its own would join every such bug). The
+// errors are appended. Without errors, or without a crash first, nothing changes but the append.
+nlohmann::json FoldExplainedCrash(std::vector<Finding> &findings, std::vector<Finding> errors);
+
 // The corpus's findings grouped into bugs, sorted by id.
 std::vector<Bug> GroupIntoBugs(const std::vector<StoredFinding> &findings);
 

@@ -110,6 +110,29 @@ TEST(BugKey, TheProjectsKnownIssuesNameTheSoftCapBugWithAnyArgumentTuple) {
   FAIL() << "the soft-cap fixture pair is missing";
 }
 
+// A crash its sanitizer rerun explains becomes the memory error's evidence, not a bug of its own;
+// a crash the rerun finds nothing in stays.
+TEST(Bugs, ACrashItsSanitizerRerunExplainsIsTheMemoryErrorsEvidence) {
+  const auto pairs = Pairs();
+  const auto memory = std::find_if(pairs.begin(), pairs.end(), [](const Pair &pair) {
+    return pair.name == "merge_overflow_and_use_after_free_on_one_statement";
+  });
+  ASSERT_NE(memory, pairs.end());
+  Finding crash{.kind = FindingKind::kCrash};
+  crash.essence.Add("api", "flex_attention").Add("signal", "11").Add("abort", "");
+  crash.summary = "worker died: signal 11";
+  std::vector<Finding> findings = {crash};
+  const json evidence = FoldExplainedCrash(findings, {memory->a});
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, FindingKind::kMemoryError);
+  ASSERT_EQ(evidence.size(), 1u);
+  EXPECT_EQ(evidence[0]["signature"], Signature(crash));
+  EXPECT_EQ(evidence[0]["detector"], "worker");
+  std::vector<Finding> unexplained = {crash};
+  EXPECT_TRUE(FoldExplainedCrash(unexplained, {}).empty());
+  EXPECT_EQ(unexplained, std::vector<Finding>{crash});
+}
+
 TEST(BugGrouper, GroupsDoNotDependOnTheOrderMembersAndJoinsArrive) {
   auto group = [](bool reversed) {
     BugGrouper grouper;

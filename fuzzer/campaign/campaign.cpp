@@ -211,18 +211,7 @@ private:
             c, *options_.sanitize_crashes, paths_.worker_executable, paths_.venv,
             case_dir / "sanitized",
             std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
-        // The sanitizers named the error the crash was: one bug, the crash its evidence. A
-        // crash signature is the same for every heap corruption, so it never joins two bugs.
-        if (!errors.empty() && !findings.empty() &&
-            findings.front().kind == corpus::FindingKind::kCrash) {
-          evidence.push_back({{"detector", "worker"},
-                              {"kind", "crash"},
-                              {"signature", corpus::Signature(findings.front())},
-                              {"summary", findings.front().summary}});
-          findings.erase(findings.begin());
-        }
-        for (auto &error : errors)
-          findings.push_back(std::move(error));
+        evidence = corpus::FoldExplainedCrash(findings, std::move(errors));
         std::lock_guard lock(mutex_);
         ++stats_.sanitized_reruns;
       }
