@@ -159,6 +159,15 @@ TEST(CaseVersion2, DisagreementsAndUndeclaredChangesAreOneLineErrors) {
   document["attention"]["Q_LEN"] = 64;
   EXPECT_EQ(ErrorFor(document), "create_block_mask.Q_LEN is 128 but attention.Q_LEN is 64; give "
                                 "the shape once (version 2 cases may leave attention's out)");
+  // The heads of a block mask are 1, null (broadcast) or the query heads; GQA's query heads are
+  // a multiple of the key heads (docs/contracts.md).
+  document = Version2Flex();
+  document["create_block_mask"]["H"] = 3;
+  EXPECT_EQ(ErrorFor(document),
+            "create_block_mask.H is 3 but attention.Hq is 2; use 1, null or Hq");
+  document = Version2Flex();
+  document["attention"]["Hq"] = 3;
+  EXPECT_EQ(ErrorFor(document), "field 'attention.Hq' must be a multiple of 'attention.Hkv'");
   document = Version2Flex();
   document["calls"][0]["constants"] = {{"window", 3}};
   EXPECT_NE(ErrorFor(document).find("changes 'window', which the case's 'constants' does not"),

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 namespace fuzzer {
@@ -88,6 +89,33 @@ TEST(EndToEnd, RunCaseOnTheCausalSeedWritesResultSourcesAndCommands) {
   EXPECT_EQ(findings[0]["location"]["line"], first + 1);
   EXPECT_EQ(findings[0]["type"], "float[8]");
   EXPECT_EQ(findings[0]["kernel"], "kernel");
+  std::filesystem::remove_all(out);
+}
+
+// API misuse is no finding: a mask that reads h, with a block mask made for H=None and used on
+// three heads, is what a 30-minute campaign once reported as a wrong result. run-case calls it
+// invalid-case in phase 'contract' with the reason, exits 2, and compiles nothing.
+TEST(EndToEnd, RunCaseOnAMaskThatReadsHWithAnHNoneBlockMaskIsAnInvalidCase) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-e2e-misuse-" + std::to_string(::getpid()));
+  const auto run = RunInductorFuzz(
+      {"run-case", (kSourceDir / "tests/cases/misuse-heads-none-reads-h.json").string(), "--out",
+       out.string()});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("it breaks an API contract (phase 'contract'): mask_mod reads h but the "
+                         "block mask was made with H=None: create_block_mask's H=None means the "
+                         "mask is the same for every head, and here head 1 of 3 differs from "
+                         "head 0"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "one line: " << run.err;
+  const json result = ReadJson(out / "result.json");
+  EXPECT_EQ(result["status"], "invalid-case");
+  EXPECT_EQ(result["phase"], "contract");
+  EXPECT_FALSE(result.contains("signature"));
+  EXPECT_EQ(result["exception"]["type"], "inductor_fuzz_worker.oracles.ApiContractError");
+  EXPECT_TRUE(ReadJson(out / "commands.json")["commands"].empty())
+      << "nothing compiles for a broken case";
   std::filesystem::remove_all(out);
 }
 

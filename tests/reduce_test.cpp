@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 
 namespace fuzzer {
@@ -300,6 +302,70 @@ TEST(ReduceTest, ArgumentOrderOnARealTuReducesAsARuntimeDivergence) {
   const auto repro = support::RunCommand({"/bin/sh", (scratch / "out" / "repro.sh").string()}, {},
                                          std::chrono::seconds(300));
   EXPECT_EQ(repro.status.exit_code, 1) << repro.output;
+}
+
+} // namespace
+} // namespace fuzzer
+
+namespace fuzzer {
+namespace {
+
+// The case reducer never turns a real wrong result into API misuse. The wrong result is planted
+// (tests/fixtures/plant_wrong_output: what Inductor makes of flex_attention is off by one in its
+// first element) on a mask that reads h without depending on it, (q_idx + h // 130) >= kv_idx,
+// with a block mask made for H=None and two heads. shrink-constants proposes h // 1: a mask
+// that differs between the heads, on a block mask of head 0, which without the worker's
+// contract check fails with the same signature (and on an unplanted torch too). The worker calls
+// it invalid-case, so the reducer never keeps it: the divisor ends at 2, not 1.
+TEST(ReduceFullTier, AWrongResultNeverReducesIntoAMaskThatBreaksItsBlockMasksContract) {
+  const support::ScratchDir scratch("reduce-misuse-test");
+  const std::map<std::string, std::string> plant = {
+      {"PYTHONPATH", (kSource / "tests/fixtures/plant_wrong_output").string() + ":" +
+                         (kSource / "tests/fixtures/plant").string()}};
+  json c = json::parse(R"({
+    "format_version": 2, "name": "planted-wrong-result", "api": "flex_attention",
+    "mask_mod": {"name": "mask_mod",
+                 "source": "def mask_mod(b, h, q_idx, kv_idx):\n    return (q_idx + h // 130) >= kv_idx\n"},
+    "score_mod": null, "tensors": [],
+    "create_block_mask": {"B": 1, "H": null, "Q_LEN": 32, "KV_LEN": 32, "BLOCK_SIZE": 128,
+                          "device": "cpu"},
+    "attention": {"Hq": 2, "Hkv": 2, "E": 16, "Ev": 16, "dtype": "float32", "input_seed": 0,
+                  "use_block_mask": true, "enable_gqa": false},
+    "inductor": {}, "expect": {"raises": null},
+    "provenance": {"origin": "reduce_test"}})");
+  std::ofstream(scratch / "case.json") << c.dump(2);
+  std::ofstream(scratch / "passes.json") << R"({"case_passes": ["shrink-constants"]})";
+
+  // The misuse on its own is refused: it is broken, not failing.
+  json misuse = c;
+  misuse["mask_mod"]["source"] =
+      "def mask_mod(b, h, q_idx, kv_idx):\n    return q_idx + h >= kv_idx\n";
+  std::ofstream(scratch / "misuse.json") << misuse.dump(2);
+  const auto refused = RunInductorFuzz(
+      {"reduce", (scratch / "misuse.json").string(), "--out", (scratch / "misuse-out").string()},
+      std::chrono::seconds(600), plant);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("the case is invalid, not a finding"), std::string::npos)
+      << refused.err;
+
+  const auto run = RunInductorFuzz({"reduce", (scratch / "case.json").string(), "--out",
+                                    (scratch / "out").string(), "--jobs", "2", "--passes",
+                                    (scratch / "passes.json").string()},
+                                   std::chrono::seconds(1500), plant);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json report = json::parse(std::ifstream(scratch / "out" / "reduction.json"));
+  EXPECT_TRUE(report["signature"].get<std::string>().starts_with(
+      "wrong-result|api=flex_attention|fields=output|"))
+      << report.dump(2);
+  EXPECT_GE(report["steps"].get<int>(), 1) << report.dump(2);
+  EXPECT_GE(report["invalid_runs"].get<int>(), 1)
+      << "h // 1 was proposed and called invalid: " << report.dump(2);
+  const auto reduced = corpus::LoadCaseFile(scratch / "out" / "case.json");
+  EXPECT_FALSE(reduced.create_block_mask.heads.has_value());
+  std::smatch divisor;
+  ASSERT_TRUE(std::regex_search(reduced.mask_mod->source, divisor, std::regex(R"(h // (\d+))")))
+      << reduced.mask_mod->source;
+  EXPECT_GE(std::stoi(divisor[1]), 2) << reduced.mask_mod->source;
 }
 
 } // namespace

@@ -126,6 +126,11 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
 
   if (outcome.status == corpus::CaseStatus::kInvalidCase) {
     const json exception = outcome.result.value("exception", json::object());
+    if (outcome.result.value("phase", "") == "contract")
+      throw support::InputError(fmt::format(
+          "{}: the case is broken, not a finding: it breaks an API contract (phase 'contract'): "
+          "{}; fix the case (see {}/result.json and docs/contracts.md)",
+          options.case_file.string(), exception.value("message", ""), out_dir.string()));
     throw support::InputError(fmt::format(
         "{}: the case is broken, not a finding: eager failed in phase '{}' with {}: {}; fix the "
         "case (see {}/result.json)",

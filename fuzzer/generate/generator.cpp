@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
+#include <set>
 
 namespace fuzzer::generate {
 namespace {
@@ -31,6 +32,9 @@ void CollectLiterals(Expression &e, std::vector<Expression *> &out) {
     CollectLiterals(arg, out);
 }
 
+// The mask patterns that read b or h (through a table indexed by it).
+const std::map<std::string, std::string> kPatternReads = {{"jagged", "b"}, {"head_offset", "h"}};
+
 // Phase 1: what the case is made of, before any concrete number.
 struct Structure {
   std::string api;
@@ -40,6 +44,10 @@ struct Structure {
   std::string score_pattern; // empty: no score_mod
   std::string q_length_class, kv_length_class, block_size_class;
   bool batch_none = false, heads_none = false;
+  // What the mask may not read: create_block_mask's B=None (H=None) means the mask is the same
+  // for every batch element (head), so a mask made with it reads no b (h), not even through a
+  // table (docs/contracts.md). Score functions read both freely.
+  std::set<std::string> mask_may_not_read;
   std::string dtype, head_dim_class, value_dim_class;
   bool grouped_query = false;
   bool data_dependent = false;
@@ -56,6 +64,25 @@ public:
       : random_(random), sequence_random_(sequence_random), policy_(policy) {}
 
   std::string Draw(const std::string &category) { return DrawFrom(random_, category); }
+  // A draw of `category` that is none of `excluded`: drawn again until it is not, so that a
+  // draw that was never excluded takes what it took before. With no weight left outside
+  // `excluded`, the first other option, drawing nothing.
+  std::string DrawExcept(const std::string &category, const std::set<std::string> &excluded) {
+    std::string option;
+    double allowed = 0;
+    for (const auto &[name, weight] : policy_.weights.at(category))
+      if (!excluded.contains(name)) {
+        allowed += weight;
+        if (option.empty())
+          option = name;
+      }
+    if (allowed > 0)
+      do
+        option = policy_.Draw(random_, category);
+      while (excluded.contains(option));
+    ++features_[category + ":" + option];
+    return option;
+  }
   std::string DrawFrom(Random &random, const std::string &category) {
     const std::string &option = policy_.Draw(random, category);
     ++features_[category + ":" + option];
@@ -93,6 +120,7 @@ private:
   const GenerationPolicy &policy_;
   corpus::Case *case_ = nullptr;
   std::int64_t q_len_ = 1, kv_len_ = 1, batch_ = 1, heads_ = 1;
+  std::set<std::string> leaves_excluded_; // while drawing the mask: the indices it may not read
 };
 
 Structure Builder::DrawStructure() {
@@ -121,6 +149,21 @@ Structure Builder::DrawStructure() {
   s.block_size_class = Draw("block_size");
   s.batch_none = Chance("p_batch_none", "shape:B=None");
   s.heads_none = Chance("p_heads_none", "shape:H=None");
+  if (s.batch_none)
+    s.mask_may_not_read.insert("b");
+  if (s.heads_none)
+    s.mask_may_not_read.insert("h");
+  // The patterns that read b or h, drawn again: a case without them is the case it was.
+  for (auto &part : s.mask_parts)
+    if (const auto reads = kPatternReads.find(part);
+        reads != kPatternReads.end() && s.mask_may_not_read.contains(reads->second)) {
+      --features_["mask_pattern:" + part];
+      std::set<std::string> excluded;
+      for (const auto &[pattern, index] : kPatternReads)
+        if (s.mask_may_not_read.contains(index))
+          excluded.insert(pattern);
+      part = DrawExcept("mask_pattern", excluded);
+    }
   if (s.api == "flex_attention") {
     s.dtype = Draw("dtype");
     s.head_dim_class = Draw("head_dim");
@@ -209,7 +252,7 @@ E Builder::IntConstant() {
 }
 
 E Builder::IntLeaf() {
-  const std::string leaf = Draw("int_leaf");
+  const std::string leaf = DrawExcept("int_leaf", leaves_excluded_);
   if (leaf == "constant")
     return IntConstant();
   return E::Var(leaf, ValueType::kInt);
@@ -407,9 +450,11 @@ void Builder::DrawValues(const Structure &s, corpus::Case &c) {
 
   // Emission of the functions (phase 3) needs the expressions; draw them here, in order.
   std::vector<E> parts;
+  leaves_excluded_ = s.mask_may_not_read;
   for (const auto &part : s.mask_parts) {
     parts.push_back(MaskPattern(part));
   }
+  leaves_excluded_.clear();
   if (s.data_dependent && !parts.empty()) {
     // A Python scalar taken from a tensor indexed by q_idx: data-dependent by construction.
     const std::string table = AddTable("threshold", "int64", 4, [](std::int64_t) { return 0; });

@@ -9,8 +9,9 @@
 
 namespace fuzzer::generate {
 
-// Bumped whenever the same (seed, policy) would generate a different case.
-inline constexpr int kGeneratorVersion = 2; // 2: call sequences
+// Bumped whenever the same (seed, policy) would generate a different case. 2: call sequences;
+// 3: a mask made for a block mask with B=None (H=None) reads no b (h).
+inline constexpr int kGeneratorVersion = 3;
 
 struct GeneratedCase {
   corpus::Case c;

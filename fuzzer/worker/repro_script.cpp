@@ -146,6 +146,8 @@ def main():
             apis.append(Api(CASE, build_namespace(CASE)) if not apis else apis[0].next_call(index))
             phase = "inputs"
             apis[-1].make_inputs()
+            phase = "contract"  # a case that breaks a contract of the API is no repro
+            apis[-1].check_contracts()
             phase = "eager"
             eagers.append(apis[-1].run_eager())
         except Exception as error:

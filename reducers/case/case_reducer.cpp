@@ -176,6 +176,7 @@ private:
   CaseReduction Snapshot() {
     result_.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
     result_.interrupted = stop_.load();
+    result_.invalid = invalid_.load();
     return result_;
   }
 
@@ -194,13 +195,18 @@ private:
   // empty when it passed (or raised what it expects). With sanitizers, the first memory error
   // in a kernel is the signature, ahead of the crash it caused.
   std::string RunFresh(const corpus::Case &c, const WorkerPool &pool,
-                       fuzzer::worker::Worker &worker, std::size_t index) {
+                       fuzzer::worker::Worker &worker, std::size_t index,
+                       corpus::CaseStatus *status = nullptr) {
     const fs::path cache = pool.CacheDir(index);
     std::error_code ignored;
     fs::remove_all(cache, ignored);
     const auto outcome = fuzzer::worker::RunCaseOnWorker(
         worker, c, cache,
         std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
+    if (status)
+      *status = outcome.status;
+    // An invalid case (eager failed, or the case breaks an API contract) has no finding, so no
+    // signature: it is never kept, whatever its compiled run would have given.
     std::string signature = outcome.finding ? corpus::Signature(*outcome.finding) : "";
     if (options_.sanitizer) {
       // Read before the cache goes: a report names the kernel's TU there.
@@ -214,7 +220,11 @@ private:
   }
 
   std::string RunOnce(const corpus::Case &c, fuzzer::worker::Worker &worker, std::size_t index) {
-    return RunFresh(c, pool_, worker, index);
+    corpus::CaseStatus status = corpus::CaseStatus::kPass;
+    std::string signature = RunFresh(c, pool_, worker, index, &status);
+    if (status == corpus::CaseStatus::kInvalidCase)
+      ++invalid_;
+    return signature;
   }
 
   // Whether `c` passes (or raises what it expects) on the baseline release.
@@ -238,6 +248,10 @@ private:
 
   void Confirm(const corpus::Case &c) {
     std::string first = RunOnFirst(c);
+    if (first.empty() && invalid_ > 0)
+      throw fuzzer::support::InputError(
+          "the case is invalid, not a finding: eager fails on it or it breaks an API contract "
+          "(see docs/contracts.md); nothing to reduce (`inductor-fuzz run-case` on it says why)");
     if (first.empty())
       throw fuzzer::support::InputError(
           "the case does not fail on this torch: nothing to reduce (try `inductor-fuzz "
@@ -304,6 +318,7 @@ private:
   std::optional<WorkerPool> baseline_pool_;
   CaseReduction result_;
   unsigned tries_ = 1;
+  std::atomic<unsigned> invalid_{0}; // runs the worker called invalid-case
   Clock::time_point started_;
 };
 

@@ -39,6 +39,7 @@ struct CaseReduction {
   unsigned steps = 0;         // candidates accepted
   unsigned tried = 0;         // candidates run
   unsigned baseline_runs = 0; // runs on the baseline release (a regression's reduction)
+  unsigned invalid = 0;       // runs the worker called invalid-case (never kept)
   double seconds = 0;
   int nodes_before = 0;
   int nodes_after = 0;
@@ -55,7 +56,9 @@ struct ReduceCallbacks {
 // Reduces `c` while its failure keeps the same signature: the untouched case first (an
 // InputError when it does not fail, or fails differently from options.signature), then each
 // pass's candidates, `jobs` at a time, accepting the first in the pass's order that fails the
-// same way. A signature that reproduced only some of the time is given `confirm` tries per
+// same way. A candidate the worker calls invalid-case (eager fails, or it breaks an API
+// contract, such as a mask that reads h with an H=None block mask) has no signature and is
+// never accepted. A signature that reproduced only some of the time is given `confirm` tries per
 // candidate. `stop` ends it early with the best case so far.
 CaseReduction ReduceCase(const corpus::Case &c, const CaseReduceOptions &options,
                          const PassContext &context, const fuzzer::support::ToolPaths &paths,

@@ -3,8 +3,10 @@ the oracle whether the two agree.
 
 Where a case fails decides what the failure means. Eager is the reference: when defining the
 case, making its inputs or running it eagerly fails and the case did not say it would, the
-case is broken ("invalid-case"), not torch.compile. Only what fails once compiling starts is a
-finding.
+case is broken ("invalid-case"), not torch.compile. So is a case that breaks a contract of the
+API it calls (phase "contract", oracles.ApiContractError: a block mask made with H=None for a
+mask_mod that reads h), whose result no oracle can judge. Only what fails once compiling starts
+is a finding.
 """
 
 import contextlib
@@ -81,6 +83,8 @@ def run_case(
                             else apis[0].next_call(index))
                 phase = "inputs"
                 apis[-1].make_inputs()
+                phase = "contract"
+                apis[-1].check_contracts()
                 phase = "eager"
                 eager = apis[-1].run_eager()
             except BaseException as error:
@@ -186,6 +190,8 @@ def _failed(session, result, kind, phase, error, expected):
 def _broken(session, result, phase, error, expected, call=0):
     """The case failed before compiling: as the case said it would, or it is invalid."""
     described = _described(session, error, expected)
+    if phase == "contract":  # a broken contract is never what a case means to raise
+        described["expected"] = False
     if call:
         result["call"] = call
     if described["expected"]:

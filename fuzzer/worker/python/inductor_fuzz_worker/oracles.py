@@ -45,6 +45,130 @@ CLOSURE_FACTORY = "__inductor_fuzz_closure"
 TEST_PLANT_VARIABLE = "INDUCTOR_FUZZ_TEST_PLANT"
 
 
+class ApiContractError(ValueError):
+    """The case breaks a documented contract of the API it calls. Then what flex_attention
+    computes is not defined, so a difference between eager and compiled is no bug: the case is
+    invalid, never a finding."""
+
+
+def _mask_slices(mask_mod, block_mask, device):
+    """mask_at(b, h): mask_mod over the block mask's (Q_LEN, KV_LEN) at batch element b and
+    head h, a bool tensor, evaluated once per (b, h) as create_mask evaluates it."""
+    from torch.nn.attention import flex_attention as flex
+
+    q_len, kv_len = (int(length) for length in block_mask.seq_lengths)
+    slices = {}
+
+    def mask_at(b, h):
+        if (b, h) not in slices:
+            def shifted(b_index, h_index, q_idx, kv_idx):
+                return mask_mod(b_index + b, h_index + h, q_idx, kv_idx)
+
+            slices[b, h] = flex.create_mask(shifted, 1, 1, q_len, kv_len, device=device)[0, 0]
+        return slices[b, h]
+
+    return mask_at
+
+
+def check_block_cover(mask_mod, block_mask, batch, heads, device):
+    """A ready-made block mask (BlockMask.from_kv_blocks) must cover its mask_mod: every element
+    where mask_mod is true lies in a listed block (partial or full), and mask_mod is true on
+    every element of a full block. Compiled flex_attention skips the blocks not listed and
+    applies no mask_mod in full ones; eager applies mask_mod to every element. Raises
+    ApiContractError at the first block that breaks it; an exception while evaluating is left
+    to eager."""
+    try:
+        mask_at = _mask_slices(mask_mod, block_mask, device)
+        q_block, kv_block = (int(size) for size in block_mask.BLOCK_SIZE)
+        tensors = {"partial": (block_mask.kv_num_blocks, block_mask.kv_indices),
+                   "full": (block_mask.full_kv_num_blocks, block_mask.full_kv_indices)}
+        for b in range(batch):
+            for h in range(heads):
+                mask = mask_at(b, h)
+                listed = {}
+                for kind, (counts, indices) in tensors.items():
+                    if counts is None:
+                        continue
+                    at = (b if counts.shape[0] > 1 else 0, h if counts.shape[1] > 1 else 0)
+                    for row in range(counts.shape[2]):
+                        for column in indices[at][row][: int(counts[at][row])].tolist():
+                            listed[row, int(column)] = kind
+                rows = (mask.shape[0] + q_block - 1) // q_block
+                columns = (mask.shape[1] + kv_block - 1) // kv_block
+                for row in range(rows):
+                    for column in range(columns):
+                        block = mask[row * q_block:(row + 1) * q_block,
+                                     column * kv_block:(column + 1) * kv_block]
+                        kind = listed.get((row, column))
+                        wrong = ~block if kind == "full" else block if kind is None else None
+                        if wrong is None or not bool(wrong.any()):
+                            continue
+                        q_idx, kv_idx = (int(i) for i in wrong.nonzero()[0])
+                        q_idx, kv_idx = q_idx + row * q_block, kv_idx + column * kv_block
+                        problem = ("is a full block, but mask_mod is false at" if kind == "full"
+                                   else "is not listed, but mask_mod is true at")
+                        raise ApiContractError(
+                            f"the block mask's tensors do not cover mask_mod: block ({row}, "
+                            f"{column}) of b={b}, h={h} {problem} q_idx={q_idx}, "
+                            f"kv_idx={kv_idx}; BlockMask.from_kv_blocks needs every element "
+                            "mask_mod keeps in a listed block, and full blocks kept whole"
+                        )
+    except ApiContractError:
+        raise
+    except Exception:  # eager evaluates mask_mod too, and says what is wrong with it
+        return
+
+
+def _made_with(case, name, size):
+    """How the block mask got its one batch element or head, for the message."""
+    if (case.get("attention") or {}).get("block_mask_tensors"):
+        return f"block tensors of {name.upper()} size {size}"
+    return f"{name.upper()}={case['create_block_mask'].get(name.upper())}"
+
+
+def check_broadcast_contract(case, mask_mod, block_mask, batch, heads, device):
+    """A block mask made for one batch element or one head (create_block_mask's B or H None or
+    1, or block tensors of that size) is broadcast: compiled flex_attention skips the blocks
+    that batch element 0 and head 0 skip, for every batch element and head, while eager applies
+    mask_mod to every element with the real b and h. create_block_mask's contract says as much:
+    B=None (H=None) means the mask is the same for every batch element (head), so mask_mod must
+    not depend on b (h). This evaluates mask_mod at the inputs' real `batch` and `heads` and
+    raises ApiContractError when it does depend on them.
+
+    An exception while evaluating is left to eager, which evaluates the same function."""
+    sizes = {"b": int(block_mask.kv_num_blocks.shape[0]),
+             "h": int(block_mask.kv_num_blocks.shape[1])}
+    counts = {"b": batch, "h": heads}
+    broadcast = [name for name in ("h", "b") if sizes[name] == 1 and counts[name] > 1]
+    if not broadcast:
+        return
+    mask_at = _mask_slices(mask_mod, block_mask, device)
+    what = {"b": "batch element", "h": "head"}
+    try:
+        for b in range(batch):
+            for h in range(heads):
+                for name in broadcast:
+                    reference = (b, 0) if name == "h" else (0, h)
+                    if reference == (b, h):
+                        continue
+                    differs = mask_at(b, h) != mask_at(*reference)
+                    if not bool(differs.any()):
+                        continue
+                    q_idx, kv_idx = (int(i) for i in differs.nonzero()[0])
+                    raise ApiContractError(
+                        f"mask_mod reads {name} but the block mask was made with "
+                        f"{_made_with(case, name, sizes[name])}: create_block_mask's "
+                        f"{name.upper()}=None means the mask is the same for every {what[name]}, "
+                        f"and here {what[name]} {h if name == 'h' else b} of {counts[name]} "
+                        f"differs from {what[name]} 0 (first at b={b}, h={h}, q_idx={q_idx}, "
+                        f"kv_idx={kv_idx})"
+                    )
+    except ApiContractError:
+        raise
+    except Exception:  # eager evaluates mask_mod too, and says what is wrong with it
+        return
+
+
 def build_namespace(case):
     """The globals the case's mask_mod and score_mod are defined in: torch, the mask
     combinators and the captured tensors. Raises what defining the source raises."""
@@ -208,6 +332,17 @@ class Api:
         for key in ("scale", "return_lse", "kernel_options"):
             if a[key]:
                 self.kwargs[key] = a[key]
+
+    def check_contracts(self):
+        """Raises ApiContractError when the case breaks a contract of the API it calls, so that
+        what the API returns is not defined (docs/contracts.md lists them). After make_inputs."""
+        if self.api != "flex_attention" or self.block_mask is None or self.mask_mod is None:
+            return
+        batch, heads = int(self.q.shape[0]), int(self.q.shape[1])
+        check_broadcast_contract(self.case, self.mask_mod, self.block_mask, batch, heads,
+                                 self.q.device)
+        if self.case["attention"].get("block_mask_tensors"):
+            check_block_cover(self.mask_mod, self.block_mask, batch, heads, self.q.device)
 
     def eager_function(self):
         return getattr(self.flex, self.api)
