@@ -90,6 +90,14 @@ bool NamesWord(const std::string &text, const std::string &name) {
   return false;
 }
 
+bool ShareAFile(const Finding &a, const Finding &b) {
+  for (const auto &x : a.source_lines)
+    for (const auto &y : b.source_lines)
+      if (std::filesystem::path(x.file).filename() == std::filesystem::path(y.file).filename())
+        return true;
+  return false;
+}
+
 bool ShareALine(const Finding &a, const Finding &b) {
   for (const auto &x : a.source_lines)
     for (const auto &y : b.source_lines)
@@ -108,8 +116,9 @@ std::string KernelNameShape(const std::string &text) {
 }
 
 std::string CollapseArgumentLists(const std::string &text) {
+  // A tuple of symbols, numbers and fake tensors with at least one symbol or fake tensor.
   static const std::regex symbols(
-      R"([(\[]\s*(?:(?:s|u|zf|zuf)<N>|<N>)(?:\s*,\s*(?:(?:s|u|zf|zuf)<N>|<N>))*\s*,?\s*[)\]])");
+      R"(\((?=[^()]*(?:\b(?:s|u|zf|zuf)<N>|FakeTensor))\s*(?:(?:s|u|zf|zuf)<N>|<N>|FakeTensor\(\.\.\.\))(?:\s*,\s*(?:(?:s|u|zf|zuf)<N>|<N>|FakeTensor\(\.\.\.\)))*\s*,?\s*\))");
   static const std::regex parameters(R"(([A-Za-z_][\w:<>~]*)\(([^()'"]+)\))");
   static const std::regex classes(R"(\((?:\s*<class '[^']*'>\s*,?)+\))");
   std::string out = std::regex_replace(text, symbols, "(<symbols>)");
@@ -210,18 +219,42 @@ bool ShareAnAnchor(const std::vector<std::string> &a, const std::vector<std::str
 }
 
 bool SameCauseInOneCase(const Finding &a, const Finding &b) {
-  if (!IsSourceKind(a.kind) || !IsSourceKind(b.kind) || !ShareALine(a, b))
+  // A compiler divergence and a `check` error quoting the same diagnostic text: clang's one
+  // rejection seen by the matrix and by static analysis.
+  if (a.kind == FindingKind::kCompilerDivergence || b.kind == FindingKind::kCompilerDivergence) {
+    const Finding &divergence = a.kind == FindingKind::kCompilerDivergence ? a : b;
+    const Finding &other = a.kind == FindingKind::kCompilerDivergence ? b : a;
+    if (!IsCheckKind(other.kind) || other.message.empty())
+      return false;
+    const std::string said = MessageTemplate(other.message);
+    for (const auto &error : Facts(divergence, "error"))
+      if (MessageTemplate(error) == said)
+        return true;
     return false;
-  // About the same name: a check finding's name in the compiler's message, or two checks'
-  // names equal. Two different errors on one line (a redeclaration and a shadowing of another
-  // name) stay two bugs.
-  if (IsCheckKind(a.kind) && IsCheckKind(b.kind))
-    return Fact(a, "name") == Fact(b, "name") && !Fact(a, "name").empty();
-  const Finding &check = IsCheckKind(a.kind) ? a : b;
-  const Finding &compiler = IsCheckKind(a.kind) ? b : a;
-  if (!IsCheckKind(check.kind))
+  }
+  if (!IsSourceKind(a.kind) || !IsSourceKind(b.kind))
     return false;
-  return NamesWord(compiler.message + "\n" + Fact(compiler, "message"), Fact(check, "name"));
+  const bool a_check = IsCheckKind(a.kind), b_check = IsCheckKind(b.kind);
+  if (a_check && b_check) {
+    // Two checks about one name: on one line, or anywhere in the TU when the name is declared
+    // at file scope (no enclosing kernel), where a TU has one entity of that name.
+    const std::string &name = Fact(a, "name");
+    if (name.empty() || name != Fact(b, "name"))
+      return false;
+    return ShareALine(a, b) ||
+           ((Fact(a, "kernel").empty() || Fact(b, "kernel").empty()) && ShareAFile(a, b));
+  }
+  if (!a_check && !b_check)
+    return false;
+  const Finding &check = a_check ? a : b;
+  const Finding &compiler = a_check ? b : a;
+  if (!ShareALine(check, compiler))
+    return false;
+  // A compiler error and a check finding on one line: the same name, or both an error no check
+  // classified (g++ and Clang rejecting one line). A redeclaration and a shadowing warning of
+  // another name on one line stay two bugs.
+  return NamesWord(compiler.message + "\n" + Fact(compiler, "message"), Fact(check, "name")) ||
+         check.kind == FindingKind::kAnalysisError;
 }
 
 } // namespace corpus
