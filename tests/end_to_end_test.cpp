@@ -116,6 +116,14 @@ TEST(EndToEnd, RunCaseOnAMaskThatReadsHWithAnHNoneBlockMaskIsAnInvalidCase) {
   EXPECT_EQ(result["exception"]["type"], "inductor_fuzz_worker.oracles.ApiContractError");
   EXPECT_TRUE(ReadJson(out / "commands.json")["commands"].empty())
       << "nothing compiles for a broken case";
+  // Its standalone script stops there too, and `repro --run` says the case is invalid.
+  const auto repro = RunInductorFuzz(
+      {"repro", (kSourceDir / "tests/cases/misuse-heads-none-reads-h.json").string(), "--out",
+       (out / "repro.py").string(), "--run"});
+  EXPECT_EQ(repro.exit_code, 2) << repro.out << repro.err;
+  EXPECT_NE(repro.out.find("INVALID CASE: call 1 failed in phase 'contract'"), std::string::npos)
+      << repro.out;
+  EXPECT_NE(repro.err.find("the case is invalid, not a finding"), std::string::npos) << repro.err;
   std::filesystem::remove_all(out);
 }
 

@@ -71,6 +71,11 @@ int ReproCommand(const ReproOptions &options, const support::ToolPaths &paths, s
   if (run.timed_out)
     throw support::InputError(fmt::format("{} did not finish in {} s: raise --timeout",
                                           file.string(), options.timeout.count()));
+  if (run.status.exit_code == 2) // the script's INVALID CASE: eager or a contract failed
+    throw support::InputError(fmt::format(
+        "{}: the case is invalid, not a finding: the script stopped before torch.compile ran "
+        "(INVALID CASE above; docs/contracts.md)",
+        file.string()));
   out << fmt::format("repro: {}: {}\n", run.status.Describe(),
                      run.status.Succeeded() ? "passes (does not reproduce)" : "fails (reproduces)");
   return run.status.Succeeded() ? support::kExitNothingFound : support::kExitFindings;
