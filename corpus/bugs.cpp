@@ -110,10 +110,21 @@ std::vector<Bug> GroupIntoBugs(const std::vector<StoredFinding> &findings) {
     grouper.Add(finding.id, BugKey(finding.finding));
     by_id[finding.id] = &finding;
   }
+  std::map<std::string, std::vector<const StoredFinding *>> by_case; // hit id -> findings
   for (const auto &finding : findings)
-    for (const auto &hit : finding.hits)
+    for (const auto &hit : finding.hits) {
+      by_case[hit.id].push_back(&finding);
       for (const auto &other : hit.same_bug_as)
         grouper.Join(finding.id, other);
+    }
+  // What one case showed, judged again on the stored findings: a corpus written before a join
+  // existed is re-bucketed when it is read. A stored finding holds its first sighting's lines;
+  // TUs are named by their content, so lines of two cases only agree on one TU.
+  for (const auto &[hit, together] : by_case)
+    for (std::size_t i = 0; i < together.size(); ++i)
+      for (std::size_t j = i + 1; j < together.size(); ++j)
+        if (SameCauseInOneCase(together[i]->finding, together[j]->finding))
+          grouper.Join(together[i]->id, together[j]->id);
   std::vector<Bug> bugs;
   for (const auto &[root, members] : grouper.Groups()) {
     Bug bug;

@@ -179,6 +179,7 @@ TEST(Bugs, AStoreGroupsItsSignaturesIntoBugs) {
   const Pair kernels = find("merge_two_kernel_names");
   const Pair one_line = find("merge_compiler_and_check_on_one_line");
   const Pair roles = find("split_two_redeclared_roles");
+  const Pair gcc_and_clang = find("merge_gcc_and_clang_errors_on_one_line");
   auto record = [&](const Finding &finding, std::uint64_t index,
                     std::vector<std::string> same = {}) {
     Hit hit = MakeHit(Generated(index), {{"torch_version", "2.15.0"}}, "2026-11-25T00:00:00Z");
@@ -190,12 +191,15 @@ TEST(Bugs, AStoreGroupsItsSignaturesIntoBugs) {
   record(one_line.a, 3, {StoredFindingId(one_line.b)});
   record(one_line.b, 3, {StoredFindingId(one_line.a)});
   record(roles.b, 4);
+  // No same_bug_as (a corpus written before the join existed): judged again when grouped.
+  record(gcc_and_clang.a, 5);
+  record(gcc_and_clang.b, 5);
   const auto bugs = GroupIntoBugs(store.List());
-  ASSERT_EQ(bugs.size(), 3u);
+  ASSERT_EQ(bugs.size(), 4u);
   std::map<std::size_t, std::size_t> by_size; // signatures -> hits
   for (const auto &bug : bugs)
     by_size[bug.members.size()] += bug.hit_ids.size();
-  EXPECT_EQ(by_size[2], 3u); // kernels: 2 cases; compiler + check: 1 case
+  EXPECT_EQ(by_size[2], 4u); // kernels: 2 cases; compiler + check: 1; g++ + Clang: 1
   EXPECT_EQ(by_size[1], 1u);
   for (const auto &bug : bugs)
     if (bug.members.size() == 2 && bug.detectors.contains("worker"))

@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 std::string Escape(const std::string &text) { return support::EscapeMarkup(text); }
 
 bool IsNew(const ReportInput &input, const corpus::Bug &bug) {
-  return input.new_bugs.contains(bug.id);
+  return std::all_of(bug.members.begin(), bug.members.end(),
+                     [&](const auto &member) { return input.new_signatures.contains(member.id); });
 }
 
 // The bugs the report shows: new first, then by hits.
@@ -217,12 +218,14 @@ std::string HtmlReport(const ReportInput &input) {
   const auto &stats = input.stats;
   std::string rows, details;
   const auto bugs = Ordered(input);
+  const auto fresh = std::count_if(bugs.begin(), bugs.end(),
+                                   [&](const corpus::Bug &bug) { return IsNew(input, bug); });
   for (const auto &bug : bugs) {
-    const bool fresh = IsNew(input, bug);
+    const bool is_new = IsNew(input, bug);
     const corpus::StoredFinding &lead = bug.members.front();
     rows += fmt::format("<tr class=\"{}\"><td>{}</td><td><a href=\"#{}\">{}</a></td><td>{}</td>"
                         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                        fresh ? "new" : "known", Escape(StatusOf(input, bug)), Escape(bug.id),
+                        is_new ? "new" : "known", Escape(StatusOf(input, bug)), Escape(bug.id),
                         Escape(bug.id), Escape(KindOf(bug)), Escape(lead.finding.summary),
                         bug.members.size(), bug.hit_ids.size(), Escape(bug.last_seen));
     std::string lines, signatures;
@@ -243,7 +246,7 @@ std::string HtmlReport(const ReportInput &input) {
         "<pre class=\"repro\">{8}</pre></details></section>\n",
         Escape(bug.id), Escape(bug.key), signatures, Escape(lead.finding.diagnostic),
         Escape(lead.finding.message.substr(0, 4000)),
-        lines.empty() ? "" : "<div class=\"source\">" + lines + "</div>", fresh ? " open" : "",
+        lines.empty() ? "" : "<div class=\"source\">" + lines + "</div>", is_new ? " open" : "",
         Escape((lead.smallest / "repro.py").string()), Escape(repro));
   }
   std::string by_status;
@@ -278,31 +281,37 @@ mark {{ background: #fff8c5; font-family: monospace; }}
           input.provenance.value("tool_version", "?"),
           input.provenance.value("seed", json()).dump(), input.provenance.value("shard", "0of1"),
           input.provenance.value("command_line", ""))),
-      stats.cases, input.new_bugs.size(), stats.signatures.size(), stats.worker_restarts,
-      stats.seconds, by_status, SvgTimeline(stats), rows, details, bugs.size());
+      stats.cases, fresh, stats.signatures.size(), stats.worker_restarts, stats.seconds, by_status,
+      SvgTimeline(stats), rows, details, bugs.size());
 }
 
-std::set<std::string> NewBugIds(const CampaignStats &stats) {
+std::set<std::string> NewBugSignatures(const CampaignStats &stats) {
   std::set<std::string> ids;
   for (const auto &bug : stats.Bugs())
     if (bug.is_new)
-      ids.insert(bug.id);
+      ids.insert(bug.signatures.begin(), bug.signatures.end());
   return ids;
 }
 
 void WriteReports(const fs::path &dir, const ReportInput &input) {
   fs::create_directories(dir);
   json findings = json::array(), bugs = json::array();
-  std::map<std::string, std::vector<json>> campaign_hits;
-  for (const auto &bug : input.stats.Bugs())
-    campaign_hits[bug.id] = bug.hits;
+  std::size_t fresh = 0;
   for (const auto &bug : Ordered(input)) {
     json summary = bug.Summary();
     summary["new"] = IsNew(input, bug);
+    fresh += IsNew(input, bug);
+    json campaign_hits = json::array(); // this campaign's cases, once each
+    std::set<std::string> seen;
+    for (const auto &member : bug.members)
+      if (const auto hits = input.stats.hits_of.find(member.id); hits != input.stats.hits_of.end())
+        for (const auto &hit : hits->second)
+          if (seen.insert(hit.dump()).second)
+            campaign_hits.push_back(hit);
     const auto *known = bug.Known(input.known_issues);
     summary["known_issue"] =
         known ? json{{"id", known->id}, {"status", known->status}, {"link", known->link}} : json();
-    summary["campaign_hits"] = campaign_hits[bug.id];
+    summary["campaign_hits"] = campaign_hits;
     bugs.push_back(summary);
     for (const auto &member : bug.members) {
       json finding = member.Summary();
@@ -319,7 +328,7 @@ void WriteReports(const fs::path &dir, const ReportInput &input) {
   const json summary = {{"format_version", 2},
                         {"provenance", input.provenance},
                         {"campaign", StatsToJson(input.stats)},
-                        {"new_bugs", input.new_bugs.size()},
+                        {"new_bugs", fresh},
                         {"bugs", bugs},
                         {"findings", findings}};
   support::WriteFileAtomically(dir / "summary.json", summary.dump(2) + "\n");

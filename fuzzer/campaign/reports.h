@@ -14,12 +14,15 @@ struct ReportInput {
   CampaignStats stats;
   std::vector<corpus::StoredFinding> findings; // the corpus after the campaign
   corpus::KnownIssues known_issues;
-  std::set<std::string> new_bugs; // ids of the bugs to report as new (CampaignStats::Bugs)
-  nlohmann::json provenance;      // tool, torch, command line, seed, shard
+  // The signatures (stored finding ids) of the bugs to report as new (CampaignStats::Bugs). A
+  // stored bug is new when all its signatures are: the corpus may join a new signature to an
+  // old bug that the campaign had not yet joined, and that bug is not new.
+  std::set<std::string> new_signatures;
+  nlohmann::json provenance; // tool, torch, command line, seed, shard
 };
 
-// The ids of the new bugs of a campaign.
-std::set<std::string> NewBugIds(const CampaignStats &stats);
+// The signatures of the new bugs of a campaign.
+std::set<std::string> NewBugSignatures(const CampaignStats &stats);
 
 // Writes summary.json, junit.xml, findings.sarif and report.html into `dir`: one entry per bug
 // (corpus/bugs.h), new before known, with the signatures and evidence it holds.

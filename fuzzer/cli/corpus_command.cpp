@@ -83,9 +83,13 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
                                 .provenance = {{"tool_version", support::ToolVersion()},
                                                {"command_line", "corpus report"},
                                                {"corpus", options.corpus.string()}}};
+    std::size_t fresh = 0;
     for (const auto &bug : bugs)
-      if (!bug.Known(input.known_issues))
-        input.new_bugs.insert(bug.id);
+      if (!bug.Known(input.known_issues)) {
+        ++fresh;
+        for (const auto &member : bug.members)
+          input.new_signatures.insert(member.id);
+      }
     for (const auto &finding : findings) {
       campaign::FindingEvent event{.id = finding.id,
                                    .kind = std::string(corpus::KindName(finding.finding.kind)),
@@ -98,8 +102,8 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
     }
     campaign::WriteReports(options.report_dir, input);
     out << fmt::format("{} bug(s) from {} signature(s), {} not known; reports in {}\n", bugs.size(),
-                       findings.size(), input.new_bugs.size(), options.report_dir.string());
-    return input.new_bugs.empty() ? support::kExitNothingFound : support::kExitFindings;
+                       findings.size(), fresh, options.report_dir.string());
+    return fresh == 0 ? support::kExitNothingFound : support::kExitFindings;
   }
   if (options.signatures) {
     if (options.json) {

@@ -178,7 +178,7 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign::ReportInput input{.stats = stats,
                               .findings = store.List(),
                               .known_issues = campaign_options.known_issues,
-                              .new_bugs = campaign::NewBugIds(stats),
+                              .new_signatures = campaign::NewBugSignatures(stats),
                               .provenance = {{"tool_version", support::ToolVersion()},
                                              {"torch_version", ""},
                                              {"command_line", options.command_line},
