@@ -212,7 +212,6 @@ MigrationReport FindingStore::Migrate() {
   for (const auto &entry : folders) {
     ++report.folders;
     const StoredFinding stored = ReadFinding(entry.path());
-    report.hits += stored.hits.size();
     const json written =
         ReadJsonDocument(entry.path() / "finding.json", "finding", "the corpus is damaged");
     if (stored.id == StoredFindingId(stored.finding)) {
@@ -236,6 +235,8 @@ MigrationReport FindingStore::Migrate() {
     fs::remove_all(retired, error);
     ++report.moved;
   }
+  for (const auto &finding : List())
+    report.hits += finding.HitCount();
   fuzzer::support::WriteFileAtomically(
       MetadataFile(),
       json{{"format_version", kFindingStoreFormatVersion}, {"signature_version", kSignatureVersion}}

@@ -78,7 +78,7 @@ struct MigrationReport {
   std::size_t folders = 0;        // finding folders read
   std::size_t resigned = 0;       // finding.json rewritten with the signature its essence gives
   std::size_t moved = 0;          // folders whose signature now names another folder, merged in
-  std::size_t hits = 0;           // hits kept, over every folder
+  std::size_t hits = 0;           // hits in the corpus afterwards
 };
 
 // Writes a hit's run record into the folder it is given (which exists and is empty).

@@ -222,6 +222,7 @@ TEST(CorpusMigration, AnOldCorpusOpensMigratesAndKeepsItsHits) {
   const FindingStore store(root);
   EXPECT_EQ(store.migration().from_signature_version, 1);
   EXPECT_EQ(store.migration().moved, 2u);
+  EXPECT_EQ(store.migration().hits, hits_before);
   const auto findings = store.List();
   ASSERT_EQ(findings.size(), 2u);
   std::size_t hits_after = 0;
