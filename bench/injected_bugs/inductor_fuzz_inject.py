@@ -1,0 +1,636 @@
+"""Injected bugs for bench/bucket_quality.sh: known causes planted in torch's Inductor at run time.
+
+Each bug rewrites the C++ Inductor generates (before it is written and compiled) or a lowering,
+when its trigger, a feature of the generated code or of the graph, appears. The campaign
+then finds what each one causes, and bench/injected_bugs/score.py checks how its findings were
+grouped into bugs: one cause should make one bug, and no bug should mix two causes.
+
+Loaded by sitecustomize.py (this folder on PYTHONPATH). Importing this module imports nothing
+from torch; install() patches torch._inductor.codecache and torch._inductor.lowering when they
+are first imported (or at once if they already are).
+
+Environment:
+  INDUCTOR_FUZZ_INJECT      which bugs are on: unset or "all" (default) for all; "none" for
+                            none; else ids or kind letters, comma-separated ("a,b,wrong-value")
+  INDUCTOR_FUZZ_INJECT_LOG  a JSON-lines file: one line per firing (bug id, kind, the case's
+                            name, seed and index, the kernel, pid, time); no log when unset
+  INDUCTOR_FUZZ_INJECT_EXCLUSIVE
+                            "0" lets several bugs fire in one case; by default the first bug
+                            that fires in a case is the only one there, so that every finding
+                            has one injected cause (later matches are logged as "suppressed")
+
+A case is known by the worker's run_case frame (its case dict: name, seed, index) or else by
+the campaign's cache folder, TORCHINDUCTOR_CACHE_DIR=.../case-<index>/inductor-cache. Only
+torch.compile's own compile is changed: C++ that eager flex_attention compiles internally is
+left alone, or eager, the reference, would break and the case would be invalid.
+"""
+
+import importlib.abc
+import json
+import os
+import re
+import sys
+import threading
+import time
+
+LOG_ENV = "INDUCTOR_FUZZ_INJECT_LOG"
+SELECT_ENV = "INDUCTOR_FUZZ_INJECT"
+EXCLUSIVE_ENV = "INDUCTOR_FUZZ_INJECT_EXCLUSIVE"
+MARK = "inductor-fuzz injected"  # in every rewrite's comment and every raised message
+
+
+# --------------------------------------------------------------------------------------------
+# Reading generated C++
+
+
+def _skip_literal(code, i):
+    """Index after the string, character literal or comment starting at code[i], else i."""
+    c = code[i]
+    if c in "\"'":
+        j = i + 1
+        while j < len(code) and code[j] != c:
+            j += 2 if code[j] == "\\" else 1
+        return j + 1
+    if code.startswith("//", i):
+        j = code.find("\n", i)
+        return len(code) if j < 0 else j
+    if code.startswith("/*", i):
+        j = code.find("*/", i + 2)
+        return len(code) if j < 0 else j + 2
+    return i
+
+
+def matching_brace(code, open_index):
+    """Index of the "}" closing the "{" at open_index (string literals and comments skipped)."""
+    depth, i = 0, open_index
+    while i < len(code):
+        j = _skip_literal(code, i)
+        if j != i:
+            i = j
+            continue
+        if code[i] == "{":
+            depth += 1
+        elif code[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise ValueError("unbalanced braces")
+
+
+_FUNCTION = re.compile(r'extern "C"\s+void\s+(\w+)\s*\(([^)]*)\)\s*([;{])')
+
+
+class Kernel:
+    """An extern "C" function defined in a TU: name, parameter text, body span."""
+
+    def __init__(self, name, params, header_start, body_open, body_close):
+        self.name, self.params = name, params
+        self.header_start, self.body_open, self.body_close = header_start, body_open, body_close
+
+    def body(self, code):
+        return code[self.body_open + 1 : self.body_close]
+
+
+def kernels(code):
+    """The extern "C" functions code defines (forward declarations skipped), in order."""
+    found = []
+    for match in _FUNCTION.finditer(code):
+        if match.group(3) != "{":
+            continue
+        if found and match.start() < found[-1].body_close:
+            continue  # inside the previous function (cannot happen in Inductor's output)
+        close = matching_brace(code, match.end(3) - 1)
+        found.append(Kernel(match.group(1), match.group(2), match.start(), match.end(3) - 1, close))
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# The bugs
+
+
+class Bug:
+    """One injected cause. `where` is "source": rewrite(code, unit) gives (the rewritten TU,
+    the kernel or name it changed) when the trigger is in code, else None; unit is "wrapper"
+    for a cpp_wrapper TU, "kernel" otherwise. Or "lowering": `ops` names the aten ops whose
+    lowering raises. `example` is a trimmed TU holding the trigger (tests/python)."""
+
+    id = ""
+    kind = ""  # a..h: redeclared local, declaration mismatch, undefined symbol, compiler-specific
+    # rejection, wrong value, lowering exception, memory error, one-compiler miscompile
+    kind_name = ""
+    where = "source"
+    trigger = ""  # for people: the feature that makes it fire
+    effect = ""  # for people: what it does
+    expected = ()  # the finding kinds it should cause
+
+    def rewrite(self, code, unit):
+        return None
+
+    def describe(self):
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "kind_name": self.kind_name,
+            "trigger": self.trigger,
+            "effect": self.effect,
+            "expected": list(self.expected),
+        }
+
+
+_LOOP_NEST = """
+extern "C"  void  kernel(const int64_t* in_ptr0,
+                       int32_t* out_ptr0)
+{
+    #pragma omp parallel num_threads(2)
+    {
+        int tid = omp_get_thread_num();
+        {
+            #pragma omp for
+            for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(4L); x0+=static_cast<int64_t>(1L))
+            {
+                for(int64_t x1=static_cast<int64_t>(0L); x1<static_cast<int64_t>(128L); x1+=static_cast<int64_t>(1L))
+                {
+                    {
+                        {
+                            auto tmp0 = in_ptr0[static_cast<int64_t>(x1)];
+                            auto tmp1 = std::abs(x1 + ((-1L)*x0) + 64L*x0);
+                            auto tmp2 = c10::convert<int64_t>(tmp1);
+                            auto tmp3 = decltype(tmp0)(tmp0 ^ tmp2);
+                            auto tmp4 = c10::convert<int32_t>(tmp3);
+                            out_ptr0[static_cast<int64_t>(x1 + 128L*x0)] = tmp4;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+"""
+
+
+class RedeclaredLocal(Bug):
+    id = "redeclared-acc-arr"
+    kind, kind_name = "a", "redeclared local"
+    trigger = "a kernel with a 16-lane int64 reduction accumulator array (int64_t tmp_accN_arr[16])"
+    effect = "the accumulator array is declared twice in one scope (pytorch#151290's shape)"
+    expected = ("compile-error", "conflicting-declaration")
+    example = """
+extern "C"  void  kernel(const int64_t* in_ptr0, int64_t* out_ptr0)
+{
+    {
+        for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(3L); x0+=static_cast<int64_t>(16L))
+        {
+            {
+                int64_t tmp_acc0_arr[16];
+                for (int i = 0; i < 16; i++)
+                {
+                    tmp_acc0_arr[i] = 0;
+                }
+            }
+        }
+    }
+}
+"""
+    _DECL = re.compile(r"^([ \t]*)int64_t (tmp_acc\d+_arr)\[16\];[ \t]*$", re.M)
+
+    def rewrite(self, code, unit):
+        match = self._DECL.search(code)
+        if not match:
+            return None
+        indent, name = match.groups()
+        duplicate = f"\n{indent}int64_t {name}[16]; // {MARK}: {self.id}"
+        return code[: match.end()] + duplicate + code[match.end() :], name
+
+
+class WrapperDeclarationMismatch(Bug):
+    id = "wrapper-decl-mismatch"
+    kind, kind_name = "b", "forward-declaration mismatch (cpp_wrapper)"
+    trigger = "a cpp_wrapper TU forward-declaring a kernel whose first parameter is bool* out_ptr0 (create_mask)"
+    effect = "the forward declaration says uint8_t* out_ptr0; the definition keeps bool*"
+    expected = ("compile-error", "conflicting-declaration")
+    example = """
+#include <torch/csrc/inductor/cpp_wrapper/cpu.h>
+extern "C"  void  cpp_fused_arange_bitwise_and_ge_0(bool* out_ptr0);
+CACHE_TORCH_DTYPE(bool);
+void inductor_entry_impl(AtenTensorHandle* input_handles, AtenTensorHandle* output_handles)
+{
+    static constexpr int64_t int_array_0[] = {1L, 1L, 256L, 256L, };
+    AtenTensorHandle buf0_handle;
+    RAIIAtenTensorHandle buf0(buf0_handle);
+    cpp_fused_arange_bitwise_and_ge_0((bool*)(buf0.data_ptr()));
+    output_handles[0] = buf0.release();
+} // inductor_entry_impl
+extern "C"  void  cpp_fused_arange_bitwise_and_ge_0(bool* out_ptr0)
+{
+    out_ptr0[0] = true;
+}
+"""
+    _DECLARATION = re.compile(r'^(extern "C"\s+void\s+(\w+)\()bool\* out_ptr0([,)][^\n]*;)[ \t]*$', re.M)
+
+    def rewrite(self, code, unit):
+        if unit != "wrapper":
+            return None
+        match = self._DECLARATION.search(code)
+        if not match:
+            return None
+        head, name, rest = match.groups()
+        line = f"{head}uint8_t* out_ptr0{rest} // {MARK}: {self.id}"
+        return code[: match.start()] + line + code[match.end() :], name
+
+
+class UndefinedSymbol(Bug):
+    id = "undefined-symbol"
+    kind, kind_name = "c", "undefined symbol (fails at load)"
+    trigger = "a kernel taking std::abs of an index expression over a 4- or 5-deep loop nest (std::abs(x3 + ... or x4 + ...)"
+    effect = "the abs is called as c10::inductor_fuzz_injected::abs_index(int64_t), declared and defined nowhere"
+    expected = ("exception", "load-error")
+    example = _LOOP_NEST.replace("std::abs(x1 + ", "std::abs(x3 + ")
+    _ABS = re.compile(r"std::abs\((x[34] \+ )")
+
+    def rewrite(self, code, unit):
+        for kernel in kernels(code):
+            match = self._ABS.search(code, kernel.body_open, kernel.body_close)
+            if not match:
+                continue
+            call = f"c10::inductor_fuzz_injected::abs_index({match.group(1)}"
+            end_of_line = code.find("\n", match.end())
+            rewritten = (
+                code[: match.start()] + call + code[match.end() : end_of_line]
+                + f" // {MARK}: {self.id}" + code[end_of_line:]
+            )
+            declaration = (
+                "namespace c10 { namespace inductor_fuzz_injected { "
+                f"int64_t abs_index(int64_t index); }} }} // {MARK}: {self.id}\n"
+            )
+            at = kernel.header_start
+            return rewritten[:at] + declaration + rewritten[at:], kernel.name
+        return None
+
+
+class NarrowingInitializer(Bug):
+    id = "clang-rejects-narrowing"
+    kind, kind_name = "d", "compiler-specific rejection (clang rejects, g++ warns)"
+    trigger = "a kernel parallelized for two threads (#pragma omp parallel num_threads(2)) with an int64 loop"
+    effect = "an index pair brace-initialized from an int64 loop variable into int32_t: g++ warns (-Wnarrowing), clang rejects"
+    expected = ("analysis-error", "compiler-divergence")
+    example = _LOOP_NEST
+    _LOOP = re.compile(r"for\(int64_t (x\d+)=static_cast<int64_t>\([^\n]*\n([ \t]*)\{\n")
+
+    def rewrite(self, code, unit):
+        for kernel in kernels(code):
+            if "#pragma omp parallel num_threads(2)" not in kernel.body(code):
+                continue
+            match = self._LOOP.search(code, kernel.body_open, kernel.body_close)
+            if not match:
+                continue
+            variable, indent = match.groups()
+            line = (
+                f"{indent}    [[maybe_unused]] int32_t tmp_idx_pair[2] = {{{variable}, {variable} + 1}};"
+                f" // {MARK}: {self.id}\n"
+            )
+            return code[: match.end()] + line + code[match.end() :], kernel.name
+        return None
+
+
+class WrongValue(Bug):
+    id = "xor-as-or"
+    kind, kind_name = "e", "wrong value"
+    trigger = "a bitwise xor in a kernel writing int32 block-mask tables (create_block_mask), not in flex_attention's kernels"
+    effect = "the first xor in the kernel is computed as an or"
+    expected = ("wrong-result",)
+    example = _LOOP_NEST
+    _XOR = re.compile(r"^([ \t]*auto tmp\d+ = (?:decltype\(tmp\d+\)\()?tmp\d+) \^ (tmp\d+\)?;)[ \t]*$", re.M)
+
+    def rewrite(self, code, unit):
+        for kernel in kernels(code):
+            if "int32_t* out_ptr" not in kernel.params or "query" in kernel.params:
+                continue
+            match = self._XOR.search(code, kernel.body_open, kernel.body_close)
+            if not match:
+                continue
+            line = f"{match.group(1)} | {match.group(2)} // {MARK}: {self.id}"
+            return code[: match.start()] + line + code[match.end() :], kernel.name
+        return None
+
+
+class LoweringException(Bug):
+    id = "lowering-tanh"
+    kind, kind_name = "f", "lowering exception"
+    where = "lowering"
+    trigger = "the graph lowers aten.tanh (soft-capping score_mods)"
+    effect = "the tanh lowering raises NotImplementedError"
+    expected = ("exception",)
+    ops = ("tanh",)
+
+
+class OutOfBoundsWrite(Bug):
+    id = "oob-store"
+    kind, kind_name = "g", "memory error (write past a buffer)"
+    trigger = "a kernel writing a bool mask (bool* out_ptr0, create_mask) parallelized for eight threads (num_threads(8))"
+    effect = "one extra store far past the end of the bool output"
+    expected = ("crash", "memory-error")
+    example = """
+extern "C"  void  kernel(bool* out_ptr0)
+{
+    #pragma omp parallel num_threads(8)
+    {
+        int tid = omp_get_thread_num();
+        {
+            #pragma omp for
+            for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(256L); x0+=static_cast<int64_t>(1L))
+            {
+                auto tmp0 = x0 >= 0;
+                out_ptr0[static_cast<int64_t>(x0)] = tmp0;
+            }
+        }
+    }
+}
+"""
+
+    def rewrite(self, code, unit):
+        for kernel in kernels(code):
+            if not re.match(r"\s*bool\* out_ptr0\b", kernel.params):
+                continue
+            if "#pragma omp parallel num_threads(8)" not in kernel.body(code):
+                continue
+            at = kernel.body_open + 1
+            line = f"\n    out_ptr0[static_cast<int64_t>(1L) << 36] = true; // {MARK}: {self.id}"
+            return code[:at] + line + code[at:], kernel.name
+        return None
+
+
+class ClangOnlyMiscompile(Bug):
+    id = "clang-only-value"
+    kind, kind_name = "h", "miscompile only one compiler shows"
+    trigger = "a kernel updating an int32 buffer in place (int32_t* in_out_ptr0)"
+    effect = "under #ifdef __clang__ the first element of in_out_ptr0 is flipped after the kernel's work"
+    expected = ("runtime-divergence",)
+    example = """
+extern "C"  void  kernel(int32_t* in_out_ptr0,
+                       const int64_t* in_ptr0)
+{
+    {
+        {
+            {
+                auto tmp0 = in_out_ptr0[static_cast<int64_t>(0L)];
+                auto tmp1 = in_ptr0[static_cast<int64_t>(0L)];
+                auto tmp2 = c10::convert<int32_t>(tmp0 + tmp1);
+                in_out_ptr0[static_cast<int64_t>(0L)] = tmp2;
+            }
+        }
+    }
+}
+"""
+
+    def rewrite(self, code, unit):
+        for kernel in kernels(code):
+            if not re.search(r"\bint32_t\* in_out_ptr0\b", kernel.params):
+                continue
+            at = kernel.body_close
+            block = (
+                f"    #ifdef __clang__ // {MARK}: {self.id}\n"
+                f"    in_out_ptr0[0] = in_out_ptr0[0] == 0 ? 1 : 0;\n"
+                f"    #endif\n"
+            )
+            return code[:at] + block + code[at:], kernel.name
+        return None
+
+
+BUGS = [
+    RedeclaredLocal(),
+    WrapperDeclarationMismatch(),
+    UndefinedSymbol(),
+    NarrowingInitializer(),
+    WrongValue(),
+    LoweringException(),
+    OutOfBoundsWrite(),
+    ClangOnlyMiscompile(),
+]
+
+
+def catalogue():
+    return [bug.describe() for bug in BUGS]
+
+
+def selected(value=None):
+    """The bugs INDUCTOR_FUZZ_INJECT turns on."""
+    value = os.environ.get(SELECT_ENV) if value is None else value
+    if value is None or value.strip().lower() in ("", "all"):
+        return list(BUGS)
+    names = {part.strip() for part in value.split(",") if part.strip()}
+    if names & {"none", "off", "0"}:
+        return []
+    unknown = names - {bug.id for bug in BUGS} - {bug.kind for bug in BUGS}
+    if unknown:
+        sys.stderr.write(f"inductor_fuzz_inject: unknown bug(s) {sorted(unknown)} in {SELECT_ENV}\n")
+    return [bug for bug in BUGS if bug.id in names or bug.kind in names]
+
+
+# --------------------------------------------------------------------------------------------
+# Where a firing happens, and its log
+
+_lock = threading.Lock()
+_fired_in_case = {}  # case key -> the bug that fired first in it
+
+
+def case_context():
+    """(phase, case fields): phase "compile" inside the worker's Api.run_compiled, "eager"
+    inside its eager run, "" outside the worker (a repro script, a test)."""
+    context = {"case": None, "seed": None, "index": None}
+    cache_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")
+    match = re.search(r"(?:^|/)case-(\d+)(?:/|$)", cache_dir)
+    if match:
+        context["index"] = int(match.group(1))
+    context["cache_dir"] = cache_dir
+    phase = ""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_name
+        if name == "run_compiled" and not phase:
+            phase = "compile"
+        elif name in ("run_eager", "make_inputs") and not phase:
+            phase = "eager"
+        elif name == "run_case" and isinstance(frame.f_locals.get("case"), dict):
+            case = frame.f_locals["case"]
+            provenance = case.get("provenance") or {}
+            context["case"] = case.get("name")
+            context["seed"] = provenance.get("seed", context["seed"])
+            context["index"] = provenance.get("index", context["index"])
+            break
+        frame = frame.f_back
+    return phase, context
+
+
+def _log(record):
+    path = os.environ.get(LOG_ENV)
+    if not path:
+        return
+    line = (json.dumps(record, sort_keys=True) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)  # one write of one line: lines of processes at once never interleave
+    finally:
+        os.close(fd)
+
+
+def _may_fire(bug, context):
+    """Whether bug may fire in this case: it is the first to fire there, or several may."""
+    key = (os.getpid(), context.get("cache_dir"), context.get("case"), context.get("index"))
+    exclusive = os.environ.get(EXCLUSIVE_ENV, "1") != "0"
+    with _lock:
+        first = _fired_in_case.setdefault(key, bug.id)
+    return not exclusive or first == bug.id
+
+
+def fire(bug, context, where):
+    """Records a firing of bug; False when an earlier bug in the case has the case."""
+    allowed = _may_fire(bug, context)
+    record = {
+        "bug": bug.id,
+        "kind": bug.kind,
+        "case": context.get("case"),
+        "seed": context.get("seed"),
+        "index": context.get("index"),
+        "where": where,
+        "pid": os.getpid(),
+        "time": round(time.time(), 3),
+    }
+    if not allowed:
+        record["suppressed"] = True
+    _log(record)
+    return allowed
+
+
+def reset():
+    """Forgets which bug fired in which case (tests)."""
+    with _lock:
+        _fired_in_case.clear()
+
+
+def rewrite_source(code, unit, bugs=None):
+    """code with the first matching source bug applied; unit is "kernel" or "wrapper"."""
+    phase, context = case_context()
+    if phase == "eager":
+        return code
+    for bug in selected() if bugs is None else bugs:
+        if bug.where != "source":
+            continue
+        try:
+            result = bug.rewrite(code, unit)
+        except ValueError:
+            result = None
+        if result is None:
+            continue
+        rewritten, where = result
+        if fire(bug, context, where):
+            return rewritten
+    return code
+
+
+# --------------------------------------------------------------------------------------------
+# Patching torch
+
+
+def patch_codecache(codecache):
+    cache = codecache.CppCodeCache
+    if getattr(cache.load_async, "_inductor_fuzz_inject", False):
+        return
+    original = cache.__dict__["load_async"].__func__
+
+    def load_async(cls, main_code, *args, **kwargs):
+        unit = "wrapper" if "inductor_entry_impl" in main_code else "kernel"
+        main_code = rewrite_source(main_code, unit)
+        if kwargs.get("optimized_code"):
+            kwargs["optimized_code"] = rewrite_source(kwargs["optimized_code"], "kernel")
+        return original(cls, main_code, *args, **kwargs)
+
+    load_async._inductor_fuzz_inject = True
+    cache.load_async = classmethod(load_async)
+
+
+def _raising_lowering(bug, op_name, lowering):
+    def injected(*args, **kwargs):
+        phase, context = case_context()
+        if phase != "eager" and bug in selected() and fire(bug, context, f"aten.{op_name}"):
+            raise NotImplementedError(
+                f"{MARK}: {bug.id}: no lowering for aten.{op_name} on this input"
+            )
+        return lowering(*args, **kwargs)
+
+    injected._inductor_fuzz_inject = True
+    return injected
+
+
+def patch_lowering(lowering_module):
+    from torch._ops import OpOverload, OpOverloadPacket
+
+    for bug in BUGS:
+        if bug.where != "lowering":
+            continue
+        for target, function in list(lowering_module.lowerings.items()):
+            if getattr(function, "_inductor_fuzz_inject", False):
+                continue
+            if isinstance(target, OpOverload):
+                name = target._schema.name.split("::")[-1]
+                namespace = target.namespace
+            elif isinstance(target, OpOverloadPacket):
+                name, namespace = target._qualified_op_name.split("::")[-1], "aten"
+            else:
+                continue
+            if namespace == "aten" and name in bug.ops:
+                lowering_module.lowerings[target] = _raising_lowering(bug, name, function)
+
+
+_HOOKS = {
+    "torch._inductor.codecache": patch_codecache,
+    "torch._inductor.lowering": patch_lowering,
+}
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    def __init__(self, inner, patch):
+        self._inner, self._patch = inner, patch
+
+    def create_module(self, spec):
+        return self._inner.create_module(spec)
+
+    def exec_module(self, module):
+        self._inner.exec_module(module)
+        try:
+            self._patch(module)
+        except Exception as error:
+            sys.stderr.write(f"inductor_fuzz_inject: cannot patch {module.__name__}: {error!r}\n")
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+class _PatchingFinder(importlib.abc.MetaPathFinder):
+    """Finds the hooked modules through the other finders and patches them once executed."""
+
+    def find_spec(self, name, path=None, target=None):
+        patch = _HOOKS.get(name)
+        if patch is None:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _PatchingLoader(spec.loader, patch)
+                return spec
+        return None
+
+
+def install():
+    """Patches the hooked modules now if imported, else when they are."""
+    if not selected():
+        return
+    if any(isinstance(finder, _PatchingFinder) for finder in sys.meta_path):
+        return
+    sys.meta_path.insert(0, _PatchingFinder())
+    for name, patch in _HOOKS.items():
+        if name in sys.modules:
+            patch(sys.modules[name])
