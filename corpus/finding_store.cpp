@@ -165,6 +165,7 @@ json StoredFinding::Summary() const {
           {"seeds", Seeds()},
           {"torch_versions", torch_versions},
           {"baselines", baselines},
+          {"delivery", delivery ? DeliveryToJson(*delivery) : json()},
           {"compilers", compilers},
           {"tool_versions", tools},
           {"command_lines", command_lines},
@@ -342,6 +343,11 @@ StoredFinding FindingStore::ReadFinding(const fs::path &folder) const {
     if (name.starts_with("baseline-") && entry.path().extension() == ".json")
       stored.baselines.push_back(
           ReadJsonDocument(entry.path(), "baseline label", "the corpus is damaged"));
+  }
+  try {
+    stored.delivery = ReadDelivery(folder);
+  } catch (const FormatError &) {
+    stored.delivery.reset();
   }
   std::optional<std::pair<std::uint64_t, std::string>> best;
   for (const auto &entry : fs::directory_iterator(folder / "records", error)) {

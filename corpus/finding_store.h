@@ -1,6 +1,7 @@
 #pragma once
 
 #include "corpus/case.h"
+#include "corpus/delivery.h"
 #include "corpus/finding.h"
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@ namespace corpus {
 //     records/<hit id>/       the run record of the smallest case seen so far (case.json,
 //                             repro.py, result.json, commands.json, sources/, ...)
 //     baseline-<torch>.json   its label on another torch release ("regression since 2.14.1")
+//     delivery.json, reduced/ what `fuzz --reduce` made of its bug (corpus/delivery.h)
 //
 // Every write is a new file under a temporary name renamed into place, and a folder is made
 // whole in <root>/.staging and renamed in. Hits are files, never counters, so several jobs or
@@ -63,6 +65,9 @@ struct StoredFinding {
   std::filesystem::path smallest; // records/<hit id> of the smallest stored case
   // baseline-<torch>.json files (`fuzz --baseline-torch`): the finding on another torch release.
   std::vector<nlohmann::json> baselines;
+  // delivery.json (`fuzz --reduce`): its reduction, standalone run and releases; a damaged
+  // file reads as none, and the next campaign delivers again.
+  std::optional<Delivery> delivery;
   std::size_t HitCount() const { return hits.size(); }
   std::string FirstSeen() const;
   std::string LastSeen() const;

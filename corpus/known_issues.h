@@ -14,11 +14,13 @@ inline constexpr int kKnownIssuesFormatVersion = 1;
 struct KnownIssue {
   std::string id;
   std::string match; // a signature, or a pattern where * stands for any text
-  // investigating; unreported (reduced, and PyTorch's issues searched without a match);
-  // reported; fixed-upstream; wont-fix
+  // unreported (reduced, and PyTorch's issues searched without a match); reported (link);
+  // fixed-upstream (a fix landed, in no release yet); fixed-in <torch release> (replay saw that
+  // release pass); investigating (not yet verified outside the tool); wont-fix
   std::string status;
   std::string link; // upstream issue or PR, or empty while investigating
   std::string title;
+  std::string reduced; // the folder with its reduced repro.py (and issue.md), from the root
   bool operator==(const KnownIssue &) const = default;
 };
 
@@ -28,10 +30,17 @@ struct KnownIssues {
   const KnownIssue *Match(const std::string &signature) const;
 };
 
-// The statuses a known issue may have.
+// The statuses a known issue may have; "fixed-in" is followed by a release: "fixed-in 2.16.0".
 const std::vector<std::string> &KnownIssueStatuses();
+bool IsKnownIssueStatus(const std::string &status);
+
+// The torch release a status names as fixed ("fixed-in 2.16.0" -> "2.16.0"), or "".
+std::string FixedInRelease(const std::string &status);
 
 // Reads and validates known-issues.json; FormatError names the entry and field.
 KnownIssues ReadKnownIssues(const std::filesystem::path &path);
+
+// Writes the file back (replay marking issues fixed), the fields in their documented order.
+void WriteKnownIssues(const std::filesystem::path &path, const KnownIssues &known);
 
 } // namespace corpus

@@ -147,13 +147,22 @@ private:
     return options_.known_issues.Match(key);
   }
 
+  // The end of the time limit kept for reducing the new bugs so far (caller holds mutex_).
+  std::chrono::seconds Reserve() const {
+    if (options_.reserve_per_new_bug.count() == 0 || !options_.time_limit)
+      return std::chrono::seconds(0);
+    const auto wanted = options_.reserve_per_new_bug * static_cast<long>(stats_.NewBugs());
+    return std::min(wanted, *options_.time_limit / 2);
+  }
+
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
 
   // The next case index this shard owns and has not finished, or none when the campaign ends.
   std::optional<std::uint64_t> NextIndex() {
     std::lock_guard lock(mutex_);
     while (true) {
-      if (stop_.load() || (options_.time_limit && Clock::now() - started_ >= *options_.time_limit))
+      if (stop_.load() ||
+          (options_.time_limit && Clock::now() - started_ >= *options_.time_limit - Reserve()))
         return std::nullopt;
       const std::uint64_t index = next_index_++;
       if (options_.cases && index >= *options_.cases)
@@ -446,10 +455,13 @@ private:
     for (const auto &[kind, count] : new_kinds)
       kinds += fmt::format(" {}:{}", kind, count);
     std::string left;
-    if (options_.time_limit)
-      left =
-          fmt::format(", {:.0f} s left",
-                      std::max(0.0, static_cast<double>(options_.time_limit->count()) - elapsed));
+    if (options_.time_limit) {
+      const auto reserve = Reserve();
+      left = fmt::format(
+          ", {:.0f} s left{}",
+          std::max(0.0, static_cast<double>(options_.time_limit->count()) - elapsed),
+          reserve.count() ? fmt::format(" ({} s kept for reduction)", reserve.count()) : "");
+    }
     std::string matrix;
     if (stats_.matrix_cases > 0)
       matrix = fmt::format(", matrix on {} case(s) ({}/{} builds cached)", stats_.matrix_cases,
@@ -588,6 +600,8 @@ json StatsToJson(const CampaignStats &stats) {
           {"worker_resident", stats.worker_resident},
           {"seconds", stats.seconds},
           {"interrupted", stats.interrupted},
+          {"reduction_seconds", stats.reduction_seconds},
+          {"reduced_bugs", stats.reduced_bugs},
           {"timeline", stats.timeline},
           {"case_timeline", stats.case_timeline}};
 }

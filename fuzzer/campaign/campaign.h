@@ -48,6 +48,9 @@ struct CampaignOptions {
   // memory-error finding of its own (none: crashes are not looked at again).
   std::optional<worker::SanitizerOptions> sanitize_crashes;
   std::string command_line;
+  // Time kept from the cases for reducing each new bug afterwards (`fuzz --reduce`): with a
+  // time limit, cases stop this much earlier per new bug, at most at half the limit.
+  std::chrono::seconds reserve_per_new_bug{0};
   std::chrono::milliseconds progress_interval{30000}; // between status lines
   // Tests only: the worker of case i is made to crash, hang or allocate without bound.
   std::map<std::uint64_t, std::string> fault_injection;
@@ -106,6 +109,8 @@ struct CampaignStats {
   std::vector<CampaignBug> Bugs() const; // the bugs this campaign hit, by id
   std::uint64_t NewBugs() const;
   bool interrupted = false;
+  double reduction_seconds = 0; // after the cases, reducing new bugs (`fuzz --reduce`)
+  std::uint64_t reduced_bugs = 0;
 };
 
 using ProgressLine = std::function<void(const std::string &line, bool final)>;

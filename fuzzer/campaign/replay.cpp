@@ -7,6 +7,7 @@
 #include "fuzzer/matrix/build_cache.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/scratch_dir.h"
+#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_analysis.h"
@@ -137,6 +138,47 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
     results.push_back(std::move(result));
   }
   return results;
+}
+
+std::vector<std::string> MarkFixedKnownIssues(const std::vector<ReplayResult> &results,
+                                              const std::vector<corpus::StoredFinding> &findings,
+                                              const std::string &torch_version,
+                                              corpus::KnownIssues &known) {
+  std::map<std::string, bool> still_failing; // by bug
+  for (const auto &result : results)
+    if (result.verdict != ReplayVerdict::kNoCase)
+      still_failing[result.bug] = still_failing[result.bug] ||
+                                  result.verdict == ReplayVerdict::kStillFailing ||
+                                  result.verdict == ReplayVerdict::kFailingDifferently;
+  std::map<std::string, const corpus::StoredFinding *> by_id;
+  for (const auto &finding : findings)
+    by_id[finding.id] = &finding;
+  std::vector<std::string> changed;
+  for (auto &issue : known.issues) {
+    if (!corpus::FixedInRelease(issue.status).empty() || issue.status == "wont-fix")
+      continue;
+    bool named = false, fixed = true, found_on_this_release = false;
+    for (const auto &result : results) {
+      const auto finding = by_id.find(result.id);
+      const bool matches =
+          support::GlobMatches(issue.match, result.signature) ||
+          (finding != by_id.end() &&
+           support::GlobMatches(issue.match, corpus::BugKey(finding->second->finding)));
+      if (!matches || !still_failing.contains(result.bug))
+        continue;
+      named = true;
+      fixed = fixed && !still_failing[result.bug];
+      if (finding != by_id.end())
+        for (const auto &hit : finding->second->hits)
+          found_on_this_release =
+              found_on_this_release || hit.provenance.value("torch_version", "") == torch_version;
+    }
+    if (named && fixed && !found_on_this_release && !torch_version.empty()) {
+      issue.status = "fixed-in " + torch_version;
+      changed.push_back(issue.id);
+    }
+  }
+  return changed;
 }
 
 } // namespace fuzzer::campaign

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "corpus/finding_store.h"
+#include "corpus/known_issues.h"
 #include "fuzzer/support/tool_paths.h"
 
 #include <chrono>
@@ -38,5 +39,14 @@ struct ReplayOptions {
 std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
                                        const support::ToolPaths &paths,
                                        const std::function<void(const ReplayResult &)> &each);
+
+// After a replay on torch `torch_version`: every known issue that names a bug whose findings
+// no longer reproduce gets status "fixed-in <torch_version>", unless the bug was found on that
+// very release (a flaky failure that did not show this time is not a fix). Returns the ids of
+// the issues changed; the caller writes the file.
+std::vector<std::string> MarkFixedKnownIssues(const std::vector<ReplayResult> &results,
+                                              const std::vector<corpus::StoredFinding> &findings,
+                                              const std::string &torch_version,
+                                              corpus::KnownIssues &known);
 
 } // namespace fuzzer::campaign

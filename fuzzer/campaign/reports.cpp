@@ -2,6 +2,7 @@
 
 #include "corpus/bug_key.h"
 #include "corpus/run_record.h"
+#include "fuzzer/campaign/issue_draft.h"
 #include "fuzzer/support/text_file.h"
 
 #include <fmt/chrono.h>
@@ -61,7 +62,31 @@ std::string StatusOf(const ReportInput &input, const corpus::Bug &bug) {
   if (IsNew(input, bug))
     return "new";
   const auto *known = bug.Known(input.known_issues);
-  return known ? "known issue " + known->id + " (" + known->status + ")" : "seen before";
+  if (!known)
+    return "seen before";
+  return "known issue " + known->id + " (" + known->status +
+         (known->link.empty() ? "" : ", " + known->link) + ")";
+}
+
+// The member a campaign delivered (`fuzz --reduce`), if any.
+const corpus::StoredFinding *Delivered(const corpus::Bug &bug) {
+  for (const auto &member : bug.members)
+    if (member.delivery && member.delivery->status != corpus::DeliveryStatus::kPending)
+      return &member;
+  return nullptr;
+}
+
+std::string DeliveryLine(const corpus::Delivery &delivery) {
+  std::string line = std::string(corpus::DeliveryStatusName(delivery.status));
+  if (delivery.status == corpus::DeliveryStatus::kReduced ||
+      delivery.status == corpus::DeliveryStatus::kTimeout)
+    line += fmt::format(": {} line(s), {} standalone", delivery.repro_lines,
+                        delivery.reproduces_standalone ? "fails" : "does not fail");
+  if (!delivery.release_label.empty())
+    line += "; " + delivery.release_label;
+  if (!delivery.detail.empty())
+    line += " (" + delivery.detail + ")";
+  return line;
 }
 
 // A path as a SARIF artifactLocation.uri, which must be a URI reference: absolute paths become
@@ -223,11 +248,23 @@ std::string HtmlReport(const ReportInput &input) {
   for (const auto &bug : bugs) {
     const bool is_new = IsNew(input, bug);
     const corpus::StoredFinding &lead = bug.members.front();
+    const corpus::StoredFinding *delivered = Delivered(bug);
     rows += fmt::format("<tr class=\"{}\"><td>{}</td><td><a href=\"#{}\">{}</a></td><td>{}</td>"
-                        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                         is_new ? "new" : "known", Escape(StatusOf(input, bug)), Escape(bug.id),
                         Escape(bug.id), Escape(KindOf(bug)), Escape(lead.finding.summary),
-                        bug.members.size(), bug.hit_ids.size(), Escape(bug.last_seen));
+                        bug.members.size(), bug.hit_ids.size(), Escape(bug.last_seen),
+                        delivered ? Escape(DeliveryLine(*delivered->delivery)) : "");
+    // The draft first: what a maintainer files; the unreduced evidence below it.
+    std::string draft;
+    if (delivered) {
+      const std::string text = IssueDraft(*delivered, *delivered->delivery);
+      draft = fmt::format(
+          "<div class=\"draft\"><p><b>issue draft</b> ({0}) <button type=\"button\" "
+          "onclick=\"copyDraft('draft-{1}', this)\">Copy</button></p><pre class=\"draft\" "
+          "id=\"draft-{1}\">{2}</pre></div>",
+          Escape(DeliveryLine(*delivered->delivery)), Escape(bug.id), Escape(text));
+    }
     std::string lines, signatures;
     for (const auto &member : bug.members) {
       signatures += fmt::format(
@@ -240,14 +277,14 @@ std::string HtmlReport(const ReportInput &input) {
     }
     const std::string repro = ReadOrEmpty(lead.smallest / "repro.py");
     details += fmt::format(
-        "<section class=\"bug\" id=\"{0}\"><h3>{0}</h3><p><b>key</b> <code>{1}</code></p>"
+        "<section class=\"bug\" id=\"{0}\"><h3>{0}</h3>{9}<p><b>key</b> <code>{1}</code></p>"
         "<p><b>signatures</b></p><ul>{2}</ul><p><b>diagnostic</b> <code>{3}</code></p>"
         "<pre class=\"message\">{4}</pre>{5}<details{6}><summary>repro script ({7})</summary>"
         "<pre class=\"repro\">{8}</pre></details></section>\n",
         Escape(bug.id), Escape(bug.key), signatures, Escape(lead.finding.diagnostic),
         Escape(lead.finding.message.substr(0, 4000)),
         lines.empty() ? "" : "<div class=\"source\">" + lines + "</div>", is_new ? " open" : "",
-        Escape((lead.smallest / "repro.py").string()), Escape(repro));
+        Escape((lead.smallest / "repro.py").string()), Escape(repro), draft);
   }
   std::string by_status;
   for (const auto &[status, count] : stats.by_status)
@@ -263,13 +300,24 @@ tr.new td:first-child {{ color: #d1242f; font-weight: bold; }}
 pre {{ background: #f6f8fa; padding: 8px; overflow-x: auto; max-height: 30em; }}
 mark {{ background: #fff8c5; font-family: monospace; }}
 .numbers li {{ display: inline-block; margin-right: 2em; }}
-</style></head><body>
+div.draft {{ border: 2px solid #1f883d; padding: 4px 12px; margin: 8px 0; }}
+pre.draft {{ white-space: pre-wrap; max-height: 40em; }}
+</style>
+<script>
+function copyDraft(id, button) {{
+  const text = document.getElementById(id).textContent;
+  const done = () => {{ button.textContent = "Copied"; }};
+  if (navigator.clipboard) navigator.clipboard.writeText(text).then(done);
+  else {{ const area = document.createElement("textarea"); area.value = text;
+    document.body.appendChild(area); area.select(); document.execCommand("copy"); area.remove(); done(); }}
+}}
+</script></head><body>
 <h1>inductor-fuzz campaign</h1>
 <p>{0}</p>
-<ul class="numbers" id="numbers"><li>cases: <b id="cases">{1}</b></li><li>new bugs: <b id="new-bugs">{2}</b></li><li>bugs: {10}</li><li>distinct signatures: {3}</li><li>worker restarts: {4}</li><li>{5:.0f} s</li>{6}</ul>
+<ul class="numbers" id="numbers"><li>cases: <b id="cases">{1}</b></li><li>new bugs: <b id="new-bugs">{2}</b></li><li>bugs: {10}</li><li>distinct signatures: {3}</li><li>worker restarts: {4}</li><li>{5:.0f} s</li><li>reduction: {11:.0f} s ({12} bug(s))</li>{6}</ul>
 {7}
 <h2>Bugs</h2>
-<table id="bugs"><thead><tr><th>status</th><th>bug</th><th>kind</th><th>summary</th><th>signatures</th><th>hits</th><th>last seen</th></tr></thead>
+<table id="bugs"><thead><tr><th>status</th><th>bug</th><th>kind</th><th>summary</th><th>signatures</th><th>hits</th><th>last seen</th><th>reduced</th></tr></thead>
 <tbody>
 {8}</tbody></table>
 <h2>Details</h2>
@@ -282,7 +330,7 @@ mark {{ background: #fff8c5; font-family: monospace; }}
           input.provenance.value("seed", json()).dump(), input.provenance.value("shard", "0of1"),
           input.provenance.value("command_line", ""))),
       stats.cases, fresh, stats.signatures.size(), stats.worker_restarts, stats.seconds, by_status,
-      SvgTimeline(stats), rows, details, bugs.size());
+      SvgTimeline(stats), rows, details, bugs.size(), stats.reduction_seconds, stats.reduced_bugs);
 }
 
 std::set<std::string> NewBugSignatures(const CampaignStats &stats) {
@@ -312,6 +360,13 @@ void WriteReports(const fs::path &dir, const ReportInput &input) {
     summary["known_issue"] =
         known ? json{{"id", known->id}, {"status", known->status}, {"link", known->link}} : json();
     summary["campaign_hits"] = campaign_hits;
+    if (const auto *delivered = Delivered(bug)) {
+      summary["delivery"] = corpus::DeliveryToJson(*delivered->delivery);
+      summary["issue_draft"] = (delivered->folder / "issue.md").string();
+      summary["reduced_repro"] = (delivered->folder / "reduced" / "repro.py").string();
+    } else {
+      summary["delivery"] = json();
+    }
     bugs.push_back(summary);
     for (const auto &member : bug.members) {
       json finding = member.Summary();

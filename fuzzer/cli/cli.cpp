@@ -1,5 +1,7 @@
 #include "fuzzer/cli/cli.h"
 
+#include "corpus/finding_store.h"
+#include "corpus/known_issues.h"
 #include "fuzzer/campaign/replay.h"
 #include "fuzzer/cli/bisect_command.h"
 #include "fuzzer/cli/capture_command.h"
@@ -70,16 +72,20 @@ int RunCommandLine(int argc, char **argv) {
                 "and detectors that saw it), merge shards' corpora, or migrate one an older "
                 "inductor-fuzz wrote (opening it migrates it too).\n"
                 "Example: inductor-fuzz corpus list --corpus fuzz-corpus\n"
-                "Also: inductor-fuzz corpus show bug-1f2e; inductor-fuzz corpus list --signatures; "
+                "Also: inductor-fuzz corpus show bug-1f2e; inductor-fuzz corpus issue bug-1f2e (a "
+                "bug report in PyTorch's template, from what `fuzz --reduce` made of it; also a "
+                "known issue's id); inductor-fuzz corpus list --signatures; "
                 "inductor-fuzz corpus merge shard-0 shard-1 --into merged; inductor-fuzz corpus "
                 "migrate --corpus old");
   corpus_command
-      ->add_option("action", corpus_options.action, "list, show, merge, report or migrate")
+      ->add_option("action", corpus_options.action, "list, show, issue, merge, report or migrate")
       ->required()
-      ->check(CLI::IsMember({"list", "show", "merge", "report", "migrate"}));
+      ->check(CLI::IsMember({"list", "show", "issue", "merge", "report", "migrate"}));
   corpus_command->add_option("args", corpus_options.sources,
-                             "show: a bug id or a signature's finding id (or a prefix); merge: the "
-                             "corpora to merge");
+                             "show, issue: a bug id or a signature's finding id (or a prefix); "
+                             "issue: also a known issue's id; merge: the corpora to merge");
+  corpus_command->add_option("--out", corpus_options.out_file,
+                             "issue: also write the draft to this file");
   corpus_command->add_flag("--signatures", corpus_options.signatures,
                            "list: one line per signature instead of per bug");
   corpus_command->add_option("--corpus", corpus_options.corpus, "The corpus to read")
@@ -107,6 +113,11 @@ int RunCommandLine(int argc, char **argv) {
                    "Rebuild matrix findings on these compilers, comma-separated (default: the "
                    "ones each finding's matrix used): fix verification after a compiler upgrade")
       ->delimiter(',');
+  std::filesystem::path replay_known_issues;
+  replay_command->add_option("--known-issues", replay_known_issues,
+                             "Known issues to update: an issue whose bug no longer reproduces "
+                             "on this torch becomes \"fixed-in VERSION\" (default: the "
+                             "project's corpus/known-issues.json)");
   replay_command->add_option("--case-timeout", replay_timeout, "Seconds per case")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -456,6 +467,22 @@ int RunCommandLine(int argc, char **argv) {
       std::cout << fmt::format("{} finding(s) of {} bug(s) replayed: {} bug(s) still failing, {} "
                                "finding(s) failing\n",
                                results.size(), bugs.size(), bugs_failing, failing);
+      // Known issues whose bugs no longer reproduce on this torch are marked fixed in it.
+      const auto known_file = replay_known_issues.empty()
+                                  ? paths.project_root / "corpus" / "known-issues.json"
+                                  : replay_known_issues;
+      if (std::filesystem::exists(known_file)) {
+        auto known = corpus::ReadKnownIssues(known_file);
+        const std::string torch = support::InstalledTorchVersion(paths.venv);
+        const auto fixed = campaign::MarkFixedKnownIssues(
+            results, corpus::FindingStore(replay.corpus).List(), torch, known);
+        if (!fixed.empty()) {
+          corpus::WriteKnownIssues(known_file, known);
+          for (const auto &id : fixed)
+            std::cout << fmt::format("known issue {} is now fixed-in {} ({})\n", id, torch,
+                                     known_file.string());
+        }
+      }
       return failing ? support::kExitFindings : support::kExitNothingFound;
     }
     if (*corpus_command) {
@@ -466,6 +493,12 @@ int RunCommandLine(int argc, char **argv) {
       }
       if (corpus_options.known_issues.empty())
         corpus_options.known_issues = paths.project_root / "corpus" / "known-issues.json";
+      if (corpus_options.action == "issue") {
+        if (corpus_options.sources.size() != 1)
+          throw support::InputError("corpus issue takes one bug id, finding id or known-issue id");
+        corpus_options.id = corpus_options.sources.front().string();
+        return CorpusIssueCommand(corpus_options, paths, std::cout);
+      }
       return CorpusCommand(corpus_options, std::cout);
     }
     if (*gen_command) {

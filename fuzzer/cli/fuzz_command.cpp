@@ -3,6 +3,7 @@
 #include "corpus/finding_store.h"
 #include "fuzzer/campaign/baseline_labels.h"
 #include "fuzzer/campaign/campaign.h"
+#include "fuzzer/campaign/delivery.h"
 #include "fuzzer/campaign/reports.h"
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/support/child_process.h"
@@ -127,6 +128,9 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign_options.worker_memory_limit = options.worker_memory_mib << 20;
   campaign_options.command_line = options.command_line;
   campaign_options.fault_injection = ParseFaults(options.inject_fault);
+  const auto reduce_which = campaign::ParseReduceWhich(options.reduce);
+  if (reduce_which != campaign::ReduceWhich::kNone)
+    campaign_options.reserve_per_new_bug = std::chrono::seconds(options.reduce_timeout_seconds);
   if (!options.sanitize.empty())
     campaign_options.sanitize =
         worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
@@ -157,7 +161,37 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   std::optional<support::TorchEnvironment> baseline;
   if (options.baseline_torch)
     baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
-  const auto stats = campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
+  const auto campaign_started = std::chrono::steady_clock::now();
+  auto stats = campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
+
+  // The new bugs reduced, run standalone on each release and written up, within --time.
+  campaign::DeliveryReport delivered;
+  {
+    const corpus::FindingStore store(campaign_options.corpus);
+    const auto bugs =
+        campaign::ChooseDeliveries(stats, store, reduce_which, campaign_options.resume);
+    if (!bugs.empty() && !stop_requested) {
+      out << fmt::format("fuzz: reducing {} bug(s) (--reduce {}), at most {} s each\n", bugs.size(),
+                         options.reduce, options.reduce_timeout_seconds);
+      out.flush();
+      std::optional<std::chrono::steady_clock::time_point> deadline;
+      if (campaign_options.time_limit)
+        deadline = campaign_started + *campaign_options.time_limit;
+      delivered = campaign::DeliverBugs(
+          {.corpus = campaign_options.corpus,
+           .tool_executable = paths.worker_executable.parent_path() / "inductor-fuzz",
+           .jobs = campaign_options.jobs,
+           .per_bug = std::chrono::seconds(options.reduce_timeout_seconds),
+           .case_timeout = std::min(campaign_options.case_timeout, std::chrono::seconds(300)),
+           .command_line = options.command_line},
+          bugs, paths, deadline, stop_requested,
+          [&](const std::string &line) { progress(line, true); });
+    } else if (!bugs.empty())
+      out << fmt::format("fuzz: interrupted: {} bug(s) left to reduce; --resume reduces them\n",
+                         bugs.size());
+  }
+  stats.reduction_seconds = delivered.seconds;
+  stats.reduced_bugs = delivered.deliveries.size();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
@@ -207,11 +241,23 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
     out << fmt::format(
         "  {:<5} {} {} ({}){}{}\n", bug.is_new ? "NEW" : "known", bug.id, bug.kind, here,
         bug.known_issue.empty() ? "" : " (known issue " + bug.known_issue + ")", labelled);
+    for (const auto &delivery : delivered.deliveries)
+      if (std::find(bug.signatures.begin(), bug.signatures.end(), delivery.finding_id) !=
+          bug.signatures.end())
+        out << fmt::format(
+            "        {}: repro {} line(s), {} standalone{}; issue draft: {}\n",
+            corpus::DeliveryStatusName(delivery.status), delivery.repro_lines,
+            delivery.reproduces_standalone ? "fails" : "does NOT fail",
+            delivery.release_label.empty() ? "" : ", " + delivery.release_label,
+            (campaign_options.corpus / "findings" / delivery.finding_id / "issue.md").string());
   }
-  out << fmt::format("fuzz: {} case(s){}, {} new bug(s), {} bug(s) from {} distinct signature(s); "
-                     "reports in {}\n",
-                     stats.cases, stats.interrupted ? " (interrupted)" : "", fresh, bugs.size(),
-                     stats.signatures.size(), report_dir.string());
+  out << fmt::format(
+      "fuzz: {} case(s){}, {} new bug(s), {} bug(s) from {} distinct signature(s); "
+      "{} reduced in {:.0f} s of {:.0f} s; reports in {}\n",
+      stats.cases, stats.interrupted ? " (interrupted)" : "", fresh, bugs.size(),
+      stats.signatures.size(), delivered.deliveries.size(), delivered.seconds,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - campaign_started).count(),
+      report_dir.string());
   return fresh ? support::kExitFindings : support::kExitNothingFound;
 }
 

@@ -84,6 +84,21 @@ CLI::App *AddFuzzCommand(CLI::App &app, FuzzOptions &options) {
                       "Also run each finding's case on this torch release (a version or a "
                       "venv) and label it \"regression since VERSION\" or \"also in "
                       "VERSION\" (stored as FINDING/baseline-VERSION.json)");
+  command
+      ->add_option("--reduce", options.reduce,
+                   "After the cases, reduce each new bug (new), every bug hit (all) or none: "
+                   "the case reducer, then the source reducer for a failure in one TU; the "
+                   "reduced repro.py runs standalone on every installed torch release "
+                   "(scripts/setup --with-torch) and an issue draft is written beside it "
+                   "(FINDING/delivery.json, reduced/, issue.md). Reduction counts against "
+                   "--time: cases stop early enough to leave --reduce-timeout per new bug, at "
+                   "most half of --time")
+      ->capture_default_str();
+  command
+      ->add_option("--reduce-timeout", options.reduce_timeout_seconds,
+                   "Seconds of reduction per bug at most; past it the best case so far is kept")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   command->add_option("--inject-fault", options.inject_fault,
                       "Testing the tool: INDEX:segfault|hang|allocate[,...] makes those "
                       "cases misbehave");
