@@ -64,7 +64,7 @@ export PYTHONPATH="$root/bench/injected_bugs${PYTHONPATH:+:$PYTHONPATH}"
 export INDUCTOR_FUZZ_INJECT_LOG="$out/inject.jsonl"
 : >"$INDUCTOR_FUZZ_INJECT_LOG"
 
-fuzz_args=(--cases "$cases" --seed "$seed" --jobs "$jobs" --matrix-every "$matrix_every")
+fuzz_args=(--cases "$cases" --seed "$seed" --jobs "$jobs" --matrix-every "$matrix_every" --reduce none)
 [[ $sanitize_crashes == none ]] || fuzz_args+=(--sanitize-crashes "$sanitize_crashes")
 
 run() { # label, log file, command...: exit codes 0 and 1 are results, 2 and up failures

@@ -22,7 +22,7 @@ mkdir -p "$out"
 echo "campaign_memory: $cases cases, $jobs jobs, seed $seed, corpus $out/corpus"
 start=$(date +%s)
 set +e
-"$tool" fuzz --cases "$cases" --jobs "$jobs" --seed "$seed" --corpus "$out/corpus" "$@" \
+"$tool" fuzz --reduce none --cases "$cases" --jobs "$jobs" --seed "$seed" --corpus "$out/corpus" "$@" \
   >"$out/fuzz.out" 2>"$out/fuzz.err"
 status=$?
 set -e

@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 times=()
 for jobs in 1 2; do
   start=$(date +%s.%N)
-  "$binary" fuzz --cases "$cases" --seed "$seed" --jobs "$jobs" --corpus "$work/jobs-$jobs" \
+  "$binary" fuzz --reduce none --cases "$cases" --seed "$seed" --jobs "$jobs" --corpus "$work/jobs-$jobs" \
     >"$work/jobs-$jobs.out" 2>"$work/jobs-$jobs.err" || [[ $? -eq 1 ]]
   end=$(date +%s.%N)
   times+=("$(python3 -c "print($end - $start)")")

@@ -51,7 +51,7 @@ now() { date +%s.%N; }
 run_fuzz() {
   local start end code=0
   start=$(now)
-  "$binary" fuzz --cases "$count" --jobs 1 --seed "$seed" --corpus "$work/corpus" \
+  "$binary" fuzz --reduce none --cases "$count" --jobs 1 --seed "$seed" --corpus "$work/corpus" \
     ${fuzz_extra[@]+"${fuzz_extra[@]}"} >"$work/fuzz.out" 2>"$work/fuzz.err" || code=$?
   end=$(now)
   if ((code > 1)); then

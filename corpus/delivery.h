@@ -45,8 +45,8 @@ struct Delivery {
   double reduce_seconds = 0;
   std::size_t repro_lines = 0;
   bool reproduces_standalone = false;
-  std::string standalone_how;    // one line
-  std::string standalone_output; // the end of what the repro printed on the campaign's torch
+  std::string standalone_how;       // one line
+  std::string standalone_output;    // the end of what the repro printed on the campaign's torch
   std::vector<ReleaseRun> releases; // oldest first
   std::string release_label;        // "regression since 2.7.1", "also in 2.6.0", ""
   nlohmann::json environment = nlohmann::json::object(); // torch, python, compiler, ISA, OS

@@ -5,6 +5,8 @@
 #include "corpus/matrix_record.h"
 #include "fuzzer/support/child_process.h"
 #include "fuzzer/support/scratch_dir.h"
+#include "fuzzer/support/text_file.h"
+#include "fuzzer/support/torch_environments.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -49,6 +51,9 @@ protected:
                                      (*scratch_ / corpus).string()};
     if (std::find(extra.begin(), extra.end(), "--matrix-every") == extra.end())
       argv.insert(argv.end(), {"--matrix-every", "0"});
+    // Reduction (a campaign's default) only where a test is about it: it takes minutes.
+    if (std::find(extra.begin(), extra.end(), "--reduce") == extra.end())
+      argv.insert(argv.end(), {"--reduce", "none"});
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
   }
@@ -426,6 +431,66 @@ TEST_F(CampaignFullTier, DriverKilledTwentyTimesLosesNothing) {
     EXPECT_EQ(journaled.count(id) ? journaled.at(id) : 0, count) << id;
 }
 
+// A campaign delivers its new bug: reduced, the repro run standalone on each installed torch
+// release, an issue draft in PyTorch's template, all shown first in the report.
+TEST_F(CampaignTest, NewBugIsReducedRunOnEachReleaseAndWrittenUp) {
+  const auto run =
+      RunInductorFuzz(Fuzz("deliver", {"--cases", "1", "--jobs", "1", "--reduce", "new",
+                                       "--reduce-timeout", "150", "--inject-fault", "0:segfault"}),
+                      std::chrono::seconds(1200));
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("1 reduced in"), std::string::npos) << run.out;
+  const json summary = ReadJson(*scratch_ / "deliver" / "report" / "summary.json");
+  ASSERT_EQ(summary["bugs"].size(), 1u) << summary.dump(2);
+  const json &bug = summary["bugs"][0];
+  ASSERT_TRUE(bug["delivery"].is_object()) << bug.dump(2);
+  const json &delivery = bug["delivery"];
+  EXPECT_TRUE(delivery["status"] == "reduced" || delivery["status"] == "timeout")
+      << delivery.dump(2);
+  EXPECT_TRUE(delivery["reproduces_standalone"].get<bool>()) << delivery.dump(2);
+  EXPECT_GT(delivery["repro_lines"].get<int>(), 5) << delivery.dump(2);
+  EXPECT_GT(summary["campaign"]["reduction_seconds"].get<double>(), 0.0);
+  // Each installed release ran the repro, oldest first; the injected segfault fails on each.
+  const auto environments = support::FindTorchEnvironments(fs::path(INDUCTOR_FUZZ_SOURCE_DIR));
+  ASSERT_EQ(delivery["releases"].size(), environments.size()) << delivery.dump(2);
+  for (const auto &release : delivery["releases"])
+    EXPECT_EQ(release["result"], "fails") << delivery.dump(2);
+  if (environments.size() > 1)
+    EXPECT_TRUE(delivery["release_label"].get<std::string>().starts_with("also in "))
+        << delivery.dump(2);
+  EXPECT_FALSE(delivery["environment"].value("torch", "").empty()) << delivery.dump(2);
+
+  const std::string repro =
+      support::ReadTextFile(bug["reduced_repro"].get<std::string>(), "repro", 1 << 20);
+  const std::string draft =
+      support::ReadTextFile(bug["issue_draft"].get<std::string>(), "draft", 1 << 20);
+  EXPECT_TRUE(draft.starts_with("# [inductor][cpu] create_block_mask")) << draft;
+  EXPECT_NE(draft.find(repro), std::string::npos) << "the draft holds the repro in full\n" << draft;
+  for (const char *part : {"### 🐛 Describe the bug", "**Expected:**", "**Actual:**",
+                           "**Releases:**", "### Versions", "CPU capability (ATen):"})
+    EXPECT_NE(draft.find(part), std::string::npos) << part << "\n" << draft;
+  // `corpus issue` prints the same draft.
+  const auto issue = RunInductorFuzz({"corpus", "issue", bug["id"].get<std::string>(), "--corpus",
+                                      (*scratch_ / "deliver").string()});
+  EXPECT_EQ(issue.exit_code, 0) << issue.err;
+  EXPECT_EQ(issue.out, draft);
+  // In the report the draft comes before the unreduced evidence.
+  const std::string html =
+      support::ReadTextFile(*scratch_ / "deliver" / "report" / "report.html", "report", 8 << 20);
+  const auto section = html.find("<section class=\"bug\"");
+  ASSERT_NE(section, std::string::npos);
+  const auto shown = html.find("id=\"draft-" + bug["id"].get<std::string>() + "\"", section);
+  ASSERT_NE(shown, std::string::npos) << html.substr(section, 2000);
+  EXPECT_LT(shown, html.find("<b>key</b>", section));
+  EXPECT_NE(html.find("copyDraft("), std::string::npos);
+
+  // Run again into the same corpus: nothing new, nothing reduced again.
+  const auto again = RunInductorFuzz(Fuzz("deliver", {"--cases", "1", "--jobs", "1", "--reduce",
+                                                      "new", "--inject-fault", "0:segfault"}));
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(again.out.find("reducing"), std::string::npos) << again.out;
+}
+
 // Fix verification: a stored finding whose case passes today is fixed; one that still
 // segfaults is still failing.
 TEST_F(CampaignTest, ReplayTellsFixedFromStillFailing) {
@@ -442,8 +507,20 @@ TEST_F(CampaignTest, ReplayTellsFixedFromStillFailing) {
     std::ofstream(dir / "case.json") << corpus::CaseToJson(seed).dump(2);
   });
 
-  const auto replay = RunInductorFuzz({"replay", "--corpus", (*scratch_ / "replay").string()});
+  // Known issues: the fixed bug's becomes fixed-in this torch; the still failing one's does not.
+  const fs::path known_file = *scratch_ / "replay-known-issues.json";
+  std::ofstream(known_file) << R"({"format_version": 1, "issues": [
+    {"id": "old-double-free", "match": "crash|api=create_block_mask|signal=6|abort=double free",
+     "status": "reported", "link": "https://github.com/pytorch/pytorch/issues/1", "title": "t"},
+    {"id": "injected", "match": "crash|api=create_block_mask|signal=memory|*", "status":
+     "unreported", "link": "", "title": "t"}]})";
+  const auto replay = RunInductorFuzz({"replay", "--corpus", (*scratch_ / "replay").string(),
+                                       "--known-issues", known_file.string()});
   EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
+  const json known = ReadJson(known_file);
+  EXPECT_TRUE(known["issues"][0]["status"].get<std::string>().starts_with("fixed-in 2."))
+      << known.dump(2) << replay.out;
+  EXPECT_EQ(known["issues"][1]["status"], "unreported") << known.dump(2);
   const std::string fixed_id = corpus::StoredFindingId(old);
   std::map<std::string, std::string> verdicts;
   std::istringstream lines(replay.out);

@@ -150,11 +150,10 @@ private:
   std::chrono::seconds Budget(std::size_t bugs_left) const {
     auto budget = options_.per_bug;
     if (deadline_) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::seconds>(*deadline_ - Clock::now());
-      budget = std::min(budget, std::max(std::chrono::seconds(60),
-                                         left / static_cast<long>(std::max<std::size_t>(
-                                                    1, bugs_left))));
+      const auto left = std::chrono::duration_cast<std::chrono::seconds>(*deadline_ - Clock::now());
+      budget =
+          std::min(budget, std::max(std::chrono::seconds(60),
+                                    left / static_cast<long>(std::max<std::size_t>(1, bugs_left))));
     }
     return budget;
   }
@@ -192,7 +191,8 @@ private:
         output += line + "\n";
         if (output.size() > (1u << 20))
           output.erase(0, output.size() - (1u << 19));
-        if (line.starts_with("reduce:") || Clock::now() - last_progress > std::chrono::seconds(30)) {
+        if (line.starts_with("reduce:") ||
+            Clock::now() - last_progress > std::chrono::seconds(30)) {
           progress_("  " + line.substr(0, 200));
           last_progress = Clock::now();
         }
@@ -239,10 +239,9 @@ private:
     delivery.status =
         interrupted ? corpus::DeliveryStatus::kTimeout : corpus::DeliveryStatus::kReduced;
     if (interrupted)
-      delivery.detail = fmt::format("stopped after {} s, the best case so far kept",
-                                    std::chrono::duration_cast<std::chrono::seconds>(
-                                        budget)
-                                        .count());
+      delivery.detail =
+          fmt::format("stopped after {} s, the best case so far kept",
+                      std::chrono::duration_cast<std::chrono::seconds>(budget).count());
   }
 
   const DeliveryOptions &options_;
@@ -384,8 +383,8 @@ void RunReproOnReleases(const fs::path &repro, const support::ToolPaths &paths,
 }
 
 json CollectEnvironment(const fs::path &python) {
-  const auto run =
-      support::RunCommand({python.string(), "-c", kEnvironmentScript}, {}, std::chrono::seconds(120));
+  const auto run = support::RunCommand({python.string(), "-c", kEnvironmentScript}, {},
+                                       std::chrono::seconds(120));
   try {
     if (run.status.Succeeded())
       return json::parse(LastLine(run.output));

@@ -1,6 +1,7 @@
 #include "fuzzer/campaign/issue_draft.h"
 
 #include "corpus/case.h"
+#include "corpus/knobs.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/text_file.h"
 
@@ -92,13 +93,58 @@ std::string ReadIfThere(const fs::path &path) {
   return support::ReadTextFile(path, "stored file", std::size_t{1} << 20);
 }
 
+// The API, with what the reduced case still sets: "flex_attention (bfloat16, cpp.simdlen=256)".
 std::string ApiOf(const fs::path &case_file) {
   try {
-    if (fs::exists(case_file))
-      return corpus::LoadCaseFile(case_file).api;
+    if (!fs::exists(case_file))
+      return "flex_attention";
+    const corpus::Case c = corpus::LoadCaseFile(case_file);
+    std::string settings;
+    if (c.api == "flex_attention" && c.attention && c.attention->dtype != "float32")
+      settings = c.attention->dtype;
+    for (const auto &knob : corpus::InductorKnobTable()) {
+      if (c.inductor.IsDefaulted(knob.name))
+        continue;
+      std::string value;
+      if (knob.flag && c.inductor.*knob.flag)
+        value = "True";
+      else if (knob.number)
+        value = std::to_string(c.inductor.*knob.number);
+      else if (knob.optional_number && (c.inductor.*knob.optional_number))
+        value = std::to_string(*(c.inductor.*knob.optional_number));
+      if (!value.empty())
+        settings += fmt::format("{}{}={}", settings.empty() ? "" : ", ", knob.name, value);
+    }
+    return settings.empty() ? c.api : fmt::format("{} ({})", c.api, settings);
   } catch (const support::InputError &) {
+    return "flex_attention";
   }
-  return "flex_attention";
+}
+
+std::string Fact(const corpus::Finding &finding, const std::string &key) {
+  for (const auto &[name, value] : finding.essence.facts)
+    if (name == key)
+      return value;
+  return "";
+}
+
+// One line a maintainer reads as the failure: no module prefixes, no paths or line numbers.
+std::string ShortFailure(const corpus::Finding &finding) {
+  std::string text = finding.summary;
+  if (finding.kind == corpus::FindingKind::kException) {
+    std::string type = Fact(finding, "type");
+    type = type.substr(type.rfind('.') == std::string::npos ? 0 : type.rfind('.') + 1);
+    std::string message = corpus::MessageTemplate(Fact(finding, "message"));
+    // TORCH_CHECK's "function, file:line, message": the message.
+    if (const auto at = message.rfind("<path>:<N>, "); at != std::string::npos)
+      message = message.substr(at + 12);
+    message = message.substr(0, message.find('\n'));
+    if (!type.empty())
+      text = type + (message.empty() ? "" : ": " + message);
+  }
+  if (text.size() > 140)
+    text = text.substr(0, text.rfind(' ', 137)) + "...";
+  return text;
 }
 
 } // namespace
@@ -127,8 +173,8 @@ std::string RenderIssueDraft(const IssueDraftParts &parts) {
   }
   if (!parts.notes.empty())
     out += parts.notes + (parts.notes.ends_with('\n') ? "\n" : "\n\n");
-  out += fmt::format("<sub>Found by inductor-fuzz: {}. Signature: `{}`.</sub>\n\n", parts.provenance,
-                     parts.signature);
+  out += fmt::format("<sub>Found by inductor-fuzz: {}. Signature: `{}`.</sub>\n\n",
+                     parts.provenance, parts.signature);
   out += fmt::format("### Versions\n\n```\n{}```\n", Versions(parts.environment));
   return out;
 }
@@ -145,12 +191,13 @@ std::string IssueDraft(const corpus::StoredFinding &finding, const corpus::Deliv
                     hit.case_name, finding.HitCount(), delivery.tool_version);
   }
   if (!has_reduced)
-    provenance += "; NOT reduced: " + (delivery.detail.empty()
-                                           ? std::string(corpus::DeliveryStatusName(delivery.status))
-                                           : delivery.detail);
+    provenance +=
+        "; NOT reduced: " + (delivery.detail.empty()
+                                 ? std::string(corpus::DeliveryStatusName(delivery.status))
+                                 : delivery.detail);
   return RenderIssueDraft(
       {.api = ApiOf(has_reduced ? reduced / "case.json" : finding.smallest / "case.json"),
-       .failure = finding.finding.summary.substr(0, 120),
+       .failure = ShortFailure(finding.finding),
        .kind = std::string(corpus::KindName(finding.finding.kind)),
        .repro = ReadIfThere(repro),
        .output = delivery.standalone_output,
@@ -161,18 +208,18 @@ std::string IssueDraft(const corpus::StoredFinding &finding, const corpus::Deliv
        .provenance = provenance,
        .notes = delivery.reproduces_standalone
                     ? ""
-                    : "_The repro did not fail standalone when it was last run ("
-                      + delivery.standalone_how + "); the case fails inside inductor-fuzz._"});
+                    : "_The repro did not fail standalone when it was last run (" +
+                          delivery.standalone_how + "); the case fails inside inductor-fuzz._"});
 }
 
 std::string KnownIssueDraft(const corpus::KnownIssue &issue, const fs::path &root,
                             const corpus::Delivery &run) {
   const fs::path folder = root / issue.reduced;
   if (issue.reduced.empty() || !fs::exists(folder / "repro.py"))
-    throw support::InputError(fmt::format(
-        "known issue {} names no reduced folder with a repro.py (field 'reduced' in "
-        "known-issues.json): reduce it first (inductor-fuzz reduce) and set the field",
-        issue.id));
+    throw support::InputError(
+        fmt::format("known issue {} names no reduced folder with a repro.py (field 'reduced' in "
+                    "known-issues.json): reduce it first (inductor-fuzz reduce) and set the field",
+                    issue.id));
   std::vector<corpus::ReleaseRun> releases = run.releases;
   std::string label = run.release_label;
   if (const auto file = folder / "releases.json"; releases.empty() && fs::exists(file)) {

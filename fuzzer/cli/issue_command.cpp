@@ -43,8 +43,9 @@ std::string KnownDraft(const corpus::KnownIssue &issue, const support::ToolPaths
 int CorpusIssueCommand(const CorpusOptions &options, const support::ToolPaths &paths,
                        std::ostream &out) {
   std::string draft;
-  const auto known = fs::exists(options.known_issues) ? corpus::ReadKnownIssues(options.known_issues)
-                                                      : corpus::KnownIssues{};
+  const auto known = fs::exists(options.known_issues)
+                         ? corpus::ReadKnownIssues(options.known_issues)
+                         : corpus::KnownIssues{};
   for (const auto &issue : known.issues)
     if (issue.id == options.id)
       draft = KnownDraft(issue, paths);

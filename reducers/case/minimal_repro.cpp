@@ -349,6 +349,18 @@ std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
   return script;
 }
 
+// The last lines of a run's output, where the error is: at most 40 lines and 6000 bytes.
+std::string OutputTail(const std::string &output) {
+  std::string tail = output.size() > 6000 ? output.substr(output.size() - 6000) : output;
+  std::size_t start = tail.size();
+  for (int lines = 0; lines < 41 && start > 0; ++lines)
+    start = tail.rfind('\n', start - 1) == std::string::npos ? 0 : tail.rfind('\n', start - 1);
+  tail = tail.substr(start == 0 ? 0 : start + 1);
+  while (!tail.empty() && tail.back() == '\n')
+    tail.pop_back();
+  return tail;
+}
+
 // A memory error's run: the prelude keeps the log path and cache given here, so the reports are
 // read as the worker's are.
 StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
@@ -365,7 +377,8 @@ StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
                        {"UBSAN_OPTIONS", log_path}}},
       timeout);
   const auto errors = fuzzer::worker::CollectMemoryErrors(scratch.path(), scratch / "cache");
-  StandaloneRun result;
+  StandaloneRun result{.passed = run.status.Succeeded() && errors.empty(),
+                       .output = OutputTail(run.output)};
   for (const auto &error : errors)
     result.reproduces |= corpus::Signature(error) == signature;
   result.how = run.timed_out ? "no end within the time limit"
@@ -387,9 +400,11 @@ StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
   while (!last_line.empty() && last_line.back() == '\n')
     last_line.pop_back();
   last_line = last_line.substr(last_line.rfind('\n') + 1);
-  StandaloneRun result{.how = run.timed_out
+  StandaloneRun result{.passed = !run.timed_out && run.status.Succeeded(),
+                       .how = run.timed_out
                                   ? "no end within the time limit"
-                                  : fmt::format("{}: {}", run.status.Describe(), last_line)};
+                                  : fmt::format("{}: {}", run.status.Describe(), last_line),
+                       .output = OutputTail(run.output)};
   const std::string &kind = facts.at("kind");
   if (kind == "timeout")
     result.reproduces = run.timed_out;

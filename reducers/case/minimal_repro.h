@@ -23,7 +23,9 @@ std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature
 
 struct StandaloneRun {
   bool reproduces = false;
-  std::string how; // what the run did, in one line
+  bool passed = false; // exited 0 (printed PASS): not failing at all
+  std::string how;     // what the run did, in one line
+  std::string output;  // the end of what it printed (the last run), for a bug report
   unsigned runs = 0;
 };
 
