@@ -1,7 +1,6 @@
 #include "fuzzer/campaign/issue_draft.h"
 
 #include "corpus/case.h"
-#include "corpus/knobs.h"
 #include "fuzzer/support/errors.h"
 #include "fuzzer/support/text_file.h"
 
@@ -93,32 +92,45 @@ std::string ReadIfThere(const fs::path &path) {
   return support::ReadTextFile(path, "stored file", std::size_t{1} << 20);
 }
 
-// The API, with what the reduced case still sets: "flex_attention (bfloat16, cpp.simdlen=256)".
 std::string ApiOf(const fs::path &case_file) {
   try {
-    if (!fs::exists(case_file))
-      return "flex_attention";
-    const corpus::Case c = corpus::LoadCaseFile(case_file);
-    std::string settings;
-    if (c.api == "flex_attention" && c.attention && c.attention->dtype != "float32")
-      settings = c.attention->dtype;
-    for (const auto &knob : corpus::InductorKnobTable()) {
-      if (c.inductor.IsDefaulted(knob.name))
-        continue;
-      std::string value;
-      if (knob.flag && c.inductor.*knob.flag)
-        value = "True";
-      else if (knob.number)
-        value = std::to_string(c.inductor.*knob.number);
-      else if (knob.optional_number && (c.inductor.*knob.optional_number))
-        value = std::to_string(*(c.inductor.*knob.optional_number));
-      if (!value.empty())
-        settings += fmt::format("{}{}={}", settings.empty() ? "" : ", ", knob.name, value);
-    }
-    return settings.empty() ? c.api : fmt::format("{} ({})", c.api, settings);
+    if (fs::exists(case_file))
+      return corpus::LoadCaseFile(case_file).api;
   } catch (const support::InputError &) {
-    return "flex_attention";
   }
+  return "flex_attention";
+}
+
+// What the repro sets, from its `config = {...}` line (only what the case changes from
+// Inductor's defaults) and its dtype: "cpp.simdlen=256, bfloat16".
+std::string SettingsOf(const std::string &repro) {
+  std::string settings;
+  for (const auto &line : Lines(repro)) {
+    if (line.starts_with("config = {")) {
+      std::string items = line.substr(10, line.rfind('}') - 10);
+      std::size_t start = 0;
+      while (start < items.size()) {
+        auto end = items.find(", \"", start);
+        if (end == std::string::npos)
+          end = items.size();
+        std::string item = items.substr(start, end - start);
+        start = end + 2;
+        const auto colon = item.find("\": ");
+        if (colon == std::string::npos)
+          continue;
+        const std::string name = item.substr(item.find('"') + 1, colon - item.find('"') - 1);
+        if (name == "force_disable_caches")
+          continue;
+        settings +=
+            fmt::format("{}{}={}", settings.empty() ? "" : ", ", name, item.substr(colon + 3));
+      }
+    }
+    for (const char *dtype : {"bfloat16", "float16", "float64"})
+      if (line.find(std::string(".to(torch.") + dtype + ")") != std::string::npos &&
+          settings.find(dtype) == std::string::npos)
+        settings += (settings.empty() ? "" : ", ") + std::string(dtype);
+  }
+  return settings;
 }
 
 std::string Fact(const corpus::Finding &finding, const std::string &key) {
@@ -131,6 +143,8 @@ std::string Fact(const corpus::Finding &finding, const std::string &key) {
 // One line a maintainer reads as the failure: no module prefixes, no paths or line numbers.
 std::string ShortFailure(const corpus::Finding &finding) {
   std::string text = finding.summary;
+  if (text.starts_with("worker died: ")) // the tool's worker; in a report, the process
+    text = "the process is " + text.substr(13);
   if (finding.kind == corpus::FindingKind::kException) {
     std::string type = Fact(finding, "type");
     type = type.substr(type.rfind('.') == std::string::npos ? 0 : type.rfind('.') + 1);
@@ -152,17 +166,21 @@ std::string ShortFailure(const corpus::Finding &finding) {
 std::string RenderIssueDraft(const IssueDraftParts &parts) {
   const std::size_t repro_lines = Lines(parts.repro).size();
   const std::string torch = parts.environment.value("torch", "");
-  std::string out = fmt::format("# [inductor][cpu] {}: {}\n\n### 🐛 Describe the bug\n\n",
-                                parts.api, parts.failure);
-  out += fmt::format("`torch.compile` of `{}` on CPU: {}. A standalone repro ({} lines, needs only "
-                     "torch):\n\n```python\n{}{}```\n\n",
-                     parts.api, parts.failure, repro_lines, parts.repro,
+  const std::string with = parts.settings.empty() ? "" : " with " + parts.settings;
+  std::string out = fmt::format("# [inductor][cpu] {}{}: {}\n\n### 🐛 Describe the bug\n\n",
+                                parts.api, with, parts.failure);
+  out += fmt::format("`torch.compile` of `{}` on CPU{}: {}. A standalone repro ({} lines, needs "
+                     "only torch):\n\n```python\n{}{}```\n\n",
+                     parts.api, with, parts.failure, repro_lines, parts.repro,
                      parts.repro.ends_with('\n') ? "" : "\n");
   if (!parts.output.empty())
     out += fmt::format("Output{}:\n\n```\n{}```\n\n", torch.empty() ? "" : " on torch " + torch,
                        LastLines(parts.output, 25));
   out += fmt::format("**Expected:** {}\n\n", Expected(parts.kind, parts.api));
-  const std::string actual = Headline(parts.output, parts.kind);
+  // A process that dies says nothing more: how it ended is the actual result.
+  const bool dies = parts.kind == "crash" || parts.kind == "timeout";
+  const std::string actual =
+      dies && !parts.how.empty() ? parts.how : Headline(parts.output, parts.kind);
   out += fmt::format("**Actual:** {}\n\n", actual.empty() ? parts.failure : "`" + actual + "`");
   if (!parts.releases.empty()) {
     std::string runs;
@@ -197,7 +215,9 @@ std::string IssueDraft(const corpus::StoredFinding &finding, const corpus::Deliv
                                  : delivery.detail);
   return RenderIssueDraft(
       {.api = ApiOf(has_reduced ? reduced / "case.json" : finding.smallest / "case.json"),
+       .settings = SettingsOf(ReadIfThere(repro)),
        .failure = ShortFailure(finding.finding),
+       .how = delivery.standalone_how,
        .kind = std::string(corpus::KindName(finding.finding.kind)),
        .repro = ReadIfThere(repro),
        .output = delivery.standalone_output,
@@ -246,10 +266,13 @@ std::string KnownIssueDraft(const corpus::KnownIssue &issue, const fs::path &roo
   std::string notes = ReadIfThere(folder / "expected.md");
   if (!issue.link.empty())
     notes += fmt::format("\nRelated: {}\n", issue.link);
+  const std::string repro = ReadIfThere(folder / "repro.py");
   return RenderIssueDraft({.api = ApiOf(folder / "case.json"),
+                           .settings = SettingsOf(repro),
                            .failure = failure,
+                           .how = run.standalone_how,
                            .kind = kind,
-                           .repro = ReadIfThere(folder / "repro.py"),
+                           .repro = repro,
                            .output = run.standalone_output,
                            .releases = releases,
                            .release_label = label,

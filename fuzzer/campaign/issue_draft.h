@@ -14,11 +14,13 @@ namespace fuzzer::campaign {
 // what it printed (the error, or the first differing values), expected and actual, the
 // releases it fails and passes on, and the environment (torch, Python, compiler, CPU ISA, OS).
 struct IssueDraftParts {
-  std::string api;     // flex_attention, create_mask, ...
-  std::string failure; // one line: what goes wrong
-  std::string kind;    // the finding's kind: how "expected" and "actual" are phrased
-  std::string repro;   // the script
-  std::string output;  // the end of what it printed when run
+  std::string api;      // flex_attention, create_mask, ...
+  std::string settings; // what the repro sets: "cpp.simdlen=256, bfloat16"
+  std::string failure;  // one line: what goes wrong
+  std::string how;      // how the repro's run ended, one line ("killed by signal 11 ...")
+  std::string kind;     // the finding's kind: how "expected" and "actual" are phrased
+  std::string repro;    // the script
+  std::string output;   // the end of what it printed when run
   std::vector<corpus::ReleaseRun> releases;
   std::string release_label;
   nlohmann::json environment = nlohmann::json::object();

@@ -127,14 +127,25 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
     out << list.dump(2) << "\n";
     return support::kExitNothingFound;
   }
-  out << fmt::format("{:<21} {:>5} {:>4}  {:<22} {:<20}  {}\n", "bug", "hits", "sigs", "detectors",
-                     "last seen", "summary");
+  // Upstream status of a known bug, else how far its delivery got (`fuzz --reduce`).
+  const auto known = std::filesystem::exists(options.known_issues)
+                         ? corpus::ReadKnownIssues(options.known_issues)
+                         : corpus::KnownIssues{};
+  out << fmt::format("{:<21} {:>5} {:>4}  {:<22} {:<20}  {:<28}  {}\n", "bug", "hits", "sigs",
+                     "detectors", "last seen", "status", "summary");
   for (const auto &bug : bugs) {
     std::string detectors;
     for (const auto &detector : bug.detectors)
       detectors += (detectors.empty() ? "" : ",") + detector;
-    out << fmt::format("{:<21} {:>5} {:>4}  {:<22} {:<20}  {}\n", bug.id, bug.hit_ids.size(),
-                       bug.members.size(), detectors, bug.last_seen,
+    std::string status = "new";
+    if (const auto *issue = bug.Known(known))
+      status = issue->id.substr(0, 16) + ": " + issue->status;
+    else
+      for (const auto &member : bug.members)
+        if (member.delivery)
+          status = fmt::format("new, {}", corpus::DeliveryStatusName(member.delivery->status));
+    out << fmt::format("{:<21} {:>5} {:>4}  {:<22} {:<20}  {:<28}  {}\n", bug.id,
+                       bug.hit_ids.size(), bug.members.size(), detectors, bug.last_seen, status,
                        bug.members.front().finding.summary.substr(0, 90));
   }
   out << fmt::format("{} bug(s) from {} signature(s) in {}\n", bugs.size(), findings.size(),

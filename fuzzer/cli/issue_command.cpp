@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
 #include <ostream>
 
 namespace fuzzer::cli {
@@ -57,7 +58,7 @@ int CorpusIssueCommand(const CorpusOptions &options, const support::ToolPaths &p
           options.id, options.known_issues.string(), options.corpus.string()));
     const corpus::FindingStore store(options.corpus);
     const auto findings = store.List();
-    const corpus::StoredFinding *chosen = nullptr;
+    std::optional<corpus::StoredFinding> chosen; // a copy: the bugs are gone after the loop
     for (const auto &bug : corpus::GroupIntoBugs(findings)) {
       bool named = bug.id == options.id ||
                    (options.id.starts_with("bug-") && bug.id.starts_with(options.id));
@@ -67,7 +68,7 @@ int CorpusIssueCommand(const CorpusOptions &options, const support::ToolPaths &p
         continue;
       for (const auto &member : bug.members)
         if (!chosen || (member.delivery && !chosen->delivery))
-          chosen = &member;
+          chosen = member;
     }
     if (!chosen)
       throw support::InputError(fmt::format(
