@@ -491,6 +491,46 @@ TEST_F(CampaignTest, NewBugIsReducedRunOnEachReleaseAndWrittenUp) {
   EXPECT_EQ(again.out.find("reducing"), std::string::npos) << again.out;
 }
 
+// Killed (SIGKILL) while it reduces its new bug, the campaign finishes that reduction with
+// --resume, from the best case so far, and runs no case again.
+TEST_F(CampaignFullTier, KilledDuringReductionResumesIt) {
+  const auto argv =
+      Fuzz("killed-reducing", {"--cases", "1", "--jobs", "1", "--reduce", "new", "--reduce-timeout",
+                               "150", "--inject-fault", "0:segfault"});
+  std::vector<std::string> command = {INDUCTOR_FUZZ_BINARY};
+  command.insert(command.end(), argv.begin(), argv.end());
+  const fs::path corpus_dir = *scratch_ / "killed-reducing";
+  std::string pending;
+  {
+    support::ChildProcess driver(command, {.stderr_file = *scratch_ / "killed-reducing.err"});
+    // Wait until the reducer has kept a smaller case, then kill the driver (its reducer dies too).
+    for (int waited = 0; waited < 900 && pending.empty(); ++waited) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      for (const auto &finding : corpus::FindingStore(corpus_dir).List())
+        if (finding.delivery && fs::exists(finding.folder / "reduced" / "case.json"))
+          pending = finding.id;
+    }
+    ::kill(driver.pid(), SIGKILL);
+    driver.Wait();
+  }
+  ASSERT_FALSE(pending.empty()) << "no reduction started";
+  const auto before = corpus::FindingStore(corpus_dir).Load(pending);
+  ASSERT_TRUE(before.delivery);
+  EXPECT_EQ(before.delivery->status, corpus::DeliveryStatus::kPending);
+
+  auto resume = argv;
+  resume.push_back("--resume");
+  const auto resumed = RunInductorFuzz(resume, std::chrono::seconds(1200));
+  ASSERT_TRUE(resumed.exit_code == 0 || resumed.exit_code == 1) << resumed.out << resumed.err;
+  EXPECT_NE(resumed.out.find("reducing 1 bug(s)"), std::string::npos) << resumed.out;
+  const auto after = corpus::FindingStore(corpus_dir).Load(pending);
+  ASSERT_TRUE(after.delivery);
+  EXPECT_NE(after.delivery->status, corpus::DeliveryStatus::kPending) << resumed.out;
+  EXPECT_TRUE(fs::exists(after.folder / "issue.md"));
+  const json summary = ReadJson(corpus_dir / "report" / "summary.json");
+  EXPECT_EQ(summary["campaign"]["cases"], 0) << "the case ran before the kill";
+}
+
 // Fix verification: a stored finding whose case passes today is fixed; one that still
 // segfaults is still failing.
 TEST_F(CampaignTest, ReplayTellsFixedFromStillFailing) {
@@ -509,11 +549,23 @@ TEST_F(CampaignTest, ReplayTellsFixedFromStillFailing) {
 
   // Known issues: the fixed bug's becomes fixed-in this torch; the still failing one's does not.
   const fs::path known_file = *scratch_ / "replay-known-issues.json";
-  std::ofstream(known_file) << R"({"format_version": 1, "issues": [
-    {"id": "old-double-free", "match": "crash|api=create_block_mask|signal=6|abort=double free",
-     "status": "reported", "link": "https://github.com/pytorch/pytorch/issues/1", "title": "t"},
-    {"id": "injected", "match": "crash|api=create_block_mask|signal=memory|*", "status":
-     "unreported", "link": "", "title": "t"}]})";
+  std::string injected;
+  for (const auto &stored : store.List())
+    if (stored.id != corpus::StoredFindingId(old))
+      injected = stored.signature;
+  const json issues = {{"format_version", 1},
+                       {"issues",
+                        {{{"id", "old-double-free"},
+                          {"match", corpus::Signature(old)},
+                          {"status", "reported"},
+                          {"link", "https://github.com/pytorch/pytorch/issues/1"},
+                          {"title", "t"}},
+                         {{"id", "injected"},
+                          {"match", injected},
+                          {"status", "unreported"},
+                          {"link", ""},
+                          {"title", "t"}}}}};
+  std::ofstream(known_file) << issues.dump(2);
   const auto replay = RunInductorFuzz({"replay", "--corpus", (*scratch_ / "replay").string(),
                                        "--known-issues", known_file.string()});
   EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
