@@ -205,7 +205,8 @@ std::string IssueDraft(const corpus::StoredFinding &finding, const corpus::Deliv
   if (!finding.hits.empty()) {
     const auto &hit = finding.hits.front();
     provenance =
-        fmt::format("`{}` (case {}), {} hit(s), tool {}", hit.provenance.is_object() ? hit.provenance.value("command_line", "") : "",
+        fmt::format("`{}` (case {}), {} hit(s), tool {}",
+                    hit.provenance.is_object() ? hit.provenance.value("command_line", "") : "",
                     hit.case_name, finding.HitCount(), delivery.tool_version);
   }
   if (!has_reduced)

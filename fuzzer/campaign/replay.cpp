@@ -171,9 +171,8 @@ std::vector<std::string> MarkFixedKnownIssues(const std::vector<ReplayResult> &r
       if (finding != by_id.end())
         for (const auto &hit : finding->second->hits)
           found_on_this_release =
-              found_on_this_release ||
-              (hit.provenance.is_object() &&
-               hit.provenance.value("torch_version", "") == torch_version);
+              found_on_this_release || (hit.provenance.is_object() &&
+                                        hit.provenance.value("torch_version", "") == torch_version);
     }
     if (named && fixed && !found_on_this_release && !torch_version.empty()) {
       issue.status = "fixed-in " + torch_version;

@@ -149,11 +149,18 @@ std::string JunitReport(const ReportInput &input) {
       for (const auto &member : bug.members)
         signatures +=
             fmt::format("signature: {} ({} hit(s))\n", Escape(member.signature), member.HitCount());
+      const corpus::StoredFinding *delivered = Delivered(bug);
+      const std::string reduced =
+          delivered ? fmt::format("\nreduced: {}\nreduced repro: {}\nissue draft: {}",
+                                  Escape(DeliveryLine(*delivered->delivery)),
+                                  Escape((delivered->folder / "reduced" / "repro.py").string()),
+                                  Escape((delivered->folder / "issue.md").string()))
+                    : "";
       cases += fmt::format("><failure message=\"{}\" type=\"{}\">{}\nkey: {}\n{}hits: {}\n"
-                           "repro: {}</failure></testcase>\n",
+                           "repro: {}{}</failure></testcase>\n",
                            Escape(lead.finding.summary), kind, Escape(lead.finding.message),
                            Escape(bug.key), signatures, bug.hit_ids.size(),
-                           Escape((lead.smallest / "repro.py").string()));
+                           Escape((lead.smallest / "repro.py").string()), reduced);
     } else {
       cases += "/>\n";
       known_lines += fmt::format("{}: {}: {}\n", Escape(bug.id), Escape(StatusOf(input, bug)),
@@ -223,6 +230,11 @@ json SarifReport(const ReportInput &input) {
           {"detectors", bug.detectors},
           {"hits", bug.hit_ids.size()},
           {"new", IsNew(input, bug)}}}};
+    if (const auto *delivered = Delivered(bug)) {
+      result["properties"]["reduced"] = DeliveryLine(*delivered->delivery);
+      result["properties"]["releases"] = delivered->delivery->release_label;
+      result["properties"]["issueDraft"] = (delivered->folder / "issue.md").string();
+    }
     if (!related.empty())
       result["relatedLocations"] = related;
     results.push_back(result);
