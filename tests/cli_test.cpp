@@ -174,6 +174,10 @@ TEST_F(CliTest, ReduceSourceRefusesBadInput) {
                      "reduce takes one input");
   ExpectOneLineError({"reduce", kSeed.string(), "--", "g++", "-c", "x.cpp"},
                      "goes with reduce --cpp");
+  // --compilers with a case is a matrix finding's option: a case file is none.
+  ExpectOneLineError({"reduce", kSeed.string(), "--compilers", "g++-12,clang++-19", "--out", out},
+                     "goes with a matrix finding");
+  ExpectOneLineError({"reduce", kSeed.string(), "--run", "--out", out}, "--run goes with");
   const auto plain_log = Write("ci.log", "collected 3 items\n3 passed in 0.1s\n");
   ExpectOneLineError({"reduce", "--from-log", plain_log.string(), "--out", out},
                      "holds no CppCompileError");

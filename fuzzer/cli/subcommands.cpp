@@ -123,7 +123,9 @@ CLI::App *AddReduceCommand(CLI::App &app, ReduceOptions &options) {
       ->add_option("--compilers", options.compilers,
                    "With --cpp and its command: a compiler divergence; these compilers (two or "
                    "more, A,B) disagree on the TU, some build it and some fail, and every step "
-                   "keeps the same verdicts and first errors (the matrix's signature)")
+                   "keeps the same verdicts and first errors (the matrix's signature). With a "
+                   "matrix finding's folder: the compilers to rebuild its case with (default: "
+                   "those its matrix.json names)")
       ->delimiter(',');
   command->add_option(
       "--matrix-record", options.matrix_record,
@@ -180,11 +182,13 @@ ReduceInput CheckReduceInputs(const ReduceOptions &options) {
     throw support::InputError("a command after `--` goes with reduce --cpp FILE");
   if (options.interesting && !options.cpp_file)
     throw support::InputError("--interesting goes with reduce --cpp FILE");
-  if (!options.compilers.empty() && (!options.cpp_file || options.interesting))
+  if (!options.compilers.empty() &&
+      (options.interesting || (!options.cpp_file && options.input.empty())))
     throw support::InputError(
-        "--compilers goes with reduce --cpp FILE -- COMMAND, without --interesting");
-  if (options.run_programs && options.compilers.empty())
-    throw support::InputError("--run goes with --compilers A,B: the compilers whose "
+        "--compilers goes with reduce --cpp FILE -- COMMAND (without --interesting), or with a "
+        "matrix finding's folder");
+  if (options.run_programs && (options.compilers.empty() || !options.cpp_file))
+    throw support::InputError("--run goes with --compilers A,B and --cpp FILE: the compilers whose "
                               "programs print differently");
   return sources ? ReduceInput::kSource : ReduceInput::kCase;
 }
