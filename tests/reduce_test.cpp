@@ -380,7 +380,8 @@ namespace {
 // campaign of one case on g++-12 and two wrappers of it, one that rejects every TU with an
 // `extern "C"` (a compiler divergence) and one that miscompiles: it flips out_ptr0[0] at the
 // end of every Python-wrapper kernel (a runtime divergence). Each finding reduces with the
-// matrix as the case reducer's test, and ends with a repro.sh, run alone, that shows it.
+// matrix as the case reducer's test, ends with a repro.sh, run alone, that shows it, and has its
+// TU reduced too.
 class ReduceMatrixFullTier : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
@@ -464,9 +465,7 @@ TEST_F(ReduceMatrixFullTier, ARuntimeDivergenceFindingReducesToARunnableRepro) {
       << report.dump(2);
   EXPECT_GE(report["candidates_run"].get<int>(), 1) << report.dump(2);
   EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
-  EXPECT_NE(report["source"].get<std::string>().find("cannot give the TU a main"),
-            std::string::npos)
-      << report.dump(2);
+  EXPECT_EQ(report["source"], "source/reduced.cpp") << report.dump(2);
   // repro.sh alone: each compiler builds kernel.cpp, each module runs on the recorded calls.
   const auto repro =
       support::RunCommand({"/bin/sh", (out / "repro.sh").string()}, {}, std::chrono::seconds(300));
@@ -477,6 +476,18 @@ TEST_F(ReduceMatrixFullTier, ARuntimeDivergenceFindingReducesToARunnableRepro) {
   EXPECT_NE(repro.output.find("broken-g++: does not build"), std::string::npos) << repro.output;
   EXPECT_TRUE(fs::exists(out / "repro.py"));
   EXPECT_FALSE(fs::exists(out / "reduced-run" / "matrix")) << "the matrix's builds are removed";
+  // Then the kernel's TU, given a main that runs the first recorded call and prints what the
+  // kernel wrote, reduced as a program on the compilers whose builds ran.
+  const json source = json::parse(std::ifstream(out / "source" / "reduction.json"));
+  EXPECT_EQ(source["origin"], "runtime-divergence") << source.dump(2);
+  EXPECT_TRUE(
+      source["signature"].get<std::string>().starts_with("runtime-divergence|same=g++-12|differs="))
+      << source.dump(2);
+  EXPECT_LT(source["lines_after"], source["lines_before"]) << source.dump(2);
+  EXPECT_TRUE(source["repro_reproduces"].get<bool>()) << source.dump(2);
+  std::stringstream reduced;
+  reduced << std::ifstream(out / "source" / "reduced.cpp").rdbuf();
+  EXPECT_NE(reduced.str().find("int main()"), std::string::npos);
 }
 
 TEST_F(ReduceMatrixFullTier, ACompilerDivergenceFindingReducesAsACaseThenAsASource) {

@@ -25,6 +25,7 @@
 
 #include <csignal>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -174,6 +175,144 @@ std::string MatrixReproScript(const corpus::MatrixRow &row, bool replay,
   return script;
 }
 
+// What a recording's first call passes to a Python-wrapper kernel, dumped by the venv's torch:
+// each storage before the call to storage-N.bin in `folder`, and the arguments (JSON).
+constexpr const char *kDumpFirstCall = R"(import json, sys, torch
+recording = torch.load(sys.argv[1], weights_only=True)
+call = recording["calls"][0]
+for number, storage in enumerate(call["before"]):
+    with open(f"{sys.argv[2]}/storage-{number}.bin", "wb") as out:
+        out.write(storage.numpy().tobytes())
+arguments = []
+for argument in call["args"]:
+    argument = dict(argument)
+    if argument["kind"] == "tensor":
+        argument["itemsize"] = torch.empty(0, dtype=getattr(torch, argument["dtype"])).element_size()
+    arguments.append(argument)
+print(json.dumps({"entry": recording["entry"], "storages": len(call["before"]), "args": arguments}))
+)";
+
+// A main for a Python-wrapper kernel's TU: kernel() once on the first recorded call's inputs
+// (the storages dumped beside it), then what every tensor argument holds, printed (its first
+// elements and a hash of its storage), so that two compilers' programs can be compared.
+std::string KernelMain(const json &call, const fs::path &folder) {
+  static const std::map<std::string, std::pair<std::string, std::string>> kPrinted = {
+      {"float32", {"float", "%g"}},      {"float64", {"double", "%g"}},
+      {"int32", {"int", "%d"}},          {"int64", {"long long", "%lld"}},
+      {"bool", {"bool", "%d"}},          {"int8", {"signed char", "%d"}},
+      {"uint8", {"unsigned char", "%d"}}};
+  std::string text = fmt::format(
+      "\n// inductor-fuzz: runs kernel() once on the first call Inductor's run recorded (its "
+      "storages in\n// {}) and prints what each tensor argument holds.\n#include <cstdio>\n"
+      "#include <fstream>\n#include <iterator>\n#include <vector>\n"
+      "namespace inductor_fuzz_main {{\nstruct Pointer {{\n  char *p;\n  template <class T> "
+      "operator T *() const {{ return reinterpret_cast<T *>(p); }}\n}};\n"
+      "std::vector<char> Read(const char *path) {{\n  std::ifstream in(path, std::ios::binary);\n"
+      "  return {{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()}};\n}}\n"
+      "unsigned long long Hash(const std::vector<char> &bytes) {{\n"
+      "  unsigned long long hash = 1469598103934665603ull;\n  for (char c : bytes)\n"
+      "    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;\n  return hash;\n}}\n"
+      "}} // namespace inductor_fuzz_main\nint main() {{\n  using namespace inductor_fuzz_main;\n",
+      folder.string());
+  for (int number = 0; number < call.value("storages", 0); ++number)
+    text += fmt::format("  std::vector<char> s{} = Read(\"{}\");\n", number,
+                        (folder / fmt::format("storage-{}.bin", number)).string());
+  std::string arguments;
+  std::string prints;
+  int position = 0;
+  for (const auto &argument : call.value("args", json::array())) {
+    const std::string kind = argument.value("kind", "");
+    std::string value;
+    if (kind == "tensor") {
+      const int storage = argument.value("storage", 0);
+      const long long offset = argument.value("offset", 0LL) * argument.value("itemsize", 1LL);
+      value = fmt::format("Pointer{{s{}.data() + {}}}", storage, offset);
+      const auto printed = kPrinted.find(argument.value("dtype", ""));
+      prints += fmt::format("  std::printf(\"argument {}: storage {} hash %016llx:\", "
+                            "Hash(s{}));\n",
+                            position, storage, storage);
+      if (printed != kPrinted.end())
+        prints += fmt::format(
+            "  for (std::size_t i = 0; i < 16 && {} + (i + 1) * sizeof({}) <= s{}.size(); ++i)\n"
+            "    std::printf(\" {}\", reinterpret_cast<const {} *>(s{}.data() + {})[i]);\n",
+            offset, printed->second.first, storage, printed->second.second, printed->second.first,
+            storage, offset);
+      prints += "  std::printf(\"\\n\");\n";
+    } else if (kind == "bool") {
+      value = argument.value("value", false) ? "true" : "false";
+    } else if (kind == "int") {
+      value = fmt::format("{}LL", argument.value("value", 0LL));
+    } else if (kind == "float") {
+      value = fmt::format("{}", argument.value("value", 0.0));
+    } else {
+      value = "nullptr";
+    }
+    arguments += (arguments.empty() ? "" : ", ") + value;
+    ++position;
+  }
+  text += "  kernel(" + arguments + ");\n" + prints + "  return 0;\n}\n";
+  return text;
+}
+
+// A runtime divergence of a Python-wrapper kernel, as a program: the TU with a main that runs
+// the first recorded call (OUT/program/), reduced with `reduce --cpp --compilers --run` on the
+// compilers whose builds ran, into OUT/source. Empty when done, else why it cannot be.
+std::string ReduceKernelAsProgram(const ReduceOptions &options, const fs::path &out_dir,
+                                  const corpus::MatrixRow &row, const support::ToolPaths &paths,
+                                  json &report, int &status, std::ostream &out) {
+  if (row.recording.empty())
+    return "the TU has no recorded calls";
+  const fs::path folder = out_dir / "program";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const auto dumped = support::RunCommand({(paths.venv / "bin" / "python").string(), "-c",
+                                           kDumpFirstCall, row.recording, folder.string()},
+                                          {}, std::chrono::seconds(options.case_timeout_seconds));
+  const json call =
+      json::parse(dumped.output.substr(dumped.output.rfind("\n{") + 1), nullptr, false);
+  if (!dumped.status.Succeeded() || !call.is_object())
+    return "its recorded call could not be read: " + dumped.status.Describe();
+  if (call.value("entry", "") != "kernel")
+    return "it is a cpp_wrapper module (entry " + call.value("entry", "") +
+           "): the source reducer cannot give such a TU a main yet";
+  // The compilers whose builds ran, one that agrees with Inductor's build first: the reference.
+  std::vector<const corpus::BuildRecord *> ran;
+  for (const auto &build : row.builds)
+    if (build.built && !build.runtime.empty() && CommandOfBuild(build))
+      ran.insert(build.runtime == "same" ? ran.begin() : ran.end(), &build);
+  if (ran.size() < 2 || ran.front()->runtime != "same")
+    return "fewer than two of its builds ran, one of them as Inductor's";
+  auto command = *CommandOfBuild(*ran.front());
+  std::erase(command, std::string("-shared"));
+  const fs::path program = folder / "program.cpp";
+  command[reducers::SourceArgument(command)] = program.string();
+  std::vector<std::string> libraries = {"-lpython3.11"};
+  for (const auto &word : command)
+    if (word.starts_with("-L"))
+      libraries.push_back("-Wl,-rpath," + word.substr(2));
+  command.insert(command.end(), libraries.begin(), libraries.end());
+  support::WriteFileAtomically(program, support::ReadTextFile(row.source, "C++ source", 16u << 20) +
+                                            KernelMain(call, folder));
+  ReduceOptions source = options;
+  source.input.clear();
+  source.cpp_file = program;
+  source.compile_command = command;
+  source.compilers.clear();
+  for (const auto *build : ran)
+    source.compilers.push_back(build->compiler);
+  source.run_programs = true;
+  source.out_dir = out_dir / "source";
+  out << "reduce: the kernel diverges at run time: its TU, given a main that runs the first "
+         "recorded call (program/program.cpp), is reduced as a program on the same compilers\n";
+  try {
+    status = std::max(status, ReduceSourceCommand(source, paths, out));
+    report["source"] = "source/reduced.cpp";
+  } catch (const support::InputError &error) {
+    return std::string("as a program it does not diverge: ") + error.what();
+  }
+  return "";
+}
+
 // A matrix finding after its case is reduced: the reduced case's last run (OUT/reduced-run)
 // gives the TU and its commands; repro.sh shows the divergence and is run once; a compiler
 // divergence's TU then goes through the source reducer. Returns the exit status and fills in
@@ -185,6 +324,11 @@ int FinishMatrixReduction(const ReduceOptions &options, const fs::path &out_dir,
   report["repro_script"] = "repro.sh";
   report["repro_reproduces"] = false;
   report["final_run_signature"] = reduction.final_run_signature;
+  if (reduction.interrupted) {
+    report["repro_run"] = "interrupted: the best case so far is in case.json; no repro.sh";
+    out << "reduce: interrupted: the best case so far is in case.json; no repro.sh\n";
+    return support::kExitFindings;
+  }
   if (!fs::exists(run_dir / "matrix.json")) {
     report["repro_run"] = "the reduced case's last run captured no TU";
     out << "reduce: the reduced case's last run captured no TU: no repro.sh\n";
@@ -246,14 +390,19 @@ int FinishMatrixReduction(const ReduceOptions &options, const fs::path &out_dir,
       report["source"] = std::string("not reduced: ") + error.what();
       out << fmt::format("reduce: the source is not reduced: {}\n", error.what());
     }
-  } else {
+  } else if (kind == corpus::FindingKind::kRuntimeDivergence) {
     const std::string why =
-        kind == corpus::FindingKind::kRuntimeDivergence
-            ? "a runtime divergence of a kernel Inductor loads into Python: the source reducer "
-              "cannot give the TU a main yet, so the source is not reduced (repro.sh shows the "
-              "reduced case's TU diverging)"
-            : "a load error: the source reducer has no load test yet, so the source is not "
-              "reduced (repro.sh shows the reduced case's TU failing to load)";
+        ReduceKernelAsProgram(options, out_dir, *row, paths, report, status, out);
+    if (!why.empty()) {
+      report["source"] = "not reduced: " + why;
+      out << fmt::format("reduce: the source is not reduced: {} (repro.sh shows the reduced "
+                         "case's TU diverging)\n",
+                         why);
+    }
+  } else {
+    const std::string why = "a load error: the source reducer has no load test yet, so the "
+                            "source is not reduced (repro.sh shows the reduced case's TU failing "
+                            "to load)";
     report["source"] = "not reduced: " + why;
     out << "reduce: " << why << "\n";
   }
