@@ -493,6 +493,10 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
     out << fmt::format("reduce: a {}: each candidate's TUs are rebuilt on {}, loaded and "
                        "replayed on its recorded calls (the compiler matrix)\n",
                        corpus::KindName(*input.kind), names);
+    if (!options.compilers.empty())
+      out << fmt::format("reduce: on --compilers, the signature kept is the untouched case's {} "
+                         "on them, not the finding's {}\n",
+                         corpus::KindName(*input.kind), input.signature);
   }
   if (sanitizing_a_crash)
     out << fmt::format("reduce: sanitized, so the signature kept is the sanitizer's report on the "
