@@ -1,6 +1,7 @@
 // The command line on bad input: one line on stderr that says what to do, exit 2, and nothing
 // stored is touched. None of these needs torch: input is checked before a worker starts.
 #include "binary_runner.h"
+#include "corpus/finding_store.h"
 #include "corpus/matrix_record.h"
 #include "fuzzer/matrix/compiler_matrix.h"
 
@@ -174,6 +175,10 @@ TEST_F(CliTest, ReduceSourceRefusesBadInput) {
                      "reduce takes one input");
   ExpectOneLineError({"reduce", kSeed.string(), "--", "g++", "-c", "x.cpp"},
                      "goes with reduce --cpp");
+  // --compilers with a case is a matrix finding's option: a case file is none.
+  ExpectOneLineError({"reduce", kSeed.string(), "--compilers", "g++-12,clang++-19", "--out", out},
+                     "goes with a matrix finding");
+  ExpectOneLineError({"reduce", kSeed.string(), "--run", "--out", out}, "--run goes with");
   const auto plain_log = Write("ci.log", "collected 3 items\n3 passed in 0.1s\n");
   ExpectOneLineError({"reduce", "--from-log", plain_log.string(), "--out", out},
                      "holds no CppCompileError");
@@ -365,6 +370,24 @@ TEST_F(CliTest, ReduceCppRunKeepsARuntimeDivergence) {
   ExpectOneLineError({"reduce", "--cpp", source.string(), "--run", "--out",
                       (folder_ / "out2").string(), "--", "g++-12", source.string()},
                      "--run goes with --compilers");
+}
+
+// A matrix finding is reduced on the compilers its matrix.json names: one stored without it
+// needs --compilers, said in one line before any worker starts.
+TEST_F(CliTest, AMatrixFindingWithoutItsMatrixNeedsCompilers) {
+  const auto c = corpus::LoadCaseFile(kSeed);
+  corpus::Finding finding{.kind = corpus::FindingKind::kRuntimeDivergence};
+  finding.essence.Add("same", "g++-12").Add("differs", "clang++-19").Add("how", "differs");
+  corpus::FindingStore store(folder_ / "corpus");
+  store.Record(finding, corpus::MakeHit(c, {{"torch_version", "2.15.0"}}, "2026-11-25T00:00:00Z"),
+               [&](const std::filesystem::path &dir) {
+                 std::ofstream(dir / "case.json") << corpus::CaseToJson(c).dump(2);
+               });
+  const auto stored = store.List();
+  ASSERT_EQ(stored.size(), 1u);
+  ExpectOneLineError({"reduce", stored[0].folder.string()},
+                     "stores no matrix.json naming its compilers: give --compilers");
+  EXPECT_FALSE(std::filesystem::exists(stored[0].folder / "reduced"));
 }
 
 // A script that wants one error, the conflict: candidates Clang finds more broken than their

@@ -5,6 +5,7 @@
 // fails the same way when run alone with the venv's python.
 #include "binary_runner.h"
 #include "corpus/case.h"
+#include "corpus/finding_store.h"
 #include "fuzzer/support/scratch_dir.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <sstream>
 
@@ -366,6 +368,148 @@ TEST(ReduceFullTier, AWrongResultNeverReducesIntoAMaskThatBreaksItsBlockMasksCon
   ASSERT_TRUE(std::regex_search(reduced.mask_mod->source, divisor, std::regex(R"(h // (\d+))")))
       << reduced.mask_mod->source;
   EXPECT_GE(std::stoi(divisor[1]), 2) << reduced.mask_mod->source;
+}
+
+} // namespace
+} // namespace fuzzer
+
+namespace fuzzer {
+namespace {
+
+// Matrix findings (the compiler matrix of `fuzz --matrix-every`) reduce from their folder: a
+// campaign of one case on g++-12 and two wrappers of it, one that rejects every TU with an
+// `extern "C"` (a compiler divergence) and one that miscompiles: it flips out_ptr0[0] at the
+// end of every Python-wrapper kernel (a runtime divergence). Each finding reduces with the
+// matrix as the case reducer's test, ends with a repro.sh, run alone, that shows it, and has its
+// TU reduced too.
+class ReduceMatrixFullTier : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    scratch_ = std::make_unique<support::ScratchDir>("reduce-matrix-test");
+    const fs::path &dir = scratch_->path();
+    // create_block_mask only, static shapes, Python-wrapper kernels: seconds a case.
+    std::ofstream(dir / "policy.json")
+        << R"({"weights": {"api": {"create_block_mask": 1, "create_mask": 0, "flex_attention": 0}},
+              "numbers": {"p_cpp_wrapper": 0, "p_dynamic": 0, "p_max_autotune": 0,
+                          "p_freezing": 0}})";
+    const fs::path broken = dir / "broken-g++";
+    std::ofstream(broken)
+        << "#!/bin/sh\n"
+           "for a in \"$@\"; do case $a in *.cpp) if grep -q 'extern \"C\"' \"$a\"; then\n"
+           "  echo \"$a:1:1: error: this compiler rejects extern C\" >&2; exit 1; fi;; esac; done\n"
+           "exec g++-12 \"$@\"\n";
+    const fs::path miscompiling = dir / "miscompiling-g++";
+    std::ofstream(miscompiling)
+        << "#!/usr/bin/python3\n"
+           "import os, sys, tempfile\n"
+           "args = sys.argv[1:]\n"
+           "for i, a in enumerate(args):\n"
+           "    if not a.endswith('.cpp') or not os.path.exists(a):\n"
+           "        continue\n"
+           "    text = open(a).read()\n"
+           "    name = text.find('kernel(', text.find('extern \"C\"'))\n"
+           "    bindings = text.find('// Python bindings to call kernel()')\n"
+           "    if name < 0 or bindings < 0 or 'out_ptr0' not in text[name:text.find(')', name)]:\n"
+           "        continue\n"
+           "    end = text.rfind('}', 0, bindings)\n"
+           "    text = text[:end] + '    out_ptr0[0] = !out_ptr0[0];\\n' + text[end:]\n"
+           "    planted = os.path.join(tempfile.mkdtemp(dir=os.path.dirname(__file__)),\n"
+           "                           os.path.basename(a))\n"
+           "    open(planted, 'w').write(text)\n"
+           "    args[i] = planted\n"
+           "os.execvp('g++-12', ['g++-12'] + args)\n";
+    for (const auto &wrapper : {broken, miscompiling})
+      fs::permissions(wrapper, fs::perms::owner_all);
+    campaign_ = std::make_unique<testing::BinaryRun>(
+        RunInductorFuzz({"fuzz", "--seed", "3", "--cases", "1", "--jobs", "1", "--policy",
+                         (dir / "policy.json").string(), "--corpus", (dir / "corpus").string(),
+                         "--matrix-every", "1", "--no-check", "--compilers",
+                         "g++-12," + broken.string() + "," + miscompiling.string()}));
+    // One cheap pass each keeps the test to minutes.
+    std::ofstream(dir / "case-passes.json") << R"({"case_passes": ["reset-knobs"]})";
+    std::ofstream(dir / "source-passes.json") << R"({"source_passes": ["remove-declarations"]})";
+  }
+  static void TearDownTestSuite() {
+    campaign_.reset();
+    scratch_.reset();
+  }
+
+  // The campaign's finding of `kind`, reduced into its folder's reduced/.
+  static std::pair<fs::path, testing::BinaryRun> Reduce(corpus::FindingKind kind) {
+    EXPECT_EQ(campaign_->exit_code, 1) << campaign_->out << campaign_->err;
+    for (const auto &finding : corpus::FindingStore(scratch_->path() / "corpus").List())
+      if (finding.finding.kind == kind)
+        return {
+            finding.folder / "reduced",
+            RunInductorFuzz({"reduce", finding.folder.string(), "--jobs", "1", "--passes",
+                             (scratch_->path() / "case-passes.json").string(), "--source-passes",
+                             (scratch_->path() / "source-passes.json").string()},
+                            std::chrono::seconds(1500))};
+    ADD_FAILURE() << "the campaign stored no " << corpus::KindName(kind) << ": " << campaign_->out
+                  << campaign_->err;
+    return {};
+  }
+
+  static std::unique_ptr<support::ScratchDir> scratch_;
+  static std::unique_ptr<testing::BinaryRun> campaign_;
+};
+std::unique_ptr<support::ScratchDir> ReduceMatrixFullTier::scratch_;
+std::unique_ptr<testing::BinaryRun> ReduceMatrixFullTier::campaign_;
+
+TEST_F(ReduceMatrixFullTier, ARuntimeDivergenceFindingReducesToARunnableRepro) {
+  const auto [out, run] = Reduce(corpus::FindingKind::kRuntimeDivergence);
+  ASSERT_FALSE(out.empty());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json report = json::parse(std::ifstream(out / "reduction.json"));
+  EXPECT_TRUE(report["signature"].get<std::string>().starts_with("runtime-divergence|same=g++-12|"))
+      << report.dump(2);
+  EXPECT_GE(report["candidates_run"].get<int>(), 1) << report.dump(2);
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+  EXPECT_EQ(report["source"], "source/reduced.cpp") << report.dump(2);
+  // repro.sh alone: each compiler builds kernel.cpp, each module runs on the recorded calls.
+  const auto repro =
+      support::RunCommand({"/bin/sh", (out / "repro.sh").string()}, {}, std::chrono::seconds(300));
+  EXPECT_EQ(repro.status.exit_code, 1) << repro.output;
+  EXPECT_NE(repro.output.find("g++-12: same"), std::string::npos) << repro.output;
+  EXPECT_NE(repro.output.find("miscompiling-g++: differs: call "), std::string::npos)
+      << repro.output;
+  EXPECT_NE(repro.output.find("broken-g++: does not build"), std::string::npos) << repro.output;
+  EXPECT_TRUE(fs::exists(out / "repro.py"));
+  EXPECT_FALSE(fs::exists(out / "reduced-run" / "matrix")) << "the matrix's builds are removed";
+  // Then the kernel's TU, given a main that runs the first recorded call and prints what the
+  // kernel wrote, reduced as a program on the compilers whose builds ran.
+  const json source = json::parse(std::ifstream(out / "source" / "reduction.json"));
+  EXPECT_EQ(source["origin"], "runtime-divergence") << source.dump(2);
+  EXPECT_TRUE(
+      source["signature"].get<std::string>().starts_with("runtime-divergence|same=g++-12|differs="))
+      << source.dump(2);
+  EXPECT_LT(source["lines_after"], source["lines_before"]) << source.dump(2);
+  EXPECT_TRUE(source["repro_reproduces"].get<bool>()) << source.dump(2);
+  std::stringstream reduced;
+  reduced << std::ifstream(out / "source" / "reduced.cpp").rdbuf();
+  EXPECT_NE(reduced.str().find("int main()"), std::string::npos);
+}
+
+TEST_F(ReduceMatrixFullTier, ACompilerDivergenceFindingReducesAsACaseThenAsASource) {
+  const auto [out, run] = Reduce(corpus::FindingKind::kCompilerDivergence);
+  ASSERT_FALSE(out.empty());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json report = json::parse(std::ifstream(out / "reduction.json"));
+  const std::string signature = report["signature"];
+  EXPECT_TRUE(signature.starts_with("compiler-divergence|built=g++-12,")) << report.dump(2);
+  EXPECT_NE(signature.find("this compiler rejects extern C"), std::string::npos) << signature;
+  EXPECT_TRUE(report["repro_reproduces"].get<bool>()) << report.dump(2);
+  const auto repro =
+      support::RunCommand({"/bin/sh", (out / "repro.sh").string()}, {}, std::chrono::seconds(300));
+  EXPECT_EQ(repro.status.exit_code, 1) << repro.output;
+  EXPECT_NE(repro.output.find("g++-12: builds"), std::string::npos) << repro.output;
+  EXPECT_NE(repro.output.find("broken-g++: does not build"), std::string::npos) << repro.output;
+  // Then its TU, on the same compilers, with the same signature.
+  const json source = json::parse(std::ifstream(out / "source" / "reduction.json"));
+  EXPECT_EQ(source["signature"], signature) << source.dump(2);
+  EXPECT_EQ(source["origin"], "compiler-divergence");
+  EXPECT_LT(source["lines_after"], source["lines_before"]) << source.dump(2);
+  EXPECT_TRUE(source["repro_reproduces"].get<bool>()) << source.dump(2);
 }
 
 } // namespace

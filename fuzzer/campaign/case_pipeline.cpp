@@ -5,6 +5,7 @@
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/runtime_differential.h"
+#include "fuzzer/support/errors.h"
 #include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
@@ -12,10 +13,33 @@
 #include "parsers/conflict.h"
 #include "parsers/flag_translation.h"
 
+#include <fmt/format.h>
+
 namespace fuzzer::campaign {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+
+bool IsMatrixKind(corpus::FindingKind kind) {
+  return kind == corpus::FindingKind::kCompilerDivergence ||
+         kind == corpus::FindingKind::kLoadError || kind == corpus::FindingKind::kRuntimeDivergence;
+}
+
+std::vector<matrix::Compiler> MatrixCompilersOf(const std::vector<std::string> &names,
+                                                const fs::path &smallest, const std::string &id) {
+  if (!names.empty())
+    return matrix::DiscoverCompilers(names);
+  std::vector<std::string> stored;
+  const auto file = smallest / "matrix.json";
+  if (fs::exists(file))
+    for (const auto &compiler :
+         corpus::ReadMatrixRecord(file).provenance.value("compilers", json::array()))
+      stored.push_back(compiler.value("name", ""));
+  if (stored.empty())
+    throw support::InputError(
+        fmt::format("{} stores no matrix.json naming its compilers: give --compilers", id));
+  return matrix::DiscoverCompilers(stored);
+}
 
 bool CapturedAnyBuild(const worker::CaseOutcome &outcome) {
   for (const auto &build : outcome.result.value("builds", json::array()))

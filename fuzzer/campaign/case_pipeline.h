@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace parsers {
@@ -26,6 +27,16 @@ class BuildCache;
 // The stages after a case's worker run, shared by `fuzz` and `replay`, so that a finding is
 // verified by exactly the code that found it.
 namespace fuzzer::campaign {
+
+// Whether a finding of this kind comes from the compiler matrix (compiler-divergence,
+// load-error, runtime-divergence).
+bool IsMatrixKind(corpus::FindingKind kind);
+
+// The compilers to rebuild a matrix finding's case with: `names` if any, else those the
+// matrix.json beside its smallest case (in `smallest`) names. InputError when neither says.
+std::vector<matrix::Compiler> MatrixCompilersOf(const std::vector<std::string> &names,
+                                                const std::filesystem::path &smallest,
+                                                const std::string &id);
 
 // Whether the run captured a TU with its compile command (what analysis and the matrix need).
 bool CapturedAnyBuild(const worker::CaseOutcome &outcome);

@@ -40,29 +40,6 @@ bool IsStatic(corpus::FindingKind kind) {
          kind == corpus::FindingKind::kAnalysisError || kind == corpus::FindingKind::kShadowing;
 }
 
-bool IsMatrix(corpus::FindingKind kind) {
-  return kind == corpus::FindingKind::kCompilerDivergence ||
-         kind == corpus::FindingKind::kLoadError || kind == corpus::FindingKind::kRuntimeDivergence;
-}
-
-// The compilers to rebuild a matrix finding with: those asked for, else those its matrix used.
-std::vector<matrix::Compiler> MatrixCompilers(const ReplayOptions &options,
-                                              const corpus::StoredFinding &finding) {
-  if (!options.compilers.empty())
-    return matrix::DiscoverCompilers(options.compilers);
-  std::vector<std::string> names;
-  const auto file = finding.smallest / "matrix.json";
-  if (std::filesystem::exists(file))
-    for (const auto &compiler :
-         corpus::ReadMatrixRecord(file).provenance.value("compilers", nlohmann::json::array()))
-      names.push_back(compiler.value("name", ""));
-  if (names.empty())
-    throw support::InputError(fmt::format("{} stores no matrix.json naming its compilers: give "
-                                          "replay --compilers",
-                                          finding.id));
-  return matrix::DiscoverCompilers(names);
-}
-
 } // namespace
 
 std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
@@ -100,21 +77,22 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
     const auto outcome = worker::RunCaseOnWorker(
         worker, c, case_dir / "inductor-cache",
         std::chrono::duration_cast<std::chrono::milliseconds>(options.case_timeout),
-        {.record_dir = IsMatrix(kind) ? case_dir / "recordings" : std::filesystem::path()});
+        {.record_dir = IsMatrixKind(kind) ? case_dir / "recordings" : std::filesystem::path()});
     std::vector<corpus::Finding> findings;
     if (outcome.finding)
       findings.push_back(*outcome.finding);
     if (IsStatic(kind))
       AnalyseCapturedTus(analyzer, outcome, case_dir, findings);
-    if (IsMatrix(kind) && CapturedAnyBuild(outcome))
-      RunMatrixOnCase(worker, c, outcome, case_dir, MatrixCompilers(options, finding), &cache,
+    if (IsMatrixKind(kind) && CapturedAnyBuild(outcome))
+      RunMatrixOnCase(worker, c, outcome, case_dir,
+                      MatrixCompilersOf(options.compilers, finding.smallest, finding.id), &cache,
                       options.case_timeout, findings);
     // Judged against the findings of the stored one's kind: a crash of the case is not a
     // verdict on its static conflict.
     std::vector<std::string> same_kind;
     std::string same_bug;
     for (const auto &now : findings)
-      if (now.kind == kind || (!IsStatic(kind) && !IsMatrix(kind))) {
+      if (now.kind == kind || (!IsStatic(kind) && !IsMatrixKind(kind))) {
         same_kind.push_back(corpus::Signature(now));
         if (std::binary_search(bug.keys.begin(), bug.keys.end(), corpus::BugKey(now)))
           same_bug = same_kind.back();

@@ -21,8 +21,13 @@ CaseInput ReadCaseOrFinding(const fs::path &input) {
   const fs::path folder = fs::absolute(input).lexically_normal();
   const auto stored =
       corpus::FindingStore(folder.parent_path().parent_path()).Load(folder.filename().string());
-  return {corpus::LoadCaseFile(stored.smallest / "case.json"), stored.signature, folder,
-          corpus::ReleaseAnchors(stored.finding)};
+  return {corpus::LoadCaseFile(stored.smallest / "case.json"),
+          stored.signature,
+          folder,
+          corpus::ReleaseAnchors(stored.finding),
+          stored.finding.kind,
+          stored.id,
+          stored.smallest};
 }
 
 } // namespace fuzzer::cli

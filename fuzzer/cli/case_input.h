@@ -1,6 +1,7 @@
 #pragma once
 
 #include "corpus/case.h"
+#include "corpus/finding.h"
 
 #include <filesystem>
 #include <optional>
@@ -15,7 +16,10 @@ struct CaseInput {
   corpus::Case c;
   std::string signature; // the stored finding's; empty for a case file
   std::optional<std::filesystem::path> finding_folder;
-  std::vector<std::string> anchors; // the stored finding's bug (corpus::ReleaseAnchors)
+  std::vector<std::string> anchors;        // the stored finding's bug (corpus::ReleaseAnchors)
+  std::optional<corpus::FindingKind> kind; // the stored finding's
+  std::string id;                          // the stored finding's
+  std::filesystem::path smallest;          // the folder of its smallest case (matrix.json)
 };
 
 // Throws InputError for a folder that is not a finding's, CaseError for a bad case file.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "corpus/matrix_record.h"
 #include "fuzzer/support/tool_paths.h"
 
 #include <filesystem>
@@ -45,5 +46,10 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
 // failed or the source does not fail.
 int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                         std::ostream &out);
+
+// A build's command as the matrix ran it, without the matrix's own shared prefix (its
+// precompiled header lives in the matrix's work folder, which is gone); none for a sanitizer
+// column's build (never part of a divergence).
+std::optional<std::vector<std::string>> CommandOfBuild(const corpus::BuildRecord &build);
 
 } // namespace fuzzer::cli

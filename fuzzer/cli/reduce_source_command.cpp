@@ -147,26 +147,6 @@ void ChooseDivergenceTest(SourceInput &input, const std::vector<std::string> &co
   }
 }
 
-// A build's command as the matrix ran it, without the matrix's own shared prefix (its
-// precompiled header lives in the matrix's work folder, which is gone) or a sanitizer's flags.
-std::optional<std::vector<std::string>> CommandOfBuild(const corpus::BuildRecord &build) {
-  std::vector<std::string> argv;
-  for (std::size_t i = 0; i < build.argv.size(); ++i) {
-    const std::string &word = build.argv[i];
-    if (word.starts_with("-fsanitize="))
-      return std::nullopt; // a sanitizer column: never part of a divergence
-    if ((word == "-include-pch" || word == "-include") && i + 1 < build.argv.size() &&
-        fs::path(build.argv[i + 1]).filename().string().starts_with("prefix-")) {
-      ++i;
-      continue;
-    }
-    if (word == "-Winvalid-pch")
-      continue;
-    argv.push_back(word);
-  }
-  return argv;
-}
-
 // A compiler divergence the matrix stored (`matrix --json FILE`): the TU and each compiler's
 // command from the record; `tu`: which row (default: the first with a divergence).
 SourceInput FromMatrixRecord(const fs::path &file, const std::string &tu, const fs::path &scratch,
@@ -369,6 +349,24 @@ std::pair<bool, std::string> RunRepro(const fs::path &repro, const SourceInput &
 }
 
 } // namespace
+
+std::optional<std::vector<std::string>> CommandOfBuild(const corpus::BuildRecord &build) {
+  std::vector<std::string> argv;
+  for (std::size_t i = 0; i < build.argv.size(); ++i) {
+    const std::string &word = build.argv[i];
+    if (word.starts_with("-fsanitize="))
+      return std::nullopt; // a sanitizer column: never part of a divergence
+    if ((word == "-include-pch" || word == "-include") && i + 1 < build.argv.size() &&
+        fs::path(build.argv[i + 1]).filename().string().starts_with("prefix-")) {
+      ++i;
+      continue;
+    }
+    if (word == "-Winvalid-pch")
+      continue;
+    argv.push_back(word);
+  }
+  return argv;
+}
 
 int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
                         std::ostream &out) {

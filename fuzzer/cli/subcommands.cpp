@@ -111,7 +111,10 @@ CLI::App *AddReduceCommand(CLI::App &app, ReduceOptions &options) {
       "Reduce a failure to something a maintainer can act on. A case (or a finding's folder): to a "
       "minimal case and a standalone repro.py that fails the same way (same signature), fit for a "
       "PyTorch issue; a finding about a TU (a compile error, a static finding) is then reduced "
-      "as a source too. A C++ source (--cpp FILE -- COMPILE COMMAND, --from-log LOG, --script "
+      "as a source too. A matrix finding (compiler-divergence, load-error, runtime-divergence) "
+      "reduces with the compiler matrix as its test, on the compilers its matrix.json names, to "
+      "a repro.sh that builds the TU with each and shows them disagree, then its TU. A C++ source "
+      "(--cpp FILE -- COMPILE COMMAND, --from-log LOG, --script "
       "failing.py): to a minimal reduced.cpp and repro.sh, the one command that shows the same "
       "error. Exit 0: reduced and the repro fails the same way on its own; 1: reduced, but only "
       "in the tool; 2: the tool failed or the input does not fail.\n"
@@ -138,7 +141,9 @@ CLI::App *AddReduceCommand(CLI::App &app, ReduceOptions &options) {
       ->add_option("--compilers", options.compilers,
                    "With --cpp and its command: a compiler divergence; these compilers (two or "
                    "more, A,B) disagree on the TU, some build it and some fail, and every step "
-                   "keeps the same verdicts and first errors (the matrix's signature)")
+                   "keeps the same verdicts and first errors (the matrix's signature). With a "
+                   "matrix finding's folder: the compilers to rebuild its case with (default: "
+                   "those its matrix.json names)")
       ->delimiter(',');
   command->add_option(
       "--matrix-record", options.matrix_record,
@@ -195,11 +200,13 @@ ReduceInput CheckReduceInputs(const ReduceOptions &options) {
     throw support::InputError("a command after `--` goes with reduce --cpp FILE");
   if (options.interesting && !options.cpp_file)
     throw support::InputError("--interesting goes with reduce --cpp FILE");
-  if (!options.compilers.empty() && (!options.cpp_file || options.interesting))
+  if (!options.compilers.empty() &&
+      (options.interesting || (!options.cpp_file && options.input.empty())))
     throw support::InputError(
-        "--compilers goes with reduce --cpp FILE -- COMMAND, without --interesting");
-  if (options.run_programs && options.compilers.empty())
-    throw support::InputError("--run goes with --compilers A,B: the compilers whose "
+        "--compilers goes with reduce --cpp FILE -- COMMAND (without --interesting), or with a "
+        "matrix finding's folder");
+  if (options.run_programs && (options.compilers.empty() || !options.cpp_file))
+    throw support::InputError("--run goes with --compilers A,B and --cpp FILE: the compilers whose "
                               "programs print differently");
   return sources ? ReduceInput::kSource : ReduceInput::kCase;
 }

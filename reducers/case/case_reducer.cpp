@@ -169,6 +169,13 @@ public:
         }
       }
     }
+    if (options_.stage && !options_.final_run_dir.empty() && !stop_) {
+      Report("the reduced case once more, kept in " + options_.final_run_dir.string());
+      pool_.RunBatch({[&](fuzzer::worker::Worker &worker, std::size_t index) {
+        result_.final_run_signature =
+            RunFresh(result_.reduced, pool_, worker, index, nullptr, options_.final_run_dir);
+      }});
+    }
     return Snapshot();
   }
 
@@ -194,20 +201,42 @@ private:
   // The signature of one run of `c` on worker `index` of `pool`, in a fresh Inductor cache;
   // empty when it passed (or raised what it expects). With sanitizers, the first memory error
   // in a kernel is the signature, ahead of the crash it caused.
+  // With a stage, its files go to `stage_dir` (default: a folder of the worker's, removed
+  // after the run).
   std::string RunFresh(const corpus::Case &c, const WorkerPool &pool,
                        fuzzer::worker::Worker &worker, std::size_t index,
-                       corpus::CaseStatus *status = nullptr) {
+                       corpus::CaseStatus *status = nullptr, fs::path stage_dir = {}) {
     const fs::path cache = pool.CacheDir(index);
     std::error_code ignored;
     fs::remove_all(cache, ignored);
+    const bool keep_stage_dir = !stage_dir.empty();
+    if (options_.stage) {
+      if (stage_dir.empty())
+        stage_dir = cache.parent_path() / "stage";
+      fs::remove_all(stage_dir, ignored);
+      fs::create_directories(stage_dir);
+    }
     const auto outcome = fuzzer::worker::RunCaseOnWorker(
         worker, c, cache,
-        std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
+        std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout),
+        {.record_dir = options_.stage ? stage_dir / "recordings" : fs::path()});
     if (status)
       *status = outcome.status;
     // An invalid case (eager failed, or the case breaks an API contract) has no finding, so no
     // signature: it is never kept, whatever its compiled run would have given.
     std::string signature = outcome.finding ? corpus::Signature(*outcome.finding) : "";
+    if (options_.stage && outcome.status != corpus::CaseStatus::kInvalidCase) {
+      // Read before the cache goes: the stage replays Inductor's own modules from it.
+      const auto findings = options_.stage(worker, c, outcome, stage_dir);
+      const std::string &keep = result_.signature.empty() ? options_.signature : result_.signature;
+      if (!findings.empty())
+        signature = corpus::Signature(findings.front());
+      for (const auto &finding : findings)
+        if (!keep.empty() && corpus::Signature(finding) == keep)
+          signature = keep;
+      if (!keep_stage_dir)
+        fs::remove_all(stage_dir, ignored);
+    }
     if (options_.sanitizer) {
       // Read before the cache goes: a report names the kernel's TU there.
       const auto errors = fuzzer::worker::CollectMemoryErrors(pool.SanitizerDir(index), cache);

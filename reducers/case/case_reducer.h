@@ -1,6 +1,7 @@
 #pragma once
 
 #include "corpus/case.h"
+#include "corpus/finding.h"
 #include "fuzzer/support/tool_paths.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "reducers/case/case_passes.h"
@@ -13,7 +14,21 @@
 #include <string>
 #include <vector>
 
+namespace fuzzer::worker {
+class Worker;
+struct CaseOutcome;
+} // namespace fuzzer::worker
+
 namespace reducers {
+
+// A stage after the worker's run that a finding came from (the compiler matrix, for a matrix
+// finding): given the worker that ran a candidate, the candidate, its outcome (its kernel calls
+// recorded in case_dir/recordings) and case_dir, a folder of its own, the findings that stage
+// makes of the run. The caller supplies it (the reducer knows only the worker's oracles); it runs
+// on the pool's threads, `jobs` at once.
+using AfterRunStage = std::function<std::vector<corpus::Finding>(
+    fuzzer::worker::Worker &, const corpus::Case &, const fuzzer::worker::CaseOutcome &,
+    const std::filesystem::path &case_dir)>;
 
 struct CaseReduceOptions {
   unsigned jobs = 1;    // workers evaluating candidates side by side
@@ -28,6 +43,13 @@ struct CaseReduceOptions {
   // A memory error: every worker builds and runs the kernels with these sanitizers, and the
   // first error they report in a kernel is a run's signature.
   std::optional<fuzzer::worker::SanitizerOptions> sanitizer;
+  // With a stage, every run records its kernel calls and goes through it, and a run's signature
+  // is the stage's finding with the signature to keep if there is one (else the stage's first,
+  // else the worker's).
+  AfterRunStage stage;
+  // With a stage: the reduced case runs once more through it into this folder, which is kept
+  // (its run record, sources, recordings and whatever the stage writes).
+  std::filesystem::path final_run_dir;
 };
 
 struct CaseReduction {
@@ -45,6 +67,7 @@ struct CaseReduction {
   int nodes_after = 0;
   bool interrupted = false;
   std::vector<std::string> accepted_passes; // one per step
+  std::string final_run_signature;          // the final run's, with a stage and final_run_dir
 };
 
 // Called with each line of progress, and with every new best case (for Ctrl-C to leave it).
