@@ -1,13 +1,8 @@
-# torch 2.15.0, CPU with AVX-512 (and AMX): flex_attention in bfloat16 compiled with
-# cpp.simdlen=256 raises at run time
-#   RuntimeError: pack_vnni2, .../ATen/cpu/vec/vec_half.h:114, pack_vnni2 is only supported
-#   when avx512 is supported
-# The CPU flex template packs K/V into the VNNI layout because the host has AVX-512, but the
-# kernel is built for the configured 256-bit width, where pack_vnni2 is the TORCH_CHECK(false)
-# fallback. Passes with cpp.simdlen=512, and in float32 with cpp.simdlen=256; fails with and
-# without cpp_wrapper. Found by `inductor-fuzz fuzz --seed 1` (case s1-2, GQA, cpp_wrapper,
-# cpp.threads=4) on an Intel Xeon with avx512_bf16 and amx_bf16; reduced by hand from its
-# repro.py. Usage: python repro.py  (exit 1 when it fails)
+# torch 2.15.0, CPU with AVX-512: bf16 flex_attention compiled with cpp.simdlen=256 raises
+#   RuntimeError: pack_vnni2 ... pack_vnni2 is only supported when avx512 is supported
+# The CPU flex template packs K/V in the VNNI layout because the host has AVX-512, but the
+# kernel is built for 256-bit vectors, where pack_vnni2 is TORCH_CHECK(false). Passes with
+# simdlen=512 and in float32. Found by `inductor-fuzz fuzz --seed 1` (case s1-2); reduced by hand.
 import sys
 
 import torch
