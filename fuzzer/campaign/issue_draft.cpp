@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -48,6 +49,12 @@ std::string Headline(const std::string &output, const std::string &kind) {
     for (const auto &line : lines)
       if (line.find("error:") != std::string::npos)
         return line.substr(0, 300);
+  // The exception line (Python's hints after it, "Set TORCHDYNAMO_VERBOSE=1 ...", are not it).
+  static const std::regex exception_line(
+      R"(^[A-Za-z_][\w.]*(Error|Exception|Failure|Interrupt)\b.*)");
+  for (auto line = lines.rbegin(); line != lines.rend(); ++line)
+    if (std::regex_match(*line, exception_line))
+      return line->substr(0, 300);
   for (auto line = lines.rbegin(); line != lines.rend(); ++line)
     if (!line->empty() && line->find_first_not_of(' ') != std::string::npos)
       return line->substr(0, 300);
@@ -176,12 +183,18 @@ std::string RenderIssueDraft(const IssueDraftParts &parts) {
   if (!parts.output.empty())
     out += fmt::format("Output{}:\n\n```\n{}```\n\n", torch.empty() ? "" : " on torch " + torch,
                        LastLines(parts.output, 25));
-  out += fmt::format("**Expected:** {}\n\n", Expected(parts.kind, parts.api));
+  // Notes that say what is expected and what happens (a known issue's expected.md) replace the
+  // generic lines.
+  const bool notes_say_it = parts.notes.find("**Expected") != std::string::npos;
+  if (!notes_say_it)
+    out += fmt::format("**Expected:** {}\n\n", Expected(parts.kind, parts.api));
   // A process that dies says nothing more: how it ended is the actual result.
-  const bool dies = parts.kind == "crash" || parts.kind == "timeout";
+  const bool dies =
+      parts.kind == "crash" || parts.kind == "timeout" || parts.how.starts_with("killed by signal");
   const std::string actual =
       dies && !parts.how.empty() ? parts.how : Headline(parts.output, parts.kind);
-  out += fmt::format("**Actual:** {}\n\n", actual.empty() ? parts.failure : "`" + actual + "`");
+  if (!notes_say_it)
+    out += fmt::format("**Actual:** {}\n\n", actual.empty() ? parts.failure : "`" + actual + "`");
   if (!parts.releases.empty()) {
     std::string runs;
     for (const auto &run : parts.releases)
@@ -258,7 +271,8 @@ std::string KnownIssueDraft(const corpus::KnownIssue &issue, const fs::path &roo
     }
   }
   // The title's first clause, without the "torch 2.15.0:" prefix the entries carry.
-  std::string failure = issue.title.substr(0, issue.title.find(". "));
+  std::string failure =
+      issue.title.substr(0, std::min(issue.title.find(". "), issue.title.find("; ")));
   if (failure.starts_with("torch ") && failure.find(": ") != std::string::npos)
     failure = failure.substr(failure.find(": ") + 2);
   if (failure.size() > 140)
