@@ -390,6 +390,37 @@ TEST_F(CliTest, AMatrixFindingWithoutItsMatrixNeedsCompilers) {
   EXPECT_FALSE(std::filesystem::exists(stored[0].folder / "reduced"));
 }
 
+// The delivery's options and `corpus issue` refuse what they cannot use, in one line, and a
+// damaged delivery.json or known-issues status is named, not taken.
+TEST_F(CliTest, DeliveryAndIssueDraftsRefuseBadInput) {
+  ExpectOneLineError({"fuzz", "--cases", "1", "--reduce", "sometimes"},
+                     "--reduce sometimes is not one of new (the default), all, none");
+  const auto known = Write("known.json", R"({"format_version": 1, "issues": [{"id": "a",
+    "match": "crash|x", "status": "fixed-in someday", "link": "", "title": "t"}]})");
+  ExpectOneLineError({"fuzz", "--cases", "1", "--known-issues", known.string()},
+                     "fixed-in <release>");
+  const auto c = corpus::LoadCaseFile(kSeed);
+  corpus::Finding finding{.kind = corpus::FindingKind::kCrash};
+  finding.essence.Add("api", "create_block_mask").Add("signal", "11");
+  corpus::FindingStore store(folder_ / "corpus");
+  store.Record(finding, corpus::MakeHit(c, {}, "2026-11-25T00:00:00Z"),
+               [&](const std::filesystem::path &dir) {
+                 std::ofstream(dir / "case.json") << corpus::CaseToJson(c).dump(2);
+               });
+  ExpectOneLineError({"corpus", "issue", "bug-0000", "--corpus", (folder_ / "corpus").string()},
+                     "is neither a bug or finding of");
+  ExpectOneLineError({"corpus", "issue", "no-such-issue", "--corpus", (folder_ / "none").string()},
+                     "is no known issue of");
+  // A damaged delivery.json reads as none: the corpus still opens, and lists the bug.
+  const auto folder = store.List().front().folder;
+  Write((folder / "delivery.json").lexically_relative(folder_).string(), "\x7f"
+                                                                         "ELF\x02");
+  const auto listed =
+      RunInductorFuzz({"corpus", "list", "--corpus", (folder_ / "corpus").string()});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("1 bug(s) from 1 signature(s)"), std::string::npos) << listed.out;
+}
+
 // A script that wants one error, the conflict: candidates Clang finds more broken than their
 // text go untested.
 TEST_F(CliTest, ReduceWithACompilingScriptDropsBrokenCandidatesUntested) {
