@@ -129,8 +129,7 @@ public:
     Reduce(folder, Budget(bugs_left), delivery);
     delivery.reduce_seconds = std::chrono::duration<double>(Clock::now() - started).count();
     const fs::path repro = folder / "reduced" / "repro.py";
-    if (fs::exists(repro) && delivery.status != corpus::DeliveryStatus::kNotReproducible &&
-        delivery.status != corpus::DeliveryStatus::kFailed)
+    if (fs::exists(repro) && delivery.status != corpus::DeliveryStatus::kNotReproducible)
       RunReproOnReleases(repro, paths_, options_.case_timeout, options_.over_releases, stop_,
                          progress_, delivery);
     delivery.environment = Environment();
@@ -213,14 +212,28 @@ private:
     }
     const auto exit = child.Wait();
     const fs::path record = out / "reduction.json";
+    if (!fs::exists(record) && fs::exists(out / "repro.py") && fs::exists(out / "case.json")) {
+      // The reducer ended before its record (killed past its grace, or it failed late): its
+      // best case and script are there, and the releases' runs judge the script.
+      delivery.status =
+          asked_to_stop ? corpus::DeliveryStatus::kTimeout : corpus::DeliveryStatus::kFailed;
+      const std::string script =
+          support::ReadTextFile(out / "repro.py", "repro script", std::size_t{1} << 20);
+      delivery.repro_lines =
+          static_cast<std::size_t>(std::count(script.begin(), script.end(), '\n'));
+      delivery.detail = fmt::format("the reducer ended without its record ({}); its best case "
+                                    "and repro.py are kept",
+                                    exit.Describe());
+      return;
+    }
     if (!fs::exists(record)) {
       const bool gone = output.find("does not fail") != std::string::npos ||
                         output.find("nothing to reduce") != std::string::npos;
       delivery.status =
           gone ? corpus::DeliveryStatus::kNotReproducible : corpus::DeliveryStatus::kFailed;
-      delivery.detail = asked_to_stop ? "stopped before the reducer wrote anything"
-                                      : fmt::format("reduce: {}: {}", exit.Describe(),
-                                                    LastLine(output).substr(0, 300));
+      delivery.detail = fmt::format(
+          "{}reduce: {}: {}", asked_to_stop ? "stopped before the reducer wrote anything; " : "",
+          exit.Describe(), LastLine(output).substr(0, 300));
       return;
     }
     json reduction;
