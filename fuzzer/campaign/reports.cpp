@@ -279,9 +279,14 @@ std::string HtmlReport(const ReportInput &input) {
     }
     std::string lines, signatures;
     for (const auto &member : bug.members) {
+      // `fuzz --baseline-torch`: what the member's case did on another release.
+      std::string labels;
+      for (const auto &baseline : member.baselines)
+        if (baseline.is_object() && !baseline.value("label", "").empty())
+          labels += fmt::format("; <b>{}</b>", Escape(baseline.value("label", "")));
       signatures += fmt::format(
-          "<li><code>{}</code> ({}, {} hit(s))</li>", Escape(member.signature),
-          Escape(std::string(corpus::DetectorOf(member.finding.kind))), member.HitCount());
+          "<li><code>{}</code> ({}, {} hit(s){})</li>", Escape(member.signature),
+          Escape(std::string(corpus::DetectorOf(member.finding.kind))), member.HitCount(), labels);
       for (const auto &excerpt : Excerpts(member))
         lines += fmt::format("<div class=\"line\"><span class=\"where\">{}:{}</span> "
                              "<mark>{}</mark></div>",
