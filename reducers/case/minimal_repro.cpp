@@ -418,7 +418,16 @@ StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
   } else if (kind == "exception") {
     std::string type = facts.contains("type") ? facts.at("type") : "";
     type = type.substr(type.rfind('.') + 1);
-    result.reproduces = !type.empty() && run.output.find(type) != std::string::npos;
+    // The type alone is not the bug: assert_close raises AssertionError too. The message, as
+    // the signature normalises it, must be there as well.
+    // (a known issue's pattern: what comes before its first '*')
+    const std::string message =
+        facts.contains("message")
+            ? facts.at("message").substr(0, facts.at("message").find('*')).substr(0, 40)
+            : std::string();
+    result.reproduces =
+        !type.empty() && run.output.find(type) != std::string::npos &&
+        (message.empty() || corpus::MessageTemplate(run.output).find(message) != std::string::npos);
   } else if (kind == "wrong-result")
     result.reproduces = run.output.find("AssertionError") != std::string::npos;
   else if (kind == "compile-error")
