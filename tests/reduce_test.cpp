@@ -423,7 +423,7 @@ protected:
     campaign_ = std::make_unique<testing::BinaryRun>(
         RunInductorFuzz({"fuzz", "--seed", "3", "--cases", "1", "--jobs", "1", "--policy",
                          (dir / "policy.json").string(), "--corpus", (dir / "corpus").string(),
-                         "--matrix-every", "1", "--no-check", "--compilers",
+                         "--matrix-every", "1", "--no-check", "--reduce", "none", "--compilers",
                          "g++-12," + broken.string() + "," + miscompiling.string()}));
     // One cheap pass each keeps the test to minutes.
     std::ofstream(dir / "case-passes.json") << R"({"case_passes": ["reset-knobs"]})";
