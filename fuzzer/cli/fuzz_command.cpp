@@ -179,7 +179,8 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
         deadline = campaign_started + *campaign_options.time_limit;
       delivered = campaign::DeliverBugs(
           {.corpus = campaign_options.corpus,
-           .tool_executable = paths.worker_executable.parent_path() / "inductor-fuzz",
+           // This very binary, whatever its name: `reduce` runs as its child.
+           .tool_executable = std::filesystem::read_symlink("/proc/self/exe"),
            .jobs = campaign_options.jobs,
            .per_bug = std::chrono::seconds(options.reduce_timeout_seconds),
            .case_timeout = std::min(campaign_options.case_timeout, std::chrono::seconds(300)),
