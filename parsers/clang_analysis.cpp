@@ -68,6 +68,7 @@ struct AstFacts {
   std::map<Key, DeclaredAt> declarations;
   std::vector<FunctionExtent> functions;
   std::vector<ExternCFunction> extern_c;
+  CodegenFeatures features;
 
   // The kernel a position is in: the outermost named function around it, the function
   // declared exactly there left out (it is declared in the scope around it).
@@ -179,6 +180,7 @@ public:
     FactsVisitor visitor(context, facts_);
     for (clang::Decl *declaration : parsed_)
       visitor.TraverseDecl(declaration);
+    CollectAstFeatures(context, parsed_, facts_.features);
   }
 
 private:
@@ -524,13 +526,10 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   // cpp_wrapper TUs include the heavy ATen headers only where their kernels start, far down:
   // precompiling every <header> the TU names, in order, covers those too. Include guards then
   // skip them in the TU.
-  std::string block;
-  if (impl_->options.use_prefix_cache) {
-    std::ifstream stream(input.path);
-    std::stringstream text;
-    text << stream.rdbuf();
-    block = IncludedHeaders(text.str());
-  }
+  std::stringstream text;
+  text << std::ifstream(input.path).rdbuf();
+  const std::string block =
+      impl_->options.use_prefix_cache ? IncludedHeaders(text.str()) : std::string();
   AstFacts facts;
   std::unique_ptr<FindingCollector> collector;
   auto parse = [&](const std::filesystem::path &pch) {
@@ -582,6 +581,8 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   report.findings = std::move(collector->findings);
   report.fatal_errors = std::move(collector->fatal_errors);
   report.extern_c = std::move(facts.extern_c);
+  report.features = TextFeatures(text.str());
+  report.features.merge(facts.features);
   for (const auto &function : facts.functions)
     if (!function.lambda)
       report.functions.push_back({function.name_text, function.begin.first, function.end.first});

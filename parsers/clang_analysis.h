@@ -1,5 +1,6 @@
 #pragma once
 
+#include "parsers/codegen_features.h"
 #include "parsers/conflict.h"
 #include "parsers/gcc_checks.h"
 
@@ -38,6 +39,7 @@ struct TranslationUnitReport {
   std::vector<ExternCFunction> extern_c;
   std::vector<FunctionLines> functions;  // the main file's functions with a body (no lambdas)
   std::vector<std::string> fatal_errors; // the TU could not be analysed
+  CodegenFeatures features;              // what the code generator put in it
   double seconds = 0;
   bool used_prefix_cache = false;
 };

@@ -1,12 +1,14 @@
 #include "fuzzer/campaign/campaign.h"
 
 #include "fuzzer/campaign/case_pipeline.h"
+#include "fuzzer/campaign/seed_pool.h"
 
 #include "corpus/bug_key.h"
 #include "corpus/finding_store.h"
 #include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
 #include "fuzzer/generate/generator.h"
+#include "fuzzer/generate/mutator.h"
 #include "fuzzer/matrix/build_cache.h"
 #include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/support/text_file.h"
@@ -70,7 +72,7 @@ public:
         journal_(Journal::PathFor(options.corpus, Header()), Header(), options.resume),
         scratch_("campaign"),
         analyzer_({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"}),
-        build_cache_(options.corpus / ".cache" / "builds") {}
+        build_cache_(options.corpus / ".cache" / "builds"), pool_(options.corpus / "queue") {}
 
   CampaignStats Run() {
     started_ = Clock::now();
@@ -175,8 +177,7 @@ private:
   void Serve(Slot &slot) {
     while (const auto index = NextIndex()) {
       const auto case_started = Clock::now();
-      corpus::Case c =
-          generate::GenerateCase({options_.seed, *index, options_.command_line}, options_.policy).c;
+      corpus::Case c = NextCase(*index);
       if (const auto fault = options_.fault_injection.find(*index);
           fault != options_.fault_injection.end() && c.mask_mod)
         c.mask_mod->source =
@@ -242,6 +243,49 @@ private:
     slot.worker->Shutdown();
   }
 
+  // Case `index`: new from the generator, or, with feedback and a pool, a mutation of a pool
+  // case (its donor of subexpressions a pool case or a freshly generated one). Which, and
+  // every choice after, comes from (seed, index); the parent is whatever the pool holds then.
+  corpus::Case NextCase(std::uint64_t index) {
+    const auto generated = [&](std::uint64_t i) {
+      return generate::GenerateCase({options_.seed, i, options_.command_line}, options_.policy).c;
+    };
+    generate::Random choice(generate::CaseSeed(options_.seed, index) ^ 0x706f6f6cULL);
+    if (!options_.feedback || !options_.static_analysis ||
+        !choice.Chance(options_.policy.Number("p_mutate")))
+      return generated(index);
+    auto parent = pool_.Pick(choice);
+    if (!parent)
+      return generated(index);
+    std::optional<PoolEntry> donor;
+    if (!choice.Chance(options_.policy.Number("p_fresh_donor")))
+      donor = pool_.Pick(choice);
+    // A fresh donor: the case the generator would make at a far index, outside the sequence.
+    const corpus::Case donor_case = donor ? donor->c : generated(index | (1ull << 62));
+    try {
+      auto mutated = generate::MutateCase(
+          parent->c, donor_case,
+          {.seed = options_.seed,
+           .index = index,
+           .command_line = options_.command_line,
+           .parent_id = parent->id,
+           .donor_id = donor ? donor->id : fmt::format("generated s{}-{}", options_.seed,
+                                                      index | (1ull << 62)),
+           .source_mutator = paths_.project_root / "fuzzer" / "generate" / "mutate_source.py",
+           .python = paths_.venv / "bin" / "python"},
+          options_.policy);
+      std::lock_guard lock(mutex_);
+      ++stats_.mutated_cases;
+      return std::move(mutated.c);
+    } catch (const std::exception &error) {
+      // A mutation that cannot be made costs this case its parent, not the campaign.
+      progress_(fmt::format("fuzz: mutating {} for case {} failed ({}); generating it instead",
+                            parent->id, index, error.what()),
+                false);
+      return generated(index);
+    }
+  }
+
   // A case the worker is done with, on its way to analysis and the corpus.
   struct RanCase {
     corpus::Case c;
@@ -253,6 +297,7 @@ private:
     std::optional<corpus::MatrixRecord> matrix;
     std::size_t resident = 0;
     double seconds = 0;
+    std::set<std::string> features; // codegen features of its TUs
   };
 
   // Hands a case to the analysis stage, so that its worker starts the next case while Clang
@@ -278,8 +323,18 @@ private:
       }
       ran_changed_.notify_all();
       if (options_.static_analysis)
-        AnalyseCapturedTus(analyzer_, ran.outcome, ran.case_dir, ran.findings);
-      Finish(ran);
+        ran.features = AnalyseCapturedTus(analyzer_, ran.outcome, ran.case_dir, ran.findings);
+      const auto fresh = pool_.Offer(ran.c, ran.features);
+      Finish(ran, fresh);
+      {
+        std::lock_guard lock(mutex_);
+        stats_.features.insert(ran.features.begin(), ran.features.end());
+        stats_.feature_timeline.emplace_back(Elapsed(), stats_.features.size());
+        stats_.features_in_corpus = pool_.FeaturesSeen();
+        stats_.pool_size = pool_.Size();
+        if (!fresh.empty())
+          ++stats_.new_feature_cases[ran.c.provenance.value("origin", "generated")];
+      }
       std::error_code error;
       fs::remove_all(ran.case_dir, error);
     }
@@ -303,14 +358,19 @@ private:
     return std::move(run.record);
   }
 
-  void Finish(const RanCase &ran) {
+  void Finish(const RanCase &ran, const std::vector<std::string> &new_features) {
     const corpus::Case &c = ran.c;
     const worker::CaseOutcome &outcome = ran.outcome;
     const auto &findings = ran.findings;
     JournalEntry entry{.index = ran.index,
                        .status = std::string(outcome.Status()),
                        .findings = json::array(),
-                       .seconds = ran.seconds};
+                       .seconds = ran.seconds,
+                       .new_features = new_features};
+    if (ran.c.provenance.value("origin", "") == "mutation")
+      for (const char *field : {"origin", "parent", "donor", "mutations"})
+        if (ran.c.provenance.contains(field))
+          entry.origin[field] = ran.c.provenance[field];
     std::vector<std::string> ids;
     for (const corpus::Finding &finding : findings)
       ids.push_back(corpus::StoredFindingId(finding));
@@ -466,13 +526,18 @@ private:
     if (stats_.matrix_cases > 0)
       matrix = fmt::format(", matrix on {} case(s) ({}/{} builds cached)", stats_.matrix_cases,
                            stats_.build_cache_hits, stats_.matrix_builds);
+    const std::string coverage =
+        fmt::format(", {} codegen feature(s) (queue {}{})", stats_.features.size(),
+                    stats_.pool_size,
+                    options_.feedback ? fmt::format(", {} mutated case(s)", stats_.mutated_cases)
+                                      : ", feedback off");
     return fmt::format("fuzz: {} case(s) in {:.0f} s ({:.1f}/min), {} invalid, new bugs{}{} "
-                       "known {}, {} bug(s) from {} signature(s), {} worker restart(s){}{}",
+                       "known {}, {} bug(s) from {} signature(s), {} worker restart(s){}{}{}",
                        stats_.cases, elapsed, elapsed > 0 ? stats_.cases * 60.0 / elapsed : 0.0,
                        stats_.by_status.count("invalid-case") ? stats_.by_status.at("invalid-case")
                                                               : 0,
                        kinds.empty() ? " 0" : "", kinds, known, bugs, stats_.signatures.size(),
-                       stats_.worker_restarts, matrix, left);
+                       stats_.worker_restarts, coverage, matrix, left);
   }
 
   const CampaignOptions &options_;
@@ -494,6 +559,7 @@ private:
   std::deque<RanCase> ran_;
   bool serving_done_ = false;
   std::uint64_t next_index_ = 0;
+  SeedPool pool_;
   CampaignStats stats_;
 };
 
@@ -603,7 +669,15 @@ json StatsToJson(const CampaignStats &stats) {
           {"reduction_seconds", stats.reduction_seconds},
           {"reduced_bugs", stats.reduced_bugs},
           {"timeline", stats.timeline},
-          {"case_timeline", stats.case_timeline}};
+          {"case_timeline", stats.case_timeline},
+          {"coverage",
+           {{"features", stats.features.size()},
+            {"features_in_corpus", stats.features_in_corpus},
+            {"queue", stats.pool_size},
+            {"mutated_cases", stats.mutated_cases},
+            {"new_feature_cases", stats.new_feature_cases},
+            {"feature_timeline", stats.feature_timeline},
+            {"feature_list", stats.features}}}};
 }
 
 } // namespace fuzzer::campaign

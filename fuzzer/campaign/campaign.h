@@ -52,6 +52,10 @@ struct CampaignOptions {
   // time limit, cases stop this much earlier per new bug, at most at half the limit.
   std::chrono::seconds reserve_per_new_bug{0};
   std::chrono::milliseconds progress_interval{30000}; // between status lines
+  // Coverage feedback: every captured TU's codegen features are counted (needs
+  // static_analysis), a case that brings a new one joins CORPUS/queue/, and with `feedback` a
+  // share of the cases (policy "p_mutate") are mutations of queue cases instead of new ones.
+  bool feedback = true;
   // Tests only: the worker of case i is made to crash, hang or allocate without bound.
   std::map<std::uint64_t, std::string> fault_injection;
 };
@@ -109,6 +113,14 @@ struct CampaignStats {
   std::vector<CampaignBug> Bugs() const; // the bugs this campaign hit, by id
   std::uint64_t NewBugs() const;
   bool interrupted = false;
+  // Coverage: the codegen features this campaign's cases reached, over time; the corpus's
+  // queue; how many cases were mutations and how many of each origin brought a new feature.
+  std::set<std::string> features;
+  std::vector<std::pair<double, std::uint64_t>> feature_timeline; // (seconds, features)
+  std::uint64_t features_in_corpus = 0;
+  std::uint64_t pool_size = 0;
+  std::uint64_t mutated_cases = 0;
+  std::map<std::string, std::uint64_t> new_feature_cases; // by origin: generated, mutation
   double reduction_seconds = 0; // after the cases, reducing new bugs (`fuzz --reduce`)
   std::uint64_t reduced_bugs = 0;
 };

@@ -48,8 +48,11 @@ bool CapturedAnyBuild(const worker::CaseOutcome &outcome) {
   return false;
 }
 
-void AnalyseCapturedTus(parsers::Analyzer &analyzer, const worker::CaseOutcome &outcome,
-                        const fs::path &case_dir, std::vector<corpus::Finding> &findings) {
+std::set<std::string> AnalyseCapturedTus(parsers::Analyzer &analyzer,
+                                         const worker::CaseOutcome &outcome,
+                                         const fs::path &case_dir,
+                                         std::vector<corpus::Finding> &findings) {
+  std::set<std::string> features;
   for (const auto &build : outcome.result.value("builds", json::array())) {
     const auto argv = build.value("argv", std::vector<std::string>{});
     if (argv.empty())
@@ -69,8 +72,10 @@ void AnalyseCapturedTus(parsers::Analyzer &analyzer, const worker::CaseOutcome &
       for (const auto &conflict : report.findings)
         if (conflict.severity == "error")
           findings.push_back(parsers::ToFinding(conflict));
+      features.insert(report.features.begin(), report.features.end());
     }
   }
+  return features;
 }
 
 MatrixRun RunMatrixOnCase(worker::Worker &worker, const corpus::Case &c,

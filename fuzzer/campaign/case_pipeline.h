@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,8 @@ std::vector<matrix::Compiler> MatrixCompilersOf(const std::vector<std::string> &
 bool CapturedAnyBuild(const worker::CaseOutcome &outcome);
 
 // `check` on every TU the run captured, with the TU's own flags: a finding per Clang error.
-void AnalyseCapturedTus(parsers::Analyzer &analyzer, const worker::CaseOutcome &outcome,
+// Returns the codegen features of the TUs together (parsers/codegen_features.h).
+std::set<std::string> AnalyseCapturedTus(parsers::Analyzer &analyzer, const worker::CaseOutcome &outcome,
                         const std::filesystem::path &case_dir,
                         std::vector<corpus::Finding> &findings);
 

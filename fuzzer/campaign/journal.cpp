@@ -36,10 +36,15 @@ void WriteAll(int fd, const std::string &text, const std::filesystem::path &path
 } // namespace
 
 json EntryToJson(const JournalEntry &entry) {
-  return {{"index", entry.index},
-          {"status", entry.status},
-          {"findings", entry.findings},
-          {"seconds", entry.seconds}};
+  json line = {{"index", entry.index},
+               {"status", entry.status},
+               {"findings", entry.findings},
+               {"seconds", entry.seconds}};
+  if (!entry.origin.empty())
+    line["origin"] = entry.origin;
+  if (!entry.new_features.empty())
+    line["new_features"] = entry.new_features;
+  return line;
 }
 
 std::filesystem::path Journal::PathFor(const std::filesystem::path &corpus,
@@ -76,6 +81,8 @@ Journal::Journal(const std::filesystem::path &path, const JournalHeader &header,
       entry.status = parsed.value("status", "");
       entry.findings = parsed.value("findings", json::array());
       entry.seconds = parsed.value("seconds", 0.0);
+      entry.origin = parsed.value("origin", json::object());
+      entry.new_features = parsed.value("new_features", std::vector<std::string>{});
       entries_[entry.index] = entry;
     }
     // A torn last line must not glue itself to the next entry.

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace fuzzer::campaign {
 
@@ -33,6 +34,10 @@ struct JournalEntry {
   std::string status;                                // pass, expected, finding, invalid-case
   nlohmann::json findings = nlohmann::json::array(); // [{id, kind, signature, new, known_issue}]
   double seconds = 0;
+  // Where the case came from: {"origin": "mutation", "parent", "donor", "mutations"} for a
+  // mutated one (its parent is in CORPUS/queue/), {} for a generated one; and what it brought.
+  nlohmann::json origin = nlohmann::json::object();
+  std::vector<std::string> new_features;
 };
 
 // An append-only log of finished cases, one JSON line each, written with one write() so that a

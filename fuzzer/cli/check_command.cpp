@@ -257,7 +257,8 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
       document["files"].push_back({{"file", report.display_name},
                                    {"seconds", report.seconds},
                                    {"precompiled_prefix", report.used_prefix_cache},
-                                   {"fatal_errors", report.fatal_errors}});
+                                   {"fatal_errors", report.fatal_errors},
+                                   {"features", report.features}});
     document["errors"] = errors;
     document["warnings"] = warnings;
     out << document.dump(2) << "\n";
@@ -285,6 +286,10 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
                          divergence["tu"].get<std::string>(),
                          fmt::join(divergence["built_by"].get<std::vector<std::string>>(), ", "),
                          fmt::join(divergence["failed_on"].get<std::vector<std::string>>(), ", "));
+    if (options.features)
+      for (const auto &report : reports)
+        out << fmt::format("{}: {} codegen feature(s)\n  {}\n", report.display_name,
+                           report.features.size(), fmt::join(report.features, "\n  "));
     out << fmt::format("{} file(s), {} finding(s), {} warning(s)\n", reports.size(), errors,
                        warnings);
   }

@@ -20,6 +20,7 @@ struct CheckOptions {
   std::string format = "text"; // text, json, sarif
   std::optional<std::filesystem::path> cache_dir;
   std::vector<std::string> compilers; // also build every file on these: compiler-divergence
+  bool features = false;              // also list each file's codegen features
 };
 
 // `inductor-fuzz check`: Clang analysis of generated TUs for conflicting declarations, within

@@ -296,6 +296,10 @@ int RunCommandLine(int argc, char **argv) {
                    "Also build every file on these compilers and report "
                    "compiler-divergence (see `matrix`)")
       ->delimiter(',');
+  check_command->add_flag("--features", check.features,
+                          "Also list each file's codegen features: the at::vec calls and types, "
+                          "loop shapes, pragmas, ATen and AOTI calls, buffer types it holds (what "
+                          "`fuzz`'s feedback counts; in --format json always)");
   check_command->add_option("--cache-dir", check.cache_dir,
                             "Where precompiled prefixes are kept (default ~/.cache/inductor-fuzz)");
 

@@ -120,6 +120,7 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign_options.known_issues = corpus::ReadKnownIssues(known_issues_file);
   campaign_options.resume = options.resume;
   campaign_options.static_analysis = options.static_analysis;
+  campaign_options.feedback = options.feedback;
   campaign_options.matrix_every = options.matrix_every;
   if (options.matrix_every > 0)
     campaign_options.compilers = CampaignCompilers(options.compilers);

@@ -44,6 +44,10 @@ CLI::App *AddFuzzCommand(CLI::App &app, FuzzOptions &options) {
                       "Known issues (default: the project's corpus/known-issues.json)");
   command->add_flag("--resume", options.resume,
                     "Continue this seed and shard's campaign, skipping finished cases");
+  command->add_flag("!--no-feedback", options.feedback,
+                    "Generate every case afresh: do not mutate the cases of CORPUS/queue/ (those "
+                    "that first reached a codegen feature; see `check --features`). Features "
+                    "are still counted and the queue still grows");
   command->add_flag("!--no-check", options.static_analysis,
                     "Do not analyse the captured TUs with Clang (see `check`)");
   command

@@ -594,8 +594,9 @@ std::map<std::string, int> CountFeatures(const GenerationPolicy &policy, std::ui
                                          std::uint64_t count) {
   std::map<std::string, int> totals;
   for (const auto &[category, options] : policy.weights)
-    for (const auto &[option, weight] : options)
-      totals[category + ":" + option] += 0;
+    if (category != "mutation") // feedback's, not the generator's
+      for (const auto &[option, weight] : options)
+        totals[category + ":" + option] += 0;
   for (std::uint64_t i = 0; i < count; ++i)
     for (const auto &[feature, times] : GenerateCase({seed, i, ""}, policy).features)
       totals[feature] += times;

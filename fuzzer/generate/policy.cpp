@@ -81,6 +81,11 @@ GenerationPolicy GenerationPolicy::Default() {
       {"call_change", {{"constants", 4}, {"shape", 2}, {"tables", 1}, {"dtype", 1}}},
       {"call_dynamic", {{"automatic", 3}, {"as_drawn", 2}}},
   };
+  // The mutations feedback applies to pool cases (fuzzer/generate/mutator.h).
+  policy.weights["mutation"] = {{"operator", 3}, {"constant", 3},   {"subexpression", 3},
+                                {"splice", 2},   {"knob", 3},      {"length", 2},
+                                {"block_size", 1}, {"dtype", 1},   {"api", 1},
+                                {"closure_constant", 1}, {"add_call", 1}};
   policy.numbers = {
       {"max_expression_depth", 3},
       {"max_composed_parts", 3},
@@ -96,6 +101,12 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_negative_divisor", 0.2},
       {"p_call_sequence", 0.2},
       {"max_closure_constants", 2},
+      // Feedback (`fuzz`): the share of cases made by mutating a pool case once the pool has
+      // one, at most how many mutations one case stacks, and the share of mutations whose donor
+      // (of subexpressions and splices) is a freshly generated case rather than another pool case.
+      {"p_mutate", 0.5},
+      {"mutation_stack", 3},
+      {"p_fresh_donor", 0.5},
   };
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Mutations of a case's mask_mod or score_mod source, through Python's syntax tree: the dual of
+the case reducer's syntax passes (reducers/case/mask_ast.py), for the campaign's feedback.
+
+Reads one JSON request from its first argument (or stdin): {"source": ..., "operation": "operator" | "constant" |
+"subexpression" | "splice", "seed": N, "donor": a second source (for subexpression and splice)}.
+Writes {"source": the mutated source or null when the operation has nothing to change,
+"what": one line saying what changed, "names": the free names the change brought in (the
+donor's constants and tables, which the caller copies into the case)}. Deterministic: the
+same request gives the same answer. Needs only the standard library (no torch).
+"""
+
+import ast
+import copy
+import json
+import random
+import sys
+
+PARAMETERS = {"score", "b", "h", "q_idx", "kv_idx"}
+COMBINATORS = {"and_masks", "or_masks"}
+
+ARITHMETIC = [ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod]
+BITWISE = [ast.BitAnd, ast.BitOr, ast.BitXor]
+COMPARISON = [ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq]
+
+
+def expressions(tree):
+    """Expressions in function bodies that compute something (not a combinator's call)."""
+    found = []
+    for function in tree.body:
+        if isinstance(function, ast.FunctionDef):
+            for statement in function.body:
+                for node in ast.walk(statement):
+                    if isinstance(node, (ast.BinOp, ast.Compare, ast.UnaryOp, ast.Call,
+                                         ast.Subscript, ast.Constant, ast.Name)):
+                        found.append(node)
+    return found
+
+
+def kind_of(node):
+    """'bool', 'int', 'float' or None (unknown): what replacing this node must keep."""
+    if isinstance(node, ast.Compare):
+        return "bool"
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool):
+            return "bool"
+        if isinstance(node.value, int):
+            return "int"
+        if isinstance(node.value, float):
+            return "float"
+        return None
+    if isinstance(node, ast.Name):
+        return "float" if node.id == "score" else "int" if node.id in PARAMETERS else None
+    if isinstance(node, ast.UnaryOp):
+        return kind_of(node.operand)
+    if isinstance(node, ast.BinOp):
+        left, right = kind_of(node.left), kind_of(node.right)
+        if type(node.op) in BITWISE:
+            return left if left == right else None
+        if "float" in (left, right) or isinstance(node.op, ast.Div):
+            return "float"
+        return "int" if left == right == "int" else None
+    return None
+
+
+def free_names(node):
+    return sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - PARAMETERS -
+                  {"torch", "abs", "min", "max"})
+
+
+def unparse(tree):
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def mutate_operator(tree, rng):
+    candidates = []
+    for node in expressions(tree):
+        if isinstance(node, ast.BinOp):
+            for group in (ARITHMETIC, BITWISE):
+                if type(node.op) in group:
+                    candidates.append((node, "op", group))
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+            candidates.append((node, "ops", COMPARISON))
+    if not candidates:
+        return None, ""
+    node, field, group = rng.choice(candidates)
+    old = type(node.op) if field == "op" else type(node.ops[0])
+    new = rng.choice([op for op in group if op is not old])
+    if field == "op":
+        node.op = new()
+    else:
+        node.ops = [new()]
+    return tree, f"operator {old.__name__} -> {new.__name__}"
+
+
+def mutate_constant(tree, rng):
+    constants = [n for n in expressions(tree) if isinstance(n, ast.Constant) and
+                 isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
+    if not constants:
+        return None, ""
+    node = rng.choice(constants)
+    old = node.value
+    if isinstance(old, float):
+        new = rng.choice([old * 2, old / 2, -old, 0.0, 1.0, 30.0])
+    else:
+        new = rng.choice([old + 1, old - 1, old * 2, -old, 0, 1, 7, 63, 64, 127, 128, 129, 1000])
+    if new == old:
+        new = old + 1
+    node.value = new
+    return tree, f"constant {old} -> {new}"
+
+
+def donor_expressions(donor, kind):
+    return [n for n in expressions(donor) if kind_of(n) == kind and not isinstance(n, ast.Name)]
+
+
+def mutate_subexpression(tree, donor, rng):
+    targets = [n for n in expressions(tree) if kind_of(n) is not None]
+    rng.shuffle(targets)
+    for target in targets:
+        pieces = donor_expressions(donor, kind_of(target))
+        if not pieces:
+            continue
+        piece = copy.deepcopy(rng.choice(pieces))
+        replaced = Replacer(target, piece).visit(tree)
+        return replaced, f"subexpression {ast.unparse(target)} -> {ast.unparse(piece)}", \
+            free_names(piece)
+    return None, "", []
+
+
+def returns(tree):
+    """The return statements of the functions a mask or score source defines."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Return) and node.value]
+
+
+def mutate_splice(tree, donor, rng):
+    mine, theirs = returns(tree), returns(donor)
+    if not mine or not theirs:
+        return None, "", []
+    target = rng.choice(mine)
+    piece = copy.deepcopy(rng.choice(theirs).value)
+    if kind_of(target.value) != "bool" or kind_of(piece) != "bool":
+        # A score: mix the two scores rather than combine two masks.
+        if "score" not in {n.id for n in ast.walk(piece) if isinstance(n, ast.Name)}:
+            return None, "", []
+        target.value = ast.BinOp(left=target.value, op=ast.Add(),
+                                 right=ast.BinOp(left=piece, op=ast.Sub(),
+                                                 right=ast.Name(id="score", ctx=ast.Load())))
+        return tree, "splice: score + (donor's score - score)", free_names(piece)
+    op = rng.choice([ast.BitAnd, ast.BitOr])
+    target.value = ast.BinOp(left=target.value, op=op(), right=piece)
+    return tree, f"splice: mask {op.__name__} donor's mask", free_names(piece)
+
+
+class Replacer(ast.NodeTransformer):
+    def __init__(self, target, replacement):
+        self.target, self.replacement = target, replacement
+
+    def visit(self, node):
+        if node is self.target:
+            return self.replacement
+        return super().visit(node)
+
+
+def main():
+    request = json.loads(sys.argv[1]) if len(sys.argv) > 1 else json.load(sys.stdin)
+    rng = random.Random(int(request.get("seed", 0)))
+    tree = ast.parse(request["source"])
+    operation = request["operation"]
+    names = []
+    if operation == "operator":
+        tree, what = mutate_operator(tree, rng)
+    elif operation == "constant":
+        tree, what = mutate_constant(tree, rng)
+    elif operation in ("subexpression", "splice"):
+        donor = ast.parse(request.get("donor") or "")
+        mutate = mutate_subexpression if operation == "subexpression" else mutate_splice
+        tree, what, names = mutate(tree, donor, rng)
+    else:
+        raise SystemExit(f"mutate_source.py: unknown operation {operation!r}")
+    json.dump({"source": unparse(tree) if tree is not None else None, "what": what,
+               "names": names}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
