@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Coverage growth: does feedback reach more of Inductor's C++ than the generator alone?
+# Two campaigns of the same length, seed and jobs run side by side (so that the shared machine's
+# load falls on both alike): one generates every case (--no-feedback), the other mutates the
+# cases of its queue (CORPUS/queue/: the cases that first reached a codegen feature) for a share
+# of its cases (policy p_mutate). Both count the codegen features of every captured TU (the
+# Clang analysis: at::vec calls and types, loop shapes, pragmas, ATen/AOTI calls, buffer types;
+# `inductor-fuzz check --features FILE` lists a TU's). Prints, for each, the features reached at
+# 10, 30 and 60 minutes (or the fractions of --minutes), cases run, cases that brought a new
+# feature, and bugs (distinct, grouped as the campaign groups signatures), then
+#   coverage_growth: feedback/generator features at M min = R (goal >= 1.5)
+# Usage: bench/coverage_growth.sh [--minutes M] [--seed S] [--jobs J] [--out DIR]
+# Defaults: 60 minutes, seed 1, 2 jobs each, DIR /tmp/coverage-growth (replaced). The compiler
+# matrix is off and no bug is reduced (--matrix-every 0 --reduce none): the time goes to cases.
+# Known issues are off, so every bug counts. INDUCTOR_FUZZ_BUILD picks the build folder (default
+# build); its binaries are copied into DIR first, so a rebuild meanwhile cannot break the run.
+# Exit 0 when the ratio is at least 1.5, 1 otherwise, 2 when a campaign failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+minutes=60 seed=1 jobs=2 out=/tmp/coverage-growth
+usage() {
+  sed -n '/^# Usage:/,/^# Defaults:/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
+while (($#)); do
+  case $1 in
+  --minutes) minutes=$2 ;;
+  --seed) seed=$2 ;;
+  --jobs) jobs=$2 ;;
+  --out) out=$2 ;;
+  *) usage ;;
+  esac
+  (($# >= 2)) || usage
+  shift 2
+done
+[[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
+
+build="${INDUCTOR_FUZZ_BUILD:-build}"
+for needed in "$build/inductor-fuzz" "$build/inductor-fuzz-worker"; do
+  [[ -x $needed ]] || { echo "coverage_growth: $needed is missing (build it first)" >&2; exit 2; }
+done
+rm -rf "$out"
+mkdir -p "$out/bin"
+cp "$build/inductor-fuzz" "$build/inductor-fuzz-worker" "$out/bin/"
+export INDUCTOR_FUZZ_VENV="${INDUCTOR_FUZZ_VENV:-$root/.venv}"
+echo '{"format_version": 1, "issues": []}' >"$out/no-known-issues.json"
+
+common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --matrix-every 0 --reduce none
+  --known-issues "$out/no-known-issues.json")
+start=$(date +%s)
+"$out/bin/inductor-fuzz" "${common[@]}" --no-feedback --corpus "$out/generator" \
+  >"$out/generator.log" 2>&1 &
+generator=$!
+"$out/bin/inductor-fuzz" "${common[@]}" --corpus "$out/feedback" >"$out/feedback.log" 2>&1 &
+feedback=$!
+failed=0
+for pid in $generator $feedback; do
+  code=0
+  wait "$pid" || code=$?
+  ((code <= 1)) || failed=1
+done
+if ((failed)); then
+  echo "coverage_growth: a campaign failed; last lines:" >&2
+  tail -n 5 "$out/generator.log" "$out/feedback.log" >&2
+  exit 2
+fi
+echo "coverage_growth: both campaigns took $(($(date +%s) - start)) s; corpora and logs in $out" >&2
+
+python3 - "$out" "$minutes" <<'PY'
+import json, sys
+out, minutes = sys.argv[1], int(sys.argv[2])
+marks = sorted({m for m in (10, 30, 60) if m <= minutes} | {minutes})
+rows = {}
+for arm in ("generator", "feedback"):
+    summary = json.load(open(f"{out}/{arm}/report/summary.json"))
+    campaign, coverage = summary["campaign"], summary["campaign"]["coverage"]
+    timeline = coverage["feature_timeline"]
+    def at(minute):
+        if minute == minutes:  # every case started within the time counts, also one ending after
+            return coverage["features"]
+        reached = [count for seconds, count in timeline if seconds <= minute * 60]
+        return reached[-1] if reached else 0
+    rows[arm] = {"marks": [at(m) for m in marks], "cases": campaign["cases"],
+                 "mutated": coverage["mutated_cases"], "queue": coverage["queue"],
+                 "new_feature_cases": coverage["new_feature_cases"],
+                 "bugs": len(summary.get("bugs", [])), "features": set(coverage["feature_list"])}
+print("| arm | " + " | ".join(f"features at {m} min" for m in marks) +
+      " | cases | mutated | queue | cases with a new feature | bugs |")
+print("|---|" + "---|" * (len(marks) + 5))
+for arm, row in rows.items():
+    new = ", ".join(f"{k} {v}" for k, v in sorted(row["new_feature_cases"].items())) or "0"
+    print(f"| {arm} | " + " | ".join(map(str, row["marks"])) +
+          f" | {row['cases']} | {row['mutated']} | {row['queue']} | {new} | {row['bugs']} |")
+only_feedback = sorted(rows["feedback"]["features"] - rows["generator"]["features"])
+only_generator = sorted(rows["generator"]["features"] - rows["feedback"]["features"])
+print(f"features only feedback reached ({len(only_feedback)}): {', '.join(only_feedback[:40])}")
+print(f"features only the generator reached ({len(only_generator)}): {', '.join(only_generator[:40])}")
+generator, feedback = rows["generator"]["marks"][-1], rows["feedback"]["marks"][-1]
+ratio = feedback / generator if generator else float("inf")
+print(f"coverage_growth: feedback/generator features at {marks[-1]} min = {ratio:.2f} (goal >= 1.5)")
+sys.exit(0 if ratio >= 1.5 else 1)
+PY
