@@ -81,13 +81,13 @@ public:
     if (!vec_type.empty())
       features_.insert("vec-type:" + vec_type);
     if (llvm::isa<clang::ParmVarDecl>(variable)) {
-      if (type->isPointerType())
+      // Python's own objects (the module glue around a kernel) are not buffers.
+      if (type->isPointerType() && TypeName(type->getPointeeType()).find("_object") == std::string::npos)
         features_.insert("buffer:" + TypeName(type->getPointeeType()));
     } else if (variable->getName().starts_with("tmp_acc")) {
-      features_.insert(std::string("reduction:") +
-                       (!vec_type.empty() ? "vector-accumulator"
-                        : array           ? "accumulator-array"
-                                          : "scalar-accumulator"));
+      features_.insert(std::string("reduction:") + (!vec_type.empty() ? "vector-accumulator"
+                                                    : array           ? "accumulator-array"
+                                                                      : "scalar-accumulator"));
     } else if (const auto *record = type->getAsCXXRecordDecl(); record && vec_type.empty()) {
       const auto spaces = NamespacesOf(record);
       const std::string name = record->getNameAsString();

@@ -41,6 +41,8 @@ struct Fixture {
   std::vector<Expectation> expected;
   bool expects_none = false;
   std::vector<std::string> flags;
+  // `// FEATURE: F` and `// NO-FEATURE: F`: codegen features the TU has and has not.
+  std::vector<std::string> features, absent_features;
 };
 
 std::string Read(const std::filesystem::path &path) {
@@ -68,6 +70,7 @@ std::vector<std::string> FlagsFor(const std::string &line) {
 void ReadAnnotations(const std::filesystem::path &file, Fixture &fixture) {
   static const std::regex expect(R"(//\s*EXPECT:\s*(\S+)(.*))");
   static const std::regex flags(R"(//\s*FLAGS:\s*(.*))");
+  static const std::regex feature(R"(//\s*(NO-)?FEATURE:\s*(.*\S))");
   static const std::regex pair(R"re((\w+)=(?:"([^"]*)"|(\S*)))re"); // value, or "a value"
   std::istringstream lines(Read(file));
   std::string line;
@@ -75,6 +78,8 @@ void ReadAnnotations(const std::filesystem::path &file, Fixture &fixture) {
   while (std::getline(lines, line)) {
     if (std::regex_search(line, match, flags)) {
       fixture.flags = FlagsFor(match[1]);
+    } else if (std::regex_search(line, match, feature)) {
+      (match[1].matched ? fixture.absent_features : fixture.features).push_back(match[2]);
     } else if (std::regex_search(line, match, expect)) {
       if (match[1] == "none") {
         fixture.expects_none = true;
@@ -133,6 +138,34 @@ std::vector<Fixture> DiscoverFixtures() {
   std::sort(fixtures.begin(), fixtures.end(),
             [](const Fixture &a, const Fixture &b) { return a.label < b.label; });
   return fixtures;
+}
+
+// The coverage feedback's features (parsers/codegen_features.h), on real Inductor TUs and on
+// hand-written ones: each annotated feature is found, each one annotated absent is not.
+TEST(AnalysisFixtures, CodegenFeaturesAsAnnotated) {
+  Analyzer analyzer({.prefix_cache_dir = std::filesystem::temp_directory_path() /
+                                         "inductor-fuzz-analysis-test-prefixes"});
+  std::size_t annotated = 0;
+  for (const auto &fixture : DiscoverFixtures()) {
+    if (fixture.features.empty() && fixture.absent_features.empty())
+      continue;
+    SCOPED_TRACE(fixture.label);
+    ++annotated;
+    std::set<std::string> found;
+    for (const auto &file : fixture.files) {
+      const auto report = analyzer.Analyze({.path = file, .clang_args = fixture.flags});
+      found.insert(report.features.begin(), report.features.end());
+    }
+    for (const auto &feature : fixture.features)
+      EXPECT_TRUE(found.contains(feature))
+          << feature << " is missing; found: " << fmt::format("{}", fmt::join(found, ", "));
+    for (const auto &feature : fixture.absent_features)
+      EXPECT_FALSE(found.contains(feature)) << feature << " is found";
+    // No numbered names: a kernel's or buffer's number must not make a feature new.
+    for (const auto &feature : found)
+      EXPECT_FALSE(std::regex_search(feature, std::regex(R"((kernel|buf|tmp)[0-9])"))) << feature;
+  }
+  EXPECT_GE(annotated, 3u);
 }
 
 TEST(AnalysisFixtures, EveryAnnotatedFindingAndNothingElse) {
