@@ -82,7 +82,8 @@ public:
       features_.insert("vec-type:" + vec_type);
     if (llvm::isa<clang::ParmVarDecl>(variable)) {
       // Python's own objects (the module glue around a kernel) are not buffers.
-      if (type->isPointerType() && TypeName(type->getPointeeType()).find("_object") == std::string::npos)
+      if (type->isPointerType() &&
+          TypeName(type->getPointeeType()).find("_object") == std::string::npos)
         features_.insert("buffer:" + TypeName(type->getPointeeType()));
     } else if (variable->getName().starts_with("tmp_acc")) {
       features_.insert(std::string("reduction:") + (!vec_type.empty() ? "vector-accumulator"

@@ -269,8 +269,8 @@ private:
            .index = index,
            .command_line = options_.command_line,
            .parent_id = parent->id,
-           .donor_id = donor ? donor->id : fmt::format("generated s{}-{}", options_.seed,
-                                                      index | (1ull << 62)),
+           .donor_id = donor ? donor->id
+                             : fmt::format("generated s{}-{}", options_.seed, index | (1ull << 62)),
            .source_mutator = paths_.project_root / "fuzzer" / "generate" / "mutate_source.py",
            .python = paths_.venv / "bin" / "python"},
           options_.policy);
@@ -526,11 +526,10 @@ private:
     if (stats_.matrix_cases > 0)
       matrix = fmt::format(", matrix on {} case(s) ({}/{} builds cached)", stats_.matrix_cases,
                            stats_.build_cache_hits, stats_.matrix_builds);
-    const std::string coverage =
-        fmt::format(", {} codegen feature(s) (queue {}{})", stats_.features.size(),
-                    stats_.pool_size,
-                    options_.feedback ? fmt::format(", {} mutated case(s)", stats_.mutated_cases)
-                                      : ", feedback off");
+    const std::string coverage = fmt::format(
+        ", {} codegen feature(s) (queue {}{})", stats_.features.size(), stats_.pool_size,
+        options_.feedback ? fmt::format(", {} mutated case(s)", stats_.mutated_cases)
+                          : ", feedback off");
     return fmt::format("fuzz: {} case(s) in {:.0f} s ({:.1f}/min), {} invalid, new bugs{}{} "
                        "known {}, {} bug(s) from {} signature(s), {} worker restart(s){}{}{}",
                        stats_.cases, elapsed, elapsed > 0 ? stats_.cases * 60.0 / elapsed : 0.0,

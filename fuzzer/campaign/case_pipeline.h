@@ -44,9 +44,10 @@ bool CapturedAnyBuild(const worker::CaseOutcome &outcome);
 
 // `check` on every TU the run captured, with the TU's own flags: a finding per Clang error.
 // Returns the codegen features of the TUs together (parsers/codegen_features.h).
-std::set<std::string> AnalyseCapturedTus(parsers::Analyzer &analyzer, const worker::CaseOutcome &outcome,
-                        const std::filesystem::path &case_dir,
-                        std::vector<corpus::Finding> &findings);
+std::set<std::string> AnalyseCapturedTus(parsers::Analyzer &analyzer,
+                                         const worker::CaseOutcome &outcome,
+                                         const std::filesystem::path &case_dir,
+                                         std::vector<corpus::Finding> &findings);
 
 struct MatrixRun {
   corpus::MatrixRecord record;

@@ -49,14 +49,13 @@ std::vector<std::string> SeedPool::Offer(const corpus::Case &c,
   PoolEntry entry{.id = "q-" + support::Sha256Hex(case_json.dump()).substr(0, 16),
                   .c = c,
                   .new_features = fresh};
-  support::WriteFileAtomically(queue_dir_ / (entry.id + ".json"),
-                               json{{"format_version", 1},
-                                    {"id", entry.id},
-                                    {"features", fresh},
-                                    {"all_features", features},
-                                    {"case", case_json}}
-                                       .dump(1) +
-                                   "\n");
+  support::WriteFileAtomically(queue_dir_ / (entry.id + ".json"), json{{"format_version", 1},
+                                                                       {"id", entry.id},
+                                                                       {"features", fresh},
+                                                                       {"all_features", features},
+                                                                       {"case", case_json}}
+                                                                          .dump(1) +
+                                                                      "\n");
   entries_.push_back(std::move(entry));
   return fresh;
 }

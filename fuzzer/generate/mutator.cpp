@@ -130,8 +130,8 @@ private:
       return "";
     const std::string &name = Pick(random_, ints);
     const std::int64_t old = c_.constants[name].get<std::int64_t>();
-    const std::int64_t changed = Pick(random_, std::vector<std::int64_t>{
-                                                   old + 1, old - 1, old * 2, 0, 1, 128, -old});
+    const std::int64_t changed =
+        Pick(random_, std::vector<std::int64_t>{old + 1, old - 1, old * 2, 0, 1, 128, -old});
     c_.constants[name] = changed;
     return fmt::format("closure {} = {}", name, changed);
   }
@@ -177,10 +177,9 @@ private:
                           {"operation", operation},
                           {"seed", random_.Next() >> 12},
                           {"donor", donor_function ? donor_function->source : ""}};
-    const auto result =
-        support::RunCommand({request_.python.string(), request_.source_mutator.string(),
-                             request.dump()},
-                            {}, std::chrono::seconds(20));
+    const auto result = support::RunCommand(
+        {request_.python.string(), request_.source_mutator.string(), request.dump()}, {},
+        std::chrono::seconds(20));
     if (!result.status.Succeeded())
       throw std::runtime_error(fmt::format("{} failed ({}): {}", request_.source_mutator.string(),
                                            result.status.Describe(), result.output));
@@ -228,8 +227,8 @@ MutatedCase MutateCase(const corpus::Case &parent, const corpus::Case &donor,
   MutatedCase mutated{.c = parent};
   corpus::Case &c = mutated.c;
   Mutator mutator(c, donor, request, policy, random);
-  const auto stack = 1 + random.Below(static_cast<std::uint64_t>(
-                             std::max(1.0, policy.Number("mutation_stack"))));
+  const auto stack =
+      1 + random.Below(static_cast<std::uint64_t>(std::max(1.0, policy.Number("mutation_stack"))));
   bool used_donor = false;
   // A mutation that finds nothing to change in this case is drawn again, a bounded number of
   // times: a case with no closure constant cannot have one changed.

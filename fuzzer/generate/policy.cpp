@@ -82,9 +82,9 @@ GenerationPolicy GenerationPolicy::Default() {
       {"call_dynamic", {{"automatic", 3}, {"as_drawn", 2}}},
   };
   // The mutations feedback applies to pool cases (fuzzer/generate/mutator.h).
-  policy.weights["mutation"] = {{"operator", 3}, {"constant", 3},   {"subexpression", 3},
-                                {"splice", 2},   {"knob", 3},      {"length", 2},
-                                {"block_size", 1}, {"dtype", 1},   {"api", 1},
+  policy.weights["mutation"] = {{"operator", 3},         {"constant", 3}, {"subexpression", 3},
+                                {"splice", 2},           {"knob", 3},     {"length", 2},
+                                {"block_size", 1},       {"dtype", 1},    {"api", 1},
                                 {"closure_constant", 1}, {"add_call", 1}};
   policy.numbers = {
       {"max_expression_depth", 3},

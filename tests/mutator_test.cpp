@@ -1,0 +1,128 @@
+// The feedback's mutations (fuzzer/generate/mutator.h): deterministic, each kind changes what it
+// names and leaves a case that loads, its sources parse, and its provenance names its parents.
+#include "fuzzer/generate/generator.h"
+#include "fuzzer/generate/mutator.h"
+#include "fuzzer/support/child_process.h"
+
+#include <gtest/gtest.h>
+
+namespace fuzzer::generate {
+namespace {
+
+const std::filesystem::path kMutator =
+    std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "fuzzer/generate/mutate_source.py";
+
+MutationRequest Request(std::uint64_t index) {
+  return {.seed = 9,
+          .index = index,
+          .command_line = "test",
+          .parent_id = "q-parent",
+          .donor_id = "q-donor",
+          .source_mutator = kMutator};
+}
+
+// A policy that draws only `kind`, one mutation per case.
+GenerationPolicy Only(const std::string &kind) {
+  GenerationPolicy policy = GenerationPolicy::Default();
+  nlohmann::json weights = nlohmann::json::object();
+  for (const auto &[name, weight] : policy.weights.at("mutation"))
+    weights[name] = name == kind ? 1.0 : 0.0;
+  policy.Override({{"weights", {{"mutation", weights}}}, {"numbers", {{"mutation_stack", 1}}}});
+  return policy;
+}
+
+bool Parses(const std::string &source) {
+  return support::RunCommand({"python3", "-c", "import ast, sys; ast.parse(sys.argv[1])", source},
+                             {}, std::chrono::seconds(20))
+      .status.Succeeded();
+}
+
+// The first generated case of seed 9 from `from` on that is a flex_attention with a mask, a
+// score_mod and a closure constant.
+corpus::Case FlexCase(std::uint64_t from) {
+  for (std::uint64_t i = from;; ++i) {
+    auto c = GenerateCase({9, i, "test"}, GenerationPolicy::Default()).c;
+    if (c.api == "flex_attention" && c.mask_mod && c.score_mod && !c.constants.empty())
+      return c;
+  }
+}
+
+TEST(Mutator, SameParentsAndIndexSameCase) {
+  const auto parent = FlexCase(0), donor = FlexCase(50);
+  const auto policy = GenerationPolicy::Default();
+  const auto once = MutateCase(parent, donor, Request(7), policy);
+  const auto again = MutateCase(parent, donor, Request(7), policy);
+  EXPECT_EQ(corpus::CaseToJson(once.c), corpus::CaseToJson(again.c));
+  EXPECT_FALSE(once.mutations.empty());
+  const auto other = MutateCase(parent, donor, Request(8), policy);
+  EXPECT_NE(corpus::CaseToJson(once.c), corpus::CaseToJson(other.c));
+}
+
+TEST(Mutator, EveryKindChangesTheCaseAndLeavesOneThatLoads) {
+  const auto parent = FlexCase(0), donor = FlexCase(50);
+  const auto defaults = GenerationPolicy::Default();
+  for (const auto &[kind, weight] : defaults.weights.at("mutation")) {
+    SCOPED_TRACE(kind);
+    if (kind == "api")
+      continue; // flex_attention has no other API to turn into; below on a mask case
+    const auto policy = Only(kind);
+    bool changed = false;
+    for (std::uint64_t index = 0; index < 6 && !changed; ++index) {
+      const auto mutated = MutateCase(parent, donor, Request(index), policy);
+      if (mutated.mutations.empty())
+        continue;
+      changed = true;
+      auto expected_parent = parent;
+      expected_parent.name = mutated.c.name;
+      expected_parent.provenance = mutated.c.provenance;
+      EXPECT_NE(corpus::CaseToJson(mutated.c), corpus::CaseToJson(expected_parent))
+          << mutated.mutations.front();
+      const auto json = corpus::CaseToJson(mutated.c);
+      EXPECT_EQ(corpus::CaseToJson(corpus::CaseFromJson(json)), json);
+      EXPECT_TRUE(Parses(mutated.c.mask_mod->source)) << mutated.c.mask_mod->source;
+      EXPECT_TRUE(Parses(mutated.c.score_mod->source)) << mutated.c.score_mod->source;
+      EXPECT_EQ(mutated.c.provenance["parent"], "q-parent");
+      EXPECT_EQ(mutated.c.provenance["origin"], "mutation");
+      EXPECT_EQ(mutated.c.provenance["mutations"].size(), mutated.mutations.size());
+      if (mutated.mutations.front().starts_with("constant"))
+        EXPECT_NE(mutated.c.mask_mod->source + mutated.c.score_mod->source,
+                  parent.mask_mod->source + parent.score_mod->source);
+    }
+    EXPECT_TRUE(changed) << "no index of six made a " << kind << " mutation";
+  }
+}
+
+TEST(Mutator, ASpliceBringsTheDonorsTablesAlong) {
+  corpus::Case parent = FlexCase(0);
+  parent.score_mod.reset();
+  parent.mask_mod = corpus::MaskFunction{
+      "mask_mod", "def mask_mod(b, h, q_idx, kv_idx):\n    return q_idx >= kv_idx\n"};
+  parent.tensors.clear();
+  corpus::Case donor = parent;
+  donor.mask_mod->source =
+      "def mask_mod(b, h, q_idx, kv_idx):\n    return kv_idx < lengths_0[b] + WINDOW\n";
+  donor.tensors = {{.name = "lengths_0", .dtype = "int64", .shape = {1}, .integers = {5}}};
+  donor.constants = {{"WINDOW", 3}};
+  const auto mutated = MutateCase(parent, donor, Request(1), Only("splice"));
+  ASSERT_EQ(mutated.mutations.size(), 1u);
+  EXPECT_NE(mutated.c.mask_mod->source.find("lengths_0[b]"), std::string::npos)
+      << mutated.c.mask_mod->source;
+  ASSERT_EQ(mutated.c.tensors.size(), 1u);
+  EXPECT_EQ(mutated.c.tensors[0].name, "lengths_0");
+  EXPECT_EQ(mutated.c.constants["WINDOW"], 3);
+  EXPECT_EQ(mutated.c.provenance["donor"], "q-donor");
+}
+
+TEST(Mutator, ApiTurnsABlockMaskIntoADenseMask) {
+  for (std::uint64_t i = 0;; ++i) {
+    const auto c = GenerateCase({9, i, "test"}, GenerationPolicy::Default()).c;
+    if (c.api != "create_block_mask")
+      continue;
+    const auto mutated = MutateCase(c, c, Request(1), Only("api"));
+    EXPECT_EQ(mutated.c.api, "create_mask");
+    break;
+  }
+}
+
+} // namespace
+} // namespace fuzzer::generate
