@@ -71,6 +71,62 @@ protected:
 // The long robustness loops: `scripts/test --full` runs them (tests/CMakeLists.txt).
 class CampaignFullTier : public CampaignTest {};
 
+// Coverage feedback: a case that reaches a codegen feature first joins CORPUS/queue/; with
+// p_mutate 1 the cases after are mutations of queued ones, each journaled with its parent (a
+// queue entry) and its mutations; summary.json counts the features. --no-feedback mutates none.
+TEST_F(CampaignTest, FeedbackQueuesNewFeaturesAndMutatesQueuedCases) {
+  std::ofstream(*scratch_ / "mutate.json")
+      << R"({"weights": {"api": {"create_block_mask": 1, "create_mask": 1, "flex_attention": 0}},)"
+      << R"( "numbers": {"p_mutate": 1}})";
+  const auto run = [&](const std::string &corpus, const std::string &cases, bool feedback) {
+    std::vector<std::string> argv = {"fuzz",    "--seed",         "5",      "--policy",
+                                     (*scratch_ / "mutate.json").string(), "--corpus",
+                                     (*scratch_ / corpus).string(),        "--cases",
+                                     cases,     "--jobs",         "1",      "--matrix-every",
+                                     "0",       "--reduce",       "none"};
+    if (!feedback)
+      argv.push_back("--no-feedback");
+    const auto result = RunInductorFuzz(argv);
+    EXPECT_LE(result.exit_code, 1) << result.err;
+    EXPECT_NE((result.out + result.err).find("codegen feature(s)"), std::string::npos)
+        << result.err;
+    return ReadJson(*scratch_ / corpus / "report" / "summary.json")["campaign"]["coverage"];
+  };
+
+  const json coverage = run("feedback", "4", true);
+  EXPECT_GE(coverage["features"].get<int>(), 10) << coverage.dump();
+  EXPECT_GE(coverage["mutated_cases"].get<int>(), 1) << coverage.dump();
+  const fs::path queue = *scratch_ / "feedback" / "queue";
+  std::set<std::string> queued;
+  std::set<std::string> features_of_queue;
+  for (const auto &entry : fs::directory_iterator(queue)) {
+    const json queued_case = ReadJson(entry.path());
+    queued.insert(entry.path().stem().string());
+    EXPECT_FALSE(queued_case["features"].empty());
+    for (const auto &feature : queued_case["features"])
+      EXPECT_TRUE(features_of_queue.insert(feature.get<std::string>()).second)
+          << feature << " was brought by two queue cases";
+    EXPECT_NO_THROW(corpus::CaseFromJson(queued_case["case"]));
+  }
+  EXPECT_GE(queued.size(), 1u);
+  EXPECT_EQ(features_of_queue.size(), coverage["features_in_corpus"].get<std::size_t>());
+  std::size_t mutated = 0;
+  std::ifstream journal(*scratch_ / "feedback" / "campaigns" / "seed-5-shard-0of1.jsonl");
+  for (std::string line; std::getline(journal, line);) {
+    const json entry = json::parse(line);
+    if (!entry.contains("origin"))
+      continue;
+    ++mutated;
+    EXPECT_TRUE(queued.contains(entry["origin"]["parent"].get<std::string>())) << line;
+    EXPECT_FALSE(entry["origin"]["mutations"].empty()) << line;
+  }
+  EXPECT_EQ(mutated, coverage["mutated_cases"].get<std::size_t>());
+
+  const json off = run("no-feedback", "1", false);
+  EXPECT_EQ(off["mutated_cases"], 0);
+  EXPECT_GE(off["features"].get<int>(), 10);
+}
+
 // Case 1 segfaults and case 2 allocates without bound; each is a finding, and the cases after
 // them still run. Run twice, the campaign gives the same signatures.
 TEST_F(CampaignTest, FaultsBecomeFindingsAndTheCampaignGoesOnTheSameWayTwice) {
