@@ -709,7 +709,22 @@ GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPol
                   {"tool_version", support::ToolVersion()},
                   {"command_line", request.command_line}};
   generated.features = std::move(builder.features_);
+  if (FlashDecodingExpected(c))
+    ++generated.features["decode:flash_decoding_expected"];
   return generated;
+}
+
+bool FlashDecodingExpected(const corpus::Case &c) {
+  if (!c.attention || (c.inductor.dynamic && !c.inductor.IsDefaulted("dynamic")))
+    return false;
+  const auto &a = *c.attention;
+  const std::int64_t kv_block = a.use_block_mask ? c.create_block_mask.block_size.back() : 128;
+  std::int64_t partition = 128;
+  if (a.kernel_options.is_object() && a.kernel_options.contains("PARTITION_SIZE") &&
+      a.kernel_options["PARTITION_SIZE"].is_number_integer())
+    partition = a.kernel_options["PARTITION_SIZE"].get<std::int64_t>();
+  return a.q_len == 1 && partition > 0 && partition % kv_block == 0 &&
+         a.kv_len >= a.batch * std::max<std::int64_t>(2 * partition, 512);
 }
 
 std::string StableCaseHash(const corpus::Case &c) {
