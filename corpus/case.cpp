@@ -448,6 +448,8 @@ Case CaseFromJson(const json &document, const std::optional<std::filesystem::pat
       if (const auto value = knobs.IntegerOrNull(key, 0))
         c.inductor.*knob.optional_number = static_cast<int>(*value);
       break;
+    case KnobType::kString: // only optional knobs are strings
+      break;
     }
   }
   knobs.RejectUnknown();

@@ -99,7 +99,8 @@ corpus::Case CaseFromMaskModule(worker::Worker &worker, const fs::path &module,
     throw support::InputError("--score needs --api flex_attention");
   // A user's module runs under Inductor's own defaults: every knob is left to it.
   for (const auto &knob : corpus::InductorKnobTable())
-    c.inductor.defaulted.insert(std::string(knob.name));
+    if (!knob.optional) // an optional knob a case does not set is Inductor's already
+      c.inductor.defaulted.insert(std::string(knob.name));
   c.provenance = {{"origin", fmt::format("converted from {}", module.string())},
                   {"module_sha256", support::Sha256Hex(text)},
                   {"mask", options.mask},

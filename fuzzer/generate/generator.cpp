@@ -599,8 +599,10 @@ void Builder::DrawValues(const Structure &s, corpus::Case &c) {
                             score ? *score : E::Var("score", ValueType::kFloat));
   if (!s.call_changes.empty()) {
     std::vector<E *> literals;
-    for (auto &part : parts)
-      CollectLiterals(part, literals);
+    // SKIP_MASK_SCORE's mask must stay whole blocks in every call: its block sizes stay literal.
+    if (s.kernel_options.is_null() || !s.kernel_options.contains("SKIP_MASK_SCORE"))
+      for (auto &part : parts)
+        CollectLiterals(part, literals);
     if (score)
       CollectLiterals(*score, literals);
     DrawCallSequence(s, std::move(literals), c);
