@@ -204,6 +204,12 @@ AttentionArguments ReadAttention(const json &value, const BlockMaskArguments &ma
     a.scale = reader.Number("scale");
   if (reader.Optional("return_lse"))
     a.return_lse = reader.Boolean("return_lse");
+  if (reader.Optional("layout")) {
+    a.layout = reader.String("layout");
+    if (std::find(kLayouts.begin(), kLayouts.end(), a.layout) == kLayouts.end())
+      throw CaseError(fmt::format("{} is '{}'; use one of {}", reader.Label("layout"), a.layout,
+                                  fmt::join(kLayouts, ", ")));
+  }
   if (const json *options = reader.Optional("kernel_options"); options && !options->is_null()) {
     if (!options->is_object())
       throw CaseError(fmt::format("{} must be an object (flex_attention's kernel_options dict)",
@@ -212,6 +218,9 @@ AttentionArguments ReadAttention(const json &value, const BlockMaskArguments &ma
   }
   a.qkv = ReadNames(reader, "qkv", 3, 3);
   a.block_mask_tensors = ReadNames(reader, "block_mask_tensors", 2, 4);
+  if (!a.qkv.empty() && a.layout != kContiguousLayout)
+    throw CaseError("field 'attention.layout' applies to the inputs the worker makes, not to "
+                    "'attention.qkv' tensors; remove one of the two");
   reader.RejectUnknown();
   return a;
 }
@@ -279,6 +288,28 @@ json TensorsToJson(const std::vector<CapturedTensor> &tensors) {
   return out;
 }
 
+// An optional knob's value: of its type, and for a string knob one of the values it takes.
+json ReadOptionalKnob(FieldReader &reader, const KnobSpec &knob, const json &value) {
+  const std::string key(knob.name);
+  switch (knob.type) {
+  case KnobType::kBool:
+    return reader.Boolean(key);
+  case KnobType::kInt:
+  case KnobType::kOptionalInt:
+    return reader.CheckInteger(key, value, 0);
+  case KnobType::kString:
+    break;
+  }
+  std::vector<std::string> allowed;
+  for (const auto &[option, weight] : knob.policy_weights)
+    allowed.emplace_back(option);
+  if (!value.is_string() ||
+      std::find(allowed.begin(), allowed.end(), value.get<std::string>()) == allowed.end())
+    throw CaseError(fmt::format("{} is {}; use one of {}", reader.Label(key), value.dump(),
+                                fmt::join(allowed, ", ")));
+  return value;
+}
+
 bool UsesVersion2Dtypes(const std::vector<CapturedTensor> &tensors) {
   return std::any_of(tensors.begin(), tensors.end(), [](const CapturedTensor &t) {
     return t.dtype != "int64" && t.dtype != "bool" && t.dtype != "float32";
@@ -291,9 +322,11 @@ int FormatVersionOf(const Case &c) {
   const bool attention_options =
       c.attention &&
       (c.attention->scale || c.attention->return_lse || !c.attention->kernel_options.is_null() ||
-       !c.attention->qkv.empty() || !c.attention->block_mask_tensors.empty());
-  const bool version2 = !c.inductor.defaulted.empty() || !c.constants.empty() || !c.calls.empty() ||
-                        UsesVersion2Dtypes(c.tensors) || attention_options;
+       !c.attention->qkv.empty() || !c.attention->block_mask_tensors.empty() ||
+       c.attention->layout != kContiguousLayout);
+  const bool version2 = !c.inductor.defaulted.empty() || !c.inductor.optional.empty() ||
+                        !c.constants.empty() || !c.calls.empty() || UsesVersion2Dtypes(c.tensors) ||
+                        attention_options;
   return version2 ? 2 : 1;
 }
 
@@ -388,6 +421,11 @@ Case CaseFromJson(const json &document, const std::optional<std::filesystem::pat
   FieldReader knobs(top.Required("inductor"), "inductor");
   for (const auto &knob : InductorKnobTable()) {
     const std::string key(knob.name);
+    if (knob.optional) {
+      if (const json *value = knobs.Optional(key))
+        c.inductor.optional[key] = ReadOptionalKnob(knobs, knob, *value);
+      continue;
+    }
     if (!knobs.Optional(key)) {
       if (version >= 2)
         c.inductor.defaulted.insert(key);
@@ -409,6 +447,8 @@ Case CaseFromJson(const json &document, const std::optional<std::filesystem::pat
     case KnobType::kOptionalInt:
       if (const auto value = knobs.IntegerOrNull(key, 0))
         c.inductor.*knob.optional_number = static_cast<int>(*value);
+      break;
+    case KnobType::kString: // only optional knobs are strings
       break;
     }
   }
@@ -464,6 +504,8 @@ json CaseToJson(const Case &c) {
       attention["return_lse"] = true;
     if (!a.kernel_options.is_null())
       attention["kernel_options"] = a.kernel_options;
+    if (a.layout != kContiguousLayout)
+      attention["layout"] = a.layout;
     if (!a.qkv.empty())
       attention["qkv"] = a.qkv;
     if (!a.block_mask_tensors.empty())

@@ -39,6 +39,14 @@ struct BlockMaskArguments {
   bool operator==(const BlockMaskArguments &) const = default;
 };
 
+// How flex_attention's query, key and value are laid out in memory: contiguous (the default,
+// left out of a case's JSON); "bshd-transposed": allocated [B, S, H, D] and transposed to
+// [B, H, S, D]; "sliced": a view into a tensor one row longer and twice as wide (storage offset,
+// row stride 2D); "expanded-kv": key and value allocated with one head, expanded to Hkv.
+inline const std::string kContiguousLayout = "contiguous";
+inline const std::vector<std::string> kLayouts = {kContiguousLayout, "bshd-transposed", "sliced",
+                                                  "expanded-kv"};
+
 // flex_attention's query/key/value: q is (B, Hq, Q_LEN, E), k (B, Hkv, KV_LEN, E),
 // v (B, Hkv, KV_LEN, Ev); inputs are drawn from torch's generator seeded with input_seed.
 struct AttentionArguments {
@@ -59,6 +67,7 @@ struct AttentionArguments {
   std::vector<std::string> qkv;                     // empty, or the tensors used as q, k, v
   std::vector<std::string> block_mask_tensors;      // empty, or a ready-made BlockMask's
                                                     // kv_num_blocks, kv_indices[, full ones]
+  std::string layout = kContiguousLayout;           // one of kLayouts
   bool operator==(const AttentionArguments &) const = default;
 };
 

@@ -59,6 +59,151 @@ const std::vector<KnobSpec> &InductorKnobTable() {
        .flag = &K::dynamic_threads,
        .policy_probability = "p_dynamic_threads",
        .policy_default_probability = 0.1},
+      // Optional knobs: patched only when a case sets them (see KnobSpec::optional).
+      {.name = "cpp.min_chunk_size",
+       .type = KnobType::kInt,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"1", 1}, {"64", 1}, {"4096", 1}, {"1000000", 1}},
+       .policy_probability = "p_knob_min_chunk_size",
+       .policy_default_probability = 0.04,
+       .optional = true},
+      {.name = "cpp.max_horizontal_fusion_size",
+       .type = KnobType::kInt,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"1", 1}, {"2", 1}, {"64", 1}},
+       .policy_probability = "p_knob_max_horizontal_fusion_size",
+       .policy_default_probability = 0.04,
+       .optional = true},
+      {.name = "cpp.enable_tiling_heuristics",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"false", 1}},
+       .policy_probability = "p_knob_tiling_heuristics_off",
+       .policy_default_probability = 0.04,
+       .optional = true},
+      {.name = "cpp.enable_unsafe_math_opt_flag",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"true", 1}},
+       .policy_probability = "p_knob_unsafe_math_opt",
+       .policy_default_probability = 0.025,
+       .optional = true},
+      {.name = "cpp.enable_floating_point_contract_flag",
+       .type = KnobType::kString,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"off", 1}, {"on", 1}, {"fast", 1}},
+       .policy_probability = "p_knob_floating_point_contract",
+       .policy_default_probability = 0.03,
+       .optional = true},
+      {.name = "cpp.use_decompose_tanh",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"true", 1}},
+       .policy_probability = "p_knob_decompose_tanh",
+       .policy_default_probability = 0.04,
+       .optional = true},
+      {.name = "cpp.descriptive_names",
+       .type = KnobType::kString,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"torch", 1}, {"inductor_node", 1}},
+       .policy_probability = "p_knob_descriptive_names",
+       .policy_default_probability = 0.03,
+       .optional = true},
+      {.name = "cpp.vec_isa_ok",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"false", 1}, {"true", 1}},
+       .policy_probability = "p_knob_vec_isa_ok",
+       .policy_default_probability = 0.025,
+       .optional = true},
+      {.name = "cpp.use_constexpr_for_int_array",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"false", 1}},
+       .policy_probability = "p_knob_constexpr_int_array_off",
+       .policy_default_probability = 0.03,
+       .optional = true},
+      {.name = "cpp.force_inline_kernel",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"true", 1}},
+       .policy_probability = "p_knob_force_inline_kernel",
+       .policy_default_probability = 0.025,
+       .optional = true},
+      {.name = "max_fusion_size",
+       .type = KnobType::kInt,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"1", 1}, {"8", 1}, {"256", 1}},
+       .policy_probability = "p_knob_max_fusion_size",
+       .policy_default_probability = 0.03,
+       .optional = true},
+      {.name = "aggressive_fusion",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"true", 1}},
+       .policy_probability = "p_knob_aggressive_fusion",
+       .policy_default_probability = 0.04,
+       .optional = true},
+      {.name = "epilogue_fusion",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"false", 1}},
+       .policy_probability = "p_knob_epilogue_fusion_off",
+       .policy_default_probability = 0.03,
+       .optional = true},
+      {.name = "split_reductions",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"false", 1}},
+       .policy_probability = "p_knob_split_reductions_off",
+       .policy_default_probability = 0.03,
+       .optional = true},
+      {.name = "unroll_reductions_threshold",
+       .type = KnobType::kInt,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"1", 1}, {"2", 1}, {"64", 1}},
+       .policy_probability = "p_knob_unroll_reductions_threshold",
+       .policy_default_probability = 0.03,
+       .optional = true},
+      {.name = "size_asserts",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"false", 1}},
+       .policy_probability = "p_knob_size_asserts_off",
+       .policy_default_probability = 0.03,
+       .optional = true},
+      {.name = "loop_ordering_after_fusion",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"false", 1}, {"true", 1}},
+       .policy_probability = "p_knob_loop_ordering_after_fusion",
+       .policy_default_probability = 0.04,
+       .optional = true},
+      {.name = "comprehensive_padding",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"false", 1}},
+       .policy_probability = "p_knob_comprehensive_padding_off",
+       .policy_default_probability = 0.03,
+       .optional = true},
   };
   return table;
 }
@@ -80,6 +225,10 @@ const nlohmann::json &FixedInductorConfig() {
 namespace {
 
 nlohmann::json ValueOf(const KnobSpec &knob, const InductorKnobs &knobs) {
+  if (knob.optional) {
+    const auto found = knobs.optional.find(knob.name);
+    return found == knobs.optional.end() ? nlohmann::json() : found->second;
+  }
   switch (knob.type) {
   case KnobType::kBool:
     return knobs.*knob.flag;
@@ -88,16 +237,36 @@ nlohmann::json ValueOf(const KnobSpec &knob, const InductorKnobs &knobs) {
   case KnobType::kOptionalInt:
     return knobs.*knob.optional_number ? nlohmann::json(*(knobs.*knob.optional_number))
                                        : nlohmann::json(nullptr);
+  case KnobType::kString:
+    break;
   }
   return nullptr;
 }
 
+// Whether the case gives the knob a value to patch.
+bool IsSet(const KnobSpec &knob, const InductorKnobs &knobs) {
+  return knob.optional ? knobs.optional.contains(knob.name) : !knobs.IsDefaulted(knob.name);
+}
+
 } // namespace
+
+nlohmann::json OptionalKnobValue(const KnobSpec &knob, std::string_view option) {
+  switch (knob.type) {
+  case KnobType::kBool:
+    return option == "true";
+  case KnobType::kInt:
+  case KnobType::kOptionalInt:
+    return std::stoll(std::string(option));
+  case KnobType::kString:
+    break;
+  }
+  return std::string(option);
+}
 
 nlohmann::json InductorConfig(const InductorKnobs &knobs) {
   nlohmann::json config = nlohmann::json::object();
   for (const auto &knob : InductorKnobTable())
-    if (knob.target == KnobTarget::kInductorConfig && !knobs.IsDefaulted(knob.name))
+    if (knob.target == KnobTarget::kInductorConfig && IsSet(knob, knobs))
       config[std::string(knob.name)] = ValueOf(knob, knobs);
   for (const auto &[key, value] : FixedInductorConfig().items())
     config[key] = value;
@@ -107,7 +276,7 @@ nlohmann::json InductorConfig(const InductorKnobs &knobs) {
 nlohmann::json KnobsToJson(const InductorKnobs &knobs) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto &knob : InductorKnobTable())
-    if (!knobs.IsDefaulted(knob.name))
+    if (IsSet(knob, knobs))
       out[std::string(knob.name)] = ValueOf(knob, knobs);
   return out;
 }

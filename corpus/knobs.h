@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,11 +27,15 @@ struct InductorKnobs {
   // Knobs the case leaves to Inductor (format version 2): never patched, whatever the field
   // above holds; the worker reports the value that was in force.
   std::set<std::string, std::less<>> defaulted;
+  // The knobs the table marks `optional`: only those a case sets, by name (a bool, an integer or
+  // a string, as the table types them). One absent here is left to Inductor in every format
+  // version, so that adding such a knob changes no stored case.
+  std::map<std::string, nlohmann::json, std::less<>> optional;
   bool IsDefaulted(std::string_view knob) const { return defaulted.contains(knob); }
   bool operator==(const InductorKnobs &) const = default;
 };
 
-enum class KnobType { kBool, kInt, kOptionalInt };
+enum class KnobType { kBool, kInt, kOptionalInt, kString };
 enum class KnobTarget {
   kInductorConfig,  // a torch._inductor.config entry, patched around the compile
   kCompileArgument, // an argument of torch.compile (dynamic=)
@@ -52,7 +57,14 @@ struct KnobSpec {
   std::vector<std::pair<std::string_view, double>> policy_weights = {};
   std::string_view policy_probability = "";
   double policy_default_probability = 0;
+  // An optional knob lives in InductorKnobs::optional and is patched only when a case sets it;
+  // the generator sets it with its probability, to a value drawn from `policy_weights` (whose
+  // options are its values: "true"/"false", integers, or the strings a kString knob takes).
+  bool optional = false;
 };
+
+// The value of an optional knob as a case stores it, from one of its policy options' text.
+nlohmann::json OptionalKnobValue(const KnobSpec &knob, std::string_view option);
 
 // Every knob, in the order cases store them and the generator draws them.
 const std::vector<KnobSpec> &InductorKnobTable();

@@ -79,11 +79,21 @@ TEST_F(CampaignTest, FeedbackQueuesNewFeaturesAndMutatesQueuedCases) {
       << R"({"weights": {"api": {"create_block_mask": 1, "create_mask": 1, "flex_attention": 0}},)"
       << R"( "numbers": {"p_mutate": 1}})";
   const auto run = [&](const std::string &corpus, const std::string &cases, bool feedback) {
-    std::vector<std::string> argv = {"fuzz",    "--seed",         "5",      "--policy",
-                                     (*scratch_ / "mutate.json").string(), "--corpus",
-                                     (*scratch_ / corpus).string(),        "--cases",
-                                     cases,     "--jobs",         "1",      "--matrix-every",
-                                     "0",       "--reduce",       "none"};
+    std::vector<std::string> argv = {"fuzz",
+                                     "--seed",
+                                     "5",
+                                     "--policy",
+                                     (*scratch_ / "mutate.json").string(),
+                                     "--corpus",
+                                     (*scratch_ / corpus).string(),
+                                     "--cases",
+                                     cases,
+                                     "--jobs",
+                                     "1",
+                                     "--matrix-every",
+                                     "0",
+                                     "--reduce",
+                                     "none"};
     if (!feedback)
       argv.push_back("--no-feedback");
     const auto result = RunInductorFuzz(argv);

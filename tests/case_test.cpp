@@ -154,6 +154,65 @@ TEST(CaseVersion2, TheShapeIsGivenOnceAndOmittedKnobsAreLeftToInductor) {
   EXPECT_EQ(corpus::CaseFromJson(written), c);
 }
 
+// Issue 32's families in the format: the inputs' layout (left out when contiguous) and the
+// optional knobs (left out, and left to Inductor, when not set) round-trip, make the case a
+// version 2 one, and a wrong value is a one-line error.
+TEST(CaseFamilies, LayoutAndOptionalKnobsRoundTripAndAreLeftOutWhenPlain) {
+  const corpus::Case plain = corpus::CaseFromJson(Version2Flex());
+  EXPECT_EQ(plain.attention->layout, "contiguous");
+  EXPECT_TRUE(plain.inductor.optional.empty());
+  EXPECT_FALSE(corpus::CaseToJson(plain)["attention"].contains("layout"));
+  EXPECT_FALSE(corpus::InductorConfig(plain).contains("cpp.min_chunk_size"))
+      << "an optional knob a case does not set is left to Inductor";
+
+  for (const auto &layout : corpus::kLayouts) {
+    json document = Version2Flex();
+    document["attention"]["layout"] = layout;
+    const corpus::Case c = corpus::CaseFromJson(document);
+    EXPECT_EQ(c.attention->layout, layout);
+    EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(c)), c);
+    EXPECT_EQ(corpus::CaseToJson(c)["attention"].contains("layout"), layout != "contiguous");
+  }
+
+  json document = Version2Flex();
+  document["inductor"]["cpp.min_chunk_size"] = 64;
+  document["inductor"]["cpp.enable_floating_point_contract_flag"] = "fast";
+  document["inductor"]["size_asserts"] = false;
+  const corpus::Case knobs = corpus::CaseFromJson(document);
+  EXPECT_EQ(knobs.inductor.optional.at("cpp.min_chunk_size"), 64);
+  EXPECT_EQ(knobs.inductor.optional.at("cpp.enable_floating_point_contract_flag"), "fast");
+  EXPECT_EQ(knobs.inductor.optional.at("size_asserts"), false);
+  const json config = corpus::InductorConfig(knobs);
+  EXPECT_EQ(config["cpp.min_chunk_size"], 64);
+  EXPECT_EQ(config["size_asserts"], false);
+  EXPECT_FALSE(config.contains("aggressive_fusion"));
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(knobs)), knobs);
+
+  // A version 1 case with one set is written as version 2: an older reader would refuse it.
+  corpus::Case seed = corpus::LoadCaseFile(kSeed);
+  seed.inductor.optional["aggressive_fusion"] = true;
+  EXPECT_EQ(corpus::FormatVersionOf(seed), 2);
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(seed)), seed);
+}
+
+TEST(CaseFamilies, WrongLayoutsAndKnobValuesAreOneLineErrors) {
+  json document = Version2Flex();
+  document["attention"]["layout"] = "bhsd";
+  EXPECT_EQ(ErrorFor(document), "field 'attention.layout' is 'bhsd'; use one of contiguous, "
+                                "bshd-transposed, sliced, expanded-kv");
+  document = Version2Flex();
+  document["inductor"]["cpp.enable_floating_point_contract_flag"] = "always";
+  EXPECT_EQ(ErrorFor(document), "field 'inductor.cpp.enable_floating_point_contract_flag' is "
+                                "\"always\"; use one of off, on, fast");
+  document = Version2Flex();
+  document["inductor"]["max_fusion_size"] = "8";
+  EXPECT_EQ(ErrorFor(document), "field 'inductor.max_fusion_size' must be an integer, got string");
+  document = Version2Flex();
+  document["inductor"]["aggressive_fusion"] = 1;
+  EXPECT_EQ(ErrorFor(document),
+            "field 'inductor.aggressive_fusion' must be true or false, got integer");
+}
+
 TEST(CaseVersion2, DisagreementsAndUndeclaredChangesAreOneLineErrors) {
   json document = Version2Flex();
   document["attention"]["Q_LEN"] = 64;

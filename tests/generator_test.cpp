@@ -8,7 +8,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace fuzzer {
@@ -26,14 +29,16 @@ TEST(Generator, SameSeedSameCaseWhateverElseRan) {
 
 // Pins generation: a change here means every stored seed now names a different case, so it
 // must come with a bump of kGeneratorVersion. (Version 3 changed only the provenance of these
-// five: none of them has a mask that reads an index its block mask broadcasts.)
+// five: none of them has a mask that reads an index its block mask broadcasts. Version 4 changed
+// the provenance of all five, the default policy having the families' entries, and seed 3 also
+// sets an optional knob; the rest is what version 3 drew.)
 TEST(Generator, GoldenHashesOfSeedsOneToFive) {
   const std::vector<std::string> golden = {
-      "9f08550da751b79ee4210e0b2c9e155ca1f304dfda08f1e68c928af4dbf0bced",
-      "c22a8e9f15ab30385edbd0c555bec3d16fe67eb73833d4f85ad289fc16e522ad",
-      "e508db84e16a9e95dbe276ba8edc7596fad2e768ca8cefd7ca766367a0aa6a8b",
-      "ce106e74071eefb7c602fbe7fc761c8244ff6d4fcfd44708476820cb0ddf6a40",
-      "627bcbccede8357557471e39186db78f48ef5806e0859edd1409e803dbc0a79c"};
+      "49e46de28bd51b316c31bc87d317a23082be1eddd5664f7eae8e8fb2704f16e3",
+      "8099deb8f45417cb0ccffa8ecac192ab0a124333181e59e5446bf67d2fadd801",
+      "cd714701bfb26d61d8ac2afeb3525b188ea3383d350b7a86c93c0f07a441ebf7",
+      "ac6a77d6aeb1c850d6b9f5d5ffe828a943a8f40947b5dfaecf7392a507e92391",
+      "5ba0ab2bcf8ef6e1acb393a0a57ee6be3450a4d13a782ff63dccf7ee9a65bf5a"};
   for (std::uint64_t seed = 1; seed <= 5; ++seed)
     EXPECT_EQ(
         generate::StableCaseHash(generate::GenerateCase({seed, 0, "any command line"}, kPolicy).c),
@@ -75,6 +80,150 @@ TEST(Generator, CallSequencesLeaveOtherCasesAsTheyWereAndChangeWhatTheyClose) {
   EXPECT_GT(with_constants, 20);
 }
 
+// The families of issue 32 come from their own random stream: with their probabilities at 0,
+// every case is the case the default policy draws when it draws none of them.
+const char *const kFamilyFeatures[] = {"shape:decode", "kernel_options", "layout",
+                                       "score:float_table", "knob:optional"};
+
+generate::GenerationPolicy WithoutFamilies() {
+  nlohmann::json numbers = {
+      {"p_decode_shape", 0}, {"p_kernel_options", 0}, {"p_layout", 0}, {"p_float_table_score", 0}};
+  for (const auto &knob : corpus::InductorKnobTable())
+    if (knob.optional)
+      numbers[std::string(knob.policy_probability)] = 0;
+  generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
+  policy.Override({{"numbers", numbers}});
+  return policy;
+}
+
+TEST(GeneratorFamilies, LeaveTheCasesWithoutThemAsTheyWere) {
+  const generate::GenerationPolicy none = WithoutFamilies();
+  int with_families = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const auto generated = generate::GenerateCase({seed, 0, ""}, kPolicy);
+    corpus::Case c = generated.c;
+    corpus::Case plain = generate::GenerateCase({seed, 0, ""}, none).c;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const bool family = std::any_of(std::begin(kFamilyFeatures), std::end(kFamilyFeatures),
+                                    [&](const char *f) { return generated.features.contains(f); });
+    EXPECT_TRUE(plain.inductor.optional.empty());
+    if (plain.attention) {
+      EXPECT_TRUE(plain.attention->kernel_options.is_null());
+      EXPECT_EQ(plain.attention->layout, corpus::kContiguousLayout);
+    }
+    if (family) {
+      ++with_families;
+      continue;
+    }
+    c.provenance.erase("policy_sha256");
+    plain.provenance.erase("policy_sha256");
+    EXPECT_EQ(c, plain);
+  }
+  EXPECT_GT(with_families, 60);
+  EXPECT_LT(with_families, 240);
+}
+
+// Decode shapes: Q_LEN 1 to 16 against KV_LEN 512 to 4096, and in a good share of them the
+// CPU template's flash decoding (which the end-to-end test sees in the generated C++).
+TEST(GeneratorFamilies, DecodeShapesReachFlashDecodingInAGoodShare) {
+  int decode = 0, flash = 0, long_queries = 0;
+  for (std::uint64_t seed = 1; seed <= 2000; ++seed) {
+    const auto generated = generate::GenerateCase({seed, 0, ""}, kPolicy);
+    if (!generated.features.contains("shape:decode"))
+      continue;
+    ++decode;
+    const corpus::AttentionArguments &a = *generated.c.attention;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    EXPECT_GE(a.q_len, 1);
+    EXPECT_LE(a.q_len, 16);
+    EXPECT_GE(a.kv_len, 512);
+    EXPECT_LE(a.kv_len, 4096);
+    EXPECT_EQ(generated.c.create_block_mask.q_len, a.q_len);
+    long_queries += a.q_len > 1;
+    const bool expected = generate::FlashDecodingExpected(generated.c);
+    flash += expected;
+    EXPECT_EQ(generated.features.contains("decode:flash_decoding_expected"), expected);
+  }
+  EXPECT_GT(decode, 150);
+  EXPECT_GT(long_queries, 10);
+  EXPECT_GT(flash * 100, decode * 35) << flash << " of " << decode << " decode cases";
+}
+
+TEST(GeneratorFamilies, KernelOptionsLayoutsAndFloatTablesAreWellFormed) {
+  int partition = 0, skip = 0, bfloat16_tables = 0, two_dimensional = 0;
+  std::set<std::string> layouts;
+  for (std::uint64_t seed = 1; seed <= 2000; ++seed) {
+    const auto generated = generate::GenerateCase({seed, 0, ""}, kPolicy);
+    const corpus::Case &c = generated.c;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    if (!c.attention)
+      continue;
+    const auto &options = c.attention->kernel_options;
+    if (options.is_object() && options.contains("PARTITION_SIZE")) {
+      ++partition;
+      EXPECT_GT(options["PARTITION_SIZE"].get<int>(), 0);
+    }
+    if (options.is_object() && options.contains("SKIP_MASK_SCORE")) {
+      ++skip; // no score_mod, and a mask of whole blocks: the case means the same with it
+      EXPECT_FALSE(c.score_mod.has_value());
+      ASSERT_TRUE(c.mask_mod.has_value());
+      EXPECT_NE(c.mask_mod->source.find(fmt::format("((q_idx // {}) >= (kv_idx // {}))",
+                                                    c.create_block_mask.block_size.front(),
+                                                    c.create_block_mask.block_size.back())),
+                std::string::npos)
+          << c.mask_mod->source;
+    }
+    layouts.insert(c.attention->layout);
+    if (!generated.features.contains("score:float_table"))
+      continue;
+    ASSERT_TRUE(c.score_mod.has_value());
+    bool reads_float_table = false;
+    for (const auto &tensor : c.tensors) {
+      if (!tensor.IsFloating() || c.score_mod->source.find(tensor.name + "[") == std::string::npos)
+        continue;
+      reads_float_table = true;
+      bfloat16_tables += tensor.dtype == "bfloat16";
+      if (tensor.shape.size() == 2) {
+        ++two_dimensional;
+        EXPECT_NE(c.score_mod->source.find(tensor.name + "[h, "), std::string::npos);
+        EXPECT_EQ(tensor.shape[0], c.attention->q_heads);
+      }
+      for (double value : tensor.reals) // multiples of 1/32 in [-2, 2], or powers of two
+        EXPECT_EQ(value * 4096, std::round(value * 4096)) << tensor.name;
+    }
+    EXPECT_TRUE(reads_float_table) << c.score_mod->source;
+  }
+  EXPECT_GT(partition, 100);
+  EXPECT_GT(skip, 10);
+  EXPECT_GT(bfloat16_tables, 20);
+  EXPECT_GT(two_dimensional, 20);
+  EXPECT_EQ(layouts, std::set<std::string>(corpus::kLayouts.begin(), corpus::kLayouts.end()));
+}
+
+// Each optional knob is set in some cases and patched exactly when set.
+TEST(GeneratorFamilies, OptionalKnobsArePatchedExactlyWhenSet) {
+  std::map<std::string, int> set;
+  for (std::uint64_t seed = 1; seed <= 1000; ++seed) {
+    const corpus::Case c = generate::GenerateCase({seed, 0, ""}, kPolicy).c;
+    const nlohmann::json config = corpus::InductorConfig(c);
+    for (const auto &knob : corpus::InductorKnobTable()) {
+      if (!knob.optional)
+        continue;
+      const std::string name(knob.name);
+      EXPECT_EQ(config.contains(name), c.inductor.optional.contains(name)) << name;
+      if (c.inductor.optional.contains(name)) {
+        ++set[name];
+        EXPECT_EQ(config[name], c.inductor.optional.at(name));
+      }
+    }
+  }
+  for (const auto &knob : corpus::InductorKnobTable()) {
+    if (knob.optional) {
+      EXPECT_GT(set[std::string(knob.name)], 10) << knob.name;
+    }
+  }
+}
+
 TEST(Generator, CasesRoundTripThroughJson) {
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     const corpus::Case c = generate::GenerateCase({seed, 0, "gen"}, kPolicy).c;
@@ -100,11 +249,28 @@ TEST(Generator, EveryOptionOfThePolicyIsReachedOver2000Seeds) {
     for (const auto &[option, weight] : options)
       if (category != "mutation") // the feedback's (mutator_test), not the generator's
         EXPECT_GT(totals.at(category + ":" + option), 0) << category << ":" << option;
-  for (const char *feature :
-       {"compose:and_masks", "compose:or_masks", "shape:B=None", "shape:H=None",
-        "shape:q_len!=kv_len", "shape:grouped_query", "shape:Ev!=E", "data_dependent",
-        "negative_divisor", "cpp_wrapper:true", "dynamic:true", "max_autotune:true",
-        "freezing:true", "cpp.enable_loop_tail_vec:false", "cpp.dynamic_threads:true"})
+  for (const char *feature : {"compose:and_masks",
+                              "compose:or_masks",
+                              "shape:B=None",
+                              "shape:H=None",
+                              "shape:q_len!=kv_len",
+                              "shape:grouped_query",
+                              "shape:Ev!=E",
+                              "data_dependent",
+                              "negative_divisor",
+                              "cpp_wrapper:true",
+                              "dynamic:true",
+                              "max_autotune:true",
+                              "freezing:true",
+                              "cpp.enable_loop_tail_vec:false",
+                              "cpp.dynamic_threads:true",
+                              "shape:decode",
+                              "kernel_options",
+                              "kernel_options:SKIP_MASK_SCORE",
+                              "layout",
+                              "score:float_table",
+                              "knob:optional",
+                              "decode:flash_decoding_expected"})
     EXPECT_GT(totals.count(feature) ? totals.at(feature) : 0, 0) << feature;
 }
 

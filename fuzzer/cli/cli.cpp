@@ -167,6 +167,17 @@ int RunCommandLine(int argc, char **argv) {
         ->check(CLI::IsMember({"float32", "bfloat16", "float16"}))
         ->capture_default_str();
     command->add_option("--name", module.name, "MODULE.py: the case's name");
+    command->add_option("--kernel-options", module.kernel_options,
+                        "MODULE.py: flex_attention's kernel_options, a JSON object "
+                        "(e.g. '{\"PARTITION_SIZE\": 256}')");
+    command
+        ->add_option("--layout", module.layout,
+                     "MODULE.py: how q/k/v are laid out in memory: bshd-transposed, sliced or "
+                     "expanded-kv (default: contiguous)")
+        ->check(CLI::IsMember(corpus::kLayouts));
+    command->add_option("--knob", module.knobs,
+                        "MODULE.py: NAME=VALUE, an Inductor knob of the knob table set instead of "
+                        "left at Inductor's default (repeatable; e.g. cpp.min_chunk_size=64)");
   };
   add_module_options(run_case_command, run_case.module);
 

@@ -99,7 +99,8 @@ corpus::Case CaseFromMaskModule(worker::Worker &worker, const fs::path &module,
     throw support::InputError("--score needs --api flex_attention");
   // A user's module runs under Inductor's own defaults: every knob is left to it.
   for (const auto &knob : corpus::InductorKnobTable())
-    c.inductor.defaulted.insert(std::string(knob.name));
+    if (!knob.optional) // an optional knob a case does not set is Inductor's already
+      c.inductor.defaulted.insert(std::string(knob.name));
   c.provenance = {{"origin", fmt::format("converted from {}", module.string())},
                   {"module_sha256", support::Sha256Hex(text)},
                   {"mask", options.mask},
@@ -108,8 +109,32 @@ corpus::Case CaseFromMaskModule(worker::Worker &worker, const fs::path &module,
                   {"command_line", options.command_line}};
   if (!converted.value("warnings", json::array()).empty())
     c.provenance["warnings"] = converted["warnings"];
-  // The case the reader would make of it: a case we cannot read back is never written.
-  return corpus::CaseFromJson(corpus::CaseToJson(c));
+  // The case the reader would make of it: a case we cannot read back is never written. The
+  // options below go through the reader too, which checks them as it checks a case file's.
+  json document = corpus::CaseToJson(c);
+  if ((!options.kernel_options.empty() || !options.layout.empty()) && c.api != "flex_attention")
+    throw support::InputError("--kernel-options and --layout need --api flex_attention");
+  if (!options.kernel_options.empty()) {
+    json kernel_options = json::parse(options.kernel_options, nullptr, false);
+    if (!kernel_options.is_object())
+      throw support::InputError(fmt::format("--kernel-options {} is not a JSON object; give one "
+                                            "like '{{\"PARTITION_SIZE\": 256}}'",
+                                            options.kernel_options));
+    document["attention"]["kernel_options"] = kernel_options;
+  }
+  if (!options.layout.empty())
+    document["attention"]["layout"] = options.layout;
+  for (const auto &setting : options.knobs) {
+    const auto equals = setting.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw support::InputError(
+          fmt::format("--knob {} is not NAME=VALUE; e.g. --knob cpp.min_chunk_size=64", setting));
+    const std::string name = setting.substr(0, equals), text = setting.substr(equals + 1);
+    const json value = json::parse(text, nullptr, false);
+    document["inductor"][name] = value.is_discarded() ? json(text) : value;
+  }
+  document["format_version"] = corpus::kCaseFormatVersion;
+  return corpus::CaseFromJson(document);
 }
 
 int ConvertCommand(const ConvertOptions &options, const support::ToolPaths &paths,

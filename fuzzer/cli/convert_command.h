@@ -25,7 +25,10 @@ struct MaskModuleOptions {
   std::int64_t block_size = 128;
   std::int64_t head_dim = 16;
   std::string dtype = "float32";
-  std::string name; // empty: the module's name and the functions'
+  std::string name;               // empty: the module's name and the functions'
+  std::string kernel_options;     // empty, or flex_attention's kernel_options as a JSON object
+  std::string layout;             // empty (contiguous), or one of corpus::kLayouts
+  std::vector<std::string> knobs; // NAME=VALUE: Inductor knobs set instead of left to Inductor
   std::string command_line;
 };
 

@@ -75,8 +75,12 @@ std::string ToPython(const Expression &e) {
       text += ".0";
     return e.real < 0 ? "(" + text + ")" : text;
   }
-  if (e.op == "table")
-    return fmt::format("{}[{}]", e.name, ToPython(e.args[0]));
+  if (e.op == "table") { // one index, or one per dimension of the table
+    std::string indices;
+    for (const auto &arg : e.args)
+      indices += (indices.empty() ? "" : ", ") + ToPython(arg);
+    return fmt::format("{}[{}]", e.name, indices);
+  }
   if (e.op == "~")
     return fmt::format("(~{})", ToPython(e.args[0]));
   if (e.op == "neg")

@@ -54,14 +54,23 @@ struct Structure {
   corpus::InductorKnobs knobs;
   // A call sequence: what each call after the first changes (empty: one call).
   std::vector<std::string> call_changes;
+  // The families drawn from their own stream (DrawFamilies): flex_attention's decode shapes,
+  // kernel_options, input layout and a score_mod over a captured float table.
+  bool decode = false;
+  nlohmann::json kernel_options; // null, or the options
+  std::string layout = corpus::kContiguousLayout;
+  std::string float_table_score; // empty, or the pattern
+  std::string float_table_dtype;
 };
 
 class Builder {
 public:
   // Call sequences draw from their own stream, so that a case without one is the case the same
   // seed gave before sequences existed.
-  Builder(Random &random, Random &sequence_random, const GenerationPolicy &policy)
-      : random_(random), sequence_random_(sequence_random), policy_(policy) {}
+  Builder(Random &random, Random &sequence_random, Random &family_random,
+          const GenerationPolicy &policy)
+      : random_(random), sequence_random_(sequence_random), family_random_(family_random),
+        policy_(policy) {}
 
   std::string Draw(const std::string &category) { return DrawFrom(random_, category); }
   // A draw of `category` that is none of `excluded`: drawn again until it is not, so that a
@@ -95,7 +104,15 @@ public:
     return yes;
   }
 
+  bool ChanceFrom(Random &random, const std::string &name, const std::string &feature) {
+    const bool yes = policy_.Chance(random, name);
+    if (yes)
+      ++features_[feature];
+    return yes;
+  }
+
   Structure DrawStructure();
+  void DrawFamilies(Structure &s);
   void DrawValues(const Structure &structure, corpus::Case &c);
 
   std::map<std::string, int> features_;
@@ -111,12 +128,15 @@ private:
   E Bool(int depth);
   E MaskPattern(const std::string &pattern);
   E ScorePattern(const std::string &pattern);
+  E FloatTableScore(const std::string &pattern, const std::string &dtype, E score);
+  void DrawDecodeShape(const Structure &s);
   E TableLookup(ValueType type, int depth);
   std::int64_t LengthOf(const std::string &length_class);
   void DrawCallSequence(const Structure &structure, std::vector<E *> literals, corpus::Case &c);
 
   Random &random_;
   Random &sequence_random_;
+  Random &family_random_; // the families' draws: a case without them is the case it was
   const GenerationPolicy &policy_;
   corpus::Case *case_ = nullptr;
   std::int64_t q_len_ = 1, kv_len_ = 1, batch_ = 1, heads_ = 1;
@@ -178,6 +198,8 @@ Structure Builder::DrawStructure() {
   const corpus::InductorKnobs defaults;
   for (const auto &knob : corpus::InductorKnobTable()) {
     const std::string name(knob.name);
+    if (knob.optional) // drawn with the families
+      continue;
     switch (knob.type) {
     case corpus::KnobType::kInt:
       s.knobs.*knob.number = std::stoi(Draw(name));
@@ -185,6 +207,8 @@ Structure Builder::DrawStructure() {
     case corpus::KnobType::kOptionalInt:
       if (const std::string value = Draw(name); value != "auto")
         s.knobs.*knob.optional_number = std::stoi(value);
+      break;
+    case corpus::KnobType::kString:
       break;
     case corpus::KnobType::kBool: {
       const bool flipped = !(defaults.*knob.flag);
@@ -210,7 +234,60 @@ Structure Builder::DrawStructure() {
       s.knobs.dynamic = false; // unused: the value a reader gives a knob it leaves to Dynamo
     }
   }
+  DrawFamilies(s);
   return s;
+}
+
+// The families from their own stream, so that with their probabilities at 0 every case is the
+// case the same seed gave before they existed.
+void Builder::DrawFamilies(Structure &s) {
+  Random &random = family_random_;
+  for (const auto &knob : corpus::InductorKnobTable())
+    if (knob.optional && ChanceFrom(random, std::string(knob.policy_probability), "knob:optional"))
+      s.knobs.optional[std::string(knob.name)] =
+          corpus::OptionalKnobValue(knob, DrawFrom(random, std::string(knob.name)));
+  if (s.api != "flex_attention")
+    return;
+  s.decode = ChanceFrom(random, "p_decode_shape", "shape:decode");
+  if (ChanceFrom(random, "p_kernel_options", "kernel_options")) {
+    s.kernel_options = nlohmann::json::object();
+    if (const std::string partition = DrawFrom(random, "partition_size"); partition != "absent")
+      s.kernel_options["PARTITION_SIZE"] = std::stoi(partition);
+    // SKIP_MASK_SCORE has the CPU template apply neither function: only a case without a
+    // score_mod and with a mask whose listed blocks are whole means the same with it.
+    if (ChanceFrom(random, "p_skip_mask_score", "kernel_options:SKIP_MASK_SCORE")) {
+      s.kernel_options["SKIP_MASK_SCORE"] = true;
+      s.score_pattern.clear();
+      s.mask_form = "pattern";
+      s.mask_parts = {"block_causal"};
+      s.data_dependent = false;
+    }
+  }
+  if (ChanceFrom(random, "p_layout", "layout"))
+    s.layout = DrawFrom(random, "layout");
+  if (s.kernel_options.is_null() || !s.kernel_options.contains("SKIP_MASK_SCORE")) {
+    if (ChanceFrom(random, "p_float_table_score", "score:float_table")) {
+      s.float_table_score = DrawFrom(random, "float_table_score");
+      s.float_table_dtype = DrawFrom(random, "float_table_dtype");
+    }
+  }
+}
+
+// Decode shapes: a handful of query rows against a long KV, so that with static shapes and a
+// partition size that is a multiple of the KV block size the CPU template's flash decoding
+// (Q_LEN 1, KV_LEN / B >= max(2 * PARTITION_SIZE, 512)) is reached.
+void Builder::DrawDecodeShape(const Structure &s) {
+  Random &random = family_random_;
+  q_len_ = DrawFrom(random, "decode_q_len") == "1" ? 1 : random.Between(2, 16);
+  const std::string kv = DrawFrom(random, "decode_kv_len");
+  if (kv == "non_multiple") {
+    kv_len_ = random.Between(513, 3071);
+    if (kv_len_ % 64 == 0)
+      ++kv_len_;
+  } else {
+    kv_len_ = std::stoll(kv);
+  }
+  (void)s;
 }
 
 std::int64_t Builder::LengthOf(const std::string &length_class) {
@@ -229,7 +306,7 @@ std::string Builder::AddTable(const std::string &stem, const std::string &dtype,
   const std::string name = fmt::format("{}_{}", stem, case_->tensors.size());
   corpus::CapturedTensor tensor{name, dtype, {length}, {}, {}};
   for (std::int64_t i = 0; i < length; ++i) {
-    if (dtype == "float32")
+    if (corpus::FindTensorDtype(dtype)->floating)
       tensor.reals.push_back(value(i));
     else
       tensor.integers.push_back(static_cast<std::int64_t>(value(i)));
@@ -323,6 +400,11 @@ E Builder::MaskPattern(const std::string &pattern) {
   const std::int64_t length = std::max(q_len_, kv_len_);
   if (pattern == "random_expression")
     return Bool(static_cast<int>(policy_.Number("max_expression_depth")));
+  if (pattern == "block_causal") { // whole blocks only: what SKIP_MASK_SCORE asks for
+    const auto &size = case_->create_block_mask.block_size;
+    return E::Binary(">=", E::Binary("//", q, E::Int(size.front())),
+                     E::Binary("//", kv, E::Int(size.back())));
+  }
   if (pattern == "causal") {
     if (q_len_ != kv_len_ && random_.Chance(0.5)) // bottom-right aligned
       return E::Binary(">=", E::Binary("+", q, E::Int(kv_len_ - q_len_)), kv);
@@ -407,12 +489,53 @@ E Builder::ScorePattern(const std::string &pattern) {
                    E::Binary("*", E::Binary("%", IndexedInt(2), E::Int(7)), eighths(1, 4)));
 }
 
+// A score_mod that reads a captured float table (float32, bfloat16 or float16) through a
+// computed, gather-like index, on top of `score` (the drawn score_mod's expression, or the
+// plain score). Values are multiples of 1/32 in [-2, 2] (slopes: powers of two), exact in
+// every dtype.
+E Builder::FloatTableScore(const std::string &pattern, const std::string &dtype, E score) {
+  Random &random = family_random_;
+  const E q = E::Var("q_idx", ValueType::kInt), kv = E::Var("kv_idx", ValueType::kInt);
+  const E h = E::Var("h", ValueType::kInt);
+  auto values = [&](std::int64_t) { return random.Between(-64, 64) / 32.0; };
+  if (pattern == "head_slopes") { // score * slopes[h]
+    const std::string slopes = AddTable("slopes", dtype, heads_, [&](std::int64_t i) {
+      return 1.0 / static_cast<double>(std::int64_t{1} << std::min<std::int64_t>(i, 12));
+    });
+    return E::Binary("*", std::move(score), E::Table(slopes, ValueType::kFloat, h));
+  }
+  if (pattern == "head_distance_bias") { // score + bias[h, abs(q_idx - kv_idx) % 17]
+    const std::int64_t buckets = random.Pick(std::vector<std::int64_t>{5, 17, 32});
+    const std::string bias = AddTable("distance_bias", dtype, heads_ * buckets, values);
+    case_->tensors.back().shape = {heads_, buckets};
+    E lookup = E::Table(bias, ValueType::kFloat,
+                        E::Binary("%", E::Unary("abs", E::Binary("-", q, kv)), E::Int(buckets)));
+    lookup.args.insert(lookup.args.begin(), h);
+    return E::Binary("+", std::move(score), std::move(lookup));
+  }
+  if (pattern == "kv_bucket_bias") { // score + bias[kv_idx // width]
+    const std::int64_t width = random.Pick(std::vector<std::int64_t>{1, 8, 64});
+    const std::string bias = AddTable("kv_bias", dtype, (kv_len_ + width - 1) / width, values);
+    return E::Binary("+", std::move(score),
+                     E::Table(bias, ValueType::kFloat, E::Binary("//", kv, E::Int(width))));
+  }
+  // mixed_index_bias: score + bias[(q_idx * 3 + kv_idx) % n]
+  const std::int64_t length = random.Between(7, 40);
+  const std::string bias = AddTable("mixed_bias", dtype, length, values);
+  return E::Binary(
+      "+", std::move(score),
+      E::Table(bias, ValueType::kFloat,
+               E::Binary("%", E::Binary("+", E::Binary("*", q, E::Int(3)), kv), E::Int(length))));
+}
+
 void Builder::DrawValues(const Structure &s, corpus::Case &c) {
   case_ = &c;
   q_len_ = LengthOf(s.q_length_class);
   kv_len_ = s.kv_length_class == s.q_length_class && !features_.contains("shape:q_len!=kv_len")
                 ? q_len_
                 : LengthOf(s.kv_length_class);
+  if (s.decode)
+    DrawDecodeShape(s);
   batch_ = random_.Between(1, 2);
   heads_ = random_.Between(1, 4);
   c.api = s.api;
@@ -445,6 +568,8 @@ void Builder::DrawValues(const Structure &s, corpus::Case &c) {
     a.input_seed = static_cast<std::int64_t>(random_.Below(1u << 31));
     a.use_block_mask = !s.mask_parts.empty();
     a.enable_gqa = s.grouped_query;
+    a.kernel_options = s.kernel_options;
+    a.layout = s.layout;
     c.attention = a;
   }
 
@@ -469,10 +594,15 @@ void Builder::DrawValues(const Structure &s, corpus::Case &c) {
   std::optional<E> score;
   if (!s.score_pattern.empty())
     score = ScorePattern(s.score_pattern);
+  if (!s.float_table_score.empty())
+    score = FloatTableScore(s.float_table_score, s.float_table_dtype,
+                            score ? *score : E::Var("score", ValueType::kFloat));
   if (!s.call_changes.empty()) {
     std::vector<E *> literals;
-    for (auto &part : parts)
-      CollectLiterals(part, literals);
+    // SKIP_MASK_SCORE's mask must stay whole blocks in every call: its block sizes stay literal.
+    if (s.kernel_options.is_null() || !s.kernel_options.contains("SKIP_MASK_SCORE"))
+      for (auto &part : parts)
+        CollectLiterals(part, literals);
     if (score)
       CollectLiterals(*score, literals);
     DrawCallSequence(s, std::move(literals), c);
@@ -567,7 +697,8 @@ void Builder::DrawCallSequence(const Structure &s, std::vector<E *> literals, co
 GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy) {
   Random random(CaseSeed(request.seed, request.index));
   Random sequence_random(CaseSeed(request.seed, request.index) ^ 0x9e3779b97f4a7c15ULL);
-  Builder builder(random, sequence_random, policy);
+  Random family_random(CaseSeed(request.seed, request.index) ^ 0x5851f42d4c957f2dULL);
+  Builder builder(random, sequence_random, family_random, policy);
   GeneratedCase generated;
   corpus::Case &c = generated.c;
   c.name = fmt::format("s{}-{}", request.seed, request.index);
@@ -580,7 +711,22 @@ GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPol
                   {"tool_version", support::ToolVersion()},
                   {"command_line", request.command_line}};
   generated.features = std::move(builder.features_);
+  if (FlashDecodingExpected(c))
+    ++generated.features["decode:flash_decoding_expected"];
   return generated;
+}
+
+bool FlashDecodingExpected(const corpus::Case &c) {
+  if (!c.attention || (c.inductor.dynamic && !c.inductor.IsDefaulted("dynamic")))
+    return false;
+  const auto &a = *c.attention;
+  const std::int64_t kv_block = a.use_block_mask ? c.create_block_mask.block_size.back() : 128;
+  std::int64_t partition = 128;
+  if (a.kernel_options.is_object() && a.kernel_options.contains("PARTITION_SIZE") &&
+      a.kernel_options["PARTITION_SIZE"].is_number_integer())
+    partition = a.kernel_options["PARTITION_SIZE"].get<std::int64_t>();
+  return a.q_len == 1 && partition > 0 && partition % kv_block == 0 &&
+         a.kv_len >= a.batch * std::max<std::int64_t>(2 * partition, 512);
 }
 
 std::string StableCaseHash(const corpus::Case &c) {

@@ -10,8 +10,11 @@
 namespace fuzzer::generate {
 
 // Bumped whenever the same (seed, policy) would generate a different case. 2: call sequences;
-// 3: a mask made for a block mask with B=None (H=None) reads no b (h).
-inline constexpr int kGeneratorVersion = 3;
+// 3: a mask made for a block mask with B=None (H=None) reads no b (h); 4: issue 32's families
+// (decode shapes, kernel_options, layouts, float-table score_mods, optional knobs), drawn from
+// their own stream: a case without them is the case version 3 gave, but the default policy,
+// whose hash every case records, has more entries.
+inline constexpr int kGeneratorVersion = 4;
 
 struct GeneratedCase {
   corpus::Case c;
@@ -28,6 +31,11 @@ struct GenerationRequest {
 // knobs), values (lengths, constants, captured tensors, expression trees), emission (Python
 // source and the case). A pure function of (request.seed, request.index, policy).
 GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy);
+
+// Whether Inductor's CPU template should pick flash decoding for the case's first call: static
+// shapes, Q_LEN 1, PARTITION_SIZE (kernel_options, default 128) a multiple of the KV block size,
+// and KV_LEN / B >= max(2 * PARTITION_SIZE, 512) (torch 2.15's cpp_flex_attention_template.py).
+bool FlashDecodingExpected(const corpus::Case &c);
 
 // The case JSON without what legitimately varies between runs of the same generator (the
 // command line and the tool's build); its SHA-256 pins generation in the golden test.

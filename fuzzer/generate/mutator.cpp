@@ -49,6 +49,10 @@ public:
       return ClosureConstant();
     if (mutation == "add_call")
       return AddCall();
+    if (mutation == "layout")
+      return Layout();
+    if (mutation == "partition_size")
+      return PartitionSize();
     if (mutation == "operator" || mutation == "constant" || mutation == "subexpression" ||
         mutation == "splice")
       return Source(mutation);
@@ -60,11 +64,23 @@ private:
     const auto &table = corpus::InductorKnobTable();
     const corpus::KnobSpec &knob = table[random_.Below(table.size())];
     corpus::InductorKnobs &knobs = c_.inductor;
+    if (knob.optional) {
+      // Set to one of its values, or back to Inductor's own.
+      if (knobs.optional.contains(knob.name) && random_.Chance(0.3)) {
+        knobs.optional.erase(knobs.optional.find(knob.name));
+        return fmt::format("knob {} left to Inductor", knob.name);
+      }
+      const std::string &value = policy_.Draw(random_, std::string(knob.name));
+      knobs.optional[std::string(knob.name)] = corpus::OptionalKnobValue(knob, value);
+      return fmt::format("knob {}={}", knob.name, value);
+    }
     knobs.defaulted.erase(std::string(knob.name));
     switch (knob.type) {
     case corpus::KnobType::kBool:
       knobs.*knob.flag = !(knobs.*knob.flag);
       return fmt::format("knob {}={}", knob.name, knobs.*knob.flag);
+    case corpus::KnobType::kString: // only optional knobs are strings
+      return "";
     case corpus::KnobType::kInt:
     case corpus::KnobType::kOptionalInt: {
       const std::string &value = policy_.Draw(random_, std::string(knob.name));
@@ -119,6 +135,40 @@ private:
     else
       return "";
     return "api " + c_.api;
+  }
+
+  // The inputs' memory layout (the families' "layout" weights, or back to contiguous).
+  std::string Layout() {
+    if (!c_.attention || !c_.attention->qkv.empty())
+      return "";
+    std::vector<std::string> layouts = {"contiguous"};
+    for (const auto &[name, weight] : policy_.weights.at("layout"))
+      layouts.push_back(name);
+    const std::string &layout = Pick(random_, layouts);
+    if (layout == c_.attention->layout)
+      return "";
+    c_.attention->layout = layout;
+    return "layout " + layout;
+  }
+
+  // flash decoding's PARTITION_SIZE in flex_attention's kernel_options.
+  std::string PartitionSize() {
+    if (!c_.attention)
+      return "";
+    const std::string &size = policy_.Draw(random_, "partition_size");
+    nlohmann::json &options = c_.attention->kernel_options;
+    if (size == "absent") {
+      if (!options.is_object() || !options.contains("PARTITION_SIZE"))
+        return "";
+      options.erase("PARTITION_SIZE");
+      if (options.empty())
+        options = nullptr;
+      return "PARTITION_SIZE left to Inductor";
+    }
+    if (!options.is_object())
+      options = nlohmann::json::object();
+    options["PARTITION_SIZE"] = std::stoi(size);
+    return "PARTITION_SIZE = " + size;
   }
 
   std::string ClosureConstant() {

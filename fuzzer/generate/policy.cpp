@@ -80,12 +80,25 @@ GenerationPolicy GenerationPolicy::Default() {
       {"extra_calls", {{"1", 3}, {"2", 1}}},
       {"call_change", {{"constants", 4}, {"shape", 2}, {"tables", 1}, {"dtype", 1}}},
       {"call_dynamic", {{"automatic", 3}, {"as_drawn", 2}}},
+      // flex_attention's families (drawn from their own stream): decode shapes, kernel_options,
+      // the inputs' memory layout, score_mods over captured float tables.
+      {"decode_q_len", {{"1", 4}, {"2_to_16", 1}}},
+      {"decode_kv_len", {{"512", 1}, {"1024", 2}, {"2048", 2}, {"4096", 1}, {"non_multiple", 1}}},
+      {"partition_size", {{"absent", 1}, {"64", 1}, {"128", 2}, {"256", 2}, {"512", 1}, {"96", 1}}},
+      {"layout", {{"bshd-transposed", 2}, {"sliced", 2}, {"expanded-kv", 1}}},
+      {"float_table_score",
+       {{"head_slopes", 2},
+        {"head_distance_bias", 2},
+        {"kv_bucket_bias", 2},
+        {"mixed_index_bias", 1}}},
+      {"float_table_dtype", {{"float32", 3}, {"bfloat16", 2}, {"float16", 1}}},
   };
   // The mutations feedback applies to pool cases (fuzzer/generate/mutator.h).
   policy.weights["mutation"] = {{"operator", 3},         {"constant", 3}, {"subexpression", 3},
                                 {"splice", 2},           {"knob", 3},     {"length", 2},
                                 {"block_size", 1},       {"dtype", 1},    {"api", 1},
-                                {"closure_constant", 1}, {"add_call", 1}};
+                                {"closure_constant", 1}, {"add_call", 1}, {"layout", 1},
+                                {"partition_size", 1}};
   policy.numbers = {
       {"max_expression_depth", 3},
       {"max_composed_parts", 3},
@@ -107,6 +120,11 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_mutate", 0.5},
       {"mutation_stack", 3},
       {"p_fresh_donor", 0.5},
+      {"p_decode_shape", 0.35},
+      {"p_kernel_options", 0.35},
+      {"p_skip_mask_score", 0.15},
+      {"p_layout", 0.3},
+      {"p_float_table_score", 0.3},
   };
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {

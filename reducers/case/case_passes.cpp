@@ -169,10 +169,16 @@ std::vector<Case> ResetKnobs(const Case &c, const PassContext &) {
     if (!(candidate.inductor == c.inductor))
       candidates.push_back(std::move(candidate));
   }
+  for (const auto &[name, value] : c.inductor.optional) { // back to Inductor's own value
+    Case candidate = c;
+    candidate.inductor.optional.erase(name);
+    candidates.push_back(std::move(candidate));
+  }
   return candidates;
 }
 
-// GQA off, float32, no block mask, input seed 0.
+// GQA off, float32, no block mask, input seed 0, contiguous inputs, no kernel_options (all, then
+// one at a time).
 std::vector<Case> SimplifyAttention(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
   if (!c.attention)
@@ -196,6 +202,22 @@ std::vector<Case> SimplifyAttention(const Case &c, const PassContext &) {
     candidate.attention->input_seed = 0;
     candidates.push_back(std::move(candidate));
   }
+  if (a.layout != corpus::kContiguousLayout) {
+    Case candidate = c;
+    candidate.attention->layout = corpus::kContiguousLayout;
+    candidates.push_back(std::move(candidate));
+  }
+  if (!a.kernel_options.is_null()) {
+    Case candidate = c;
+    candidate.attention->kernel_options = nullptr;
+    candidates.push_back(std::move(candidate));
+    if (a.kernel_options.size() > 1)
+      for (const auto &[key, value] : a.kernel_options.items()) {
+        Case without = c;
+        without.attention->kernel_options.erase(key);
+        candidates.push_back(std::move(without));
+      }
+  }
   return candidates;
 }
 
@@ -216,6 +238,11 @@ std::vector<Case> ShrinkTensors(const Case &c, const PassContext &) {
         shorter.reals.resize(half);
       else
         shorter.integers.resize(half);
+      candidates.push_back(std::move(candidate));
+    }
+    if (tensor.IsFloating() && tensor.dtype != "float32") { // its values, as float32
+      Case candidate = c;
+      candidate.tensors[i].dtype = "float32";
       candidates.push_back(std::move(candidate));
     }
     const bool uniform =
@@ -303,8 +330,10 @@ const std::vector<CasePass> &CasePasses() {
       {"shrink-constants", "a number moved toward 0 and 1", SyntaxTreePass<kShrinkConstants>},
       {"shrink-shapes", "B, H, Q_LEN, KV_LEN, head dims and block size made smaller", ShrinkShapes},
       {"reset-knobs", "an Inductor knob back to its default", ResetKnobs},
-      {"simplify-attention", "GQA off, float32, input seed 0", SimplifyAttention},
-      {"shrink-tensors", "captured tensors dropped, shorter or constant", ShrinkTensors},
+      {"simplify-attention",
+       "GQA off, float32, input seed 0, contiguous inputs, kernel_options dropped",
+       SimplifyAttention},
+      {"shrink-tensors", "captured tensors dropped, shorter, constant or float32", ShrinkTensors},
   };
   return passes;
 }

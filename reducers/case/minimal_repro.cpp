@@ -95,7 +95,7 @@ bool NeedsGeneralForm(const corpus::Case &c) {
     return false;
   const auto &a = *c.attention;
   return a.scale || a.return_lse || !a.kernel_options.is_null() || !a.qkv.empty() ||
-         !a.block_mask_tensors.empty();
+         !a.block_mask_tensors.empty() || a.layout != corpus::kContiguousLayout;
 }
 
 std::string Indented(const std::string &source) {
@@ -217,11 +217,23 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
                             a.qkv[1], a.qkv[2]);
     } else {
       script += fmt::format("    g = torch.Generator().manual_seed({})\n", a.input_seed);
-      script += fmt::format(
-          "    q, k, v = (torch.randn((call[\"B\"], h, n, e), generator=g).to(dtype) for h, n, e "
-          "in (({}, call[\"Q_LEN\"], {}), ({}, call[\"KV_LEN\"], {}), ({}, call[\"KV_LEN\"], "
-          "{})))\n",
-          a.q_heads, a.head_dim, a.kv_heads, a.head_dim, a.kv_heads, a.value_dim);
+      // The inputs laid out as the worker lays them out (oracles.laid_out), in the same order.
+      std::string input = "torch.randn((call[\"B\"], h, n, e), generator=g).to(dtype)";
+      if (a.layout == "bshd-transposed")
+        input = "torch.randn((call[\"B\"], n, h, e), generator=g).to(dtype).transpose(1, 2)";
+      else if (a.layout == "sliced")
+        input = "torch.randn((call[\"B\"], h, n + 1, 2 * e), generator=g).to(dtype)[:, :, 1:, :e]";
+      else if (a.layout == "expanded-kv")
+        input = "torch.randn((call[\"B\"], 1 if i else h, n, e), generator=g).to(dtype)"
+                ".expand(call[\"B\"], h, n, e)";
+      const std::string shapes =
+          fmt::format("(({}, call[\"Q_LEN\"], {}), ({}, call[\"KV_LEN\"], {}), ({}, "
+                      "call[\"KV_LEN\"], {}))",
+                      a.q_heads, a.head_dim, a.kv_heads, a.head_dim, a.kv_heads, a.value_dim);
+      script +=
+          a.layout == "expanded-kv"
+              ? fmt::format("    q, k, v = ({} for i, (h, n, e) in enumerate({}))\n", input, shapes)
+              : fmt::format("    q, k, v = ({} for h, n, e in {})\n", input, shapes);
     }
     std::string block_mask = "None";
     if (!a.block_mask_tensors.empty())

@@ -95,6 +95,15 @@ CONFIG_SINCE = {
 }
 
 
+# torch._inductor.config entries whose values a release before `since` spells differently:
+# key -> (since, {the case's value: that release's}). cpp.enable_floating_point_contract_flag
+# takes "off", "on" or "fast" since 2.7 (pytorch#143450); before, a bool, False meaning
+# -ffp-contract=off, True the compiler's own contraction.
+CONFIG_VALUES_BEFORE = {
+    "cpp.enable_floating_point_contract_flag": ((2, 7), {"off": False, "on": True, "fast": True}),
+}
+
+
 def release_of(version):
     """(major, minor) of a torch version string: "2.14.1+cu130" -> (2, 14)."""
     parts = version.split("+")[0].split(".")
@@ -154,6 +163,12 @@ def split_config(inductor_config):
     """(the patch this release can apply, the keys it lacks), from a case's complete patch."""
     from torch._inductor import config
 
+    import torch
+
     present = {key: value for key, value in inductor_config.items() if _has_config(config, key)}
+    release = release_of(torch.__version__)
+    for key, (since, spelled) in CONFIG_VALUES_BEFORE.items():
+        if key in present and release < since and present[key] in spelled:
+            present[key] = spelled[present[key]]
     absent = sorted(key for key in inductor_config if key not in present)
     return present, absent

@@ -270,6 +270,72 @@ def block_size(case):
     return tuple(size) if isinstance(size, list) else size
 
 
+LAYOUTS = ("contiguous", "bshd-transposed", "sliced", "expanded-kv")
+
+
+def laid_out(batch, shape, layout, role, generator, dtype):
+    """One of flex_attention's inputs, of logical shape (batch,) + shape = (B, H, S, D), drawn
+    from `generator` in `dtype` and laid out in memory as the case's attention.layout says:
+    "contiguous"; "bshd-transposed", allocated (B, S, H, D) and transposed; "sliced", a view
+    into a (B, H, S + 1, 2 * D) tensor (a storage offset and a row stride of 2 * D);
+    "expanded-kv", key and value allocated with one head and expanded to H (stride 0). The cast
+    comes before the view: a cast would make a non-dense view contiguous again."""
+    import torch
+
+    heads, length, dim = shape
+    if layout == "bshd-transposed":
+        return torch.randn((batch, length, heads, dim), generator=generator).to(dtype).transpose(1, 2)
+    if layout == "sliced":
+        wide = torch.randn((batch, heads, length + 1, 2 * dim), generator=generator).to(dtype)
+        return wide[:, :, 1:, :dim]
+    if layout == "expanded-kv" and role != "q":
+        one = torch.randn((batch, 1, length, dim), generator=generator).to(dtype)
+        return one.expand(batch, heads, length, dim)
+    if layout not in LAYOUTS:
+        raise ValueError(f"attention.layout {layout!r} is not one of {', '.join(LAYOUTS)}")
+    return torch.randn((batch,) + shape, generator=generator).to(dtype)
+
+
+def check_skip_mask_score(case, score_mod, mask_mod, block_mask, batch, heads, device):
+    """kernel_options SKIP_MASK_SCORE=True tells the CPU template to apply neither score_mod nor
+    mask_mod (it keeps only the block mask's block sparsity), while eager applies both. The
+    result is defined only when that changes nothing: no score_mod, and mask_mod true on every
+    element of every block the block mask lists. Raises ApiContractError otherwise."""
+    options = (case.get("attention") or {}).get("kernel_options") or {}
+    if not options.get("SKIP_MASK_SCORE"):
+        return
+    if score_mod is not None:
+        raise ApiContractError(
+            "kernel_options SKIP_MASK_SCORE=True makes compiled flex_attention skip score_mod, "
+            "which eager applies: drop the score_mod or the option"
+        )
+    if block_mask is None or mask_mod is None:
+        return
+    try:
+        mask_at = _mask_slices(mask_mod, block_mask, device)
+        q_block, kv_block = (int(size) for size in block_mask.BLOCK_SIZE)
+        counts, indices = block_mask.kv_num_blocks, block_mask.kv_indices  # the partial blocks
+        for b in range(batch):
+            for h in range(heads):
+                mask = mask_at(b, h)
+                at = (b if counts.shape[0] > 1 else 0, h if counts.shape[1] > 1 else 0)
+                for row in range(counts.shape[2]):
+                    for column in indices[at][row][: int(counts[at][row])].tolist():
+                        block = mask[row * q_block:(row + 1) * q_block,
+                                     column * kv_block:(column + 1) * kv_block]
+                        if not bool(block.all()):
+                            raise ApiContractError(
+                                "kernel_options SKIP_MASK_SCORE=True makes compiled "
+                                "flex_attention skip mask_mod, but mask_mod is false in block "
+                                f"({row}, {column}) of b={b}, h={h}, which the block mask "
+                                "lists: use a mask whose blocks are whole, or drop the option"
+                            )
+    except ApiContractError:
+        raise
+    except Exception:  # eager evaluates mask_mod too, and says what is wrong with it
+        return
+
+
 class Api:
     """One case's API, run eagerly and compiled on the same inputs, and compared.
 
@@ -312,8 +378,10 @@ class Api:
         else:
             shapes = ((a["Hq"], a["Q_LEN"], a["E"]), (a["Hkv"], a["KV_LEN"], a["E"]),
                       (a["Hkv"], a["KV_LEN"], a["Ev"]))
+            layout = a.get("layout", "contiguous")
             self.q, self.k, self.v = (
-                torch.randn((a["B"],) + shape, generator=generator).to(dtype) for shape in shapes
+                laid_out(a["B"], shape, layout, role, generator, dtype)
+                for role, shape in zip("qkv", shapes)
             )
         if a.get("block_mask_tensors"):
             given = [self.namespace[name] for name in a["block_mask_tensors"]]
@@ -336,9 +404,13 @@ class Api:
     def check_contracts(self):
         """Raises ApiContractError when the case breaks a contract of the API it calls, so that
         what the API returns is not defined (docs/contracts.md lists them). After make_inputs."""
-        if self.api != "flex_attention" or self.block_mask is None or self.mask_mod is None:
+        if self.api != "flex_attention":
             return
         batch, heads = int(self.q.shape[0]), int(self.q.shape[1])
+        check_skip_mask_score(self.case, self.score_mod, self.mask_mod, self.block_mask, batch,
+                              heads, self.q.device)
+        if self.block_mask is None or self.mask_mod is None:
+            return
         check_broadcast_contract(self.case, self.mask_mod, self.block_mask, batch, heads,
                                  self.q.device)
         if self.case["attention"].get("block_mask_tensors"):

@@ -1,0 +1,165 @@
+// Issue 32's program families on the real torch: one case each (tests/cases/*.json) runs, the
+// code path it is for is in what Inductor generated, and compiled agrees with eager; convert
+// reaches them from a user's module, and the case reducer's passes take them back to the plain
+// form.
+#include "binary_runner.h"
+#include "corpus/case.h"
+#include "reducers/case/case_passes.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace fuzzer {
+namespace {
+
+using nlohmann::json;
+using testing::RunInductorFuzz;
+
+const std::filesystem::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
+
+json ReadJson(const std::filesystem::path &path) { return json::parse(std::ifstream(path)); }
+
+std::string ReadText(const std::filesystem::path &path) {
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+struct CaseRun {
+  json result;
+  json commands;
+  std::string sources; // every captured TU, one after the other
+};
+
+// run-case on tests/cases/NAME.json: it must pass (compiled agrees with eager).
+CaseRun RunFixture(const std::string &name) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-families-" + name + "-" + std::to_string(::getpid()));
+  const auto run =
+      RunInductorFuzz({"run-case", (kSourceDir / "tests/cases" / (name + ".json")).string(),
+                       "--out", out.string()});
+  CaseRun outcome;
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("result: pass"), std::string::npos) << run.out << run.err;
+  if (!std::filesystem::exists(out / "result.json"))
+    return outcome;
+  outcome.result = ReadJson(out / "result.json");
+  outcome.commands = ReadJson(out / "commands.json")["commands"];
+  for (const auto &command : outcome.commands)
+    for (const auto &source : command["sources"])
+      outcome.sources += ReadText(out / source["stored"].get<std::string>());
+  std::filesystem::remove_all(out);
+  return outcome;
+}
+
+TEST(Families, DecodeShapeWithAPartitionSizeReachesFlashDecoding) {
+  const CaseRun run = RunFixture("decode-flash-partition");
+  EXPECT_EQ(run.result["status"], "pass");
+  EXPECT_NE(run.sources.find("num_kvblocks_per_partition"), std::string::npos)
+      << "the flash-decoding template";
+  EXPECT_NE(run.sources.find("int64_t PARTITION_SIZE = 256;"), std::string::npos)
+      << "kernel_options' PARTITION_SIZE";
+}
+
+TEST(Families, TransposedInputsReachTheTemplateWithTheirStrides) {
+  const CaseRun run = RunFixture("layout-bshd-transposed");
+  EXPECT_EQ(run.result["status"], "pass");
+  // q is [B, S, H, D] = [2, 64, 4, 16] in memory: a row is H * D apart, a head D.
+  EXPECT_NE(run.sources.find("int64_t qStrideM = static_cast<int64_t>(64L);"), std::string::npos);
+  EXPECT_NE(run.sources.find("int64_t qStrideH = static_cast<int64_t>(16L);"), std::string::npos);
+}
+
+TEST(Families, ScoreModReadingBfloat16TablesPassesThemToTheTemplate) {
+  const CaseRun run = RunFixture("float-table-score");
+  EXPECT_EQ(run.result["status"], "pass");
+  EXPECT_NE(run.sources.find("const at::BFloat16* score_others_0"), std::string::npos);
+  EXPECT_NE(run.sources.find("const at::BFloat16* score_others_1"), std::string::npos);
+}
+
+TEST(Families, OptionalKnobsArePatchedAndReachTheCompileCommand) {
+  const CaseRun run = RunFixture("knobs-optional");
+  EXPECT_EQ(run.result["status"], "pass");
+  EXPECT_FALSE(run.result.contains("config_absent")) << run.result.dump();
+  bool fast = false;
+  for (const auto &command : run.commands)
+    for (const auto &argument : command["argv"])
+      fast = fast || argument == "-ffp-contract=fast";
+  EXPECT_TRUE(fast) << "cpp.enable_floating_point_contract_flag=fast";
+}
+
+// convert MODULE.py reaches every family: kernel_options, a layout, optional knobs, and a
+// captured bfloat16 table the score_mod reads.
+TEST(Families, ConvertMakesCasesOfEveryFamily) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-families-convert-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "mine.py") << "import torch\n"
+                                    "slopes = torch.tensor([1.0, 0.5], dtype=torch.bfloat16)\n"
+                                    "def causal(b, h, q_idx, kv_idx):\n"
+                                    "    return q_idx >= kv_idx\n"
+                                    "def alibi(score, b, h, q_idx, kv_idx):\n"
+                                    "    return score * slopes[h]\n";
+  const auto run = RunInductorFuzz({"convert", (dir / "mine.py").string(), "--mask", "causal",
+                                    "--score", "alibi", "--shape", "1,2,1,1024", "--kernel-options",
+                                    R"({"PARTITION_SIZE": 256})", "--layout", "expanded-kv",
+                                    "--knob", "cpp.use_decompose_tanh=true", "--knob",
+                                    "cpp.threads=4", "--out", (dir / "mine.json").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const corpus::Case c = corpus::LoadCaseFile(dir / "mine.json");
+  EXPECT_EQ(c.attention->kernel_options, json({{"PARTITION_SIZE", 256}}));
+  EXPECT_EQ(c.attention->layout, "expanded-kv");
+  EXPECT_EQ(c.inductor.optional.at("cpp.use_decompose_tanh"), true);
+  EXPECT_EQ(c.inductor.cpp_threads, 4);
+  EXPECT_FALSE(c.inductor.IsDefaulted("cpp.threads"));
+  EXPECT_TRUE(c.inductor.IsDefaulted("cpp.simdlen")) << "the others stay Inductor's";
+  ASSERT_EQ(c.tensors.size(), 1u);
+  EXPECT_EQ(c.tensors[0].dtype, "bfloat16");
+
+  const auto bad = RunInductorFuzz({"convert", (dir / "mine.py").string(), "--mask", "causal",
+                                    "--score", "alibi", "--knob", "cpp.min_chunk_size", "--out",
+                                    (dir / "bad.json").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--knob cpp.min_chunk_size is not NAME=VALUE"), std::string::npos)
+      << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
+std::vector<corpus::Case> Candidates(const std::string &pass, const corpus::Case &c) {
+  return reducers::FindCasePass(pass)->candidates(c, reducers::PassContext{});
+}
+
+// The reducer takes each family back toward the plain form: contiguous inputs, no
+// kernel_options (or fewer), optional knobs left to Inductor, float tables as float32.
+TEST(Families, ReducerPassesSimplifyEveryFamily) {
+  corpus::Case c = corpus::LoadCaseFile(kSourceDir / "tests/cases/float-table-score.json");
+  c.attention->layout = "sliced";
+  c.attention->kernel_options = {{"PARTITION_SIZE", 64}, {"SKIP_MASK_SCORE", false}};
+  c.inductor.optional["aggressive_fusion"] = true;
+
+  auto has = [](const std::vector<corpus::Case> &candidates, auto &&predicate) {
+    return std::any_of(candidates.begin(), candidates.end(), predicate);
+  };
+  const auto attention = Candidates("simplify-attention", c);
+  EXPECT_TRUE(has(attention, [&](const corpus::Case &x) {
+    return x.attention->layout == "contiguous" &&
+           x.attention->kernel_options == c.attention->kernel_options;
+  }));
+  EXPECT_TRUE(
+      has(attention, [](const corpus::Case &x) { return x.attention->kernel_options.is_null(); }));
+  EXPECT_TRUE(has(attention, [](const corpus::Case &x) {
+    return x.attention->kernel_options == json({{"SKIP_MASK_SCORE", false}});
+  }));
+  EXPECT_TRUE(has(Candidates("reset-knobs", c),
+                  [](const corpus::Case &x) { return x.inductor.optional.empty(); }));
+  EXPECT_TRUE(has(Candidates("shrink-tensors", c), [](const corpus::Case &x) {
+    return x.tensors.size() == 2 && x.tensors[0].dtype == "float32" &&
+           x.tensors[0].reals == std::vector<double>{1.0, 0.5};
+  }));
+}
+
+} // namespace
+} // namespace fuzzer
