@@ -10,8 +10,8 @@
 namespace fuzzer::generate {
 
 // Bumped whenever the same (seed, policy) would generate a different case. 2: call sequences;
-// 3: a mask made for a block mask with B=None (H=None) reads no b (h).
-inline constexpr int kGeneratorVersion = 3;
+// 3: a mask made for a block mask with B=None (H=None) reads no b (h); 4: AOTInductor cases.
+inline constexpr int kGeneratorVersion = 4;
 
 struct GeneratedCase {
   corpus::Case c;
@@ -23,6 +23,9 @@ struct GenerationRequest {
   std::uint64_t index = 0;  // case `index` of the run started at `seed`
   std::string command_line; // recorded in the case
 };
+
+// Whether the generator may compile `c` with AOTInductor (compile_with "aoti"): p_aoti draws it.
+bool AotiApplies(const corpus::Case &c);
 
 // Generates one case in three phases: structure (API, mask form, patterns, shape classes,
 // knobs), values (lengths, constants, captured tensors, expression trees), emission (Python

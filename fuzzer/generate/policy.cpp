@@ -96,6 +96,8 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_negative_divisor", 0.2},
       {"p_call_sequence", 0.2},
       {"max_closure_constants", 2},
+      // AOTInductor instead of torch.compile, for a case it applies to (AotiApplies).
+      {"p_aoti", 0.1},
   };
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {
