@@ -1,7 +1,9 @@
 #include "corpus/case.h"
+#include "reducers/case/case_passes.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace fuzzer {
@@ -301,6 +303,30 @@ TEST(Case, CompileWithRejectsUnknownPathsVersionOneAndCallSequences) {
   document = corpus::CaseToJson(c);
   document["calls"] = json::array({json{{"Q_LEN", 64}, {"KV_LEN", 64}}});
   EXPECT_NE(ErrorFor(document).find("an aoti case compiles one call"), std::string::npos);
+}
+
+} // namespace
+} // namespace fuzzer
+
+namespace fuzzer {
+namespace {
+
+// The case reducer's use-torch-compile pass: an aoti case's one candidate is the same case under
+// torch.compile (the reducer keeps it only if it fails the same way); it is in the pass order.
+TEST(Case, TheReducerTriesAnAotiCaseUnderTorchCompile) {
+  const reducers::CasePass *pass = reducers::FindCasePass("use-torch-compile");
+  ASSERT_NE(pass, nullptr);
+  corpus::Case c = corpus::CaseFromJson(SeedJson());
+  EXPECT_TRUE(pass->candidates(c, {}).empty()) << "nothing to undo under torch.compile";
+  c.compile_with = corpus::kAoti;
+  const auto candidates = pass->candidates(c, {});
+  ASSERT_EQ(candidates.size(), 1u);
+  corpus::Case expected = c;
+  expected.compile_with = corpus::kTorchCompile;
+  EXPECT_EQ(candidates[0], expected);
+  const auto order = reducers::LoadCasePassOrder(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                                                 "reducers/case/passes.json");
+  EXPECT_NE(std::find(order.begin(), order.end(), pass), order.end());
 }
 
 } // namespace

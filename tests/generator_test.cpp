@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace fuzzer {
@@ -189,6 +190,41 @@ TEST(Generator, GenMakesNoMaskThatReadsAnIndexItsBlockMaskBroadcasts) {
     EXPECT_GT(reads["b"], 20) << "masks still read b where B is given";
     EXPECT_GT(reads["h"], 20) << "masks still read h where H is given";
   }
+}
+
+// AOTInductor is drawn from its own stream, last: a case drawn with aoti is the case p_aoti 0
+// gives but for compile_with, and only where it applies (one call, nothing expected to raise).
+TEST(Generator, AotiIsDrawnAloneOnCasesOfOneCallAndShowsInTheStats) {
+  generate::GenerationPolicy no_aoti = generate::GenerationPolicy::Default();
+  no_aoti.Override(nlohmann::json::parse(R"({"numbers": {"p_aoti": 0}})"));
+  int aoti = 0, applicable = 0;
+  std::set<std::string> apis;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    corpus::Case c = generate::GenerateCase({seed, 0, ""}, kPolicy).c;
+    corpus::Case plain = generate::GenerateCase({seed, 0, ""}, no_aoti).c;
+    EXPECT_EQ(plain.compile_with, corpus::kTorchCompile);
+    applicable += generate::AotiApplies(c);
+    if (c.compile_with != corpus::kAoti)
+      continue;
+    ++aoti;
+    apis.insert(c.api);
+    EXPECT_TRUE(c.calls.empty());
+    EXPECT_TRUE(c.expect_raises.empty());
+    EXPECT_EQ(corpus::FormatVersionOf(c), 2);
+    c.compile_with = corpus::kTorchCompile;
+    c.provenance.erase("policy_sha256");
+    plain.provenance.erase("policy_sha256");
+    EXPECT_EQ(c, plain);
+  }
+  EXPECT_GT(aoti, applicable / 20); // p_aoti is 0.1
+  EXPECT_LT(aoti, applicable / 5);
+  EXPECT_EQ(apis.size(), 3u) << "every API is drawn with aoti";
+  const auto totals = generate::CountFeatures(kPolicy, 1, 200);
+  EXPECT_GT(totals.at("compile_with:aoti"), 0);
+  EXPECT_GT(totals.at("compile_with:torch.compile"), totals.at("compile_with:aoti"));
+  EXPECT_EQ(generate::CountFeatures(no_aoti, 1, 50).at("compile_with:aoti"), 0)
+      << "listed even when never drawn";
 }
 
 TEST(Generator, PolicyOverridesSteerGenerationAndRejectUnknownNames) {
