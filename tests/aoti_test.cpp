@@ -48,7 +48,7 @@ TEST(AotiFullTier, CaseRunsCapturesChecksRebuildsAndReproducesStandalone) {
     for (const auto &argument : argv)
       EXPECT_EQ(argument.find("precompiled_headers"), std::string::npos) << argument;
     for (const auto &source : command["sources"]) {
-      const std::string path = source["path"];
+      const std::string path = source["stored"];
       if (!EndsWith(path, ".wrapper.cpp") && !EndsWith(path, ".kernel.cpp"))
         continue;
       EXPECT_NE(std::find(argv.begin(), argv.end(), "-c"), argv.end()) << path;
@@ -66,15 +66,19 @@ TEST(AotiFullTier, CaseRunsCapturesChecksRebuildsAndReproducesStandalone) {
   EXPECT_NE(wrapper_text.find("AOTInductorModel"), std::string::npos)
       << "the wrapper TU is AOTInductor's model container";
 
-  // Clang parses both with their captured flags: no finding, no error it could not classify.
+  // Clang parses both with their captured flags: no error (warnings such as a shadowed local
+  // are counted apart), none it could not classify.
   std::vector<std::string> check = {"check", "--format", "json", "--commands",
                                     (out / "commands.json").string()};
   check.insert(check.end(), wrapper_and_kernel.begin(), wrapper_and_kernel.end());
   const auto checked = RunInductorFuzz(check);
   ASSERT_EQ(checked.exit_code, 0) << checked.out << checked.err;
   const json report = json::parse(checked.out);
-  EXPECT_TRUE(report["findings"].empty()) << checked.out;
   EXPECT_EQ(report["errors"], 0) << checked.out;
+  for (const auto &finding : report["findings"]) {
+    EXPECT_NE(finding["severity"], "error") << finding.dump(2);
+    EXPECT_NE(finding["check"], "unclassified-error") << finding.dump(2);
+  }
   ASSERT_EQ(report["files"].size(), 2u);
   for (const auto &file : report["files"])
     EXPECT_TRUE(file["fatal_errors"].empty()) << file.dump();
