@@ -3,8 +3,11 @@
 // wrapper and kernel TUs are captured with the commands that build them, Clang's analysis
 // parses them clean, g++ rebuilds them in the matrix, and the case's repro.py runs on its own.
 #include "binary_runner.h"
+#include "corpus/case.h"
 #include "fuzzer/support/child_process.h"
+#include "reducers/case/minimal_repro.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -88,7 +91,8 @@ TEST(AotiFullTier, CaseRunsCapturesChecksRebuildsAndReproducesStandalone) {
       {"matrix", out.string(), "--compilers", "g++-12", "--json", (out / "matrix.json").string()});
   EXPECT_EQ(matrix.exit_code, 0) << matrix.out << matrix.err;
   std::size_t rebuilt = 0;
-  for (const auto &row : ReadJson(out / "matrix.json")["tus"]) {
+  const json record = ReadJson(out / "matrix.json");
+  for (const auto &row : record["tus"]) {
     const std::string tu = row["tu"];
     if (!EndsWith(tu, ".wrapper.cpp") && !EndsWith(tu, ".kernel.cpp"))
       continue;
@@ -115,6 +119,38 @@ TEST(AotiFullTier, CaseRunsCapturesChecksRebuildsAndReproducesStandalone) {
       << script.output;
   EXPECT_NE(script.output.find("PASS: eager and compiled agree"), std::string::npos)
       << script.output;
+  std::filesystem::remove_all(out);
+}
+
+// The short script a reduced aoti finding is delivered as compiles through AOTInductor too
+// (export in an nn.Module, aoti_compile_and_package, aoti_load_package), not torch.compile, and
+// passes on its own for a case that passes; create_block_mask's mask is rebuilt from the tensors
+// the module returns.
+TEST(AotiFullTier, MinimalReproScriptsCompileWithAotInductorAndPass) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-aoti-minimal-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(out);
+  corpus::Case flex = corpus::LoadCaseFile(kSourceDir / "tests/cases/aoti-flex-attention.json");
+  corpus::Case block = flex;
+  block.api = "create_block_mask";
+  block.score_mod.reset();
+  block.attention.reset();
+  for (const auto &[name, c] : {std::pair{"flex", flex}, std::pair{"block", block}}) {
+    const std::string script =
+        reducers::EmitMinimalRepro(c, "wrong-result|field=output", reducers::ReproConfig::kMinimal);
+    EXPECT_NE(script.find(fmt::format("aoti({})", c.api)), std::string::npos) << script;
+    EXPECT_EQ(script.find("torch.compile("), std::string::npos) << script;
+    const auto path = out / (std::string(name) + ".py");
+    std::ofstream(path) << script;
+    support::SpawnOptions spawn;
+    spawn.stderr_file = out / (std::string(name) + ".stderr");
+    const auto run =
+        support::RunCommand({(kSourceDir / ".venv/bin/python").string(), path.string()}, spawn,
+                            std::chrono::seconds(900));
+    EXPECT_EQ(run.status.exit_code.value_or(-1), 0)
+        << script << run.output << std::ifstream(spawn.stderr_file).rdbuf();
+    EXPECT_NE(run.output.find("PASS: compiled and eager agree"), std::string::npos) << run.output;
+  }
   std::filesystem::remove_all(out);
 }
 
