@@ -122,6 +122,20 @@ TEST(AotiFullTier, CaseRunsCapturesChecksRebuildsAndReproducesStandalone) {
   std::filesystem::remove_all(out);
 }
 
+// convert on a user's module that calls aoti_compile_and_package: the case compiles with aoti.
+TEST(AotiConvert, AModuleThatCompilesWithAotInductorMakesAnAotiCase) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-aoti-convert-" + std::to_string(::getpid()) + ".json");
+  const auto run = RunInductorFuzz(
+      {"convert", (kSourceDir / "tests/fixtures/convert/aoti_module.py").string(), "--mask",
+       "sliding_window", "--api", "flex_attention", "--out", out.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const corpus::Case c = corpus::LoadCaseFile(out);
+  EXPECT_EQ(c.compile_with, corpus::kAoti);
+  EXPECT_EQ(c.constants, json({{"WINDOW", 64}}));
+  std::filesystem::remove(out);
+}
+
 // The short script a reduced aoti finding is delivered as compiles through AOTInductor too
 // (export in an nn.Module, aoti_compile_and_package, aoti_load_package), not torch.compile, and
 // passes on its own for a case that passes; create_block_mask's mask is rebuilt from the tensors
