@@ -429,7 +429,7 @@ class AotiProgram:
 
         self.api = api
         self.sizes = {}
-        module = _AotiModule(api, self.sizes)
+        module = _aoti_module_class()(api, self.sizes)
         inputs = (api.q, api.k, api.v) if api.api == "flex_attention" else ()
         exported = torch.export.export(module, inputs, strict=False)
         # The package is written next to Inductor's cache (the worker's is new for every case).
@@ -482,10 +482,6 @@ def _aoti_module_class():
             return tuple(getattr(mask, field) for field in BLOCK_MASK_TENSORS)
 
     return AotiModule
-
-
-def _AotiModule(api, sizes):
-    return _aoti_module_class()(api, sizes)
 
 
 def _sizes(value):
