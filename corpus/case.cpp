@@ -326,7 +326,7 @@ int FormatVersionOf(const Case &c) {
        c.attention->layout != kContiguousLayout);
   const bool version2 = !c.inductor.defaulted.empty() || !c.inductor.optional.empty() ||
                         !c.constants.empty() || !c.calls.empty() || UsesVersion2Dtypes(c.tensors) ||
-                        attention_options;
+                        attention_options || c.compile_with != kTorchCompile;
   return version2 ? 2 : 1;
 }
 
@@ -461,6 +461,19 @@ Case CaseFromJson(const json &document, const std::optional<std::filesystem::pat
     reader.RejectUnknown();
   }
 
+  if (top.Optional("compile_with")) {
+    c.compile_with = top.String("compile_with");
+    if (std::find(kCompilePaths.begin(), kCompilePaths.end(), c.compile_with) ==
+        kCompilePaths.end())
+      throw CaseError(fmt::format("field 'compile_with' is '{}'; use one of {}", c.compile_with,
+                                  fmt::join(kCompilePaths, ", ")));
+    if (version == 1 && c.compile_with != kTorchCompile)
+      throw CaseError("'compile_with' needs format_version 2");
+    if (c.compile_with == kAoti && !c.calls.empty())
+      throw CaseError("an aoti case compiles one call (an exported program has fixed shapes and "
+                      "constants): remove 'calls' or set 'compile_with' to \"torch.compile\"");
+  }
+
   if (const json *provenance = top.Optional("provenance")) {
     if (!provenance->is_object())
       throw CaseError(
@@ -532,6 +545,8 @@ json CaseToJson(const Case &c) {
   };
   if (!c.constants.empty())
     document["constants"] = c.constants;
+  if (c.compile_with != kTorchCompile)
+    document["compile_with"] = c.compile_with;
   if (!c.calls.empty()) {
     json calls = json::array();
     for (const auto &call : c.calls) {

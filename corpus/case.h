@@ -86,6 +86,13 @@ struct CallChange {
 inline const std::vector<std::string> kApis = {"create_block_mask", "create_mask",
                                                "flex_attention"};
 
+// How a case's function is compiled: torch.compile, or AOTInductor (torch.export.export of the
+// function wrapped in an nn.Module, aoti_compile_and_package, aoti_load_package). The default is
+// left out of the JSON, so that the cases written before keep their bytes and ids.
+inline const std::string kTorchCompile = "torch.compile";
+inline const std::string kAoti = "aoti";
+inline const std::vector<std::string> kCompilePaths = {kTorchCompile, kAoti};
+
 struct Case {
   std::string name;
   std::string api = "create_block_mask"; // one of kApis
@@ -100,6 +107,7 @@ struct Case {
   std::optional<AttentionArguments> attention; // flex_attention only
   InductorKnobs inductor;
   std::string expect_raises; // empty, or the class of exception the case is meant to raise
+  std::string compile_with = kTorchCompile;             // one of kCompilePaths
   nlohmann::json provenance = nlohmann::json::object(); // seed, origin, tool version, ...
   bool operator==(const Case &) const = default;
 };

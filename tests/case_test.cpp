@@ -1,7 +1,9 @@
 #include "corpus/case.h"
+#include "reducers/case/case_passes.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace fuzzer {
@@ -318,6 +320,72 @@ TEST(CaseVersion2, EveryDtypeRoundTripsExactlyInlineAndThroughSidecars) {
   }
   EXPECT_EQ(std::filesystem::file_size(folder / "big.json"), before);
   std::filesystem::remove_all(folder);
+}
+
+} // namespace
+} // namespace fuzzer
+
+namespace fuzzer {
+namespace {
+
+// compile_with: "aoti" survives a round trip and makes the case version 2; the default
+// torch.compile is left out, so a case without the field keeps its bytes.
+TEST(Case, CompileWithRoundTripsAndTheDefaultIsLeftOut) {
+  const json seed = SeedJson();
+  corpus::Case c = corpus::CaseFromJson(seed);
+  EXPECT_EQ(c.compile_with, corpus::kTorchCompile);
+  EXPECT_FALSE(corpus::CaseToJson(c).contains("compile_with"));
+  EXPECT_EQ(corpus::CaseToJson(c).dump(), corpus::CaseToJson(corpus::CaseFromJson(seed)).dump());
+  EXPECT_EQ(corpus::FormatVersionOf(c), 1);
+
+  c.compile_with = corpus::kAoti;
+  const json written = corpus::CaseToJson(c);
+  EXPECT_EQ(written["compile_with"], "aoti");
+  EXPECT_EQ(written["format_version"], 2);
+  EXPECT_EQ(corpus::CaseFromJson(written), c);
+  EXPECT_EQ(corpus::CaseFromJson(json::parse(written.dump())).compile_with, corpus::kAoti);
+
+  json explicit_default = written;
+  explicit_default["compile_with"] = "torch.compile";
+  EXPECT_EQ(corpus::CaseFromJson(explicit_default).compile_with, corpus::kTorchCompile);
+}
+
+TEST(Case, CompileWithRejectsUnknownPathsVersionOneAndCallSequences) {
+  corpus::Case c = corpus::CaseFromJson(SeedJson());
+  c.compile_with = corpus::kAoti;
+  json document = corpus::CaseToJson(c);
+  document["compile_with"] = "aot";
+  EXPECT_EQ(ErrorFor(document), "field 'compile_with' is 'aot'; use one of torch.compile, aoti");
+  document = SeedJson();
+  document["compile_with"] = "aoti";
+  EXPECT_EQ(ErrorFor(document), "'compile_with' needs format_version 2");
+  document = corpus::CaseToJson(c);
+  document["calls"] = json::array({json{{"Q_LEN", 64}, {"KV_LEN", 64}}});
+  EXPECT_NE(ErrorFor(document).find("an aoti case compiles one call"), std::string::npos);
+}
+
+} // namespace
+} // namespace fuzzer
+
+namespace fuzzer {
+namespace {
+
+// The case reducer's use-torch-compile pass: an aoti case's one candidate is the same case under
+// torch.compile (the reducer keeps it only if it fails the same way); it is in the pass order.
+TEST(Case, TheReducerTriesAnAotiCaseUnderTorchCompile) {
+  const reducers::CasePass *pass = reducers::FindCasePass("use-torch-compile");
+  ASSERT_NE(pass, nullptr);
+  corpus::Case c = corpus::CaseFromJson(SeedJson());
+  EXPECT_TRUE(pass->candidates(c, {}).empty()) << "nothing to undo under torch.compile";
+  c.compile_with = corpus::kAoti;
+  const auto candidates = pass->candidates(c, {});
+  ASSERT_EQ(candidates.size(), 1u);
+  corpus::Case expected = c;
+  expected.compile_with = corpus::kTorchCompile;
+  EXPECT_EQ(candidates[0], expected);
+  const auto order = reducers::LoadCasePassOrder(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                                                 "reducers/case/passes.json");
+  EXPECT_NE(std::find(order.begin(), order.end(), pass), order.end());
 }
 
 } // namespace

@@ -31,14 +31,15 @@ TEST(Generator, SameSeedSameCaseWhateverElseRan) {
 // must come with a bump of kGeneratorVersion. (Version 3 changed only the provenance of these
 // five: none of them has a mask that reads an index its block mask broadcasts. Version 4 changed
 // the provenance of all five, the default policy having the families' entries, and seed 3 also
-// sets an optional knob; the rest is what version 3 drew.)
+// sets an optional knob; the rest is what version 3 drew. The feedback's mutation weights and
+// p_aoti (none of the five is drawn with aoti) changed the policy hash again.)
 TEST(Generator, GoldenHashesOfSeedsOneToFive) {
   const std::vector<std::string> golden = {
-      "49e46de28bd51b316c31bc87d317a23082be1eddd5664f7eae8e8fb2704f16e3",
-      "8099deb8f45417cb0ccffa8ecac192ab0a124333181e59e5446bf67d2fadd801",
-      "cd714701bfb26d61d8ac2afeb3525b188ea3383d350b7a86c93c0f07a441ebf7",
-      "ac6a77d6aeb1c850d6b9f5d5ffe828a943a8f40947b5dfaecf7392a507e92391",
-      "5ba0ab2bcf8ef6e1acb393a0a57ee6be3450a4d13a782ff63dccf7ee9a65bf5a"};
+      "16ce25c3f563ce18f1e2f7c173055e46788b93edaf3fc25dd437cadde8d85bd5",
+      "9d71425479591a8d2b6cc55cd751f3ac24011ea0e6aa2b6b1ac3ffd70277739b",
+      "15b55e6b3c55488f7c0467c904bba417cec72ff56ae95c6bba2d316bc59f9872",
+      "6b6cdddbc9230cc99c7b06f07047721064b9e26571181b8a9c5c933ab43ae0e1",
+      "5da71e1c15cdff32d2cc14e2e293bf84aef7a2d6f83e7547fae05ed3215875be"};
   for (std::uint64_t seed = 1; seed <= 5; ++seed)
     EXPECT_EQ(
         generate::StableCaseHash(generate::GenerateCase({seed, 0, "any command line"}, kPolicy).c),
@@ -356,6 +357,41 @@ TEST(Generator, GenMakesNoMaskThatReadsAnIndexItsBlockMaskBroadcasts) {
     EXPECT_GT(reads["b"], 20) << "masks still read b where B is given";
     EXPECT_GT(reads["h"], 20) << "masks still read h where H is given";
   }
+}
+
+// AOTInductor is drawn from its own stream, last: a case drawn with aoti is the case p_aoti 0
+// gives but for compile_with, and only where it applies (one call, nothing expected to raise).
+TEST(Generator, AotiIsDrawnAloneOnCasesOfOneCallAndShowsInTheStats) {
+  generate::GenerationPolicy no_aoti = generate::GenerationPolicy::Default();
+  no_aoti.Override(nlohmann::json::parse(R"({"numbers": {"p_aoti": 0}})"));
+  int aoti = 0, applicable = 0;
+  std::set<std::string> apis;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    corpus::Case c = generate::GenerateCase({seed, 0, ""}, kPolicy).c;
+    corpus::Case plain = generate::GenerateCase({seed, 0, ""}, no_aoti).c;
+    EXPECT_EQ(plain.compile_with, corpus::kTorchCompile);
+    applicable += generate::AotiApplies(c);
+    if (c.compile_with != corpus::kAoti)
+      continue;
+    ++aoti;
+    apis.insert(c.api);
+    EXPECT_TRUE(c.calls.empty());
+    EXPECT_TRUE(c.expect_raises.empty());
+    EXPECT_EQ(corpus::FormatVersionOf(c), 2);
+    c.compile_with = corpus::kTorchCompile;
+    c.provenance.erase("policy_sha256");
+    plain.provenance.erase("policy_sha256");
+    EXPECT_EQ(c, plain);
+  }
+  EXPECT_GT(aoti, applicable / 20); // p_aoti is 0.1
+  EXPECT_LT(aoti, applicable / 5);
+  EXPECT_EQ(apis.size(), 3u) << "every API is drawn with aoti";
+  const auto totals = generate::CountFeatures(kPolicy, 1, 200);
+  EXPECT_GT(totals.at("compile_with:aoti"), 0);
+  EXPECT_GT(totals.at("compile_with:torch.compile"), totals.at("compile_with:aoti"));
+  EXPECT_EQ(generate::CountFeatures(no_aoti, 1, 50).at("compile_with:aoti"), 0)
+      << "listed even when never drawn";
 }
 
 TEST(Generator, PolicyOverridesSteerGenerationAndRejectUnknownNames) {

@@ -97,6 +97,9 @@ corpus::Case CaseFromMaskModule(worker::Worker &worker, const fs::path &module,
                                              .use_block_mask = c.mask_mod.has_value()};
   else if (!options.score.empty())
     throw support::InputError("--score needs --api flex_attention");
+  // A module that compiles with AOTInductor makes an aoti case (a sequence is torch.compile's).
+  if (converted.value("compile_with", corpus::kTorchCompile) == corpus::kAoti)
+    c.compile_with = corpus::kAoti;
   // A user's module runs under Inductor's own defaults: every knob is left to it.
   for (const auto &knob : corpus::InductorKnobTable())
     if (!knob.optional) // an optional knob a case does not set is Inductor's already

@@ -694,6 +694,12 @@ void Builder::DrawCallSequence(const Structure &s, std::vector<E *> literals, co
 
 } // namespace
 
+bool AotiApplies(const corpus::Case &c) {
+  // One call only: an exported program has fixed shapes and closure constants. A case meant to
+  // raise stays with torch.compile, where its expectation was defined.
+  return c.calls.empty() && c.expect_raises.empty();
+}
+
 GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy) {
   Random random(CaseSeed(request.seed, request.index));
   Random sequence_random(CaseSeed(request.seed, request.index) ^ 0x9e3779b97f4a7c15ULL);
@@ -704,6 +710,12 @@ GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPol
   c.name = fmt::format("s{}-{}", request.seed, request.index);
   const Structure structure = builder.DrawStructure();
   builder.DrawValues(structure, c);
+  // The compile path, from its own stream, last: a case drawn with torch.compile is the case the
+  // same seed gave before AOTInductor was drawn.
+  Random compile_path_random(CaseSeed(request.seed, request.index) ^ 0xa07100000000a071ULL);
+  if (AotiApplies(c) && policy.Chance(compile_path_random, "p_aoti"))
+    c.compile_with = corpus::kAoti;
+  ++builder.features_["compile_with:" + c.compile_with];
   c.provenance = {{"seed", request.seed},
                   {"index", request.index},
                   {"generator_version", kGeneratorVersion},
@@ -743,6 +755,8 @@ std::map<std::string, int> CountFeatures(const GenerationPolicy &policy, std::ui
     if (category != "mutation") // feedback's, not the generator's
       for (const auto &[option, weight] : options)
         totals[category + ":" + option] += 0;
+  for (const auto &path : corpus::kCompilePaths)
+    totals["compile_with:" + path] += 0;
   for (std::uint64_t i = 0; i < count; ++i)
     for (const auto &[feature, times] : GenerateCase({seed, i, ""}, policy).features)
       totals[feature] += times;

@@ -11,9 +11,9 @@ namespace fuzzer::generate {
 
 // Bumped whenever the same (seed, policy) would generate a different case. 2: call sequences;
 // 3: a mask made for a block mask with B=None (H=None) reads no b (h); 4: issue 32's families
-// (decode shapes, kernel_options, layouts, float-table score_mods, optional knobs), drawn from
-// their own stream: a case without them is the case version 3 gave, but the default policy,
-// whose hash every case records, has more entries.
+// (decode shapes, kernel_options, layouts, float-table score_mods, optional knobs, AOTInductor),
+// drawn from their own streams: a case without them is the case version 3 gave, but the
+// default policy, whose hash every case records, has more entries.
 inline constexpr int kGeneratorVersion = 4;
 
 struct GeneratedCase {
@@ -26,6 +26,9 @@ struct GenerationRequest {
   std::uint64_t index = 0;  // case `index` of the run started at `seed`
   std::string command_line; // recorded in the case
 };
+
+// Whether the generator may compile `c` with AOTInductor (compile_with "aoti"): p_aoti draws it.
+bool AotiApplies(const corpus::Case &c);
 
 // Generates one case in three phases: structure (API, mask form, patterns, shape classes,
 // knobs), values (lengths, constants, captured tensors, expression trees), emission (Python

@@ -51,6 +51,8 @@ public:
       return AddCall();
     if (mutation == "layout")
       return Layout();
+    if (mutation == "compile_path")
+      return CompilePath();
     if (mutation == "partition_size")
       return PartitionSize();
     if (mutation == "operator" || mutation == "constant" || mutation == "subexpression" ||
@@ -137,6 +139,17 @@ private:
     return "api " + c_.api;
   }
 
+  // torch.compile <-> AOTInductor, where AOTInductor applies (one call, not meant to raise).
+  std::string CompilePath() {
+    if (c_.compile_with == corpus::kAoti)
+      c_.compile_with = corpus::kTorchCompile;
+    else if (c_.calls.empty() && c_.expect_raises.empty())
+      c_.compile_with = corpus::kAoti;
+    else
+      return "";
+    return "compiled with " + c_.compile_with;
+  }
+
   // The inputs' memory layout (the families' "layout" weights, or back to contiguous).
   std::string Layout() {
     if (!c_.attention || !c_.attention->qkv.empty())
@@ -187,7 +200,7 @@ private:
   }
 
   std::string AddCall() {
-    if (c_.calls.size() >= 3)
+    if (c_.calls.size() >= 3 || c_.compile_with == corpus::kAoti) // an exported program: one call
       return "";
     corpus::CallChange call;
     std::vector<std::string> ints;

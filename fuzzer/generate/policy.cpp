@@ -94,11 +94,11 @@ GenerationPolicy GenerationPolicy::Default() {
       {"float_table_dtype", {{"float32", 3}, {"bfloat16", 2}, {"float16", 1}}},
   };
   // The mutations feedback applies to pool cases (fuzzer/generate/mutator.h).
-  policy.weights["mutation"] = {{"operator", 3},         {"constant", 3}, {"subexpression", 3},
-                                {"splice", 2},           {"knob", 3},     {"length", 2},
-                                {"block_size", 1},       {"dtype", 1},    {"api", 1},
-                                {"closure_constant", 1}, {"add_call", 1}, {"layout", 1},
-                                {"partition_size", 1}};
+  policy.weights["mutation"] = {{"operator", 3},         {"constant", 3},    {"subexpression", 3},
+                                {"splice", 2},           {"knob", 3},        {"length", 2},
+                                {"block_size", 1},       {"dtype", 1},       {"api", 1},
+                                {"closure_constant", 1}, {"add_call", 1},    {"layout", 1},
+                                {"partition_size", 1},   {"compile_path", 1}};
   policy.numbers = {
       {"max_expression_depth", 3},
       {"max_composed_parts", 3},
@@ -125,6 +125,8 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_skip_mask_score", 0.15},
       {"p_layout", 0.3},
       {"p_float_table_score", 0.3},
+      // AOTInductor instead of torch.compile, for a case it applies to (AotiApplies).
+      {"p_aoti", 0.1},
   };
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <map>
@@ -389,6 +390,10 @@ void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker) {
     for (auto &build : row.builds) {
       // A sanitized module needs its runtime loaded first: its replay is its load check.
       if (!build.built || build.sanitized)
+        continue;
+      // An object file (AOTInductor compiles its wrapper and kernel TUs with -c, then links
+      // them with its constants): there is no module to load.
+      if (std::find(build.argv.begin(), build.argv.end(), "-c") != build.argv.end())
         continue;
       if (const int abi = CxxAbiOf(build.argv); abi != torch_abi) {
         build.load_error = fmt::format(

@@ -133,7 +133,11 @@ def main():
     print("torch", torch.__version__)
     for key, value in INDUCTOR_CONFIG.items():
         print(f"inductor_config.{key} = {value!r}")
-    print(f"torch.compile(dynamic={DYNAMIC!r})")
+    if CASE.get("compile_with") == AOTI:
+        print("AOTInductor: torch.export.export, torch._inductor.aoti_compile_and_package, "
+              "aoti_load_package")
+    else:
+        print(f"torch.compile(dynamic={DYNAMIC!r})")
     expected = CASE["expect"]["raises"]
     calls = call_count(CASE)
     # Each call's eager reference on its own (eager flex_attention compiles internally), then
@@ -217,7 +221,7 @@ std::string EmitPythonScript(const corpus::Case &c) {
   std::string script = fmt::format(
       "#!/usr/bin/env python3\n"
       "# inductor-fuzz case {name}: a standalone reproducer for the Python that has torch.\n"
-      "# It runs the case eagerly and through torch.compile exactly as inductor-fuzz's worker\n"
+      "# It runs the case eagerly and through {path} exactly as inductor-fuzz's worker\n"
       "# does, and compares the two with the worker's own oracle code (embedded at the end):\n"
       "# it prints every mismatch and exits 1, or prints PASS and exits 0.\n"
       "# Expected to raise: {raises}.\n"
@@ -234,6 +238,7 @@ std::string EmitPythonScript(const corpus::Case &c) {
       "INDUCTOR_CONFIG = {config}\n"
       "DYNAMIC = {dynamic}  # torch.compile(dynamic=...)\n\n",
       fmt::arg("name", c.name),
+      fmt::arg("path", c.compile_with == corpus::kAoti ? "AOTInductor" : "torch.compile"),
       fmt::arg("raises", c.expect_raises.empty() ? "no" : c.expect_raises),
       fmt::arg("provenance", c.provenance.dump()), fmt::arg("sources", sources),
       fmt::arg("case", PythonLiteral(names).Render(case_json, "", 0, 7)),

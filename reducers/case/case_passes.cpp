@@ -61,6 +61,15 @@ constexpr char kReplaceByChild[] = "replace-by-child";
 constexpr char kReplaceByLeaf[] = "replace-by-leaf";
 constexpr char kShrinkConstants[] = "shrink-constants";
 
+// An aoti case compiled with torch.compile instead: accepted only if it fails the same way.
+std::vector<Case> UseTorchCompile(const Case &c, const PassContext &) {
+  if (c.compile_with == corpus::kTorchCompile)
+    return {};
+  Case candidate = c;
+  candidate.compile_with = corpus::kTorchCompile;
+  return {candidate};
+}
+
 // flex_attention to create_block_mask or create_mask; create_block_mask to create_mask.
 std::vector<Case> DemoteApi(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
@@ -334,6 +343,7 @@ const std::vector<CasePass> &CasePasses() {
        "GQA off, float32, input seed 0, contiguous inputs, kernel_options dropped",
        SimplifyAttention},
       {"shrink-tensors", "captured tensors dropped, shorter, constant or float32", ShrinkTensors},
+      {"use-torch-compile", "an aoti case compiled with torch.compile", UseTorchCompile},
   };
   return passes;
 }

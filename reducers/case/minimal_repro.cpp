@@ -88,6 +88,42 @@ std::map<std::string, std::string> Facts(const std::string &signature) {
 
 // Whether the case needs the general form of the repro: a call sequence, closure constants,
 // or flex_attention inputs and options the short form does not spell.
+// An aoti case's compiled API: each call exported in an nn.Module (the tensor arguments its
+// inputs, the rest constants), compiled and packaged by AOTInductor, loaded and run. A BlockMask
+// is no pytree output: the module returns its tensors, made a BlockMask again outside.
+constexpr const char *kAotiHelper = R"PY(
+def aoti(api):  # api through AOTInductor: torch.export, aoti_compile_and_package, aoti_load_package
+    def compiled(*args, **kwargs):
+        inputs, sizes = tuple(a for a in args if isinstance(a, torch.Tensor)), {}
+        class Module(torch.nn.Module):
+            def forward(self, *tensors):
+                given = iter(tensors)
+                out = api(*(next(given) if isinstance(a, torch.Tensor) else a for a in args), **kwargs)
+                if not isinstance(out, BlockMask):
+                    return out
+                sizes.update(BLOCK_SIZE=out.BLOCK_SIZE, seq_lengths=out.seq_lengths)
+                return out.kv_num_blocks, out.kv_indices, out.full_kv_num_blocks, out.full_kv_indices
+        program = torch.export.export(Module(), inputs, strict=False)
+        out = torch._inductor.aoti_load_package(torch._inductor.aoti_compile_and_package(program))(*inputs)
+        return BlockMask.from_kv_blocks(*out, **sizes) if sizes else out if torch.is_tensor(out) else tuple(out)
+    return compiled
+
+)PY";
+
+// How the script compiles the case's API: torch.compile, or the aoti helper above.
+std::string CompiledApi(const corpus::Case &c) {
+  if (c.compile_with == corpus::kAoti)
+    return fmt::format("aoti({})", c.api);
+  return fmt::format("torch.compile({}, dynamic={})", c.api,
+                     corpus::DynamicArgument(c).is_null() ? "None"
+                     : c.inductor.dynamic                 ? "True"
+                                                          : "False");
+}
+
+std::string AotiHelperFor(const corpus::Case &c) {
+  return c.compile_with == corpus::kAoti ? kAotiHelper : "";
+}
+
 bool NeedsGeneralForm(const corpus::Case &c) {
   if (!c.calls.empty() || !c.constants.empty())
     return true;
@@ -264,10 +300,8 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
             "    expected.append(run(" +
             c.api + ", call))\n";
   script += "torch._dynamo.reset()\n";
-  script += fmt::format("compiled = torch.compile({}, dynamic={})\n", c.api,
-                        corpus::DynamicArgument(c).is_null() ? "None"
-                        : c.inductor.dynamic                 ? "True"
-                                                             : "False");
+  script += AotiHelperFor(c);
+  script += fmt::format("compiled = {}\n", CompiledApi(c));
   script += "with torch._inductor.config.patch(config):\n"
             "    for number, (call, want) in enumerate(zip(CALLS, expected)):\n"
             "        print(\"call\", number, call[\"constants\"])\n"
@@ -301,9 +335,10 @@ namespace {
 std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
                            ReproConfig config) {
   std::string script = fmt::format("# {}\n# Reduced by inductor-fuzz from case {}.\nimport torch\n"
-                                   "from torch.nn.attention.flex_attention import and_masks, "
+                                   "from torch.nn.attention.flex_attention import {}and_masks, "
                                    "or_masks, create_block_mask, create_mask, flex_attention\n\n",
-                                   signature.substr(0, 200), c.name);
+                                   signature.substr(0, 200), c.name,
+                                   c.compile_with == corpus::kAoti ? "BlockMask, " : "");
   script += "print(\"torch\", torch.__version__)\n";
   script +=
       fmt::format("config = {}\nprint(\"inductor config:\", config)\n", ConfigLiteral(c, config));
@@ -320,10 +355,8 @@ std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
       c.mask_mod ? fmt::format("{}, {}, {}, {}, {}", c.mask_mod->name, OptionalSize(mask.batch),
                                OptionalSize(mask.heads), mask.q_len, mask.kv_len)
                  : "";
-  const std::string compiled = fmt::format("torch.compile({}, dynamic={})", c.api,
-                                           corpus::DynamicArgument(c).is_null() ? "None"
-                                           : c.inductor.dynamic                 ? "True"
-                                                                                : "False");
+  const std::string compiled = CompiledApi(c);
+  script += AotiHelperFor(c);
   script += "with torch._inductor.config.patch(config):\n";
   if (c.api == "flex_attention" && c.attention) {
     const auto &a = *c.attention;

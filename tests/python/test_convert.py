@@ -258,6 +258,21 @@ class ConvertFileTest(unittest.TestCase):
         expected = torch.arange(16)[:, None] - 3 >= torch.arange(16)[None, :]
         self.assertTrue(torch.equal(rebuilt[0, 0], expected))
 
+    def test_a_module_that_calls_aoti_compile_and_package_makes_an_aoti_case(self):
+        causal = "def causal(b, h, q_idx, kv_idx):\n    return q_idx >= kv_idx\n"
+        plain = self.write("plain.py", causal)
+        self.assertNotIn("compile_with", convert_module(plain, "causal"))
+        # Named in a string or a comment only: not a call.
+        mentioned = self.write("mentioned.py", causal + "\nNOTE = 'aoti_compile_and_package'\n")
+        self.assertNotIn("compile_with", convert_module(mentioned, "causal"))
+        for name, text in (
+            ("dotted.py", "import torch\n\n\ndef build(ep):\n"
+             "    return torch._inductor.aoti_compile_and_package(ep)\n"),
+            ("aliased.py", "from torch._inductor import aoti_compile_and_package as package\n\n\n"
+             "def build(ep):\n    return package(ep)\n"),
+        ):
+            path = self.write(name, causal + "\n\n" + text)
+            self.assertEqual(convert_module(path, "causal")["compile_with"], "aoti", name)
 
 if __name__ == "__main__":
     unittest.main()

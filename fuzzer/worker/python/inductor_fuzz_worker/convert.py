@@ -61,9 +61,37 @@ def convert_module(path, mask_name=None, score_name=None):
                     f"pass the name of its {key}"
                 )
             roots[key] = (name, collector.root(name, value))
-        return collector.result(roots)
+        converted = collector.result(roots)
+        if calls_aoti(path):
+            converted["compile_with"] = "aoti"
+        return converted
     finally:
         sys.modules.pop(module.__name__, None)
+
+
+AOTI_ENTRY = "aoti_compile_and_package"
+
+
+def calls_aoti(path):
+    """Whether the module's text calls torch._inductor.aoti_compile_and_package (by any path
+    or alias): its functions are then compiled with AOTInductor, and so is the case."""
+    with open(path, encoding="utf-8", errors="replace") as source:
+        try:
+            tree = ast.parse(source.read(), path)
+        except SyntaxError:
+            return False
+    aliases = {AOTI_ENTRY}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            aliases |= {a.asname for a in node.names if a.name == AOTI_ENTRY and a.asname}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            function = node.func
+            name = function.attr if isinstance(function, ast.Attribute) else getattr(
+                function, "id", None)
+            if name in aliases:
+                return True
+    return False
 
 
 def _import_file(path):

@@ -41,6 +41,10 @@ CAPTURED_DTYPES = (
 # The factory a case's sources run in when the case has closure constants.
 CLOSURE_FACTORY = "__inductor_fuzz_closure"
 
+# How a case's function is compiled (the case's "compile_with"; absent means torch.compile).
+TORCH_COMPILE = "torch.compile"
+AOTI = "aoti"
+
 # Where the repro script reads a test plant from, so that a test can plant into it too.
 TEST_PLANT_VARIABLE = "INDUCTOR_FUZZ_TEST_PLANT"
 
@@ -439,13 +443,18 @@ class Api:
         return eager
 
     def run_compiled(self, inductor_config, dynamic):
-        """torch.compile of the API under the case's complete Inductor configuration."""
+        """torch.compile of the API under the case's complete Inductor configuration; for an
+        aoti case (compile_with "aoti"), AOTInductor's instead (see AotiProgram)."""
         import torch
         from torch._inductor import config
 
         # Keys this torch release does not have are left out (the worker's result names them).
         applicable, _ = split_config(inductor_config)
         with config.patch(applicable):
+            if self.case.get("compile_with", TORCH_COMPILE) == AOTI:
+                if self.compiled is None:
+                    self.compiled = AotiProgram(self)
+                return self.compiled.run()
             if self.compiled is None:
                 self.compiled = torch.compile(self.eager_function(), dynamic=dynamic)
             return self.run(self.compiled)
@@ -471,6 +480,80 @@ class Api:
         )
         details["lse_errors"] = lse_details.get("attention_errors")
         return mismatches + lse_mismatches, details
+
+
+class AotiProgram:
+    """The case's call compiled by AOTInductor: wrapped in an nn.Module, exported with
+    torch.export.export (non-strict, as 2.7 and later do by default), compiled and packaged
+    with torch._inductor.aoti_compile_and_package, loaded with aoti_load_package. The module
+    holds what is not an input as constants: the block mask flex_attention gets (its tensors
+    are lifted as constants) and the captured tensors the functions read as globals.
+
+    flex_attention takes q, k and v as inputs; create_mask and create_block_mask take none.
+    create_block_mask's BlockMask is no pytree output, so the module returns its tensors
+    (BLOCK_MASK_TENSORS, None where it has none) and run() puts them back beside its sizes,
+    which are Python ints fixed when the module was traced."""
+
+    def __init__(self, api):
+        import tempfile
+
+        import torch
+
+        self.api = api
+        self.sizes = {}
+        module = _aoti_module_class()(api, self.sizes)
+        inputs = (api.q, api.k, api.v) if api.api == "flex_attention" else ()
+        exported = torch.export.export(module, inputs, strict=False)
+        # The package is written next to Inductor's cache (the worker's is new for every case).
+        self._folder = tempfile.TemporaryDirectory(prefix="aoti-", dir=_cache_dir())
+        path = torch._inductor.aoti_compile_and_package(
+            exported, package_path=f"{self._folder.name}/case.pt2"
+        )
+        self.loaded = torch._inductor.aoti_load_package(path)
+
+    def run(self):
+        import types
+
+        api = self.api
+        if api.api != "flex_attention":
+            result = self.loaded()
+        else:
+            result = self.loaded(api.q, api.k, api.v)
+        if api.api == "create_block_mask":
+            return types.SimpleNamespace(**dict(zip(BLOCK_MASK_TENSORS, result)), **self.sizes)
+        if api.api == "flex_attention" and api.kwargs.get("return_lse"):
+            return tuple(result)
+        return result
+
+
+def _cache_dir():
+    import os
+
+    folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    return folder if folder and os.path.isdir(folder) else None
+
+
+def _aoti_module_class():
+    import torch
+
+    class AotiModule(torch.nn.Module):
+        def __init__(self, api, sizes):
+            super().__init__()
+            self.api = api
+            self.sizes = sizes
+
+        def forward(self, *inputs):
+            api = self.api
+            if api.api == "flex_attention":
+                return api.flex.flex_attention(*inputs, **api.kwargs)
+            args, kwargs = mask_arguments(api.case, api.mask_mod)
+            if api.api == "create_mask":
+                return api.flex.create_mask(*args, **kwargs)
+            mask = api.flex.create_block_mask(*args, BLOCK_SIZE=block_size(api.case), **kwargs)
+            self.sizes.update({field: getattr(mask, field) for field in BLOCK_MASK_SIZES})
+            return tuple(getattr(mask, field) for field in BLOCK_MASK_TENSORS)
+
+    return AotiModule
 
 
 def _sizes(value):
