@@ -100,6 +100,9 @@ TEST_F(CampaignTest, FeedbackQueuesNewFeaturesAndMutatesQueuedCases) {
     EXPECT_LE(result.exit_code, 1) << result.err;
     EXPECT_NE((result.out + result.err).find("codegen feature(s)"), std::string::npos)
         << result.err;
+    std::stringstream html;
+    html << std::ifstream(*scratch_ / corpus / "report" / "report.html").rdbuf();
+    EXPECT_NE(html.str().find("codegen features ("), std::string::npos);
     return ReadJson(*scratch_ / corpus / "report" / "summary.json")["campaign"]["coverage"];
   };
 

@@ -106,8 +106,9 @@ std::string SvgTimeline(const CampaignStats &stats) {
   const double width = 640, height = 160;
   const double seconds = std::max(1.0, stats.seconds);
   double most = 1;
-  for (const auto &[at, cases] : stats.case_timeline)
-    most = std::max(most, static_cast<double>(cases));
+  for (const auto *series : {&stats.case_timeline, &stats.feature_timeline})
+    for (const auto &[at, value] : *series)
+      most = std::max(most, static_cast<double>(value));
   auto polyline = [&](const std::vector<std::pair<double, std::uint64_t>> &points,
                       const char *colour) {
     std::string coordinates = fmt::format("0,{:.1f}", height);
@@ -119,13 +120,18 @@ std::string SvgTimeline(const CampaignStats &stats) {
   };
   return fmt::format(
       "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"cases and distinct findings over "
-      "time\"><rect width=\"{0}\" height=\"{1}\" fill=\"#fafafa\" stroke=\"#ccc\"/>{2}{3}"
+      "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"cases, distinct findings and codegen "
+      "features over time\"><rect width=\"{0}\" height=\"{1}\" fill=\"#fafafa\" "
+      "stroke=\"#ccc\"/>{2}{3}{9}"
       "<text x=\"6\" y=\"14\" font-size=\"12\" fill=\"#1f6feb\">cases ({4})</text>"
       "<text x=\"6\" y=\"28\" font-size=\"12\" fill=\"#d1242f\">distinct findings ({5})</text>"
+      "<text x=\"6\" y=\"42\" font-size=\"12\" fill=\"#1a7f37\">codegen features ({10}; "
+      "queue {11}, {12} mutated case(s))</text>"
       "<text x=\"{6}\" y=\"{7}\" font-size=\"11\" text-anchor=\"end\">{8:.0f} s</text></svg>",
       width, height, polyline(stats.case_timeline, "#1f6feb"), polyline(stats.timeline, "#d1242f"),
-      stats.cases, stats.signatures.size(), width - 4, height - 4, stats.seconds);
+      stats.cases, stats.signatures.size(), width - 4, height - 4, stats.seconds,
+      polyline(stats.feature_timeline, "#1a7f37"), stats.features.size(), stats.pool_size,
+      stats.mutated_cases);
 }
 
 } // namespace
