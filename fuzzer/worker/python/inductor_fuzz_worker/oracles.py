@@ -49,6 +49,14 @@ AOTI = "aoti"
 TEST_PLANT_VARIABLE = "INDUCTOR_FUZZ_TEST_PLANT"
 
 
+def forget_vec_isa_list():
+    from torch._inductor import cpu_vec_isa
+
+    cache_clear = getattr(cpu_vec_isa.valid_vec_isa_list, "cache_clear", None)
+    if cache_clear is not None:
+        cache_clear()
+
+
 class ApiContractError(ValueError):
     """The case breaks a documented contract of the API it calls. Then what flex_attention
     computes is not defined, so a difference between eager and compiled is no bug: the case is
@@ -445,19 +453,33 @@ class Api:
     def run_compiled(self, inductor_config, dynamic):
         """torch.compile of the API under the case's complete Inductor configuration; for an
         aoti case (compile_with "aoti"), AOTInductor's instead (see AotiProgram)."""
-        import torch
         from torch._inductor import config
 
         # Keys this torch release does not have are left out (the worker's result names them).
         applicable, _ = split_config(inductor_config)
-        with config.patch(applicable):
-            if self.case.get("compile_with", TORCH_COMPILE) == AOTI:
-                if self.compiled is None:
-                    self.compiled = AotiProgram(self)
-                return self.compiled.run()
+        # Inductor caches the list of usable vector ISAs for the process on first use, judged under
+        # the cpp.vec_isa_ok then in force: a case that sets it must neither see an earlier case's
+        # list nor leave its own (empty) one to the worker's next cases.
+        isa_sensitive = "cpp.vec_isa_ok" in applicable
+        if isa_sensitive:
+            forget_vec_isa_list()
+        try:
+            with config.patch(applicable):
+                return self._run_compiled_patched(dynamic)
+        finally:
+            if isa_sensitive:
+                forget_vec_isa_list()
+
+    def _run_compiled_patched(self, dynamic):
+        import torch
+
+        if self.case.get("compile_with", TORCH_COMPILE) == AOTI:
             if self.compiled is None:
-                self.compiled = torch.compile(self.eager_function(), dynamic=dynamic)
-            return self.run(self.compiled)
+                self.compiled = AotiProgram(self)
+            return self.compiled.run()
+        if self.compiled is None:
+            self.compiled = torch.compile(self.eager_function(), dynamic=dynamic)
+        return self.run(self.compiled)
 
     def compare(self, eager, compiled):
         """(mismatches, details): details are what the comparison measured, kept in the result
