@@ -54,6 +54,9 @@ protected:
     // Reduction (a campaign's default) only where a test is about it: it takes minutes.
     if (std::find(extra.begin(), extra.end(), "--reduce") == extra.end())
       argv.insert(argv.end(), {"--reduce", "none"});
+    // Feedback makes a case depend on the queue a corpus holds; these tests compare runs case
+    // by case (FeedbackQueuesNewFeaturesAndMutatesQueuedCases is about feedback).
+    argv.push_back("--no-feedback");
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
   }
