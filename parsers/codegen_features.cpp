@@ -37,6 +37,16 @@ std::vector<std::string> NamespacesOf(const clang::Decl *declaration) {
   return names;
 }
 
+// Inductor names a fused kernel after the ATen operations it fused
+// (cpp_fused_abs_arange_bitwise_and_..._N): which ones is the case's, not the code generator's;
+// the calls in its body say what code it is. The flex template's kernels keep their names.
+std::string KernelName(const std::string &name) {
+  if (name.starts_with("cpp_fused_") && name.ends_with("_N") &&
+      name.find("flex_attention") == std::string::npos)
+    return "cpp_fused_N";
+  return name;
+}
+
 bool InAtVec(const std::vector<std::string> &spaces) {
   return spaces.size() >= 2 && spaces[0] == "at" && spaces[1] == "vec";
 }
@@ -109,7 +119,7 @@ public:
   bool VisitFunctionDecl(clang::FunctionDecl *function) {
     if (InMainFile(function->getLocation()) && function->doesThisDeclarationHaveABody() &&
         !function->isTemplateInstantiation() && !llvm::isa<clang::CXXMethodDecl>(function))
-      features_.insert("function:" + WithoutNumbers(function->getNameAsString()));
+      features_.insert("function:" + KernelName(WithoutNumbers(function->getNameAsString())));
     return true;
   }
 
@@ -161,13 +171,25 @@ private:
   void AddCall(const clang::FunctionDecl &callee, unsigned arguments) {
     const auto spaces = NamespacesOf(&callee);
     std::string name = callee.getNameAsString();
-    if (const auto *method = llvm::dyn_cast<clang::CXXMethodDecl>(&callee))
+    // The same call as instantiated: Vectorized<BFloat16>::exp is other code than
+    // Vectorized<float>::exp, convert<float,1,bool,1> other than convert<float,1,long,2>.
+    std::string instance = name;
+    if (const auto *method = llvm::dyn_cast<clang::CXXMethodDecl>(&callee)) {
       name = method->getParent()->getNameAsString() + "::" + name;
+      const std::string owner = VecTypeName(context_.getRecordType(method->getParent()));
+      instance = (owner.empty() ? method->getParent()->getNameAsString() : owner) +
+                 "::" + callee.getNameAsString();
+    }
+    if (const auto *arguments_of = callee.getTemplateSpecializationArgs())
+      instance += TemplateArguments(arguments_of->asArray());
     if (InAtVec(spaces)) {
       // A load or store with a count is a masked one: the tail of a vectorized loop.
+      std::string arity;
       if (name.ends_with("loadu") || name.ends_with("store") || name.ends_with("::set"))
-        name += fmt::format("/{}", arguments);
-      features_.insert("vec:" + name);
+        arity = fmt::format("/{}", arguments);
+      features_.insert("vec:" + name + arity);
+      if (instance != name)
+        features_.insert("vec-instance:" + instance + arity);
     } else if (!spaces.empty() && (spaces[0] == "at" || spaces[0] == "c10" ||
                                    spaces[0] == "torch" || spaces[0] == "std")) {
       const std::string within = Join(spaces, 1, "::");
@@ -184,19 +206,24 @@ private:
         llvm::dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(record);
     if (!specialization || !InAtVec(NamespacesOf(specialization)))
       return "";
-    std::string name = specialization->getNameAsString() + "<";
-    const auto &arguments = specialization->getTemplateArgs();
-    for (unsigned i = 0; i < arguments.size(); ++i) {
+    return specialization->getNameAsString() +
+           TemplateArguments(specialization->getTemplateArgs().asArray());
+  }
+
+  // "<float,1,bool,1>": types and integral values; "?" for anything else.
+  std::string TemplateArguments(llvm::ArrayRef<clang::TemplateArgument> arguments) const {
+    std::string text = "<";
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
       const auto &argument = arguments[i];
-      name += i ? "," : "";
+      text += i ? "," : "";
       if (argument.getKind() == clang::TemplateArgument::Type)
-        name += TypeName(argument.getAsType());
+        text += TypeName(argument.getAsType());
       else if (argument.getKind() == clang::TemplateArgument::Integral)
-        name += std::to_string(argument.getAsIntegral().getExtValue());
+        text += std::to_string(argument.getAsIntegral().getExtValue());
       else
-        name += "?";
+        text += "?";
     }
-    return name + ">";
+    return text + ">";
   }
 
   std::string TypeName(clang::QualType type) const {

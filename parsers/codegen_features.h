@@ -13,7 +13,8 @@ class Decl;
 namespace parsers {
 
 // What a generated TU is made of, as strings a person can read: the at::vec functions and types
-// it uses ("vec:fmadd", "vec-type:VecMask<float,1>", "vec:loadu/2" for a masked load), the
+// it uses ("vec:fmadd", "vec-type:VecMask<float,1>", "vec:loadu/2" for a masked load; and as
+// instantiated, "vec-instance:Vectorized<c10::BFloat16>::exp"), the
 // ATen, c10 and AOTI functions it calls ("aten:parallel_for", "aoti:aoti_torch_empty_strided"),
 // its loop shapes ("loop:step-16", "loop:vectorized+tail", "loop:nest-4"), its pragmas
 // ("omp:parallel num_threads(N)"), its reductions and the element types of its buffers

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 
 namespace fuzzer::campaign {
@@ -14,11 +15,14 @@ namespace fuzzer::campaign {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// Beside the entries (q-*.json): how many cases reached each feature.
+constexpr const char *kReachedFile = "features-reached.json";
+
 SeedPool::SeedPool(fs::path queue_dir) : queue_dir_(std::move(queue_dir)) {
   fs::create_directories(queue_dir_);
   std::vector<fs::path> files;
   for (const auto &file : fs::directory_iterator(queue_dir_))
-    if (file.path().extension() == ".json")
+    if (file.path().extension() == ".json" && file.path().stem().string().starts_with("q-"))
       files.push_back(file.path());
   std::sort(files.begin(), files.end()); // the same order on every load
   for (const auto &file : files) {
@@ -27,12 +31,31 @@ SeedPool::SeedPool(fs::path queue_dir) : queue_dir_(std::move(queue_dir)) {
       PoolEntry entry{.id = file.stem().string(),
                       .c = corpus::CaseFromJson(document.at("case")),
                       .new_features = document.at("features").get<std::vector<std::string>>()};
+      entry.all_features = document.contains("all_features")
+                               ? document.at("all_features").get<std::vector<std::string>>()
+                               : entry.new_features;
       seen_.insert(entry.new_features.begin(), entry.new_features.end());
+      for (const auto &feature : entry.all_features)
+        ++reached_by_[feature];
       entries_.push_back(std::move(entry));
     } catch (const std::exception &error) {
       std::cerr << fmt::format("warning: queue entry {} is unreadable and is left out ({})\n",
                                file.string(), error.what());
     }
+  }
+  // How many cases reached each feature, over every campaign on this corpus: the entries alone
+  // would make a feature that thousands of cases reached look rare.
+  try {
+    if (fs::exists(queue_dir_ / kReachedFile)) {
+      const json counts =
+          json::parse(support::ReadTextFile(queue_dir_ / kReachedFile, "feature counts", 64 << 20));
+      for (const auto &[feature, cases] : counts.at("cases_reaching").items())
+        reached_by_[feature] = std::max(reached_by_[feature], cases.get<std::uint64_t>());
+    }
+  } catch (const std::exception &error) {
+    std::cerr << fmt::format("warning: {} is unreadable; parents are weighed by the queue alone "
+                             "until the next case rewrites it ({})\n",
+                             (queue_dir_ / kReachedFile).string(), error.what());
   }
 }
 
@@ -40,15 +63,22 @@ std::vector<std::string> SeedPool::Offer(const corpus::Case &c,
                                          const std::set<std::string> &features) {
   std::lock_guard lock(mutex_);
   std::vector<std::string> fresh;
-  for (const auto &feature : features)
+  for (const auto &feature : features) {
+    ++reached_by_[feature];
     if (seen_.insert(feature).second)
       fresh.push_back(feature);
+  }
+  if (!features.empty())
+    support::WriteFileAtomically(
+        queue_dir_ / kReachedFile,
+        json{{"format_version", 1}, {"cases_reaching", reached_by_}}.dump(1) + "\n");
   if (fresh.empty())
     return fresh;
   const json case_json = corpus::CaseToJson(c);
   PoolEntry entry{.id = "q-" + support::Sha256Hex(case_json.dump()).substr(0, 16),
                   .c = c,
-                  .new_features = fresh};
+                  .new_features = fresh,
+                  .all_features = {features.begin(), features.end()}};
   support::WriteFileAtomically(queue_dir_ / (entry.id + ".json"), json{{"format_version", 1},
                                                                        {"id", entry.id},
                                                                        {"features", fresh},
@@ -65,9 +95,13 @@ std::optional<PoolEntry> SeedPool::Pick(generate::Random &random) {
   if (entries_.empty())
     return std::nullopt;
   std::vector<double> weights;
-  for (const auto &entry : entries_)
-    weights.push_back((1.0 + static_cast<double>(entry.new_features.size())) /
-                      (1.0 + static_cast<double>(entry.picked)));
+  for (const auto &entry : entries_) {
+    double rarity = 0;
+    for (const auto &feature : entry.all_features)
+      if (const auto reached = reached_by_.find(feature); reached != reached_by_.end())
+        rarity += 1.0 / static_cast<double>(reached->second);
+    weights.push_back((0.1 + rarity) / std::sqrt(1.0 + static_cast<double>(entry.picked)));
+  }
   PoolEntry &chosen = entries_[random.Weighted(weights)];
   ++chosen.picked;
   return chosen;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -18,6 +19,7 @@ struct PoolEntry {
   std::string id; // "q-" and 16 hex digits of the case's SHA-256
   corpus::Case c;
   std::vector<std::string> new_features; // what it brought
+  std::vector<std::string> all_features; // every feature of its TUs
   std::uint64_t picked = 0;              // times chosen as a parent in this process
 };
 
@@ -35,7 +37,9 @@ public:
   // any the case joins the pool (and the queue folder).
   std::vector<std::string> Offer(const corpus::Case &c, const std::set<std::string> &features);
 
-  // A parent, favouring entries that brought more and were picked less; none while empty.
+  // A parent, favouring entries whose features few cases reach (the sum of 1/cases over its
+  // features: a case alone in reaching something is worth more than one with many common
+  // features) and that were picked less; none while empty.
   std::optional<PoolEntry> Pick(generate::Random &random);
 
   std::size_t Size() const;
@@ -47,6 +51,7 @@ private:
   mutable std::mutex mutex_;
   std::vector<PoolEntry> entries_;
   std::set<std::string> seen_;
+  std::map<std::string, std::uint64_t> reached_by_; // feature -> cases offered that reached it
 };
 
 } // namespace fuzzer::campaign

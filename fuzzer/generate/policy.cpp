@@ -96,7 +96,7 @@ GenerationPolicy GenerationPolicy::Default() {
   // The mutations feedback applies to pool cases (fuzzer/generate/mutator.h).
   policy.weights["mutation"] = {{"operator", 3},         {"constant", 3},    {"subexpression", 3},
                                 {"splice", 2},           {"knob", 3},        {"length", 2},
-                                {"block_size", 1},       {"dtype", 1},       {"api", 1},
+                                {"block_size", 1},       {"dtype", 2},       {"api", 1},
                                 {"closure_constant", 1}, {"add_call", 1},    {"layout", 1},
                                 {"partition_size", 1},   {"compile_path", 1}};
   policy.numbers = {
@@ -117,7 +117,7 @@ GenerationPolicy GenerationPolicy::Default() {
       // Feedback (`fuzz`): the share of cases made by mutating a pool case once the pool has
       // one, at most how many mutations one case stacks, and the share of mutations whose donor
       // (of subexpressions and splices) is a freshly generated case rather than another pool case.
-      {"p_mutate", 0.5},
+      {"p_mutate", 0.7},
       {"mutation_stack", 3},
       {"p_fresh_donor", 0.5},
       {"p_decode_shape", 0.35},
