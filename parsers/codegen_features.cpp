@@ -47,6 +47,13 @@ std::string KernelName(const std::string &name) {
   return name;
 }
 
+// A lambda's type prints as where it was written ("(lambda at /tmp/.../x.cpp:12:7)"): a path
+// every case has its own of.
+std::string WithoutLambdaLocations(const std::string &type) {
+  static const std::regex location(R"(\(lambda at [^)]*\))");
+  return std::regex_replace(type, location, "lambda");
+}
+
 bool InAtVec(const std::vector<std::string> &spaces) {
   return spaces.size() >= 2 && spaces[0] == "at" && spaces[1] == "vec";
 }
@@ -217,7 +224,7 @@ private:
       const auto &argument = arguments[i];
       text += i ? "," : "";
       if (argument.getKind() == clang::TemplateArgument::Type)
-        text += TypeName(argument.getAsType());
+        text += WithoutLambdaLocations(TypeName(argument.getAsType()));
       else if (argument.getKind() == clang::TemplateArgument::Integral)
         text += std::to_string(argument.getAsIntegral().getExtValue());
       else
