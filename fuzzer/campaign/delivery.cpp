@@ -3,12 +3,12 @@
 #include "corpus/bug_key.h"
 #include "corpus/bugs.h"
 #include "fuzzer/campaign/issue_draft.h"
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/text_file.h"
-#include "fuzzer/support/torch_environments.h"
-#include "fuzzer/support/version.h"
 #include "fuzzer/worker/standalone_run.h"
+#include "support/child_process.h"
+#include "support/errors.h"
+#include "support/text_file.h"
+#include "support/torch_environments.h"
+#include "support/version.h"
 
 #include <fmt/format.h>
 

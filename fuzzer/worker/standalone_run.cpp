@@ -3,9 +3,9 @@
 #include "fuzzer/worker/standalone_run.h"
 
 #include "corpus/finding.h"
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/scratch_dir.h"
 #include "fuzzer/worker/sanitizer_worker.h"
+#include "support/child_process.h"
+#include "support/scratch_dir.h"
 
 #include <fmt/format.h>
 
