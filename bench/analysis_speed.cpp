@@ -3,9 +3,9 @@
 // Usage: build/bench_analysis_speed [RUN_CASE_OUTPUT_DIR...]   (each with commands.json)
 // Without folders: the TUs captured from Inductor in tests/fixtures/analysis/clean.
 #include "bench/fixture_units.h"
-#include "fuzzer/support/child_process.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/flag_translation.h"
+#include "support/child_process.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -2,9 +2,9 @@
 // must run, except those marked expected to raise (which must raise that class).
 // Usage: build/bench_eager_validity [FIRST [LAST]]   (default 1 1000)
 #include "fuzzer/generate/generator.h"
-#include "fuzzer/support/tool_paths.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
+#include "support/tool_paths.h"
 
 #include <fmt/format.h>
 

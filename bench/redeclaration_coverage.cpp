@@ -3,10 +3,10 @@
 // finding, and no finding is where Clang reports no error.
 // Usage: build/bench_redeclaration_coverage
 #include "bench/fixture_units.h"
-#include "fuzzer/support/child_process.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/clang_checks.h"
 #include "parsers/diagnostics.h"
+#include "support/child_process.h"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,9 @@
 // Resident memory of one worker: after `import torch`, then after each of N cases (default 20),
 // so that a leak across cases shows as growth. Usage: build/bench_worker_memory [N]
 #include "corpus/case.h"
-#include "fuzzer/support/tool_paths.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
+#include "support/tool_paths.h"
 
 #include <fmt/format.h>
 

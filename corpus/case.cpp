@@ -1,7 +1,7 @@
 #include "corpus/case.h"
 
 #include "corpus/field_reader.h"
-#include "fuzzer/support/sha256.h"
+#include "support/sha256.h"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 #include "corpus/field_reader.h"
 #include "corpus/knobs.h"
 #include "corpus/tensor_data.h"
-#include "fuzzer/support/text_file.h"
+#include "support/text_file.h"
 
 #include <nlohmann/json.hpp>
 

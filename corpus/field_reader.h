@@ -1,6 +1,6 @@
 #pragma once
 
-#include "fuzzer/support/text_file.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #include "corpus/finding_store.h"
 
 #include "corpus/field_reader.h"
-#include "fuzzer/support/text_file.h"
+#include "support/text_file.h"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
 #include "corpus/known_issues.h"
 
 #include "corpus/field_reader.h"
-#include "fuzzer/support/text_file.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,7 +1,7 @@
 #include "corpus/matrix_record.h"
 
 #include "corpus/field_reader.h"
-#include "fuzzer/support/text_file.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 

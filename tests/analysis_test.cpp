@@ -1,11 +1,11 @@
 // The fixture suite of the Clang analysis: annotated TUs under fixtures/analysis, found by
 // walking the folder. Prints precision and recall; anything below 100% fails.
-#include "fuzzer/support/child_process.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/clang_checks.h"
 #include "parsers/clang_diagnostic_names.h"
 #include "parsers/diagnostics.h"
 #include "parsers/flag_translation.h"
+#include "support/child_process.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

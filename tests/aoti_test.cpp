@@ -4,8 +4,8 @@
 // parses them clean, g++ rebuilds them in the matrix, and the case's repro.py runs on its own.
 #include "binary_runner.h"
 #include "corpus/case.h"
-#include "fuzzer/support/child_process.h"
 #include "reducers/case/minimal_repro.h"
+#include "support/child_process.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

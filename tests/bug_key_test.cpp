@@ -5,7 +5,7 @@
 #include "corpus/bugs.h"
 #include "corpus/finding_store.h"
 #include "corpus/known_issues.h"
-#include "fuzzer/support/scratch_dir.h"
+#include "support/scratch_dir.h"
 
 #include <gtest/gtest.h>
 

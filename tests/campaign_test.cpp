@@ -3,10 +3,10 @@
 #include "binary_runner.h"
 #include "corpus/finding_store.h"
 #include "corpus/matrix_record.h"
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/scratch_dir.h"
-#include "fuzzer/support/text_file.h"
-#include "fuzzer/support/torch_environments.h"
+#include "support/child_process.h"
+#include "support/scratch_dir.h"
+#include "support/text_file.h"
+#include "support/torch_environments.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 #include "corpus/knobs.h"
 #include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
-#include "fuzzer/support/scratch_dir.h"
+#include "support/scratch_dir.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 #include "corpus/known_issues.h"
 #include "fuzzer/campaign/issue_draft.h"
 #include "fuzzer/campaign/replay.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/scratch_dir.h"
+#include "support/errors.h"
+#include "support/scratch_dir.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Real compiler output on the broken fixtures, parsed into diagnostics and signatures.
-#include "fuzzer/support/child_process.h"
 #include "parsers/diagnostics.h"
+#include "support/child_process.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 // merge, and a corpus that survives concurrent writers and SIGKILL.
 #include "corpus/finding_store.h"
 #include "corpus/known_issues.h"
-#include "fuzzer/support/scratch_dir.h"
-#include "fuzzer/support/text_file.h"
+#include "support/scratch_dir.h"
+#include "support/text_file.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 #include "binary_runner.h"
-#include "fuzzer/cli/gen_command.h"
+#include "cli/gen_command.h"
 #include "fuzzer/generate/generator.h"
-#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/repro_script.h"
 #include "fuzzer/worker/worker_python.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

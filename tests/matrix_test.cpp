@@ -6,9 +6,9 @@
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/runtime_differential.h"
-#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
+#include "support/text_file.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 // names and leaves a case that loads, its sources parse, and its provenance names its parents.
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/generate/mutator.h"
-#include "fuzzer/support/child_process.h"
+#include "support/child_process.h"
 
 #include <gtest/gtest.h>
 

@@ -3,12 +3,12 @@
 // apart from findings, expected exceptions, and generated cases of every API with their scripts.
 #include "binary_runner.h"
 #include "fuzzer/generate/generator.h"
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/repro_script.h"
 #include "fuzzer/worker/worker_client.h"
 #include "fuzzer/worker/worker_python.h"
+#include "support/child_process.h"
+#include "support/text_file.h"
 
 #include <gtest/gtest.h>
 

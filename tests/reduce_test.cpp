@@ -6,7 +6,7 @@
 #include "binary_runner.h"
 #include "corpus/case.h"
 #include "corpus/finding_store.h"
-#include "fuzzer/support/scratch_dir.h"
+#include "support/scratch_dir.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -3,9 +3,9 @@
 // one release only (tests/fixtures/plant_on_release) is a regression: compare classifies it,
 // bisect finds the release that brought it, and reduce keeps it passing on the baseline.
 #include "binary_runner.h"
-#include "fuzzer/support/scratch_dir.h"
-#include "fuzzer/support/text_file.h"
-#include "fuzzer/support/torch_environments.h"
+#include "support/scratch_dir.h"
+#include "support/text_file.h"
+#include "support/torch_environments.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

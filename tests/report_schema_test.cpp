@@ -5,8 +5,8 @@
 // purpose, so that a validator that accepts anything fails too.
 #include "binary_runner.h"
 #include "corpus/finding_store.h"
-#include "fuzzer/support/scratch_dir.h"
-#include "fuzzer/support/text_file.h"
+#include "support/scratch_dir.h"
+#include "support/text_file.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,9 +1,9 @@
 // The sanitizer runtimes' settings: one checked-in file, every entry with its reason, and the
 // environment a sanitized worker gets from it, for g++ and for clang++.
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/errors.h"
 #include "fuzzer/worker/sanitizer_settings.h"
 #include "fuzzer/worker/sanitizer_worker.h"
+#include "support/child_process.h"
+#include "support/errors.h"
 
 #include <gtest/gtest.h>
 

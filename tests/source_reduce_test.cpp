@@ -1,14 +1,14 @@
 // The source reducer: its passes on small texts, the log parser on a real CppCompileError, and
 // every annotated fixture in tests/fixtures/reduce reduced for real (our Clang analysis, or the
 // compiler its TEST line names), found by the driver, not listed here.
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/scratch_dir.h"
 #include "parsers/flag_translation.h"
 #include "reducers/source/compile_log.h"
 #include "reducers/source/interestingness.h"
 #include "reducers/source/source_passes.h"
 #include "reducers/source/source_reducer.h"
 #include "reducers/source/token_edits.h"
+#include "support/errors.h"
+#include "support/scratch_dir.h"
 
 #include <gtest/gtest.h>
 

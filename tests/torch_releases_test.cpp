@@ -3,10 +3,10 @@
 // releases is releases_test).
 #include "fuzzer/campaign/release_compare.h"
 #include "fuzzer/matrix/kernel_fingerprints.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/scratch_dir.h"
-#include "fuzzer/support/text_file.h"
-#include "fuzzer/support/torch_environments.h"
+#include "support/errors.h"
+#include "support/scratch_dir.h"
+#include "support/text_file.h"
+#include "support/torch_environments.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 #include "fuzzer/matrix/kernel_probes.h"
 #include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/warnings.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/text_file.h"
+#include "support/errors.h"
+#include "support/text_file.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 // One worker serves every test here, as in a campaign.
 #include "corpus/case.h"
 #include "corpus/finding.h"
-#include "fuzzer/support/child_process.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
+#include "support/child_process.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 
 #include "corpus/bug_key.h"
 
-#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "corpus/finding_store.h"
-#include "fuzzer/support/tool_paths.h"
-#include "fuzzer/support/torch_environments.h"
+#include "support/tool_paths.h"
+#include "support/torch_environments.h"
 
 #include <chrono>
 #include <filesystem>

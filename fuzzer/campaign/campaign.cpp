@@ -10,13 +10,13 @@
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/generate/mutator.h"
 #include "fuzzer/matrix/build_cache.h"
-#include "fuzzer/support/scratch_dir.h"
-#include "fuzzer/support/text_file.h"
-#include "fuzzer/support/version.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/repro_script.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_analysis.h"
+#include "support/scratch_dir.h"
+#include "support/text_file.h"
+#include "support/version.h"
 
 #include <fmt/format.h>
 

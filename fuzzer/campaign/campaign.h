@@ -5,8 +5,8 @@
 #include "fuzzer/campaign/journal.h"
 #include "fuzzer/generate/policy.h"
 #include "fuzzer/matrix/compilers.h"
-#include "fuzzer/support/tool_paths.h"
 #include "fuzzer/worker/sanitizer_worker.h"
+#include "support/tool_paths.h"
 
 #include <nlohmann/json.hpp>
 

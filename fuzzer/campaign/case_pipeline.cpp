@@ -5,13 +5,13 @@
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/runtime_differential.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/conflict.h"
 #include "parsers/flag_translation.h"
+#include "support/errors.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 

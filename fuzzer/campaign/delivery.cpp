@@ -3,12 +3,12 @@
 #include "corpus/bug_key.h"
 #include "corpus/bugs.h"
 #include "fuzzer/campaign/issue_draft.h"
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/text_file.h"
-#include "fuzzer/support/torch_environments.h"
-#include "fuzzer/support/version.h"
-#include "reducers/case/minimal_repro.h"
+#include "fuzzer/worker/standalone_run.h"
+#include "support/child_process.h"
+#include "support/errors.h"
+#include "support/text_file.h"
+#include "support/torch_environments.h"
+#include "support/version.h"
 
 #include <fmt/format.h>
 
@@ -97,8 +97,8 @@ print(json.dumps(env))
 // What the repro gives on one release.
 corpus::ReleaseRun RunOnRelease(const fs::path &repro, const support::TorchEnvironment &env,
                                 const std::string &signature, std::chrono::seconds timeout,
-                                reducers::StandaloneRun *run_out = nullptr) {
-  const auto run = reducers::RunStandalone(repro, env.venv / "bin" / "python", signature, timeout);
+                                worker::StandaloneRun *run_out = nullptr) {
+  const auto run = worker::RunStandalone(repro, env.venv / "bin" / "python", signature, timeout);
   if (run_out)
     *run_out = run;
   return {.torch = env.torch_version,
@@ -380,7 +380,7 @@ void RunReproOnReleases(const fs::path &repro, const support::ToolPaths &paths,
   for (const auto &env : environments) {
     if (stop.load())
       break;
-    reducers::StandaloneRun run;
+    worker::StandaloneRun run;
     auto result = RunOnRelease(repro, env, delivery.signature, timeout, &run);
     if (env.venv == paths.venv) {
       delivery.reproduces_standalone = run.reproduces;

@@ -3,7 +3,7 @@
 #include "corpus/delivery.h"
 #include "corpus/finding_store.h"
 #include "fuzzer/campaign/campaign.h"
-#include "fuzzer/support/tool_paths.h"
+#include "support/tool_paths.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,8 +1,8 @@
 #include "fuzzer/campaign/issue_draft.h"
 
 #include "corpus/case.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/text_file.h"
+#include "support/errors.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 #include "fuzzer/campaign/journal.h"
 
-#include "fuzzer/support/errors.h"
+#include "support/errors.h"
 
 #include <fmt/format.h>
 

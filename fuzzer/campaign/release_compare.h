@@ -2,7 +2,7 @@
 
 #include "corpus/case.h"
 #include "fuzzer/matrix/kernel_fingerprints.h"
-#include "fuzzer/support/torch_environments.h"
+#include "support/torch_environments.h"
 
 #include <nlohmann/json.hpp>
 

@@ -5,12 +5,12 @@
 
 #include "fuzzer/campaign/case_pipeline.h"
 #include "fuzzer/matrix/build_cache.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/scratch_dir.h"
-#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_analysis.h"
+#include "support/errors.h"
+#include "support/scratch_dir.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 

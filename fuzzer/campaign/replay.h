@@ -2,7 +2,7 @@
 
 #include "corpus/finding_store.h"
 #include "corpus/known_issues.h"
-#include "fuzzer/support/tool_paths.h"
+#include "support/tool_paths.h"
 
 #include <chrono>
 #include <filesystem>

@@ -3,7 +3,7 @@
 #include "corpus/bug_key.h"
 #include "corpus/run_record.h"
 #include "fuzzer/campaign/issue_draft.h"
-#include "fuzzer/support/text_file.h"
+#include "support/text_file.h"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>

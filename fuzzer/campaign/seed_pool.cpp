@@ -1,7 +1,7 @@
 #include "fuzzer/campaign/seed_pool.h"
 
-#include "fuzzer/support/sha256.h"
-#include "fuzzer/support/text_file.h"
+#include "support/sha256.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -2,8 +2,8 @@
 
 #include "fuzzer/generate/expression.h"
 #include "fuzzer/generate/random.h"
-#include "fuzzer/support/sha256.h"
-#include "fuzzer/support/version.h"
+#include "support/sha256.h"
+#include "support/version.h"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 
 #include "corpus/knobs.h"
 #include "fuzzer/generate/generator.h"
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/version.h"
+#include "support/child_process.h"
+#include "support/version.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

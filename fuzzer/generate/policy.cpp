@@ -2,8 +2,8 @@
 
 #include "corpus/knobs.h"
 
-#include "fuzzer/support/sha256.h"
-#include "fuzzer/support/text_file.h"
+#include "support/sha256.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 
 #include "corpus/matrix_record.h"
 #include "fuzzer/matrix/records.h"
-#include "fuzzer/support/sha256.h"
-#include "fuzzer/support/text_file.h"
+#include "support/sha256.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -6,10 +6,10 @@
 #include "fuzzer/matrix/kernel_probes.h"
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/matrix/warnings.h"
-#include "fuzzer/support/child_process.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/diagnostics.h"
+#include "support/child_process.h"
 
 #include <cxxabi.h>
 #include <fmt/format.h>

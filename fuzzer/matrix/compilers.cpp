@@ -1,7 +1,7 @@
 #include "fuzzer/matrix/compilers.h"
 
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/text_file.h"
+#include "support/child_process.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 

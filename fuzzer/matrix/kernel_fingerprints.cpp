@@ -1,7 +1,7 @@
 #include "fuzzer/matrix/kernel_fingerprints.h"
 
 #include "fuzzer/matrix/warnings.h"
-#include "fuzzer/support/sha256.h"
+#include "support/sha256.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,8 +1,8 @@
 #include "fuzzer/matrix/sanitizer_column.h"
 
 #include "fuzzer/matrix/bad_access.h"
-#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/worker_client.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

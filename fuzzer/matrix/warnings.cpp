@@ -1,7 +1,7 @@
 #include "fuzzer/matrix/warnings.h"
 
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/text_file.h"
+#include "support/errors.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 

@@ -1,13 +1,13 @@
 #include "fuzzer/worker/sanitizer_worker.h"
 
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/text_file.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/sanitizer_settings.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/diagnostics.h"
 #include "parsers/sanitizer_report.h"
+#include "support/child_process.h"
+#include "support/errors.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

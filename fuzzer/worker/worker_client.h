@@ -1,6 +1,6 @@
 #pragma once
 
-#include "fuzzer/support/child_process.h"
+#include "support/child_process.h"
 
 #include <nlohmann/json.hpp>
 

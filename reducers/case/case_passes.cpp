@@ -1,10 +1,10 @@
 #include "reducers/case/case_passes.h"
 
 #include "corpus/field_reader.h"
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/scratch_dir.h"
-#include "fuzzer/support/text_file.h"
+#include "support/child_process.h"
+#include "support/errors.h"
+#include "support/scratch_dir.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,10 +1,10 @@
 #include "reducers/case/case_reducer.h"
 
 #include "corpus/finding.h"
-#include "fuzzer/support/errors.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "fuzzer/worker/worker_client.h"
+#include "support/errors.h"
 
 #include <fmt/format.h>
 

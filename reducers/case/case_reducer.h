@@ -2,9 +2,9 @@
 
 #include "corpus/case.h"
 #include "corpus/finding.h"
-#include "fuzzer/support/tool_paths.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "reducers/case/case_passes.h"
+#include "support/tool_paths.h"
 
 #include <atomic>
 #include <chrono>

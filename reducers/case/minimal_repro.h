@@ -1,6 +1,7 @@
 #pragma once
 
 #include "corpus/case.h"
+#include "fuzzer/worker/standalone_run.h"
 
 #include <chrono>
 #include <filesystem>
@@ -21,22 +22,9 @@ enum class ReproConfig { kMinimal, kComplete };
 std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
                              ReproConfig config, const std::string &prelude = "");
 
-struct StandaloneRun {
-  bool reproduces = false;
-  bool passed = false; // exited 0 (printed PASS): not failing at all
-  std::string how;     // what the run did, in one line
-  std::string output;  // the end of what it printed (the last run), for a bug report
-  unsigned runs = 0;
-};
-
-// Runs the script with `python` (the venv's) and judges its failure against the signature: the
-// same signal for a crash, the innermost exception's class for an exception, a failed
-// assertion for a wrong result, no end for a timeout, for a memory error the sanitizer's report
-// in a kernel (the script's prelude runs it sanitized; its reports and Inductor's cache are
-// sent to a scratch folder and read as the worker's are). A flaky failure (a crash the case showed
-// only some of the time) gets up to `attempts` runs; `runs` says how many it took.
-StandaloneRun RunStandalone(const std::filesystem::path &script,
-                            const std::filesystem::path &python, const std::string &signature,
-                            std::chrono::seconds timeout, unsigned attempts = 1);
+// Running a repro script standalone and judging it lives in the worker layer (the campaign
+// judges its delivered repros with it too); the reducers use it under their own names.
+using fuzzer::worker::RunStandalone;
+using fuzzer::worker::StandaloneRun;
 
 } // namespace reducers

@@ -1,8 +1,8 @@
 #include "reducers/source/compile_probe.h"
 
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/text_file.h"
 #include "parsers/clang_analysis.h"
+#include "support/child_process.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 

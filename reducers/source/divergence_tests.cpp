@@ -1,8 +1,8 @@
 #include "reducers/source/compile_probe.h"
 #include "reducers/source/interestingness.h"
 
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/errors.h"
+#include "support/child_process.h"
+#include "support/errors.h"
 
 #include <fmt/format.h>
 

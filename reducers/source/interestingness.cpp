@@ -3,12 +3,12 @@
 #include "reducers/source/compile_probe.h"
 
 #include "corpus/finding.h"
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/errors.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/conflict.h"
 #include "parsers/diagnostics.h"
 #include "parsers/flag_translation.h"
+#include "support/child_process.h"
+#include "support/errors.h"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,9 @@
 #include "reducers/source/source_passes.h"
 
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/text_file.h"
 #include "reducers/source/syntax_edits.h"
 #include "reducers/source/token_edits.h"
+#include "support/errors.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,9 +1,9 @@
 #include "reducers/source/source_reducer.h"
 
-#include "fuzzer/support/child_process.h"
-#include "fuzzer/support/errors.h"
-#include "fuzzer/support/scratch_dir.h"
 #include "reducers/source/syntax_edits.h"
+#include "support/child_process.h"
+#include "support/errors.h"
+#include "support/scratch_dir.h"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "cli/convert_command.h"
+#include "support/tool_paths.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+
+namespace fuzzer::cli {
+
+struct RunCaseOptions {
+  std::filesystem::path case_file;
+  std::filesystem::path out_dir;
+  std::chrono::seconds timeout{600};
+  std::string command_line; // recorded in result.json
+  std::string sanitize;     // "address,undefined": kernels built and run with the sanitizers
+  std::string sanitize_compiler = "g++-12";
+  MaskModuleOptions module; // when case_file is a Python module
+};
+
+// `inductor-fuzz run-case`: exit 0 pass, 1 finding. Throws InputError for unusable input and
+// WorkerStartError when no worker can run it (both exit 2).
+int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &paths,
+                   std::ostream &out);
+
+} // namespace fuzzer::cli

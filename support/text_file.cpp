@@ -1,0 +1,106 @@
+#include "support/text_file.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fuzzer::support {
+
+std::string ReadTextFile(const std::filesystem::path &path, const std::string &what,
+                         std::size_t limit) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status))
+    throw InputError(fmt::format("{} {} does not exist", what, path.string()));
+  if (!std::filesystem::is_regular_file(status))
+    throw InputError(fmt::format("{} {} is not a regular file", what, path.string()));
+  const auto size = std::filesystem::file_size(path, error);
+  if (!error && size > limit)
+    throw InputError(fmt::format("{} {} is {} bytes, more than the {} bytes allowed", what,
+                                 path.string(), size, limit));
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream)
+    throw InputError(fmt::format("{} {} cannot be read (permissions?)", what, path.string()));
+  std::ostringstream contents;
+  contents << stream.rdbuf();
+  std::string text = contents.str();
+  if (text.empty())
+    throw InputError(fmt::format("{} {} is empty", what, path.string()));
+  if (text.find('\0') != std::string::npos)
+    throw InputError(fmt::format("{} {} is a binary file, not text", what, path.string()));
+  return text;
+}
+
+void WriteFileAtomically(const std::filesystem::path &path, const std::string &contents) {
+  const auto temporary =
+      path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid());
+  {
+    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
+    stream << contents;
+    stream.flush();
+    if (!stream)
+      throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+std::string EscapeMarkup(const std::string &text) {
+  std::string escaped;
+  for (const char ch : text) {
+    switch (ch) {
+    case '&':
+      escaped += "&amp;";
+      break;
+    case '<':
+      escaped += "&lt;";
+      break;
+    case '>':
+      escaped += "&gt;";
+      break;
+    case '"':
+      escaped += "&quot;";
+      break;
+    case '\'':
+      escaped += "&#39;";
+      break;
+    default:
+      if (static_cast<unsigned char>(ch) >= 0x20 || ch == '\n' || ch == '\t')
+        escaped += ch;
+    }
+  }
+  return escaped;
+}
+
+std::string Trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos)
+    return "";
+  const auto last = text.find_last_not_of(" \t\r");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+bool GlobMatches(std::string_view pattern, std::string_view text) {
+  // Iterative wildcard match, backtracking to the last star.
+  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (p < pattern.size() && pattern[p] == text[t]) {
+      ++p;
+      ++t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*')
+    ++p;
+  return p == pattern.size();
+}
+
+} // namespace fuzzer::support

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "support/errors.h"
+
+#include <cstddef>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace fuzzer::support {
+
+// Reads a file that must be text: present, readable, not empty, at most `limit` bytes, no NUL
+// bytes. `what` names the file in the error ("case file", "C++ source").
+std::string ReadTextFile(const std::filesystem::path &path, const std::string &what,
+                         std::size_t limit);
+
+// Writes through a temporary name in the same folder and renames, so that a reader (or a
+// crash half-way) never sees a partial file.
+void WriteFileAtomically(const std::filesystem::path &path, const std::string &contents);
+
+// Text made safe inside XML or HTML markup and attributes: & < > " ' escaped, and the control
+// characters XML 1.0 forbids (which compiler output may hold) dropped.
+std::string EscapeMarkup(const std::string &text);
+
+// The text without leading and trailing spaces, tabs and carriage returns.
+std::string Trim(std::string_view text);
+
+// `*` matches any run of characters, everything else itself (known issues, known warnings).
+bool GlobMatches(std::string_view pattern, std::string_view text);
+
+} // namespace fuzzer::support
