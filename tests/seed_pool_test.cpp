@@ -1,7 +1,7 @@
 // The feedback's seed pool (fuzzer/campaign/seed_pool.h): which cases join it, what it keeps in
 // CORPUS/queue/, and which parents it favours.
 #include "fuzzer/campaign/seed_pool.h"
-#include "fuzzer/support/scratch_dir.h"
+#include "support/scratch_dir.h"
 
 #include <gtest/gtest.h>
 
