@@ -272,13 +272,25 @@ SourceInput ReadSourceInput(const ReduceOptions &options, const fs::path &out_di
                             const fs::path &scratch, const support::ToolPaths &paths) {
   const std::chrono::seconds timeout(options.case_timeout_seconds);
   if (options.from_log) {
-    const std::string log = support::ReadTextFile(*options.from_log, "log", 256u << 20);
+    std::string log;
+    try {
+      log = support::ReadTextFile(*options.from_log, "log", 256u << 20);
+    } catch (const support::InputError &error) {
+      throw support::InputError(fmt::format(
+          "{}: give the job's text log as the CI service shows it (the raw log, not an archive)",
+          error.what()));
+    }
     const auto error = reducers::FindCompileError(log);
     if (!error)
       throw support::InputError(
           fmt::format("{} holds no CppCompileError (\"C++ compile error\", then \"Command:\" and "
                       "\"Output:\"): give the log of a run that failed to compile generated C++",
                       options.from_log->string()));
+    if (error->errors_in_log > 1)
+      std::cerr << fmt::format("reduce: {} holds {} different CppCompileErrors; reducing the last "
+                               "(line {}: {})\n",
+                               options.from_log->string(), error->errors_in_log, error->line,
+                               error->command.at(reducers::SourceArgument(error->command)));
     return FromCompileError(*error, options.from_log->string(), scratch, timeout);
   }
   if (options.script)
