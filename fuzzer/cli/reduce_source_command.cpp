@@ -391,6 +391,8 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
       paths.project_root / "reducers" / "source" / "passes.json"));
   support::ScratchDir scratch("reduce-source");
   const SourceInput input = ReadSourceInput(options, out_dir, scratch.path(), paths);
+  if (const auto notes = input.test->Notes(); !notes.empty())
+    std::cerr << notes << "\n";
   const auto context = reducers::MakeSourcePassContext(input.clang_args, DefaultPrefixCacheDir());
   const unsigned jobs =
       options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -446,33 +448,35 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
                   fs::perm_options::add);
   const auto [reproduces, how] = RunRepro(repro, input, reduction.signature,
                                           std::chrono::seconds(options.case_timeout_seconds));
-  const json report = {{"signature", reduction.signature},
-                       {"test", input.test->Describe()},
-                       {"origin", input.origin},
-                       {"source", input.source.string()},
-                       {"steps", reduction.steps},
-                       {"candidates_run", reduction.tried},
-                       {"clang_gate",
-                        {{"on", reduce.gate_on_parse_errors},
-                         {"dropped", reduction.gated},
-                         {"audited", reduction.gate_audits},
-                         {"refuted", reduction.gate_refuted}}},
-                       {"rounds", reduction.rounds},
-                       {"seconds", reduction.seconds},
-                       {"interrupted", reduction.interrupted},
-                       {"jobs", jobs},
-                       {"bytes_before", reduction.original.size()},
-                       {"bytes_after", reduction.reduced.size()},
-                       {"tokens_before", reducers::CountTokens(reduction.original)},
-                       {"tokens_after", reducers::CountTokens(reduction.reduced)},
-                       {"lines_before", reducers::CountLines(reduction.original)},
-                       {"lines_after", reducers::CountLines(reduction.reduced)},
-                       {"accepted_by_pass", reduction.accepted_by_pass},
-                       {"formatted", reduction.formatted},
-                       {"repro_reproduces", reproduces},
-                       {"repro_run", how},
-                       {"tool_version", support::ToolVersion()},
-                       {"command_line", options.command_line}};
+  const json report = {
+      {"signature", reduction.signature},
+      {"test", input.test->Describe()},
+      {"origin", input.origin},
+      {"source", input.source.string()},
+      {"steps", reduction.steps},
+      {"candidates_run", reduction.tried},
+      {"clang_gate",
+       {{"on", reduce.gate_on_parse_errors},
+        {"dropped", reduction.gated},
+        {"audited", reduction.gate_audits},
+        {"refuted", reduction.gate_refuted}}},
+      {"rounds", reduction.rounds},
+      {"seconds", reduction.seconds},
+      {"seconds_per_candidate", reduction.tried ? reduction.test_seconds / reduction.tried : 0.0},
+      {"interrupted", reduction.interrupted},
+      {"jobs", jobs},
+      {"bytes_before", reduction.original.size()},
+      {"bytes_after", reduction.reduced.size()},
+      {"tokens_before", reducers::CountTokens(reduction.original)},
+      {"tokens_after", reducers::CountTokens(reduction.reduced)},
+      {"lines_before", reducers::CountLines(reduction.original)},
+      {"lines_after", reducers::CountLines(reduction.reduced)},
+      {"accepted_by_pass", reduction.accepted_by_pass},
+      {"formatted", reduction.formatted},
+      {"repro_reproduces", reproduces},
+      {"repro_run", how},
+      {"tool_version", support::ToolVersion()},
+      {"command_line", options.command_line}};
   support::WriteFileAtomically(out_dir / "reduction.json", report.dump(2) + "\n");
   out << fmt::format(
       "reduce: {} -> {} lines, {} -> {} tokens; {} step(s), {} candidate(s){} in "
