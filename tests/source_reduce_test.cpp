@@ -5,6 +5,7 @@
 #include "fuzzer/support/scratch_dir.h"
 #include "parsers/flag_translation.h"
 #include "reducers/source/compile_log.h"
+#include "reducers/source/compile_probe.h"
 #include "reducers/source/interestingness.h"
 #include "reducers/source/source_passes.h"
 #include "reducers/source/source_reducer.h"
@@ -283,6 +284,46 @@ TEST(CompileLog, TheLastOfSeveralErrorsWinsAndTheyAreCounted) {
   // The same error printed twice (a chained exception) is one error.
   EXPECT_EQ(FindCompileError(first + first)->errors_in_log, 1u);
   EXPECT_FALSE(FindCompileError("E   AssertionError: C++ compile error\nE   assert 1 == 2\n"));
+}
+
+// The compile test's precompiled prefix: on for a TU that starts with #include lines (with the
+// command's own -include folded in, as Inductor's PCH build has one), precompiled again once the
+// reduced text drops an #include, and off, said why, when the command's -include is gone.
+TEST(CompileProbe, ThePrefixFollowsTheIncludeBlockAndSaysWhenItIsOff) {
+  fuzzer::support::ScratchDir scratch("probe");
+  std::ofstream(scratch / "wrapper.h") << "#include <string>\n";
+  const std::string tu = "#include <vector>\n#include <map>\nint f() { return undeclared(); }\n";
+  std::ofstream(scratch / "k.cpp") << tu;
+  const std::vector<std::string> argv = {"g++-12",
+                                         "-std=c++20",
+                                         "-include",
+                                         (scratch / "wrapper.h").string(),
+                                         (scratch / "k.cpp").string(),
+                                         "-c",
+                                         "-o",
+                                         (scratch / "k.o").string()};
+  CompileProbe probe(argv, 4, scratch / "test", std::chrono::seconds(120));
+  const auto first = probe.Run(tu, 0);
+  EXPECT_NE(first.first_error.find("undeclared"), std::string::npos);
+  EXPECT_NE(probe.PrefixNote().find("with a precompiled prefix of the TU's 2 leading #include "
+                                    "line(s) and the command's own -include"),
+            std::string::npos)
+      << probe.PrefixNote();
+  // The reducer took a text without <map>: its candidates come back with that block.
+  for (const std::string body :
+       {"int f() { return undeclared(); }\n", "int f() { return undeclared() + 1; }\n",
+        "int g() { return undeclared(); }\n"})
+    EXPECT_EQ(probe.Run("#include <vector>\n" + body, 1).first_error, first.first_error);
+  EXPECT_TRUE(fs::exists(scratch / "test" / "prefix-1" / "prefix.h.gch"));
+  EXPECT_EQ(Read(scratch / "test" / "prefix-1" / "prefix.h"),
+            "#include <string>\n\n#include <vector>\n");
+
+  auto gone = argv;
+  gone[3] = (scratch / "gone.h").string();
+  CompileProbe without(gone, 4, scratch / "test-gone", std::chrono::seconds(120));
+  without.Run(tu, 0);
+  EXPECT_NE(without.PrefixNote().find("WITHOUT a precompiled prefix"), std::string::npos);
+  EXPECT_NE(without.PrefixNote().find("gone.h is gone"), std::string::npos) << without.PrefixNote();
 }
 
 struct ReduceFixture {
