@@ -318,14 +318,17 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
   return script;
 }
 
-// A call sequence as a person writes one, for a failure in the compiled calls themselves (no
-// eager reference needed): the calls unrolled in order, each saying only what changes from the
-// call before it; the tables the functions read and nothing else. Nothing: the case needs the
-// general form (a wrong result compares every call with eager, AOTInductor, custom inputs).
+// A call sequence as a person writes one, for a failure in the compiled calls themselves (a
+// compile error, an exception, a crash or a hang: no eager reference needed): the calls unrolled in
+// order, each saying only what changes from the call before it; the tables the functions read and
+// nothing else. Nothing: the case needs the general form (a wrong result compares every call with
+// eager, AOTInductor, custom inputs).
 std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::string &signature,
                                              ReproConfig config) {
   const std::string kind = Facts(signature).at("kind");
-  if (kind == "wrong-result" || kind == "memory-error" || c.compile_with == corpus::kAoti)
+  const bool compiled_call_fails =
+      kind == "compile-error" || kind == "exception" || kind == "crash" || kind == "timeout";
+  if (!compiled_call_fails || c.compile_with == corpus::kAoti)
     return std::nullopt;
   if (c.api == "flex_attention") {
     if (!c.attention)
