@@ -272,13 +272,25 @@ SourceInput ReadSourceInput(const ReduceOptions &options, const fs::path &out_di
                             const fs::path &scratch, const support::ToolPaths &paths) {
   const std::chrono::seconds timeout(options.case_timeout_seconds);
   if (options.from_log) {
-    const std::string log = support::ReadTextFile(*options.from_log, "log", 256u << 20);
+    std::string log;
+    try {
+      log = support::ReadTextFile(*options.from_log, "log", 256u << 20);
+    } catch (const support::InputError &error) {
+      throw support::InputError(fmt::format(
+          "{}: give the job's text log as the CI service shows it (the raw log, not an archive)",
+          error.what()));
+    }
     const auto error = reducers::FindCompileError(log);
     if (!error)
       throw support::InputError(
           fmt::format("{} holds no CppCompileError (\"C++ compile error\", then \"Command:\" and "
                       "\"Output:\"): give the log of a run that failed to compile generated C++",
                       options.from_log->string()));
+    if (error->errors_in_log > 1)
+      std::cerr << fmt::format("reduce: {} holds {} different CppCompileErrors; reducing the last "
+                               "(line {}: {})\n",
+                               options.from_log->string(), error->errors_in_log, error->line,
+                               error->command.at(reducers::SourceArgument(error->command)));
     return FromCompileError(*error, options.from_log->string(), scratch, timeout);
   }
   if (options.script)
@@ -379,6 +391,8 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
       paths.project_root / "reducers" / "source" / "passes.json"));
   support::ScratchDir scratch("reduce-source");
   const SourceInput input = ReadSourceInput(options, out_dir, scratch.path(), paths);
+  if (const auto notes = input.test->Notes(); !notes.empty())
+    std::cerr << notes << "\n";
   const auto context = reducers::MakeSourcePassContext(input.clang_args, DefaultPrefixCacheDir());
   const unsigned jobs =
       options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -434,33 +448,35 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
                   fs::perm_options::add);
   const auto [reproduces, how] = RunRepro(repro, input, reduction.signature,
                                           std::chrono::seconds(options.case_timeout_seconds));
-  const json report = {{"signature", reduction.signature},
-                       {"test", input.test->Describe()},
-                       {"origin", input.origin},
-                       {"source", input.source.string()},
-                       {"steps", reduction.steps},
-                       {"candidates_run", reduction.tried},
-                       {"clang_gate",
-                        {{"on", reduce.gate_on_parse_errors},
-                         {"dropped", reduction.gated},
-                         {"audited", reduction.gate_audits},
-                         {"refuted", reduction.gate_refuted}}},
-                       {"rounds", reduction.rounds},
-                       {"seconds", reduction.seconds},
-                       {"interrupted", reduction.interrupted},
-                       {"jobs", jobs},
-                       {"bytes_before", reduction.original.size()},
-                       {"bytes_after", reduction.reduced.size()},
-                       {"tokens_before", reducers::CountTokens(reduction.original)},
-                       {"tokens_after", reducers::CountTokens(reduction.reduced)},
-                       {"lines_before", reducers::CountLines(reduction.original)},
-                       {"lines_after", reducers::CountLines(reduction.reduced)},
-                       {"accepted_by_pass", reduction.accepted_by_pass},
-                       {"formatted", reduction.formatted},
-                       {"repro_reproduces", reproduces},
-                       {"repro_run", how},
-                       {"tool_version", support::ToolVersion()},
-                       {"command_line", options.command_line}};
+  const json report = {
+      {"signature", reduction.signature},
+      {"test", input.test->Describe()},
+      {"origin", input.origin},
+      {"source", input.source.string()},
+      {"steps", reduction.steps},
+      {"candidates_run", reduction.tried},
+      {"clang_gate",
+       {{"on", reduce.gate_on_parse_errors},
+        {"dropped", reduction.gated},
+        {"audited", reduction.gate_audits},
+        {"refuted", reduction.gate_refuted}}},
+      {"rounds", reduction.rounds},
+      {"seconds", reduction.seconds},
+      {"seconds_per_candidate", reduction.tried ? reduction.test_seconds / reduction.tried : 0.0},
+      {"interrupted", reduction.interrupted},
+      {"jobs", jobs},
+      {"bytes_before", reduction.original.size()},
+      {"bytes_after", reduction.reduced.size()},
+      {"tokens_before", reducers::CountTokens(reduction.original)},
+      {"tokens_after", reducers::CountTokens(reduction.reduced)},
+      {"lines_before", reducers::CountLines(reduction.original)},
+      {"lines_after", reducers::CountLines(reduction.reduced)},
+      {"accepted_by_pass", reduction.accepted_by_pass},
+      {"formatted", reduction.formatted},
+      {"repro_reproduces", reproduces},
+      {"repro_run", how},
+      {"tool_version", support::ToolVersion()},
+      {"command_line", options.command_line}};
   support::WriteFileAtomically(out_dir / "reduction.json", report.dump(2) + "\n");
   out << fmt::format(
       "reduce: {} -> {} lines, {} -> {} tokens; {} step(s), {} candidate(s){} in "

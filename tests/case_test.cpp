@@ -1,10 +1,12 @@
 #include "corpus/case.h"
 #include "reducers/case/case_passes.h"
+#include "reducers/case/minimal_repro.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
+#include <regex>
 
 namespace fuzzer {
 namespace {
@@ -386,6 +388,45 @@ TEST(Case, TheReducerTriesAnAotiCaseUnderTorchCompile) {
   const auto order = reducers::LoadCasePassOrder(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
                                                  "reducers/case/passes.json");
   EXPECT_NE(std::find(order.begin(), order.end(), pass), order.end());
+}
+
+// A call sequence's repro.py as a person writes it: the calls unrolled, each saying only what
+// changes, no table of calls and no runner (the real finding's case, two calls of a soft-capping
+// score_mod; the general form of the same case was 44 lines, repro-tool.py beside it).
+TEST(MinimalRepro, ACallSequenceIsUnrolledWithOnlyWhatChanges) {
+  const std::filesystem::path finding =
+      std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+      "corpus/findings/reduced/exception-softcap-symfloat-recompile";
+  auto c = corpus::LoadCaseFile(finding / "case.json");
+  const std::string signature = "exception|type=builtins.AssertionError|message=x|frame=y";
+  const auto script = reducers::EmitMinimalRepro(c, signature, reducers::ReproConfig::kMinimal);
+  EXPECT_LE(std::count(script.begin(), script.end(), '\n'), 25) << script;
+  EXPECT_EQ(script.find("CALLS"), std::string::npos) << script;
+  EXPECT_EQ(script.find("def run"), std::string::npos) << script;
+  EXPECT_NE(script.find("softcap = functions(50.0)"), std::string::npos) << script;
+  EXPECT_NE(script.find("softcap = functions(30.0)"), std::string::npos) << script;
+  // The inputs do not change: drawn once; two calls of the one compiled function.
+  const std::regex draws("torch\\.randn");
+  EXPECT_EQ(std::distance(std::sregex_iterator(script.begin(), script.end(), draws),
+                          std::sregex_iterator()),
+            1)
+      << script;
+  const std::regex calls("compiled\\(q, k, v");
+  EXPECT_EQ(std::distance(std::sregex_iterator(script.begin(), script.end(), calls),
+                          std::sregex_iterator()),
+            2)
+      << script;
+  // A table the functions do not read is left out; one a later call replaces is set again.
+  c.tensors.push_back({.name = "unused_table", .dtype = "int64", .shape = {2}, .integers = {1, 2}});
+  EXPECT_EQ(reducers::EmitMinimalRepro(c, signature, reducers::ReproConfig::kMinimal)
+                .find("unused_table"),
+            std::string::npos);
+  // A wrong result compares every call with eager, and a divergence between compilers runs the
+  // case as it is: the general form.
+  for (const std::string other : {"wrong-result|field=output", "compiler-divergence|built=g++-12"})
+    EXPECT_NE(reducers::EmitMinimalRepro(c, other, reducers::ReproConfig::kMinimal).find("CALLS"),
+              std::string::npos)
+        << other;
 }
 
 } // namespace

@@ -189,6 +189,14 @@ TEST_F(CliTest, ReduceSourceRefusesBadInput) {
                           .string(),
                       "--out", out},
                      "which is gone");
+  // pytest's report (the "E" lines) names the TU just as well.
+  ExpectOneLineError({"reduce", "--from-log",
+                      (std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                       "tests/fixtures/ci_logs/pytest_collection_color.log")
+                          .string(),
+                      "--out", out},
+                     "cache-pytest_collection/6q/");
+  ExpectOneLineError({"reduce", "--from-log", binary.string(), "--out", out}, "the raw log");
   const auto clean = Write("clean.cpp", "int main() { return 0; }\n");
   ExpectOneLineError({"reduce", "--cpp", clean.string(), "--out", out, "--", "g++-12", "-c",
                       clean.string(), "-o", (folder_ / "clean.o").string()},

@@ -3,6 +3,7 @@
 // compiler its TEST line names), found by the driver, not listed here.
 #include "parsers/flag_translation.h"
 #include "reducers/source/compile_log.h"
+#include "reducers/source/compile_probe.h"
 #include "reducers/source/interestingness.h"
 #include "reducers/source/source_passes.h"
 #include "reducers/source/source_reducer.h"
@@ -227,6 +228,102 @@ TEST(CompileLog, FindsTheCommandAndOutputOfARealCppCompileError) {
   EXPECT_FALSE(FindCompileError("Traceback (most recent call last):\nValueError: no\n"));
   EXPECT_EQ(SplitCommandLine("g++ 'a b.cpp' -DX=\"1 2\" c\\ d"),
             (std::vector<std::string>{"g++", "a b.cpp", "-DX=1 2", "c d"}));
+}
+
+// Every log format in tests/fixtures/ci_logs (real runs of one failure, see its README) gives
+// what the plain `python script.py` log gives: the same command and the same compiler output, up
+// to the temporary Inductor cache each run had.
+TEST(CompileLog, ReadsEveryCiLogFormatLikeThePlainLog) {
+  const fs::path logs = kSource / "tests" / "fixtures" / "ci_logs";
+  const auto same_cache = [](std::string text) {
+    return std::regex_replace(text, std::regex(R"(/tmp/fl/cache-[a-z_]+/)"), "/tmp/CACHE/");
+  };
+  const auto plain = FindCompileError(Read(logs / "python.log"));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->errors_in_log, 1u);
+  EXPECT_EQ(plain->command.front(), "g++");
+  EXPECT_NE(
+      std::find(plain->command.begin(), plain->command.end(), "TORCH_INDUCTOR_PRECOMPILE_HEADERS"),
+      plain->command.end());
+  EXPECT_TRUE(plain->output.starts_with("/tmp/fl/cache-plain/")) << plain->output.substr(0, 80);
+  EXPECT_NE(plain->output.find(": error: cannot convert \xe2\x80\x98"
+                               "accum_t*"),
+            std::string::npos);
+  EXPECT_EQ(plain->output.find("TORCHDYNAMO_VERBOSE"), std::string::npos);
+  std::string plain_command;
+  for (const auto &word : plain->command)
+    plain_command += same_cache(word) + " ";
+  std::size_t formats = 0;
+  for (const auto &entry : fs::directory_iterator(logs)) {
+    if (entry.path().extension() != ".log" || entry.path().filename() == "python.log")
+      continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    ++formats;
+    const auto error = FindCompileError(Read(entry.path()));
+    ASSERT_TRUE(error);
+    std::string command;
+    for (const auto &word : error->command)
+      command += same_cache(word) + " ";
+    EXPECT_EQ(command, plain_command);
+    EXPECT_EQ(same_cache(error->output), same_cache(plain->output));
+    EXPECT_EQ(error->errors_in_log, 1u);
+    EXPECT_GT(error->line, 1u);
+  }
+  EXPECT_GE(formats, 7u);
+}
+
+TEST(CompileLog, TheLastOfSeveralErrorsWinsAndTheyAreCounted) {
+  const fs::path logs = kSource / "tests" / "fixtures" / "ci_logs";
+  // A CI job that ran two failing steps: unittest's, then pytest's.
+  const std::string first = Read(logs / "unittest.log"), second = Read(logs / "pytest_q.log");
+  const auto error = FindCompileError(first + second);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->errors_in_log, 2u);
+  EXPECT_NE(error->command.at(1).find("cache-pytest_q"), std::string::npos);
+  EXPECT_GT(error->line, static_cast<std::size_t>(std::count(first.begin(), first.end(), '\n')));
+  // The same error printed twice (a chained exception) is one error.
+  EXPECT_EQ(FindCompileError(first + first)->errors_in_log, 1u);
+  EXPECT_FALSE(FindCompileError("E   AssertionError: C++ compile error\nE   assert 1 == 2\n"));
+}
+
+// The compile test's precompiled prefix: on for a TU that starts with #include lines (with the
+// command's own -include folded in, as Inductor's PCH build has one), precompiled again once the
+// reduced text drops an #include, and off, said why, when the command's -include is gone.
+TEST(CompileProbe, ThePrefixFollowsTheIncludeBlockAndSaysWhenItIsOff) {
+  fuzzer::support::ScratchDir scratch("probe");
+  std::ofstream(scratch / "wrapper.h") << "#include <string>\n";
+  const std::string tu = "#include <vector>\n#include <map>\nint f() { return undeclared(); }\n";
+  std::ofstream(scratch / "k.cpp") << tu;
+  const std::vector<std::string> argv = {"g++-12",
+                                         "-std=c++20",
+                                         "-include",
+                                         (scratch / "wrapper.h").string(),
+                                         (scratch / "k.cpp").string(),
+                                         "-c",
+                                         "-o",
+                                         (scratch / "k.o").string()};
+  CompileProbe probe(argv, 4, scratch / "test", std::chrono::seconds(120));
+  const auto first = probe.Run(tu, 0);
+  EXPECT_NE(first.first_error.find("undeclared"), std::string::npos);
+  EXPECT_NE(probe.PrefixNote().find("with a precompiled prefix of the TU's 2 leading #include "
+                                    "line(s) and the command's own -include"),
+            std::string::npos)
+      << probe.PrefixNote();
+  // The reducer took a text without <map>: its candidates come back with that block.
+  for (const std::string body :
+       {"int f() { return undeclared(); }\n", "int f() { return undeclared() + 1; }\n",
+        "int g() { return undeclared(); }\n"})
+    EXPECT_EQ(probe.Run("#include <vector>\n" + body, 1).first_error, first.first_error);
+  EXPECT_TRUE(fs::exists(scratch / "test" / "prefix-1" / "prefix.h.gch"));
+  EXPECT_EQ(Read(scratch / "test" / "prefix-1" / "prefix.h"),
+            "#include <string>\n\n#include <vector>\n");
+
+  auto gone = argv;
+  gone[3] = (scratch / "gone.h").string();
+  CompileProbe without(gone, 4, scratch / "test-gone", std::chrono::seconds(120));
+  without.Run(tu, 0);
+  EXPECT_NE(without.PrefixNote().find("WITHOUT a precompiled prefix"), std::string::npos);
+  EXPECT_NE(without.PrefixNote().find("gone.h is gone"), std::string::npos) << without.PrefixNote();
 }
 
 struct ReduceFixture {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,11 +12,17 @@ namespace reducers {
 struct LoggedCompileError {
   std::vector<std::string> command; // argv, argv[0] the compiler
   std::string output;               // the compiler's output, as logged
+  std::size_t line = 0;             // the log's line (from 1) of its "Command:"
+  std::size_t errors_in_log = 1;    // how many different CppCompileErrors the log holds
 };
 
-// The last CppCompileError in a log (a CI log, a pytest report, a script's stderr): the line
-// after "Command:" and the lines after "Output:" up to the end of the exception text. Nothing
-// when the log holds none. Leading CI timestamps ("2026-11-22T10:00:00.1234567Z ") are ignored.
+// The last CppCompileError in a log: the line after "Command:" and the lines after "Output:" up
+// to the end of the exception text. Nothing when the log holds none. Read the way CI systems
+// write logs: CRLF line ends, ANSI colours, GitHub Actions' and GitLab's timestamps
+// ("2026-11-25T10:00:00.1234567Z ", "2026-11-25T10:00:00.123456Z 00O "), pytest-xdist's "[gw0] ",
+// and pytest's report, whose exception lines start with "E" (with and without -q, at collection
+// and inside a test); unittest's and torch._dynamo's wrappers (InductorError,
+// BackendCompilerFailed) around the CppCompileError.
 std::optional<LoggedCompileError> FindCompileError(const std::string &log);
 
 // A command line split as a shell would (quotes and backslashes), for the commands Inductor

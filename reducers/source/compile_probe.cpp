@@ -42,9 +42,50 @@ fs::path WriteCandidate(const fs::path &scratch, unsigned slot, const std::strin
 
 CompileOutcome CompileProbe::Run(const std::string &text, unsigned slot) {
   std::call_once(decided_, [&] { Decide(text, slot); });
+  if (!use_prefix_)
+    return Compile(text, slot, {.syntax_only = syntax_only_});
   // The prefix stands for the TU's leading #include lines only while they are unchanged.
-  const bool prefix = use_prefix_ && parsers::LeadingIncludeBlock(text) == leading_block_;
-  return Compile(text, slot, {.syntax_only = syntax_only_, .prefix = prefix});
+  const std::string block = parsers::LeadingIncludeBlock(text);
+  fs::path header;
+  {
+    std::lock_guard lock(prefix_mutex_);
+    if (block == leading_block_)
+      header = prefix_header_;
+  }
+  if (header.empty()) {
+    FollowLeadingBlock(block, text, slot);
+    return Compile(text, slot, {.syntax_only = syntax_only_});
+  }
+  return Compile(text, slot,
+                 {.syntax_only = syntax_only_, .prefix = true, .prefix_header = header});
+}
+
+std::string CompileProbe::PrefixNote() const {
+  std::lock_guard lock(prefix_mutex_);
+  return prefix_note_;
+}
+
+void CompileProbe::FollowLeadingBlock(const std::string &block, const std::string &text,
+                                      unsigned slot) {
+  constexpr unsigned kSeenBeforeRebuild = 3; // the reducer's new text, not one candidate's
+  constexpr unsigned kMaxRebuilds = 8;
+  {
+    std::lock_guard lock(prefix_mutex_);
+    if (block.empty() || rebuilds_ >= kMaxRebuilds || ++other_blocks_[block] != kSeenBeforeRebuild)
+      return;
+    ++rebuilds_;
+  }
+  const fs::path folder = scratch_ / fmt::format("prefix-{}", rebuilds_);
+  if (!BuildPrefix(folder, block).empty())
+    return;
+  const fs::path header = folder / "prefix.h";
+  if (Compile(text, slot, {.syntax_only = syntax_only_, .prefix = true, .prefix_header = header}) !=
+      Compile(text, slot, {.syntax_only = syntax_only_}))
+    return;
+  std::lock_guard lock(prefix_mutex_);
+  leading_block_ = block;
+  prefix_header_ = header;
+  other_blocks_.clear();
 }
 
 std::vector<std::string_view> CompileProbe::UndefinedBehaviourWarnings() const {
@@ -58,15 +99,49 @@ void CompileProbe::Decide(const std::string &text, unsigned slot) {
   syntax_only_ =
       output_ == ProbeOutput::kVerdictOnly && Compile(text, slot, {.syntax_only = true}) == full;
   leading_block_ = parsers::LeadingIncludeBlock(text);
-  // A command's own -include files (Inductor's precompiled-header wrapper) go into ours:
-  // a compiler takes one precompiled header, and theirs may not match these flags.
-  prefix_block_.clear();
+  // A command's own -include files (Inductor's precompiled-header wrapper, with
+  // -D TORCH_INDUCTOR_PRECOMPILE_HEADERS) go into ours: a compiler takes one precompiled header,
+  // and theirs holds only torch's prefix, not the TU's other headers.
+  own_includes_.clear();
+  std::string missing;
   for (std::size_t i = 1; i + 1 < argv_.size(); ++i)
-    if (argv_[i] == "-include" && fs::is_regular_file(argv_[i + 1]))
-      prefix_block_ += fuzzer::support::ReadTextFile(argv_[i + 1], "header", 1 << 20) + "\n";
-  prefix_block_ += leading_block_;
-  use_prefix_ = !leading_block_.empty() && BuildPrefix() &&
-                Compile(text, slot, {.syntax_only = syntax_only_, .prefix = true}) == full;
+    if (argv_[i] == "-include") {
+      if (fs::is_regular_file(argv_[i + 1]))
+        own_includes_ += fuzzer::support::ReadTextFile(argv_[i + 1], "header", 1 << 20) + "\n";
+      else
+        missing = argv_[i + 1];
+    }
+  const auto started = std::chrono::steady_clock::now();
+  std::string why_not;
+  if (!missing.empty())
+    why_not = fmt::format("the command's -include {} is gone", missing);
+  else if (leading_block_.empty())
+    why_not = "the TU does not start with #include lines";
+  else if (auto failed = BuildPrefix(scratch_ / "prefix", leading_block_); !failed.empty())
+    why_not = "its #include lines do not compile alone: " + failed;
+  else if (const auto with_prefix = Compile(text, slot,
+                                            {.syntax_only = syntax_only_,
+                                             .prefix = true,
+                                             .prefix_header = scratch_ / "prefix" / "prefix.h"});
+           with_prefix != full)
+    why_not = fmt::format("the TU fails differently with it (\"{}\", without: \"{}\")",
+                          with_prefix.first_error.substr(0, 80), full.first_error.substr(0, 80));
+  use_prefix_ = why_not.empty();
+  if (use_prefix_)
+    prefix_header_ = scratch_ / "prefix" / "prefix.h";
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const std::string front = syntax_only_ ? "front end only (-fsyntax-only)" : "whole builds";
+  prefix_note_ =
+      use_prefix_
+          ? fmt::format("reduce: {}: {}, with a precompiled prefix of the TU's {} leading "
+                        "#include line(s){} (built in {:.0f} s)",
+                        fs::path(argv_[0]).filename().string(), front,
+                        std::count(leading_block_.begin(), leading_block_.end(), '\n'),
+                        own_includes_.empty() ? "" : " and the command's own -include", seconds)
+          : fmt::format("reduce: {}: {}, WITHOUT a precompiled prefix (every candidate parses "
+                        "every header): {}",
+                        fs::path(argv_[0]).filename().string(), front, why_not);
 }
 
 std::vector<std::string> CompileProbe::Flags() const {
@@ -90,10 +165,9 @@ std::vector<std::string> CompileProbe::Flags() const {
   return flags;
 }
 
-bool CompileProbe::BuildPrefix() {
-  const fs::path folder = scratch_ / "prefix";
+std::string CompileProbe::BuildPrefix(const fs::path &folder, const std::string &block) {
   fs::create_directories(folder);
-  std::ofstream(folder / "prefix.h", std::ios::trunc) << prefix_block_;
+  std::ofstream(folder / "prefix.h", std::ios::trunc) << own_includes_ + block;
   std::vector<std::string> argv = {argv_[0]};
   const auto flags = Flags();
   argv.insert(argv.end(), flags.begin(), flags.end());
@@ -102,7 +176,15 @@ bool CompileProbe::BuildPrefix() {
           .string();
   argv.insert(argv.end(), {"-x", "c++-header", (folder / "prefix.h").string(), "-o", output});
   const auto result = RunCommand(argv, {}, timeout_ * 4, 1 << 20);
-  return result.status.Succeeded() && fs::exists(output);
+  if (result.timed_out)
+    return fmt::format("timed out after {} s", (timeout_ * 4).count());
+  if (!result.status.Succeeded() || !fs::exists(output)) {
+    for (const auto &diagnostic : parsers::ParseCompilerText(result.output, family_))
+      if (diagnostic.severity == "error" || diagnostic.severity == "fatal error")
+        return diagnostic.message;
+    return result.status.Describe();
+  }
+  return "";
 }
 
 CompileOutcome CompileProbe::Compile(const std::string &text, unsigned slot, RunMode mode) const {
@@ -112,7 +194,7 @@ CompileOutcome CompileProbe::Compile(const std::string &text, unsigned slot, Run
   // Quoted #includes still resolve next to the original.
   argv.insert(argv.end(), {"-iquote", fs::absolute(argv_[source_index_]).parent_path().string()});
   if (mode.prefix)
-    argv.insert(argv.end(), {"-include", (scratch_ / "prefix" / "prefix.h").string()});
+    argv.insert(argv.end(), {"-include", mode.prefix_header.string()});
   const fs::path output = source.parent_path() / "candidate.out";
   bool output_named = false;
   for (std::size_t i = 1; i < argv_.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -66,10 +67,15 @@ public:
   std::vector<std::string_view> UndefinedBehaviourWarnings() const;
   parsers::CompilerFamily family() const { return family_; }
 
+  // One line on the precompiled prefix, once the first text decided it: on (what it holds, how
+  // long it took to build) or off and why; empty before.
+  std::string PrefixNote() const;
+
 private:
   struct RunMode {
     bool syntax_only = false;
-    bool prefix = false; // -include the precompiled leading #include block
+    bool prefix = false;                 // -include the precompiled leading #include block
+    std::filesystem::path prefix_header; // which prefix (prefix.h beside its .gch / .pch)
   };
 
   void Decide(const std::string &text, unsigned slot);
@@ -79,7 +85,14 @@ private:
 
   // The leading #include block compiled once, as gcc's .gch or clang's .pch beside prefix.h:
   // both compilers pick it up for `-include prefix.h` when the flags match.
-  bool BuildPrefix();
+  // `folder`: where, `block`: the leading #include block it precompiles (after the command's
+  // own -include files). An empty answer: built; else what went wrong, one line.
+  std::string BuildPrefix(const std::filesystem::path &folder, const std::string &block);
+
+  // A candidate whose leading #include block is not the prefix's: once the same block has come
+  // back often enough (the reducer took a text with it), the prefix is rebuilt for it, so that a
+  // removed #include does not cost the prefix for the rest of the reduction.
+  void FollowLeadingBlock(const std::string &block, const std::string &text, unsigned slot);
 
   CompileOutcome Compile(const std::string &text, unsigned slot, RunMode mode) const;
 
@@ -92,8 +105,13 @@ private:
   std::once_flag decided_;
   bool syntax_only_ = false;
   bool use_prefix_ = false;
-  std::string leading_block_; // the TU's leading #include lines
-  std::string prefix_block_;  // what the prefix precompiles: the -include files, then those
+  std::string own_includes_; // the command's own -include files' text (Inductor's PCH wrapper)
+  std::string prefix_note_;  // PrefixNote()
+  mutable std::mutex prefix_mutex_; // guards the three below once the reduction runs
+  std::string leading_block_;       // the leading #include lines the prefix holds
+  std::filesystem::path prefix_header_;
+  std::map<std::string, unsigned> other_blocks_; // leading blocks seen without a prefix: how often
+  unsigned rebuilds_ = 0;
 };
 
 } // namespace reducers

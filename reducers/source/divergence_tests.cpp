@@ -83,6 +83,13 @@ public:
   std::string Describe() const override {
     return "the compilers " + CompilerNames(commands_) + " disagree the same way";
   }
+  std::string Notes() const override {
+    std::string notes;
+    for (const auto &probe : probes_)
+      if (const auto note = probe->PrefixNote(); !note.empty())
+        notes += (notes.empty() ? "" : "\n") + note;
+    return notes;
+  }
   std::string ReproCommand(const fs::path &reduced) const override {
     // The untouched TU's verdicts, seen first: the set of compilers that build it.
     std::string expected;
@@ -181,6 +188,13 @@ public:
   }
   std::string Describe() const override {
     return "the programs " + CompilerNames(commands_) + " build print differently, the same way";
+  }
+  std::string Notes() const override {
+    std::string notes;
+    for (const auto &probe : probes_)
+      if (const auto note = probe->PrefixNote(); !note.empty())
+        notes += (notes.empty() ? "" : "\n") + note;
+    return notes;
   }
   std::string ReproCommand(const fs::path &reduced) const override {
     std::string script =

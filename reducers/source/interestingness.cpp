@@ -78,6 +78,7 @@ public:
     return fmt::format("# fails with the same first error as the original TU\n{}\n",
                        JoinCommand(argv));
   }
+  std::string Notes() const override { return probe_.PrefixNote(); }
 
 private:
   CompileProbe probe_;

@@ -22,6 +22,9 @@ public:
   virtual std::string Describe() const = 0;
   // The body of repro.sh: the one command that shows the failure on `reduced` (an absolute path).
   virtual std::string ReproCommand(const std::filesystem::path &reduced) const = 0;
+  // For people, once the untouched text was observed: how candidates are tested (a compiler's
+  // precompiled prefix, or why there is none), a line each; empty: nothing to say.
+  virtual std::string Notes() const { return {}; }
 };
 
 // The user's own test, C-Vise's convention: SCRIPT runs in a folder holding the candidate as

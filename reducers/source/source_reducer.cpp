@@ -48,6 +48,7 @@ public:
     }
     result_.interrupted = stop_.load();
     result_.seconds = SecondsSince(started_);
+    result_.test_seconds = test_microseconds_ * 1e-6;
   }
 
 private:
@@ -165,7 +166,11 @@ private:
   }
 
   bool Keeps(const std::string &text, unsigned slot) {
-    return test_.Observe(text, slot) == result_.signature;
+    const auto start = Clock::now();
+    const bool keeps = test_.Observe(text, slot) == result_.signature;
+    test_microseconds_ +=
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+    return keeps;
   }
 
   void Report(const SourcePass &pass, std::size_t left, bool force = false) {
@@ -177,10 +182,11 @@ private:
     last_report_ = now;
     const double seconds = SecondsSince(started_);
     callbacks_.progress(fmt::format(
-        "reduce: {} bytes, {} lines; {} steps, {} candidates ({:.1f}/s{}), {:.0f} s; round {}, {} "
-        "({} left)",
+        "reduce: {} bytes, {} lines; {} steps, {} candidates ({:.1f}/s, {:.2f} s each{}), {:.0f} "
+        "s; round {}, {} ({} left)",
         result_.reduced.size(), CountLines(result_.reduced), result_.steps, result_.tried,
         seconds > 0 ? result_.tried / seconds : 0.0,
+        result_.tried ? test_microseconds_ * 1e-6 / result_.tried : 0.0,
         result_.gated ? fmt::format(", {} dropped by Clang", result_.gated) : "", seconds,
         result_.rounds, pass.name, left));
   }
@@ -194,6 +200,7 @@ private:
   Clock::time_point started_;
   Clock::time_point last_report_{};
   std::unordered_set<std::size_t> tested_;
+  std::atomic<long long> test_microseconds_{0}; // the test's time over every candidate
   bool gate_on_;
 };
 

@@ -35,6 +35,7 @@ struct SourceReduction {
   bool gate_refuted = false; // the test kept one of those: the gate went off
   unsigned rounds = 0;
   double seconds = 0;
+  double test_seconds = 0; // the test's own time, summed over candidates (jobs overlap)
   bool interrupted = false;
   bool formatted = false;
   std::map<std::string, unsigned> accepted_by_pass;
