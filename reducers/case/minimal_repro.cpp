@@ -307,7 +307,7 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
 // eager, AOTInductor, custom inputs).
 std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::string &signature,
                                              ReproConfig config) {
-  const std::string kind = Facts(signature).at("kind");
+  const std::string kind = signature.substr(0, signature.find('|'));
   const bool compiled_call_fails =
       kind == "compile-error" || kind == "exception" || kind == "crash" || kind == "timeout";
   if (!compiled_call_fails || c.compile_with == corpus::kAoti)
