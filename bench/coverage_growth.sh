@@ -15,6 +15,8 @@
 # Known issues are off, so every bug counts. INDUCTOR_FUZZ_BUILD picks the build folder (default
 # build); its binaries are copied into DIR first, so a rebuild meanwhile cannot break the run.
 # Exit 0 when the ratio is at least 1.5, 1 otherwise, 2 when a campaign failed.
+# Measured 2026-11-25 (60 min, loaded machine): generator 266/442/450 features at 10/30/60 min,
+# 268 cases, 12 bugs; feedback 244/443/449, 230 cases (168 mutated), 7 bugs: ratio 1.00.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
