@@ -116,6 +116,8 @@ TEST_F(CampaignTest, FeedbackQueuesNewFeaturesAndMutatesQueuedCases) {
   std::set<std::string> queued;
   std::set<std::string> features_of_queue;
   for (const auto &entry : fs::directory_iterator(queue)) {
+    if (entry.path().filename() == "features-reached.json")
+      continue;
     const json queued_case = ReadJson(entry.path());
     queued.insert(entry.path().stem().string());
     EXPECT_FALSE(queued_case["features"].empty());
@@ -126,6 +128,10 @@ TEST_F(CampaignTest, FeedbackQueuesNewFeaturesAndMutatesQueuedCases) {
   }
   EXPECT_GE(queued.size(), 1u);
   EXPECT_EQ(features_of_queue.size(), coverage["features_in_corpus"].get<std::size_t>());
+  // Beside the entries, how many cases reached each feature: every queued feature, at least once.
+  const json reached = ReadJson(queue / "features-reached.json")["cases_reaching"];
+  for (const auto &feature : features_of_queue)
+    EXPECT_GE(reached.value(feature, 0u), 1u) << feature;
   std::size_t mutated = 0;
   std::ifstream journal(*scratch_ / "feedback" / "campaigns" / "seed-5-shard-0of1.jsonl");
   for (std::string line; std::getline(journal, line);) {
