@@ -32,6 +32,15 @@ std::vector<std::string> ReproArgv(const CompilerCommand &command, const fs::pat
   return argv;
 }
 
+// What each compiler's probe says of its precompiled prefix, a line each.
+std::string PrefixNotes(const std::vector<std::unique_ptr<CompileProbe>> &probes) {
+  std::string notes;
+  for (const auto &probe : probes)
+    if (const auto note = probe->PrefixNote(); !note.empty())
+      notes += (notes.empty() ? "" : "\n") + note;
+  return notes;
+}
+
 std::string CompilerNames(const std::vector<CompilerCommand> &commands) {
   std::string names;
   for (const auto &command : commands)
@@ -83,13 +92,7 @@ public:
   std::string Describe() const override {
     return "the compilers " + CompilerNames(commands_) + " disagree the same way";
   }
-  std::string Notes() const override {
-    std::string notes;
-    for (const auto &probe : probes_)
-      if (const auto note = probe->PrefixNote(); !note.empty())
-        notes += (notes.empty() ? "" : "\n") + note;
-    return notes;
-  }
+  std::string Notes() const override { return PrefixNotes(probes_); }
   std::string ReproCommand(const fs::path &reduced) const override {
     // The untouched TU's verdicts, seen first: the set of compilers that build it.
     std::string expected;
@@ -189,13 +192,7 @@ public:
   std::string Describe() const override {
     return "the programs " + CompilerNames(commands_) + " build print differently, the same way";
   }
-  std::string Notes() const override {
-    std::string notes;
-    for (const auto &probe : probes_)
-      if (const auto note = probe->PrefixNote(); !note.empty())
-        notes += (notes.empty() ? "" : "\n") + note;
-    return notes;
-  }
+  std::string Notes() const override { return PrefixNotes(probes_); }
   std::string ReproCommand(const fs::path &reduced) const override {
     std::string script =
         "# Each compiler builds the program and runs it. Exit 1: they print differently, 0: "
