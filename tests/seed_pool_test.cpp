@@ -4,6 +4,7 @@
 #include "support/scratch_dir.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <map>
@@ -79,6 +80,30 @@ TEST(SeedPool, SkipsADamagedQueueEntryAndKeepsIt) {
   EXPECT_NE(warning.find("q-damaged.json is unreadable"), std::string::npos) << warning;
   EXPECT_EQ(reloaded.Size(), 1u);
   EXPECT_TRUE(fs::exists(queue / "q-damaged.json"));
+}
+
+TEST(SeedPool, LoadsAQueueWrittenBeforeEntriesKeptAllTheirFeatures) {
+  const support::ScratchDir scratch("seed-pool-test");
+  const fs::path queue = scratch.path() / "queue";
+  {
+    campaign::SeedPool pool(queue);
+    pool.Offer(Named("old"), {"vec:exp", "template:flex-decoding"});
+  }
+  // Stop 38's format: no all_features beside the entries, no counts file.
+  for (const auto &file : fs::directory_iterator(queue)) {
+    if (file.path().filename() == "features-reached.json") {
+      fs::remove(file.path());
+      continue;
+    }
+    auto entry = nlohmann::json::parse(std::ifstream(file.path()));
+    entry.erase("all_features");
+    std::ofstream(file.path()) << entry.dump();
+  }
+  campaign::SeedPool reloaded(queue);
+  EXPECT_EQ(reloaded.Size(), 1u);
+  EXPECT_EQ(reloaded.FeaturesSeen(), 2u);
+  generate::Random random(3);
+  EXPECT_EQ(reloaded.Pick(random)->c.name, "old");
 }
 
 } // namespace
