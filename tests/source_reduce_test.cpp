@@ -110,6 +110,51 @@ TEST(SourcePasses, ExpressionsBecomeAnOperandACastItsOperandALiteralZero) {
                        "int f() { int total = 4; return 0 + 1; }\n"));
 }
 
+// A compile error needs declarations only: the function is cut to the erroneous statement and
+// what it names, transitively (a lambda's parameter becomes a local), and the top-level
+// declarations nothing kept names go, with everything after the function.
+TEST(SourcePasses, SliceToErrorKeepsWhatTheErroneousStatementNeeds) {
+  const std::string text = "int helper(int x) { return x + 1; }\n"
+                           "struct Widget { int w; };\n"
+                           "void kernel(float *out) {\n"
+                           "  using accum_t = float;\n"
+                           "  int n = helper(4);\n"
+                           "  int m = n * 2;\n"
+                           "  Widget unrelated{7};\n"
+                           "  accum_t *p = out + m;\n"
+                           "  for (int i = 0; i < n; ++i) {\n"
+                           "    auto body = [&](int k) {\n"
+                           "      bool *b = p + k;\n"
+                           "    };\n"
+                           "  }\n"
+                           "}\n"
+                           "int after() { return 0; }\n";
+  const auto candidates = Candidates("slice-to-error", text, PlainContext());
+  ASSERT_GE(candidates.size(), 4u);
+  EXPECT_EQ(candidates[0], "int helper(int x) { return x + 1; }\n\n"
+                           "void kernel(float *out) {\n"
+                           "using accum_t = float;\n"
+                           "int n = helper(4);\n"
+                           "int m = n * 2;\n"
+                           "accum_t *p = out + m;\n"
+                           "int k;\n"
+                           "bool *b = p + k;\n"
+                           "}\n");
+  // The body alone, the other declarations kept.
+  EXPECT_EQ(candidates[1], text.substr(0, text.find("void kernel")) +
+                               candidates[0].substr(candidates[0].find("void kernel")) +
+                               "int after() { return 0; }\n");
+  // An operand to 0 takes what only it needed: `m`, then `n` and with it `helper`.
+  EXPECT_TRUE(Contains(candidates, "\n\nvoid kernel(float *out) {\n"
+                                   "using accum_t = float;\n"
+                                   "accum_t *p = out + 0;\n"
+                                   "int k;\n"
+                                   "bool *b = p + k;\n"
+                                   "}\n"));
+  // Nothing to say about a text Clang finds no error in.
+  EXPECT_TRUE(Candidates("slice-to-error", "int f() { return 1; }\n", PlainContext()).empty());
+}
+
 TEST(SourcePasses, ADeclarationStartingInAMacroIsCutWhereTheMacroIsWritten) {
   // Python's PyMODINIT_FUNC, as every Python-wrapper TU of Inductor's ends.
   const std::string text = "#define MODINIT extern \"C\" int\nint a;\nMODINIT init(void) { return "

@@ -81,6 +81,9 @@ std::vector<SourceEdit> UnwrapBlocks(const std::string &text, const SourcePassCo
 std::vector<SourceEdit> SimplifyExpressions(const std::string &text, const SourcePassContext &c) {
   return SyntaxList(text, c, &SyntaxEdits::simplify_expressions);
 }
+std::vector<SourceEdit> SliceToErrors(const std::string &text, const SourcePassContext &c) {
+  return SyntaxList(text, c, &SyntaxEdits::slice_to_errors);
+}
 std::vector<SourceEdit> RemoveParameters(const std::string &text, const SourcePassContext &c) {
   return SyntaxList(text, c, &SyntaxEdits::remove_parameters);
 }
@@ -210,6 +213,11 @@ SourcePassContext MakeSourcePassContext(std::vector<std::string> clang_args,
 const std::vector<SourcePass> &SourcePasses() {
   static const std::vector<SourcePass> passes = {
       {"strip-comments", "comments out, every gap down to one space or newline", StripComments},
+      {"slice-to-error",
+       "the function holding a statement Clang reports an error in cut down to that statement and "
+       "the declarations it needs, and the top-level declarations nothing kept needs removed "
+       "(Clang)",
+       SliceToErrors},
       {"remove-declarations", "a top-level or namespace-level declaration removed (Clang)",
        RemoveDeclarations},
       {"remove-declaration-runs",

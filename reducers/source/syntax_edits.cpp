@@ -1,6 +1,7 @@
 #include "reducers/source/syntax_edits.h"
 
 #include "parsers/clang_analysis.h"
+#include "reducers/source/error_slice.h"
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -332,15 +333,33 @@ std::unique_ptr<clang::ASTUnit> Parse(const std::string &text,
       clang::tooling::getClangStripDependencyFileAdjuster(), {}, &diagnostics);
 }
 
+// Where Clang reports errors in the TU itself, as offsets in its text, in the order reported.
+class ErrorOffsets : public clang::DiagnosticConsumer {
+public:
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic &info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error || !info.hasSourceManager() ||
+        info.getLocation().isInvalid())
+      return;
+    const clang::SourceManager &sources = info.getSourceManager();
+    const clang::SourceLocation location = sources.getFileLoc(info.getLocation());
+    if (sources.isInMainFile(location))
+      offsets.push_back(sources.getFileOffset(location));
+  }
+  std::vector<std::size_t> offsets;
+};
+
 } // namespace
 
 SyntaxEdits CollectSyntaxEdits(const std::string &text, const std::vector<std::string> &clang_args,
                                const std::filesystem::path &pch) {
-  clang::IgnoringDiagConsumer quiet;
+  ErrorOffsets errors;
   SyntaxEdits edits;
-  auto unit = Parse(text, clang_args, pch, quiet);
+  auto unit = Parse(text, clang_args, pch, errors);
   if (!unit)
     return edits;
+  edits.slice_to_errors = ErrorSliceEdits(*unit, text, errors.offsets);
   // The TU's own declarations only: walking the translation unit would load the whole prefix.
   const std::vector<clang::Decl *> top_level(unit->top_level_begin(), unit->top_level_end());
   EditCollector collector(unit->getASTContext(), edits);

@@ -25,6 +25,7 @@ struct SyntaxEdits {
   std::vector<SourceEdit> unwrap_blocks;           // a loop, if or block to its body
   std::vector<SourceEdit> simplify_expressions;    // an expression to an operand, a literal to 0
   std::vector<SourceEdit> remove_parameters;       // a parameter of a function defined here
+  std::vector<SourceEdit> slice_to_errors;         // see ErrorSliceEdits
   bool parsed = false;
 };
 
