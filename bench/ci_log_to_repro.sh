@@ -66,7 +66,8 @@ timeout -k 30 "$ours_timeout" "$binary" reduce --from-log "$out/pytest.log" --jo
   --out "$out/ours" >"$out/ours.log" 2>&1 </dev/null || code=$?
 ours_seconds=$(since "$start")
 [[ -f $out/ours/reduced.cpp ]] || { echo "ci_log_to_repro: ours left no reduced.cpp (exit $code, $out/ours.log)" >&2; exit 2; }
-first_error() { grep -m1 -o 'error: .*' | sed 's/^error: //'; }
+# Reads all its input: a reader that stops early would kill the writer with SIGPIPE (pipefail).
+first_error() { awk '!found && /error: / { sub(/.*error: /, ""); print; found = 1 }'; }
 original_error=$(sed -n '/^E *Output:/,$p' "$out/pytest.log" | sed 's/^E *//' | first_error)
 ours_error=$(sh "$out/ours/repro.sh" 2>&1 | first_error || true)
 ours_lines=$(grep -c '' "$out/ours/reduced.cpp")
