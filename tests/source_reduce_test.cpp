@@ -208,6 +208,15 @@ TEST(SourcePasses, LinesAndTokensHalveDownToOne) {
   const auto tokens = Candidates("remove-tokens", "int x = y + 1;", PlainContext());
   EXPECT_TRUE(Contains(tokens, "int x =  + 1;"));
   EXPECT_TRUE(Contains(tokens, " = y + 1;")); // two tokens
+  // A run that would leave a brace alone is not proposed; a pair may go.
+  const auto braced = Candidates("remove-tokens", "void f() { g(); }", PlainContext());
+  EXPECT_FALSE(Contains(braced, "void f()  g(); }"));
+  EXPECT_FALSE(Contains(braced, "void f() { g(); "));
+  EXPECT_TRUE(Contains(braced, "void f() { g; }"));
+  for (const auto &candidate : braced)
+    EXPECT_EQ(std::count(candidate.begin(), candidate.end(), '{'),
+              std::count(candidate.begin(), candidate.end(), '}'))
+        << candidate;
 }
 
 TEST(SourcePasses, RenameAndPragmas) {

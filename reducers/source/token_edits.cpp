@@ -47,6 +47,13 @@ std::vector<Token> LexTokens(const std::string &text) {
 
 std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t largest_chunk) {
   const auto tokens = LexTokens(text);
+  // Braces before each token, so that a run that would leave a `{` or a `}` alone is not
+  // proposed: such a text is no longer C++ a person would read, and it rarely keeps the error.
+  std::vector<long> braces(tokens.size() + 1, 0);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const auto spelling = Spelling(text, tokens[i]);
+    braces[i + 1] = braces[i] + (spelling == "{") - (spelling == "}");
+  }
   std::vector<SourceEdit> edits;
   std::size_t chunk = 1;
   while (chunk * 2 <= std::min(largest_chunk, tokens.size() / 2))
@@ -58,6 +65,8 @@ std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t lar
     for (std::size_t first = 0; first + (step == 1 ? chunk - 1 : 0) < tokens.size();
          first += step) {
       const std::size_t last = std::min(first + chunk, tokens.size()) - 1;
+      if (braces[last + 1] != braces[first])
+        continue;
       const std::size_t begin = tokens[first].offset;
       const std::size_t end = tokens[last].offset + tokens[last].length;
       edits.push_back({begin, end - begin, ""});
