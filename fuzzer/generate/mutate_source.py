@@ -3,7 +3,7 @@
 the case reducer's syntax passes (reducers/case/mask_ast.py), for the campaign's feedback.
 
 Reads one JSON request from its first argument (or stdin): {"source": ..., "operation": "operator" | "constant" |
-"subexpression" | "splice", "seed": N, "donor": a second source (for subexpression and splice)}.
+"subexpression" | "splice" | "wrap", "seed": N, "donor": a second source (for subexpression and splice)}.
 Writes {"source": the mutated source or null when the operation has nothing to change,
 "what": one line saying what changed, "names": the free names the change brought in (the
 donor's constants and tables, which the caller copies into the case)}. Deterministic: the
@@ -128,6 +128,51 @@ def mutate_subexpression(tree, donor, rng):
     return None, "", []
 
 
+# The dual of the reducer's replace-by-child: a subexpression wrapped in a call, from a wider
+# vocabulary of ATen pointwise ops than the generator's grammar draws, so that feedback reaches
+# at::vec functions no generated case calls. Each keeps its kind, and each is defined and finite
+# wherever its operand is (no log of a negative, no exp of a large score), so that eager and
+# compiled can still be compared; no rounding of a float (a last-bit difference would flip it).
+WRAPS = {
+    "float": ["torch.exp(-torch.abs({x}))", "torch.sigmoid({x})", "torch.sin({x})",
+              "torch.cos({x})", "torch.sqrt(torch.abs({x}))", "torch.log1p(torch.abs({x}))",
+              "torch.erf({x})", "torch.atan({x})", "torch.relu({x})", "torch.clamp({x}, -4.0, 4.0)",
+              "torch.expm1(-torch.abs({x}))", "torch.exp2(-torch.abs({x}))",
+              "torch.rsqrt(1.0 + torch.abs({x}))", "torch.reciprocal(1.0 + torch.abs({x}))",
+              "torch.square({x})", "torch.asinh({x})", "torch.neg({x})",
+              "torch.pow(torch.abs({x}), 1.5)", "torch.log(1.0 + torch.abs({x}))",
+              "torch.tanh({x})", "torch.atan2({x}, 1.0 + torch.abs({x}))",
+              "torch.hypot({x}, 1.0 + torch.abs({x}))", "torch.erfc({x})", "torch.cosh(torch.clamp({x}, -4.0, 4.0))",
+              "torch.sinh(torch.clamp({x}, -4.0, 4.0))", "torch.lgamma(1.0 + torch.abs({x}))",
+              "torch.minimum({x}, torch.abs({x}) * 0.5)", "torch.maximum({x}, -torch.abs({x}) * 0.5)",
+              "torch.where({x} > 0.0, {x}, {x} * 0.25)", "torch.nan_to_num({x})",
+              "torch.copysign({x}, 1.0 + torch.abs({x}))", "torch.frac(torch.abs({x}) + 0.5)"],
+    "int": ["torch.abs({x})", "-({x})", "({x}) >> 1", "({x}) << 1", "torch.clamp({x}, -8, 8)",
+            "torch.bitwise_not({x})", "({x}) * ({x})", "torch.remainder({x}, 5)",
+            "torch.fmod({x}, 5)", "torch.div({x}, 3, rounding_mode='trunc')",
+            "torch.div({x}, 3, rounding_mode='floor')", "torch.sign({x})",
+            "torch.minimum({x}, torch.abs({x}) // 2)", "torch.maximum({x}, -({x}))",
+            "torch.bitwise_and({x}, 63)", "torch.bitwise_or({x}, 1)", "torch.bitwise_xor({x}, 5)"],
+    "bool": ["~({x})", "torch.logical_not({x})", "torch.logical_xor({x}, kv_idx % 2 == 0)",
+             "torch.logical_and({x}, q_idx >= 0)", "torch.logical_or({x}, q_idx < 0)"],
+}
+
+
+def mutate_wrap(tree, rng):
+    # A tensor inside: torch's functions take no plain Python number.
+    targets = [n for n in expressions(tree) if kind_of(n) in WRAPS and any(
+        isinstance(name, ast.Name) and name.id in PARAMETERS for name in ast.walk(n))]
+    if not targets:
+        return None, ""
+    target = rng.choice(targets)
+    template = rng.choice(WRAPS[kind_of(target)])
+    # The operand is spelled once per use in the template: parsed fresh each time.
+    text = template.replace("{x}", "(" + ast.unparse(target) + ")")
+    wrapped = ast.parse(text, mode="eval").body
+    return Replacer(target, wrapped).visit(tree), f"wrap {ast.unparse(target)} in " + \
+        template.replace("{x}", "x")
+
+
 def returns(tree):
     """The return statements of the functions a mask or score source defines."""
     return [node for node in ast.walk(tree) if isinstance(node, ast.Return) and node.value]
@@ -172,6 +217,8 @@ def main():
         tree, what = mutate_operator(tree, rng)
     elif operation == "constant":
         tree, what = mutate_constant(tree, rng)
+    elif operation == "wrap":
+        tree, what = mutate_wrap(tree, rng)
     elif operation in ("subexpression", "splice"):
         donor = ast.parse(request.get("donor") or "")
         mutate = mutate_subexpression if operation == "subexpression" else mutate_splice

@@ -55,8 +55,10 @@ public:
       return CompilePath();
     if (mutation == "partition_size")
       return PartitionSize();
+    if (mutation == "table_dtype")
+      return TableDtype();
     if (mutation == "operator" || mutation == "constant" || mutation == "subexpression" ||
-        mutation == "splice")
+        mutation == "splice" || mutation == "wrap")
       return Source(mutation);
     throw std::invalid_argument("unknown mutation " + mutation);
   }
@@ -127,6 +129,44 @@ private:
     for (auto &call : c_.calls)
       call.dtype.clear();
     return "dtype " + dtype;
+  }
+
+  // A captured table to another dtype of its kind, any the case format holds (the generator
+  // draws int64 and bool index tables and three float dtypes): each loads and converts through
+  // other at::vec instantiations. Only to a dtype that holds every value.
+  std::string TableDtype() {
+    if (c_.tensors.empty())
+      return "";
+    corpus::CapturedTensor &table = c_.tensors[random_.Below(c_.tensors.size())];
+    if (table.dtype == "bool")
+      return "";
+    std::vector<std::string> fitting;
+    for (const corpus::TensorDtype &dtype : corpus::TensorDtypes()) {
+      if (dtype.name == "bool" || dtype.floating != table.IsFloating() || dtype.name == table.dtype)
+        continue;
+      const auto fits = [&](const corpus::CapturedTensor &t) {
+        return dtype.floating || std::all_of(t.integers.begin(), t.integers.end(), [&](auto v) {
+                 return v >= dtype.min && v <= dtype.max;
+               });
+      };
+      bool all_fit = fits(table);
+      for (const auto &call : c_.calls)
+        for (const auto &replacement : call.tensors)
+          all_fit = all_fit && (replacement.name != table.name || fits(replacement));
+      if (!all_fit)
+        continue;
+      fitting.emplace_back(dtype.name);
+    }
+    if (fitting.empty())
+      return "";
+    const std::string &dtype = Pick(random_, fitting);
+    for (auto &call : c_.calls)
+      for (auto &replacement : call.tensors)
+        if (replacement.name == table.name && replacement.dtype == table.dtype)
+          replacement.dtype = dtype;
+    const std::string what = fmt::format("table {} {} -> {}", table.name, table.dtype, dtype);
+    table.dtype = dtype;
+    return what;
   }
 
   std::string Api() {
