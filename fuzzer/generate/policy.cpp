@@ -94,12 +94,12 @@ GenerationPolicy GenerationPolicy::Default() {
       {"float_table_dtype", {{"float32", 3}, {"bfloat16", 2}, {"float16", 1}}},
   };
   // The mutations feedback applies to pool cases (fuzzer/generate/mutator.h).
-  policy.weights["mutation"] = {{"operator", 3},         {"constant", 3},    {"subexpression", 3},
-                                {"splice", 2},           {"knob", 3},        {"length", 2},
-                                {"block_size", 1},       {"dtype", 2},       {"api", 1},
-                                {"closure_constant", 1}, {"add_call", 1},    {"layout", 1},
-                                {"partition_size", 1},   {"compile_path", 1},
-                                {"wrap", 3},             {"table_dtype", 1}};
+  policy.weights["mutation"] = {{"operator", 3},         {"constant", 3},     {"subexpression", 3},
+                                {"splice", 2},           {"knob", 3},         {"length", 2},
+                                {"block_size", 1},       {"dtype", 2},        {"api", 1},
+                                {"closure_constant", 1}, {"add_call", 1},     {"layout", 1},
+                                {"partition_size", 1},   {"compile_path", 1}, {"wrap", 3},
+                                {"table_dtype", 1}};
   policy.numbers = {
       {"max_expression_depth", 3},
       {"max_composed_parts", 3},
