@@ -151,6 +151,13 @@ TEST(SourcePasses, SliceToErrorKeepsWhatTheErroneousStatementNeeds) {
                                    "int k;\n"
                                    "bool *b = p + k;\n"
                                    "}\n"));
+  // A template nothing kept names goes whole, its `template <...>` line too.
+  const auto templated = Candidates("slice-to-error",
+                                    "template <typename T> T twice(T x) { return 2 * x; }\n"
+                                    "void kernel(float *out) { bool *b = out; }\n",
+                                    PlainContext());
+  ASSERT_FALSE(templated.empty());
+  EXPECT_EQ(templated[0], "\nvoid kernel(float *out) {\nbool *b = out;\n}\n");
   // Nothing to say about a text Clang finds no error in.
   EXPECT_TRUE(Candidates("slice-to-error", "int f() { return 1; }\n", PlainContext()).empty());
 }
