@@ -142,9 +142,14 @@ std::vector<SourceEdit> InlinePrefix(const std::string &text, const SourcePassCo
   return edits;
 }
 
-// Delta debugging over lines: runs of half the lines, a quarter, ... one line.
+// Delta debugging over lines: runs of half the lines, a quarter, ... one line; never a run whose
+// braces do not pair up (a lone `}` line), as the token runs.
 std::vector<SourceEdit> RemoveLines(const std::string &text, const SourcePassContext &) {
   const auto lines = SplitLines(text);
+  std::vector<long> braces(lines.size() + 1, 0);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    braces[i + 1] = braces[i] + std::count(lines[i].text.begin(), lines[i].text.end(), '{') -
+                    std::count(lines[i].text.begin(), lines[i].text.end(), '}');
   std::vector<SourceEdit> edits;
   std::size_t chunk = 1;
   while (chunk * 2 <= lines.size() / 2)
@@ -152,6 +157,8 @@ std::vector<SourceEdit> RemoveLines(const std::string &text, const SourcePassCon
   for (; chunk >= 1; chunk /= 2)
     for (std::size_t first = 0; first < lines.size(); first += chunk) {
       const std::size_t last = std::min(first + chunk, lines.size()) - 1;
+      if (braces[last + 1] != braces[first])
+        continue;
       edits.push_back(
           {lines[first].offset, lines[last].offset + lines[last].length - lines[first].offset, ""});
     }
