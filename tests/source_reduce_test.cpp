@@ -220,6 +220,7 @@ TEST(SourcePasses, LinesAndTokensHalveDownToOne) {
   EXPECT_FALSE(Contains(braced, "void f()  g(); }"));
   EXPECT_FALSE(Contains(braced, "void f() { g(); "));
   EXPECT_TRUE(Contains(braced, "void f() { g; }"));
+  EXPECT_TRUE(Contains(braced, "void f()  g(); "));
   EXPECT_FALSE(Contains(Candidates("remove-lines", "void f() {\n  g();\n}\n", PlainContext()),
                         "void f() {\n  g();\n"));
   for (const auto &candidate : braced)

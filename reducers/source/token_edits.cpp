@@ -72,6 +72,22 @@ std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t lar
       edits.push_back({begin, end - begin, ""});
     }
   }
+  // What the runs may not do: a `{` and its matching `}` out together (one edit of the whole
+  // text, as they are apart), innermost first.
+  std::vector<std::size_t> open;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const auto spelling = Spelling(text, tokens[i]);
+    if (spelling == "{") {
+      open.push_back(i);
+    } else if (spelling == "}" && !open.empty()) {
+      const Token &first = tokens[open.back()], &last = tokens[i];
+      open.pop_back();
+      std::string without = text.substr(0, first.offset);
+      without.append(text, first.offset + first.length, last.offset - first.offset - first.length);
+      without.append(text, last.offset + last.length);
+      edits.push_back({0, text.size(), std::move(without)});
+    }
+  }
   return edits;
 }
 

@@ -19,7 +19,7 @@ std::vector<Token> LexTokens(const std::string &text);
 
 // Delta debugging over tokens: every run of `chunk` tokens, for chunk = the largest power of
 // two up to `largest_chunk` (and half the tokens), halving down to single tokens; never a run
-// whose braces do not pair up.
+// whose braces do not pair up; then each `{` with its matching `}`.
 std::vector<SourceEdit> TokenChunkEdits(const std::string &text, std::size_t largest_chunk);
 
 // What follows each `=` up to its `;` or `,` (outside brackets) replaced by 0, so that what
