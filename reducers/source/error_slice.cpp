@@ -226,7 +226,7 @@ public:
         continue;
       Needs without{*outer, scan.function_body, statement, operand};
       without.Follow(*this, scan, scan.statement(), nullptr);
-      if (without.locals.size() == needs.locals.size())
+      if (without.local_nodes.size() == needs.local_nodes.size())
         continue; // it needs no fewer declarations: simplify-expressions' business
       pruned.push_back(Rewrite(without.top_level, *outer, scan.function_body,
                                Body(without, statement, Cut{*span, "0"})));
@@ -260,7 +260,6 @@ private:
     Span statement;                    // the erroneous statement, kept apart
     const clang::Stmt *skip = nullptr; // an operand replaced by 0: what it names is not
     std::map<std::size_t, LocalNode> local_nodes{}; // by offset
-    std::set<std::size_t> locals{};                 // their offsets
     std::set<std::size_t> top_level{};              // indices of needed top-level declarations
 
     void FollowTopLevel(Slicer &slicer, const FunctionScan &scan, std::size_t index) {
@@ -301,9 +300,8 @@ private:
       if (!span)
         return;
       const Span kept = slicer.WithSemicolon(*span);
-      if (statement.Holds(kept) || kept.Holds(statement) || locals.contains(kept.begin))
+      if (statement.Holds(kept) || kept.Holds(statement) || local_nodes.contains(kept.begin))
         return;
-      locals.insert(kept.begin);
       local_nodes[kept.begin] = {declaring, declaring ? nullptr : local, kept};
       Follow(slicer, scan, declaring, declaring ? nullptr : local);
     }
