@@ -39,12 +39,19 @@ std::vector<std::string> NamespacesOf(const clang::Decl *declaration) {
 
 // Inductor names a fused kernel after the ATen operations it fused
 // (cpp_fused_abs_arange_bitwise_and_..._N): which ones is the case's, not the code generator's;
-// the calls in its body say what code it is. The flex template's kernels keep their names.
+// the calls in its body say what code it is. The flex template's helpers keep the part of their
+// name after the kernel's (cpp_fused_flex_attention_N_kernel_micro_gemm), and the kernel's is
+// cut to flex_attention: a table cast fused in (cpp_fused__to_copy_flex_attention_..._N) is
+// the same template.
 std::string KernelName(const std::string &name) {
-  if (name.starts_with("cpp_fused_") && name.ends_with("_N") &&
-      name.find("flex_attention") == std::string::npos)
-    return "cpp_fused_N";
-  return name;
+  if (!name.starts_with("cpp_fused_"))
+    return name;
+  const bool flex = name.find("flex_attention") != std::string::npos;
+  if (!flex)
+    return name.ends_with("_N") ? "cpp_fused_N" : name;
+  static const std::regex fused_ops(R"(^cpp_fused_.*?_N(?=_|$))");
+  return std::regex_replace(name, fused_ops, "cpp_fused_flex_attention_N",
+                            std::regex_constants::format_first_only);
 }
 
 // A lambda's type prints as where it was written ("(lambda at /tmp/.../x.cpp:12:7)"): a path

@@ -3,7 +3,8 @@
 the case reducer's syntax passes (reducers/case/mask_ast.py), for the campaign's feedback.
 
 Reads one JSON request from its first argument (or stdin): {"source": ..., "operation": "operator" | "constant" |
-"subexpression" | "splice" | "wrap", "seed": N, "donor": a second source (for subexpression and splice)}.
+"subexpression" | "splice" | "wrap" | "detour",
+"seed": N, "donor": a second source (for subexpression and splice)}.
 Writes {"source": the mutated source or null when the operation has nothing to change,
 "what": one line saying what changed, "names": the free names the change brought in (the
 donor's constants and tables, which the caller copies into the case)}. Deterministic: the
@@ -146,7 +147,26 @@ WRAPS = {
               "torch.sinh(torch.clamp({x}, -4.0, 4.0))", "torch.lgamma(1.0 + torch.abs({x}))",
               "torch.minimum({x}, torch.abs({x}) * 0.5)", "torch.maximum({x}, -torch.abs({x}) * 0.5)",
               "torch.where({x} > 0.0, {x}, {x} * 0.25)", "torch.nan_to_num({x})",
-              "torch.copysign({x}, 1.0 + torch.abs({x}))", "torch.frac(torch.abs({x}) + 0.5)"],
+              "torch.copysign({x}, 1.0 + torch.abs({x}))", "torch.frac(torch.abs({x}) + 0.5)",
+              "torch.tan(torch.clamp({x}, -1.0, 1.0))", "torch.asin(torch.tanh({x}))",
+              "torch.acos(torch.tanh({x}))", "torch.acosh(1.0 + torch.abs({x}))",
+              "torch.atanh(torch.tanh({x}) * 0.5)", "torch.log2(1.0 + torch.abs({x}))",
+              "torch.log10(1.0 + torch.abs({x}))", "torch.erfinv(torch.tanh({x}) * 0.5)",
+              "torch.digamma(1.0 + torch.abs({x}))", "torch.special.i0(torch.clamp({x}, -4.0, 4.0))",
+              "torch.special.i0e({x})", "torch.special.i1(torch.clamp({x}, -4.0, 4.0))",
+              "torch.special.i1e({x})", "torch.special.ndtr({x})", "torch.special.log_ndtr({x})",
+              "torch.special.erfcx(torch.abs({x}))", "torch.special.entr(torch.abs({x}))",
+              "torch.special.ndtri(torch.sigmoid({x}) * 0.5 + 0.25)",
+              "torch.logit(torch.sigmoid({x}) * 0.5 + 0.25)", "torch.special.bessel_j0({x})",
+              "torch.special.bessel_j1({x})", "torch.sinc({x})", "torch.rad2deg({x})",
+              "torch.nextafter({x}, {x} + 1.0)", "torch.logaddexp({x}, {x} * 0.5)",
+              "torch.logaddexp2({x}, {x} * 0.5)", "torch.xlogy(torch.abs({x}), 1.0 + torch.abs({x}))",
+              "torch.nn.functional.gelu({x})", "torch.nn.functional.gelu({x}, approximate='tanh')",
+              "torch.nn.functional.silu({x})", "torch.nn.functional.softplus({x})",
+              "torch.nn.functional.mish({x})", "torch.nn.functional.elu({x})",
+              "torch.nn.functional.selu({x})", "torch.nn.functional.hardswish({x})",
+              "torch.nn.functional.hardsigmoid({x})", "torch.nn.functional.logsigmoid({x})",
+              "torch.nn.functional.hardtanh({x})", "torch.nn.functional.leaky_relu({x}, 0.1)"],
     "int": ["torch.abs({x})", "-({x})", "({x}) >> 1", "({x}) << 1", "torch.clamp({x}, -8, 8)",
             "torch.bitwise_not({x})", "({x}) * ({x})", "torch.remainder({x}, 5)",
             "torch.fmod({x}, 5)", "torch.div({x}, 3, rounding_mode='trunc')",
@@ -158,19 +178,82 @@ WRAPS = {
 }
 
 
-def mutate_wrap(tree, rng):
+def tensor_targets(tree):
     # A tensor inside: torch's functions take no plain Python number.
-    targets = [n for n in expressions(tree) if kind_of(n) in WRAPS and any(
+    return [n for n in expressions(tree) if kind_of(n) in WRAPS and any(
         isinstance(name, ast.Name) and name.id in PARAMETERS for name in ast.walk(n))]
+
+
+def mutate_wrap(tree, rng):
+    targets = tensor_targets(tree)
     if not targets:
         return None, ""
     target = rng.choice(targets)
-    template = rng.choice(WRAPS[kind_of(target)])
-    # The operand is spelled once per use in the template: parsed fresh each time.
-    text = template.replace("{x}", "(" + ast.unparse(target) + ")")
+    # Like a havoc stage, one to three wraps around the same operand: a case that brings several
+    # new functions at once is worth its compile.
+    templates = [rng.choice(WRAPS[kind_of(target)]) for _ in range(rng.choice([1, 1, 2, 3]))]
+    text = "(" + ast.unparse(target) + ")"
+    what = "x"
+    for template in templates:
+        # The operand is spelled once per use in the template: parsed fresh each time.
+        text = "(" + template.replace("{x}", text) + ")"
+        what = template.replace("{x}", what)
     wrapped = ast.parse(text, mode="eval").body
-    return Replacer(target, wrapped).visit(tree), f"wrap {ast.unparse(target)} in " + \
-        template.replace("{x}", "x")
+    return Replacer(target, wrapped).visit(tree), f"wrap {ast.unparse(target)} in {what}"
+
+
+# A subexpression computed in another dtype and brought back to its own: at::vec's other
+# instantiations (Vectorized<int>, <short>, <signed char>, <double>) and the conversions between
+# them, which the generator's int64 and float32 arithmetic never reaches. Integers keep their
+# modular arithmetic in both eager and compiled code; an int goes through a float only by
+# operations IEEE rounds exactly alike everywhere (no transcendental function decides an index).
+DETOURS = {
+    "float": [("torch.float64", "({w}).float()")],
+    "int": [("torch.int32", "({w}).long()"), ("torch.int16", "({w}).long()"),
+            ("torch.int8", "({w}).long()"), ("torch.uint8", "({w}).long()"),
+            ("torch.float64", "torch.floor({w}).long()"),
+            ("torch.float32", "torch.trunc({w}).long()")],
+    "bool": [("torch.int32", "({w}) > 0"), ("torch.int16", "({w}) > 0"),
+             ("torch.int8", "({w}) > 0"), ("torch.uint8", "({w}) > 0"),
+             ("torch.float64", "({w}) > 0.5"), ("torch.float32", "({w}) > 0.5")],
+}
+# What is computed in the detour's dtype, per kind of operand (x already converted).
+DETOUR_BODIES = {
+    "float": WRAPS["float"] + ["{x}"],
+    "int": ["{x}", "({x}) + 3", "({x}) - 1", "({x}) * 3", "({x}) // 2", "({x}) % 5",
+            "({x}) & 7", "({x}) | 1", "({x}) ^ 3", "torch.abs({x})", "torch.maximum({x}, ({x}) * 0)",
+            "torch.minimum({x}, ({x}) + 1)", "torch.where(({x}) > 2, {x}, ({x}) + 1)"],
+    "bool": ["({x}) * 3 - 1", "({x}) + ({x})", "torch.abs({x})", "torch.maximum({x}, ({x}) * 0)"],
+}
+# An int through a float: only operations that round exactly (+, -, *, / by a power of two,
+# sqrt, floor); a bool through an int is 0 or 1.
+INT_BODIES_IN_FLOAT = ["{x}", "({x}) * 0.5", "({x}) / 4.0 + 0.25", "torch.sqrt(torch.abs({x}))",
+                       "({x}) - 0.5", "torch.maximum({x}, ({x}) * 0.5)"]
+
+
+def detour_bodies(kind, dtype):
+    if dtype.startswith("torch.float") and kind != "float":
+        return INT_BODIES_IN_FLOAT if kind == "int" else ["{x}", "({x}) * 0.75", "torch.abs({x})"]
+    if kind == "int" and dtype == "torch.uint8":
+        # A negative int divides and shifts differently through uint8: keep to the ring.
+        return ["{x}", "({x}) + 3", "({x}) * 3", "({x}) & 7", "({x}) | 1", "({x}) ^ 3"]
+    return DETOUR_BODIES[kind]
+
+
+def mutate_detour(tree, rng):
+    targets = tensor_targets(tree)
+    if not targets:
+        return None, ""
+    target = rng.choice(targets)
+    kind = kind_of(target)
+    dtype, back = rng.choice(DETOURS[kind])
+    body = rng.choice(detour_bodies(kind, dtype))
+    operand = f"(({ast.unparse(target)}).to({dtype}))"
+    text = back.replace("{w}", body.replace("{x}", operand))
+    detoured = ast.parse(text, mode="eval").body
+    return Replacer(target, detoured).visit(tree), \
+        f"detour {ast.unparse(target)} through {dtype}: " + \
+        back.replace("{w}", body.replace("{x}", "x"))
 
 
 def returns(tree):
@@ -219,6 +302,8 @@ def main():
         tree, what = mutate_constant(tree, rng)
     elif operation == "wrap":
         tree, what = mutate_wrap(tree, rng)
+    elif operation == "detour":
+        tree, what = mutate_detour(tree, rng)
     elif operation in ("subexpression", "splice"):
         donor = ast.parse(request.get("donor") or "")
         mutate = mutate_subexpression if operation == "subexpression" else mutate_splice

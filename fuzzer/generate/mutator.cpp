@@ -58,7 +58,7 @@ public:
     if (mutation == "table_dtype")
       return TableDtype();
     if (mutation == "operator" || mutation == "constant" || mutation == "subexpression" ||
-        mutation == "splice" || mutation == "wrap")
+        mutation == "splice" || mutation == "wrap" || mutation == "detour")
       return Source(mutation);
     throw std::invalid_argument("unknown mutation " + mutation);
   }

@@ -98,8 +98,8 @@ GenerationPolicy GenerationPolicy::Default() {
                                 {"splice", 2},           {"knob", 3},         {"length", 2},
                                 {"block_size", 1},       {"dtype", 2},        {"api", 1},
                                 {"closure_constant", 1}, {"add_call", 1},     {"layout", 1},
-                                {"partition_size", 1},   {"compile_path", 1}, {"wrap", 3},
-                                {"table_dtype", 1}};
+                                {"partition_size", 1},   {"compile_path", 1}, {"wrap", 4},
+                                {"table_dtype", 1},      {"detour", 3}};
   policy.numbers = {
       {"max_expression_depth", 3},
       {"max_composed_parts", 3},
