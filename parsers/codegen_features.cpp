@@ -210,6 +210,13 @@ private:
       features_.insert(spaces[0] + ":" + (within.empty() ? "" : within + "::") + name);
     } else if (name.starts_with("aoti_torch_")) {
       features_.insert("aoti:" + name);
+    } else if (spaces.empty() && !InMainFile(callee.getLocation()) &&
+               !llvm::isa<clang::CXXMethodDecl>(callee) && !name.starts_with("__") &&
+               !name.starts_with("Py") && !name.starts_with("_Py")) {
+      // A function of the global namespace a header declares: ATen's scalar math (calc_i0,
+      // calc_erfcx), Inductor's own helpers (argmax_combine_vec, div_floor_floating_vec).
+      // Python's C API is the module's glue, the same in every TU.
+      features_.insert("call:" + name);
     }
   }
 
