@@ -9,8 +9,9 @@
 # 10, 30 and 60 minutes (or the fractions of --minutes), cases run, cases that brought a new
 # feature, and bugs (distinct, grouped as the campaign groups signatures), then
 #   coverage_growth: feedback/generator features at M min = R (goal >= 1.5)
-# Usage: bench/coverage_growth.sh [--minutes M] [--seed S] [--jobs J] [--out DIR]
-# Defaults: 60 minutes, seed 1, 2 jobs each, DIR /tmp/coverage-growth (replaced). The compiler
+# Usage: bench/coverage_growth.sh [--minutes M] [--seed S] [--jobs J] [--out DIR] [--policy FILE]
+# Defaults: 60 minutes, seed 1, 2 jobs each, DIR /tmp/coverage-growth (replaced), the default
+# policy (FILE: overrides for both arms, as `fuzz --policy` takes them). The compiler
 # matrix is off and no bug is reduced (--matrix-every 0 --reduce none): the time goes to cases.
 # Known issues are off, so every bug counts. INDUCTOR_FUZZ_BUILD picks the build folder (default
 # build); its binaries are copied into DIR first, so a rebuild meanwhile cannot break the run.
@@ -24,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-minutes=60 seed=1 jobs=2 out=/tmp/coverage-growth
+minutes=60 seed=1 jobs=2 out=/tmp/coverage-growth policy=
 usage() {
   sed -n '/^# Usage:/,/^# Defaults:/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
   exit 2
@@ -35,6 +36,7 @@ while (($#)); do
   --seed) seed=$2 ;;
   --jobs) jobs=$2 ;;
   --out) out=$2 ;;
+  --policy) policy=$(realpath "$2") ;;
   *) usage ;;
   esac
   (($# >= 2)) || usage
@@ -54,6 +56,10 @@ echo '{"format_version": 1, "issues": []}' >"$out/no-known-issues.json"
 
 common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --matrix-every 0 --reduce none
   --known-issues "$out/no-known-issues.json")
+if [[ -n $policy ]]; then
+  cp "$policy" "$out/policy.json"
+  common+=(--policy "$out/policy.json")
+fi
 start=$(date +%s)
 "$out/bin/inductor-fuzz" "${common[@]}" --no-feedback --corpus "$out/generator" \
   >"$out/generator.log" 2>&1 &

@@ -191,7 +191,7 @@ def mutate_wrap(tree, rng):
     target = rng.choice(targets)
     # Like a havoc stage, one to three wraps around the same operand: a case that brings several
     # new functions at once is worth its compile.
-    templates = [rng.choice(WRAPS[kind_of(target)]) for _ in range(rng.choice([1, 1, 2, 3]))]
+    templates = [rng.choice(WRAPS[kind_of(target)]) for _ in range(rng.choice([1, 2, 3, 4]))]
     text = "(" + ast.unparse(target) + ")"
     what = "x"
     for template in templates:
@@ -206,9 +206,11 @@ def mutate_wrap(tree, rng):
 # instantiations (Vectorized<int>, <short>, <signed char>, <double>) and the conversions between
 # them, which the generator's int64 and float32 arithmetic never reaches. Integers keep their
 # modular arithmetic in both eager and compiled code; an int goes through a float only by
-# operations IEEE rounds exactly alike everywhere (no transcendental function decides an index).
+# operations IEEE rounds exactly alike everywhere (no transcendental function decides an index);
+# a float goes through a 16-bit float only to be rounded.
 DETOURS = {
-    "float": [("torch.float64", "({w}).float()")],
+    "float": [("torch.float64", "({w}).float()"), ("torch.float64", "({w}).float()"),
+              ("torch.bfloat16", "({w}).float()"), ("torch.float16", "({w}).float()")],
     "int": [("torch.int32", "({w}).long()"), ("torch.int16", "({w}).long()"),
             ("torch.int8", "({w}).long()"), ("torch.uint8", "({w}).long()"),
             ("torch.float64", "torch.floor({w}).long()"),
@@ -222,7 +224,11 @@ DETOUR_BODIES = {
     "float": WRAPS["float"] + ["{x}"],
     "int": ["{x}", "({x}) + 3", "({x}) - 1", "({x}) * 3", "({x}) // 2", "({x}) % 5",
             "({x}) & 7", "({x}) | 1", "({x}) ^ 3", "torch.abs({x})", "torch.maximum({x}, ({x}) * 0)",
-            "torch.minimum({x}, ({x}) + 1)", "torch.where(({x}) > 2, {x}, ({x}) + 1)"],
+            "torch.minimum({x}, ({x}) + 1)", "torch.where(({x}) > 2, {x}, ({x}) + 1)",
+            "({x}) >> 1", "({x}) << 1", "torch.bitwise_not({x})", "torch.clamp({x}, -8, 8)",
+            "torch.remainder({x}, 5)", "torch.fmod({x}, 5)", "torch.sign({x})",
+            "torch.div({x}, 3, rounding_mode='trunc')", "torch.where(({x}) != 1, {x}, ({x}) - 2)",
+            "torch.where(({x}) <= 4, ({x}) * 2, {x})", "torch.where(({x}) == 0, 1, {x})"],
     "bool": ["({x}) * 3 - 1", "({x}) + ({x})", "torch.abs({x})", "torch.maximum({x}, ({x}) * 0)"],
 }
 # An int through a float: only operations that round exactly (+, -, *, / by a power of two,
@@ -232,6 +238,10 @@ INT_BODIES_IN_FLOAT = ["{x}", "({x}) * 0.5", "({x}) / 4.0 + 0.25", "torch.sqrt(t
 
 
 def detour_bodies(kind, dtype):
+    if dtype in ("torch.bfloat16", "torch.float16"):
+        # A rounding, and no arithmetic: eager would round after every operation, where Inductor
+        # computes in float and rounds once, a difference of precision and not a bug.
+        return ["{x}"]
     if dtype.startswith("torch.float") and kind != "float":
         return INT_BODIES_IN_FLOAT if kind == "int" else ["{x}", "({x}) * 0.75", "torch.abs({x})"]
     if kind == "int" and dtype == "torch.uint8":
@@ -247,7 +257,11 @@ def mutate_detour(tree, rng):
     target = rng.choice(targets)
     kind = kind_of(target)
     dtype, back = rng.choice(DETOURS[kind])
-    body = rng.choice(detour_bodies(kind, dtype))
+    # One or two steps in the other dtype: a case that brings several instantiations at once.
+    bodies = [rng.choice(detour_bodies(kind, dtype)) for _ in range(rng.choice([1, 2]))]
+    body = "{x}"
+    for step in bodies:
+        body = step.replace("{x}", "(" + body + ")")
     operand = f"(({ast.unparse(target)}).to({dtype}))"
     text = back.replace("{w}", body.replace("{x}", operand))
     detoured = ast.parse(text, mode="eval").body
