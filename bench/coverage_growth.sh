@@ -22,6 +22,13 @@
 # case reduction): generator 404/448/461, 344 cases, 11 bugs; feedback 417/482/541, 365 cases
 # (196 mutated), 12 bugs: ratio 1.17 (19 of feedback's 81 own features are the flex template's
 # helpers under a kernel name with `_to_copy` in it).
+# Measured 2026-11-25 with the detour mutation and 71 wrap forms, p_mutate 0.5, mutation_stack 3
+# (60 min; the first-tier tests shared the last 25): generator 422/448/450, 272 cases, 10 bugs;
+# feedback 418/523/566, 266 cases (144 mutated), 12 bugs: ratio 1.26.
+# Measured 2026-11-25 with stacked wraps and detours, call: features, p_mutate 0.7 and
+# mutation_stack 4 (now the defaults; 60 min, the first-tier tests shared 50 of them):
+# generator 425/457/464, 247 cases, 11 bugs; feedback 287/525/621, 214 cases (155 mutated),
+# 6 bugs: ratio 1.34.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)

@@ -118,8 +118,8 @@ GenerationPolicy GenerationPolicy::Default() {
       // Feedback (`fuzz`): the share of cases made by mutating a pool case once the pool has
       // one, at most how many mutations one case stacks, and the share of mutations whose donor
       // (of subexpressions and splices) is a freshly generated case rather than another pool case.
-      {"p_mutate", 0.5},
-      {"mutation_stack", 3},
+      {"p_mutate", 0.7},
+      {"mutation_stack", 4},
       {"p_fresh_donor", 0.5},
       {"p_decode_shape", 0.35},
       {"p_kernel_options", 0.35},
