@@ -1,6 +1,7 @@
 #include "fuzzer/campaign/campaign.h"
 
 #include "fuzzer/campaign/case_pipeline.h"
+#include "fuzzer/campaign/mutation_share.h"
 #include "fuzzer/campaign/seed_pool.h"
 
 #include "corpus/bug_key.h"
@@ -72,7 +73,8 @@ public:
         journal_(Journal::PathFor(options.corpus, Header()), Header(), options.resume),
         scratch_("campaign"),
         analyzer_({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"}),
-        build_cache_(options.corpus / ".cache" / "builds"), pool_(options.corpus / "queue") {}
+        build_cache_(options.corpus / ".cache" / "builds"), pool_(options.corpus / "queue"),
+        mutation_share_(options.policy) {}
 
   CampaignStats Run() {
     started_ = Clock::now();
@@ -251,8 +253,7 @@ private:
       return generate::GenerateCase({options_.seed, i, options_.command_line}, options_.policy).c;
     };
     generate::Random choice(generate::CaseSeed(options_.seed, index) ^ 0x706f6f6cULL);
-    if (!options_.feedback || !options_.static_analysis ||
-        !choice.Chance(options_.policy.Number("p_mutate")))
+    if (!options_.feedback || !options_.static_analysis || !choice.Chance(mutation_share_.Share()))
       return generated(index);
     auto parent = pool_.Pick(choice);
     if (!parent)
@@ -324,7 +325,11 @@ private:
       ran_changed_.notify_all();
       if (options_.static_analysis)
         ran.features = AnalyseCapturedTus(analyzer_, ran.outcome, ran.case_dir, ran.findings);
-      const auto fresh = pool_.Offer(ran.c, ran.features);
+      const bool mutated = ran.c.provenance.value("origin", "") == "mutation";
+      const auto fresh = pool_.Offer(ran.c, ran.features,
+                                     {.seconds = ran.seconds, .finding = !ran.findings.empty()});
+      if (options_.feedback)
+        mutation_share_.Record(mutated, fresh.size(), ran.seconds);
       Finish(ran, fresh);
       {
         std::lock_guard lock(mutex_);
@@ -528,7 +533,8 @@ private:
                            stats_.build_cache_hits, stats_.matrix_builds);
     const std::string coverage = fmt::format(
         ", {} codegen feature(s) (queue {}{})", stats_.features.size(), stats_.pool_size,
-        options_.feedback ? fmt::format(", {} mutated case(s)", stats_.mutated_cases)
+        options_.feedback ? fmt::format(", {} mutated case(s), mutating {:.0f}%",
+                                        stats_.mutated_cases, 100 * mutation_share_.Share())
                           : ", feedback off");
     return fmt::format("fuzz: {} case(s) in {:.0f} s ({:.1f}/min), {} invalid, new bugs{}{} "
                        "known {}, {} bug(s) from {} signature(s), {} worker restart(s){}{}{}",
@@ -559,6 +565,7 @@ private:
   bool serving_done_ = false;
   std::uint64_t next_index_ = 0;
   SeedPool pool_;
+  MutationShare mutation_share_;
   CampaignStats stats_;
 };
 

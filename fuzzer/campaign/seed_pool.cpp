@@ -31,6 +31,8 @@ SeedPool::SeedPool(fs::path queue_dir) : queue_dir_(std::move(queue_dir)) {
       PoolEntry entry{.id = file.stem().string(),
                       .c = corpus::CaseFromJson(document.at("case")),
                       .new_features = document.at("features").get<std::vector<std::string>>()};
+      entry.seconds = document.value("seconds", 0.0);
+      entry.finding = document.value("finding", false);
       entry.all_features = document.contains("all_features")
                                ? document.at("all_features").get<std::vector<std::string>>()
                                : entry.new_features;
@@ -60,7 +62,8 @@ SeedPool::SeedPool(fs::path queue_dir) : queue_dir_(std::move(queue_dir)) {
 }
 
 std::vector<std::string> SeedPool::Offer(const corpus::Case &c,
-                                         const std::set<std::string> &features) {
+                                         const std::set<std::string> &features,
+                                         const RunSummary &run) {
   std::lock_guard lock(mutex_);
   std::vector<std::string> fresh;
   for (const auto &feature : features) {
@@ -68,6 +71,12 @@ std::vector<std::string> SeedPool::Offer(const corpus::Case &c,
     if (seen_.insert(feature).second)
       fresh.push_back(feature);
   }
+  if (const std::string parent = c.provenance.value("parent", ""); !parent.empty())
+    for (auto &entry : entries_)
+      if (entry.id == parent) {
+        entry.fruitful_children += fresh.empty() ? 0 : 1;
+        entry.failing_children += fresh.empty() && run.finding ? 1 : 0;
+      }
   if (!features.empty())
     support::WriteFileAtomically(
         queue_dir_ / kReachedFile,
@@ -78,11 +87,15 @@ std::vector<std::string> SeedPool::Offer(const corpus::Case &c,
   PoolEntry entry{.id = "q-" + support::Sha256Hex(case_json.dump()).substr(0, 16),
                   .c = c,
                   .new_features = fresh,
-                  .all_features = {features.begin(), features.end()}};
+                  .all_features = {features.begin(), features.end()},
+                  .seconds = run.seconds,
+                  .finding = run.finding};
   support::WriteFileAtomically(queue_dir_ / (entry.id + ".json"), json{{"format_version", 1},
                                                                        {"id", entry.id},
                                                                        {"features", fresh},
                                                                        {"all_features", features},
+                                                                       {"seconds", run.seconds},
+                                                                       {"finding", run.finding},
                                                                        {"case", case_json}}
                                                                           .dump(1) +
                                                                       "\n");
@@ -94,13 +107,28 @@ std::optional<PoolEntry> SeedPool::Pick(generate::Random &random) {
   std::lock_guard lock(mutex_);
   if (entries_.empty())
     return std::nullopt;
+  // An entry's run time against the pool's median: a case twice as slow costs twice the time
+  // per mutant; bounded, so that no entry is starved for its time alone.
+  std::vector<double> times;
+  for (const auto &entry : entries_)
+    if (entry.seconds > 0)
+      times.push_back(entry.seconds);
+  std::sort(times.begin(), times.end());
+  const double median = times.empty() ? 0 : times[times.size() / 2];
   std::vector<double> weights;
   for (const auto &entry : entries_) {
     double rarity = 0;
     for (const auto &feature : entry.all_features)
       if (const auto reached = reached_by_.find(feature); reached != reached_by_.end())
         rarity += 1.0 / static_cast<double>(reached->second);
-    weights.push_back((0.1 + rarity) / std::sqrt(1.0 + static_cast<double>(entry.picked)));
+    const double cost =
+        entry.seconds > 0 && median > 0 ? std::clamp(entry.seconds / median, 0.5, 4.0) : 1.0;
+    // A finding's mutants mostly find it again: its features still count, its weight less.
+    const double yield = (1.0 + static_cast<double>(entry.fruitful_children)) /
+                         (1.0 + static_cast<double>(entry.failing_children)) *
+                         (entry.finding ? 0.3 : 1.0);
+    weights.push_back((0.1 + rarity) * yield / cost /
+                      std::sqrt(1.0 + static_cast<double>(entry.picked)));
   }
   PoolEntry &chosen = entries_[random.Weighted(weights)];
   ++chosen.picked;

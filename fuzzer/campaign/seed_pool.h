@@ -20,7 +20,19 @@ struct PoolEntry {
   corpus::Case c;
   std::vector<std::string> new_features; // what it brought
   std::vector<std::string> all_features; // every feature of its TUs
+  double seconds = 0;                    // what its run took (0: not known, an older queue file)
+  bool finding = false;                  // its run ended in a finding
   std::uint64_t picked = 0;              // times chosen as a parent in this process
+  // Its mutants finished in this process: those that brought a feature, and those that ended
+  // in a finding and brought none (a parent that reproduces one bug over and over).
+  std::uint64_t fruitful_children = 0;
+  std::uint64_t failing_children = 0;
+};
+
+// How a finished case ran, beside its features.
+struct RunSummary {
+  double seconds = 0;
+  bool finding = false;
 };
 
 // The feedback's memory: every codegen feature seen (parsers/codegen_features.h) and the cases
@@ -34,12 +46,16 @@ public:
   explicit SeedPool(std::filesystem::path queue_dir);
 
   // The features of a finished case: those not seen before are returned, and when there are
-  // any the case joins the pool (and the queue folder).
-  std::vector<std::string> Offer(const corpus::Case &c, const std::set<std::string> &features);
+  // any the case joins the pool (and the queue folder). A mutant's run is also counted for its
+  // parent (provenance "parent").
+  std::vector<std::string> Offer(const corpus::Case &c, const std::set<std::string> &features,
+                                 const RunSummary &run = {});
 
   // A parent, favouring entries whose features few cases reach (the sum of 1/cases over its
   // features: a case alone in reaching something is worth more than one with many common
-  // features) and that were picked less; none while empty.
+  // features), that were picked less, whose mutants brought features rather than the same
+  // finding again, and that run fast (AFL's lesson: a queue entry's worth is per second spent);
+  // none while empty.
   std::optional<PoolEntry> Pick(generate::Random &random);
 
   std::size_t Size() const;

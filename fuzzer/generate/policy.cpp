@@ -116,9 +116,13 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_call_sequence", 0.2},
       {"max_closure_constants", 2},
       // Feedback (`fuzz`): the share of cases made by mutating a pool case once the pool has
-      // one, at most how many mutations one case stacks, and the share of mutations whose donor
-      // (of subexpressions and splices) is a freshly generated case rather than another pool case.
+      // one (p_mutate at first, then following what generated and mutated cases lately bring
+      // per second, within p_mutate_min..p_mutate_max: fuzzer/campaign/mutation_share.h), at
+      // most how many mutations one case stacks, and the share of mutations whose donor (of
+      // subexpressions and splices) is a freshly generated case rather than another pool case.
       {"p_mutate", 0.7},
+      {"p_mutate_min", 0.2},
+      {"p_mutate_max", 0.9},
       {"mutation_stack", 4},
       {"p_fresh_donor", 0.5},
       {"p_decode_shape", 0.35},
