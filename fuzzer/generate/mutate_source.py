@@ -107,8 +107,23 @@ def mutate_constant(tree, rng):
         new = rng.choice([old + 1, old - 1, old * 2, -old, 0, 1, 7, 63, 64, 127, 128, 129, 1000])
     if new == old:
         new = old + 1
+    if new == 0 and node in divisors(tree):
+        # x / 0 is inf or NaN in eager and compiled alike: a case that compares nothing.
+        new = old + 1 if old != -1 else 2
     node.value = new
     return tree, f"constant {old} -> {new}"
+
+
+def divisors(tree):
+    """The right operands of /, // and %, and the divisors of torch.div, fmod and remainder."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
+            found.append(node.right)
+        elif isinstance(node, ast.Call) and len(node.args) >= 2 and ast.unparse(node.func) in (
+                "torch.div", "torch.fmod", "torch.remainder", "torch.floor_divide"):
+            found.append(node.args[1])
+    return found
 
 
 def donor_expressions(donor, kind):
@@ -257,8 +272,8 @@ def mutate_detour(tree, rng):
     target = rng.choice(targets)
     kind = kind_of(target)
     dtype, back = rng.choice(DETOURS[kind])
-    # One or two steps in the other dtype: a case that brings several instantiations at once.
-    bodies = [rng.choice(detour_bodies(kind, dtype)) for _ in range(rng.choice([1, 2]))]
+    # One to four steps in the other dtype: a case that brings several instantiations at once.
+    bodies = [rng.choice(detour_bodies(kind, dtype)) for _ in range(rng.choice([1, 2, 3, 4]))]
     body = "{x}"
     for step in bodies:
         body = step.replace("{x}", "(" + body + ")")

@@ -79,6 +79,20 @@ class WrapsAndDetours(unittest.TestCase):
                     # can leave the guard's range, NaN in eager as in compiled code.
                     self.assertEqual(value.dtype, dtype, what + "; " + more)
 
+    def test_a_constant_that_divides_never_becomes_zero(self):
+        import ast
+        import random
+        source = ("def score_mod(score, b, h, q_idx, kv_idx):\n"
+                  "    return score / 2.0 + torch.fmod(kv_idx, 3) + (q_idx // 5) + kv_idx % 1\n")
+        changed = set()
+        for seed in range(300):
+            tree, what = mutate_source.mutate_constant(ast.parse(source), random.Random(seed))
+            changed.add(what.split(" -> ")[0])
+            for divisor in mutate_source.divisors(tree):
+                self.assertNotEqual(divisor.value, 0, what)
+        # Every constant was changed at least once, so the check above saw each divisor move.
+        self.assertEqual(len(changed), 4, changed)
+
 
 if __name__ == "__main__":
     unittest.main()
