@@ -204,6 +204,16 @@ const std::vector<KnobSpec> &InductorKnobTable() {
        .policy_probability = "p_knob_comprehensive_padding_off",
        .policy_default_probability = 0.03,
        .optional = true},
+      // Off (Inductor's default), a float16/bfloat16 rounding between two fused ops is elided:
+      // documented, not a bug. The detour mutation sets it when it rounds a score that way.
+      {.name = "emulate_precision_casts",
+       .type = KnobType::kBool,
+       .target = KnobTarget::kInductorConfig,
+       .required = false,
+       .policy_weights = {{"true", 1}},
+       .policy_probability = "p_knob_emulate_precision_casts",
+       .policy_default_probability = 0.03,
+       .optional = true},
   };
   return table;
 }

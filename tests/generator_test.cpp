@@ -35,14 +35,15 @@ TEST(Generator, SameSeedSameCaseWhateverElseRan) {
 // p_aoti (none of the five is drawn with aoti) changed the policy hash again, and so did
 // the dtype mutation's weight 2, the wrap and table_dtype mutations, the detour mutation
 // with wrap's weight 4, p_mutate 0.7 with mutation_stack 4, p_mutate_min/max, and the mutation
-// weights of stop 42.)
+// weights of stop 42. Version 5: the optional knob emulate_precision_casts, one more draw, moved
+// the draws after it in about a third of the cases.)
 TEST(Generator, GoldenHashesOfSeedsOneToFive) {
   const std::vector<std::string> golden = {
-      "36fee4b1f0d611fcdb65baf3e895520b363e4e14a00b8bd36aa74766595afc97",
-      "5e5de0a513bc26f080cc53b33545a224db6e12adaee6529a4cebc70fbd881ffe",
-      "e2b7db4ebe7768600bac5cb5e34765bda4bca15aa1d5c2b8916e044397c57384",
-      "2709c3b35c73bc8348626747f06bc9c62205336eedc771e690ccef3f59891587",
-      "060fa5711619800af0d3a83620b5ea3e98a7ca3d94430b82f6cdfc6d13ad8616"};
+      "207cb5254ef6177b372b088a8962dc5aabe49d350b9cbb3dd1f94a3acac063e5",
+      "e818c8b083eb335dd51efcf54a923e3c0a74c41793e24ba60b60ed977594fab4",
+      "b23893780ae9c2acc518bd3ec0e1a480f77a1a8321e663195c2911b660fb503c",
+      "739bf500fa30b9c671b32cb7b794d9f5232ac622c98611af68c4ee5be2c17e4c",
+      "dbfe426f60d4f78bfd5ea784da1f094b134c72805d3fb0686f8212a5092b28d2"};
   for (std::uint64_t seed = 1; seed <= 5; ++seed)
     EXPECT_EQ(
         generate::StableCaseHash(generate::GenerateCase({seed, 0, "any command line"}, kPolicy).c),

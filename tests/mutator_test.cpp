@@ -38,11 +38,12 @@ bool Parses(const std::string &source) {
 }
 
 // The first generated case of seed 9 from `from` on that is a flex_attention with a mask, a
-// score_mod and a closure constant.
+// score_mod, a closure constant and a captured table (every mutation has something to change).
 corpus::Case FlexCase(std::uint64_t from) {
   for (std::uint64_t i = from;; ++i) {
     auto c = GenerateCase({9, i, "test"}, GenerationPolicy::Default()).c;
-    if (c.api == "flex_attention" && c.mask_mod && c.score_mod && !c.constants.empty())
+    if (c.api == "flex_attention" && c.mask_mod && c.score_mod && !c.constants.empty() &&
+        !c.tensors.empty())
       return c;
   }
 }
@@ -129,6 +130,28 @@ TEST(Mutator, ApiTurnsABlockMaskIntoADenseMask) {
     EXPECT_EQ(mutated.c.api, "create_mask");
     break;
   }
+}
+
+// A detour that rounds a score through a 16-bit float also sets emulate_precision_casts: off,
+// Inductor elides the rounding (documented), and compiled would differ from eager by design.
+TEST(Mutator, ARoundingDetourAsksInductorToKeepTheRounding) {
+  const auto flex = FlexCase(0), donor = FlexCase(50);
+  ASSERT_FALSE(flex.inductor.optional.contains("emulate_precision_casts"));
+  int rounding = 0, other = 0;
+  for (std::uint64_t index = 0; index < 80 && (rounding == 0 || other == 0); ++index) {
+    const auto mutated = MutateCase(flex, donor, Request(index), Only("detour"));
+    if (mutated.mutations.empty())
+      continue;
+    const std::string &what = mutated.mutations.front();
+    const bool rounds = what.find("through torch.bfloat16") != std::string::npos ||
+                        what.find("through torch.float16") != std::string::npos;
+    (rounds ? rounding : other) += 1;
+    EXPECT_EQ(mutated.c.inductor.optional.contains("emulate_precision_casts"), rounds) << what;
+    if (rounds)
+      EXPECT_NE(what.find("knob emulate_precision_casts=true"), std::string::npos) << what;
+  }
+  EXPECT_GT(rounding, 0);
+  EXPECT_GT(other, 0);
 }
 
 } // namespace

@@ -13,8 +13,9 @@ namespace fuzzer::generate {
 // 3: a mask made for a block mask with B=None (H=None) reads no b (h); 4: issue 32's families
 // (decode shapes, kernel_options, layouts, float-table score_mods, optional knobs, AOTInductor),
 // drawn from their own streams: a case without them is the case version 3 gave, but the
-// default policy, whose hash every case records, has more entries.
-inline constexpr int kGeneratorVersion = 4;
+// default policy, whose hash every case records, has more entries; 5: the optional knob
+// emulate_precision_casts.
+inline constexpr int kGeneratorVersion = 5;
 
 struct GeneratedCase {
   corpus::Case c;

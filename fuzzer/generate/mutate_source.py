@@ -7,7 +7,9 @@ Reads one JSON request from its first argument (or stdin): {"source": ..., "oper
 "seed": N, "donor": a second source (for subexpression and splice)}.
 Writes {"source": the mutated source or null when the operation has nothing to change,
 "what": one line saying what changed, "names": the free names the change brought in (the
-donor's constants and tables, which the caller copies into the case)}. Deterministic: the
+donor's constants and tables, which the caller copies into the case), "knobs": Inductor
+settings the change needs to mean in compiled code what it means in eager (the caller sets
+them in the case)}. Deterministic: the
 same request gives the same answer. Needs only the standard library (no torch).
 """
 
@@ -222,7 +224,10 @@ def mutate_wrap(tree, rng):
 # them, which the generator's int64 and float32 arithmetic never reaches. Integers keep their
 # modular arithmetic in both eager and compiled code; an int goes through a float only by
 # operations IEEE rounds exactly alike everywhere (no transcendental function decides an index);
-# a float goes through a 16-bit float only to be rounded.
+# a float goes through a 16-bit float only to be rounded, and then with Inductor's
+# emulate_precision_casts on: off (its default), Inductor elides a rounding between two fused
+# ops, as torch._inductor.config documents (a score_mod `(score * 3.7).to(torch.bfloat16).float()`
+# on float32 q/k/v: compiled 0.034 off eager without it, 2e-06 with it).
 DETOURS = {
     "float": [("torch.float64", "({w}).float()"), ("torch.float64", "({w}).float()"),
               ("torch.bfloat16", "({w}).float()"), ("torch.float16", "({w}).float()")],
@@ -266,9 +271,10 @@ def detour_bodies(kind, dtype):
 
 
 def mutate_detour(tree, rng):
+    """The mutated tree, what changed, and the Inductor knobs the change needs."""
     targets = tensor_targets(tree)
     if not targets:
-        return None, ""
+        return None, "", {}
     target = rng.choice(targets)
     kind = kind_of(target)
     dtype, back = rng.choice(DETOURS[kind])
@@ -280,9 +286,11 @@ def mutate_detour(tree, rng):
     operand = f"(({ast.unparse(target)}).to({dtype}))"
     text = back.replace("{w}", body.replace("{x}", operand))
     detoured = ast.parse(text, mode="eval").body
+    knobs = {"emulate_precision_casts": True} if kind == "float" and dtype in (
+        "torch.bfloat16", "torch.float16") else {}
     return Replacer(target, detoured).visit(tree), \
         f"detour {ast.unparse(target)} through {dtype}: " + \
-        back.replace("{w}", body.replace("{x}", "x"))
+        back.replace("{w}", body.replace("{x}", "x")), knobs
 
 
 def returns(tree):
@@ -324,7 +332,7 @@ def main():
     rng = random.Random(int(request.get("seed", 0)))
     tree = ast.parse(request["source"])
     operation = request["operation"]
-    names = []
+    names, knobs = [], {}
     if operation == "operator":
         tree, what = mutate_operator(tree, rng)
     elif operation == "constant":
@@ -332,7 +340,7 @@ def main():
     elif operation == "wrap":
         tree, what = mutate_wrap(tree, rng)
     elif operation == "detour":
-        tree, what = mutate_detour(tree, rng)
+        tree, what, knobs = mutate_detour(tree, rng)
     elif operation in ("subexpression", "splice"):
         donor = ast.parse(request.get("donor") or "")
         mutate = mutate_subexpression if operation == "subexpression" else mutate_splice
@@ -340,7 +348,7 @@ def main():
     else:
         raise SystemExit(f"mutate_source.py: unknown operation {operation!r}")
     json.dump({"source": unparse(tree) if tree is not None else None, "what": what,
-               "names": names}, sys.stdout)
+               "names": names, "knobs": knobs}, sys.stdout)
 
 
 if __name__ == "__main__":

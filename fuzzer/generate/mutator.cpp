@@ -293,8 +293,15 @@ private:
       if (!BringFromDonor(name))
         return "";
     function.source = answer["source"].get<std::string>();
-    return fmt::format("{} of {}: {}", operation, score ? "score_mod" : "mask_mod",
-                       answer.value("what", ""));
+    // What the change needs of Inductor to mean what it says (a rounding eager also makes).
+    std::string knobs;
+    const json needed = answer.value("knobs", json::object()); // items() does not extend it
+    for (const auto &[name, value] : needed.items()) {
+      c_.inductor.optional[name] = value;
+      knobs += fmt::format(", knob {}={}", name, value.dump());
+    }
+    return fmt::format("{} of {}: {}{}", operation, score ? "score_mod" : "mask_mod",
+                       answer.value("what", ""), knobs);
   }
 
   bool BringFromDonor(const std::string &name) {

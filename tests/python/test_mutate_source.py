@@ -66,11 +66,11 @@ class WrapsAndDetours(unittest.TestCase):
         for name, (source, dtype) in sources.items():
             for operation in (mutate_source.mutate_wrap, mutate_source.mutate_detour):
                 for seed in range(40):
-                    once, what = operation(ast.parse(source), random.Random(seed))
-                    again, _ = operation(ast.parse(source), random.Random(seed))
+                    once, what = operation(ast.parse(source), random.Random(seed))[:2]
+                    again = operation(ast.parse(source), random.Random(seed))[0]
                     self.assertEqual(ast.unparse(once), ast.unparse(again))
                     # A second mutation on the first: the campaign stacks them.
-                    twice, more = operation(once, random.Random(seed + 1000))
+                    twice, more = operation(once, random.Random(seed + 1000))[:2]
                     namespace = {"torch": torch}
                     exec(compile(ast.fix_missing_locations(twice), "<mutated>", "exec"), namespace)
                     arguments = (B, H, Q, KV) if name == "mask_mod" else (SCORE, B, H, Q, KV)
@@ -78,6 +78,19 @@ class WrapsAndDetours(unittest.TestCase):
                     # The kind only: a wrap of a guarded operand (the x of atanh(tanh(x) * 0.5))
                     # can leave the guard's range, NaN in eager as in compiled code.
                     self.assertEqual(value.dtype, dtype, what + "; " + more)
+
+    def test_a_rounding_through_a_16_bit_float_asks_for_eager_roundings(self):
+        # Inductor elides the rounding otherwise (its documented emulate_precision_casts).
+        import ast
+        import random
+        source = "def score_mod(score, b, h, q_idx, kv_idx):\n    return score * 0.5\n"
+        seen = set()
+        for seed in range(200):
+            tree, what, knobs = mutate_source.mutate_detour(ast.parse(source), random.Random(seed))
+            rounded = "through torch.bfloat16" in what or "through torch.float16" in what
+            self.assertEqual(knobs, {"emulate_precision_casts": True} if rounded else {}, what)
+            seen.add(rounded)
+        self.assertEqual(seen, {True, False})
 
     def test_a_constant_that_divides_never_becomes_zero(self):
         import ast
