@@ -297,6 +297,13 @@ private:
     std::string knobs;
     const json needed = answer.value("knobs", json::object()); // items() does not extend it
     for (const auto &[name, value] : needed.items()) {
+      const auto &table = corpus::InductorKnobTable();
+      if (std::none_of(table.begin(), table.end(), [&](const corpus::KnobSpec &knob) {
+            return knob.optional && knob.name == name;
+          }))
+        throw std::runtime_error(fmt::format("{} asked for knob {}, which is not an optional knob "
+                                             "of the table (corpus/knobs.cpp)",
+                                             request_.source_mutator.string(), name));
       c_.inductor.optional[name] = value;
       knobs += fmt::format(", knob {}={}", name, value.dump());
     }
