@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Bucket quality: how the campaign groups findings into bugs, measured on bugs we plant.
 # bench/injected_bugs/ patches torch's Inductor at run time (loaded through PYTHONPATH by its
-# sitecustomize.py, which every worker's embedded CPython imports) with eight injected bugs,
-# each firing on a feature of the generated code or graph. One campaign runs with all of them
-# on, the compiler matrix on every K-th case so that the compiler-specific ones show; each
-# firing is logged (INDUCTOR_FUZZ_INJECT_LOG). The corpus is then replayed with injection off:
-# a finding that still fails is a real torch bug. bench/injected_bugs/score.py prints, from
-# the log and the campaign's summary.json, a table and
-#   bucket_quality: found X/8, bugs per injected bug R (goal <= 1.1), injected bugs per bug P (1.0)
+# sitecustomize.py, which every worker's embedded CPython imports) with thirteen injected bugs
+# (six of them wrong results: a campaign must tell five silent flex_attention and create_mask
+# miscompiles apart), each firing on a feature of the generated code or graph. One campaign
+# runs with all of them on, the compiler matrix on every K-th case so that the
+# compiler-specific ones show; each firing is logged (INDUCTOR_FUZZ_INJECT_LOG). The corpus
+# is then replayed with injection off: a finding that still fails is a real torch bug.
+# bench/injected_bugs/score.py prints, from the log and the campaign's summary.json, a table and
+#   bucket_quality: found X/13, bugs per injected bug R (goal <= 1.1), injected bugs per bug P (1.0)
 # Usage: bench/bucket_quality.sh [--cases N] [--seed S] [--jobs J] [--matrix-every K]
 #   [--out DIR] [--bugs LIST] [--baseline replay|campaign|none] [--sanitize-crashes CHECKS|none]
 # Defaults: 200 cases of seed 1, 1 job, matrix every 4th case, DIR /tmp/bucket-quality

@@ -147,6 +147,10 @@ int RunCommandLine(int argc, char **argv) {
       "-fsanitize=... on top of their own flags and run with the runtime preloaded; the first "
       "error is a memory-error finding that names the kernel and the line");
   AddSanitizeCompilerOption(run_case_command, run_case.sanitize_compiler);
+  AddProbeOptions(run_case_command, run_case.probe_runs, run_case.probe_seconds);
+  run_case_command->add_option("--known-issues", run_case.known_issues,
+                               "Known issues to match a finding against (default: the "
+                               "project's corpus/known-issues.json)");
 
   // A user's own mask module: the same options for run-case MODULE.py and convert MODULE.py.
   auto add_module_options = [](CLI::App *command, MaskModuleOptions &module) {
@@ -428,6 +432,8 @@ int RunCommandLine(int argc, char **argv) {
       paths.venv = support::ResolveTorchEnvironment(*torch_release, paths.project_root).venv;
     if (*run_case_command) {
       run_case.timeout = std::chrono::seconds(timeout_seconds);
+      if (run_case.known_issues.empty())
+        run_case.known_issues = paths.project_root / "corpus" / "known-issues.json";
       run_case.command_line = JoinArguments(argc, argv);
       return RunCaseCommand(run_case, paths, std::cout);
     }

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
 #include <ostream>
 
 namespace fuzzer::cli {
@@ -31,12 +32,13 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
         fmt::format("{} is not a corpus (no findings/ folder); pass the --corpus a campaign wrote",
                     options.corpus.string()));
   corpus::FindingStore store(options.corpus);
+  // On stderr: stdout is the command's answer (JSON with --json), the migration a side effect.
   if (const auto &migrated = store.migration(); migrated.from_signature_version > 0)
-    out << fmt::format("corpus: migrated {} from signature version {} to {}: {} folder(s), {} "
-                       "re-signed, {} merged into another, {} hit(s) kept\n",
-                       options.corpus.string(), migrated.from_signature_version,
-                       corpus::kSignatureVersion, migrated.folders, migrated.resigned,
-                       migrated.moved, migrated.hits);
+    std::cerr << fmt::format(
+        "corpus: migrated {} from signature version {} to {}: {} folder(s), {} "
+        "re-signed, {} merged into another, {} hit(s) kept\n",
+        options.corpus.string(), migrated.from_signature_version, corpus::kSignatureVersion,
+        migrated.folders, migrated.resigned, migrated.moved, migrated.hits);
   if (options.action == "migrate") {
     const auto again = store.Migrate();
     out << fmt::format("corpus: {} is at signature version {}: {} finding folder(s), {} hit(s)\n",

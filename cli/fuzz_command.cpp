@@ -138,6 +138,9 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   if (!options.sanitize_crashes.empty())
     campaign_options.sanitize_crashes =
         worker::ParseSanitizerOptions(options.sanitize_crashes, options.sanitize_compiler);
+  campaign_options.probe = {.max_runs = options.probe_runs,
+                            .budget = std::chrono::seconds(options.probe_seconds),
+                            .run_timeout = campaign_options.case_timeout};
   const bool terminal = ::isatty(STDERR_FILENO);
   campaign_options.progress_interval =
       terminal ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(30000);

@@ -36,7 +36,9 @@ struct FuzzOptions {
   std::string sanitize;         // "address,undefined": every case's kernels built with them
   std::string sanitize_crashes; // "address,undefined": crashing cases run again with them
   std::string sanitize_compiler = "g++-12";
-  std::string reduce = "new";        // after the cases: reduce new bugs, all bugs hit, or none
+  unsigned probe_runs = 8;    // reruns after a wrong result or crash (fuzzer/campaign/probe.h)
+  long probe_seconds = 120;   // and no rerun starts after this long
+  std::string reduce = "new"; // after the cases: reduce new bugs, all bugs hit, or none
   long reduce_timeout_seconds = 900; // per bug
   std::string inject_fault;          // tests only: INDEX:segfault|hang|allocate[,...]
   // Each new finding's case also runs on this torch release: "regression since" or "also in".

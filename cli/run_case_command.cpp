@@ -1,7 +1,10 @@
 #include "cli/run_case_command.h"
 
+#include "corpus/bug_key.h"
 #include "corpus/case.h"
+#include "corpus/known_issues.h"
 #include "corpus/run_record.h"
+#include "fuzzer/campaign/probe.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "fuzzer/worker/worker_client.h"
@@ -23,8 +26,8 @@ using nlohmann::json;
 
 // Files run-case writes; a folder holding anything else is not ours to overwrite.
 const std::set<std::string> kOutputEntries = {
-    "result.json", "case.json",  "commands.json", "sources",        "wrappers",
-    "recordings",  "worker.log", "scratch",       "inductor-cache", "sanitizer"};
+    "result.json", "case.json", "commands.json",  "sources",   "wrappers", "recordings",
+    "worker.log",  "scratch",   "inductor-cache", "sanitizer", "probe"};
 
 // The case's sidecars (case.NAME.bin), written next to case.json for its large tensors.
 bool IsCaseSidecar(const std::string &name) {
@@ -66,6 +69,10 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
     throw support::InputError("--mask and --score name functions of a Python module; a case file "
                               "names its own");
   corpus::Case c = from_module ? corpus::Case{} : corpus::LoadCaseFile(options.case_file);
+  // Read before the run, so that a broken file stops it at once.
+  const corpus::KnownIssues known = std::filesystem::exists(options.known_issues)
+                                        ? corpus::ReadKnownIssues(options.known_issues)
+                                        : corpus::KnownIssues{};
   const auto out_dir = std::filesystem::absolute(options.out_dir);
   PrepareOutputFolder(out_dir);
   std::optional<worker::SanitizerOptions> sanitizer;
@@ -112,6 +119,23 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
       outcome.result["memory_errors"] = errors.size();
     }
   }
+  if (outcome.finding && campaign::IsProbedKind(outcome.finding->kind) && options.probe_runs > 0) {
+    out << fmt::format("  {}: probing what it needs (at most {} rerun(s))\n", c.name,
+                       options.probe_runs);
+    outcome.finding->detail["probe"] = campaign::ProbeFinding(
+        c, *outcome.finding,
+        [&](const corpus::Case &reverted, const std::string &label) {
+          auto rerun = worker::RunCaseOnWorker(
+              worker, reverted, out_dir / "probe" / label / "inductor-cache",
+              std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout));
+          out << fmt::format("    {} put back: {}\n", label, rerun.Status());
+          return rerun;
+        },
+        {.max_runs = options.probe_runs,
+         .budget = std::chrono::seconds(options.probe_seconds),
+         .run_timeout = options.timeout});
+    outcome.result["probe"] = outcome.finding->detail["probe"];
+  }
   json provenance = {{"tool_version", support::ToolVersion()},
                      {"torch_version", ready.value("torch_version", "")},
                      {"command_line", options.command_line},
@@ -150,7 +174,16 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
                                      : "");
   if (outcome.finding) {
     out << "  " << outcome.finding->summary << "\n";
-    out << "  signature: " << corpus::Signature(*outcome.finding) << "\n";
+    const std::string signature = corpus::Signature(*outcome.finding);
+    const std::string key = corpus::BugKey(*outcome.finding);
+    out << "  signature: " << signature << "\n";
+    if (key != signature)
+      out << "  bug key: " << key << "\n";
+    const auto *issue = known.Match(signature);
+    if (!issue)
+      issue = known.Match(key);
+    out << (issue ? fmt::format("  known issue: {} ({})\n", issue->id, issue->status)
+                  : std::string("  known issue: none matches\n"));
   }
   out << fmt::format(
       "  captured {} compile command(s) with {}; {:.1f} s\n", builds,

@@ -17,7 +17,10 @@ struct RunCaseOptions {
   std::string command_line; // recorded in result.json
   std::string sanitize;     // "address,undefined": kernels built and run with the sanitizers
   std::string sanitize_compiler = "g++-12";
-  MaskModuleOptions module; // when case_file is a Python module
+  unsigned probe_runs = 8; // reruns after a wrong result or crash (fuzzer/campaign/probe.h)
+  long probe_seconds = 120;
+  std::filesystem::path known_issues; // the known issues a finding is matched against
+  MaskModuleOptions module;           // when case_file is a Python module
 };
 
 // `inductor-fuzz run-case`: exit 0 pass, 1 finding. Throws InputError for unusable input and

@@ -15,6 +15,20 @@ void AddSanitizeCompilerOption(CLI::App *command, std::string &compiler) {
       ->capture_default_str();
 }
 
+void AddProbeOptions(CLI::App *command, unsigned &runs, long &seconds) {
+  command
+      ->add_option("--probe-runs", runs,
+                   "After a wrong result or a crash, run the case again with each non-default "
+                   "setting put back (a 16-bit dtype to float32, dynamic to static, cpp_wrapper "
+                   "off, each Inductor knob to its default, ...), at most this many times; the "
+                   "settings without which it passes join the bug key (needs=...). 0: no probe")
+      ->capture_default_str();
+  command
+      ->add_option("--probe-time", seconds, "Seconds after which the probe starts no more reruns")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
+
 CLI::App *AddFuzzCommand(CLI::App &app, FuzzOptions &options) {
   auto *command = app.add_subcommand(
       "fuzz",
@@ -84,6 +98,7 @@ CLI::App *AddFuzzCommand(CLI::App &app, FuzzOptions &options) {
       "-fsanitize=... (see run-case --sanitize); an error in a kernel is a memory-error finding "
       "naming the kernel and the line");
   AddSanitizeCompilerOption(command, options.sanitize_compiler);
+  AddProbeOptions(command, options.probe_runs, options.probe_seconds);
   command->add_option("--baseline-torch", options.baseline_torch,
                       "Also run each finding's case on this torch release (a version or a "
                       "venv) and label it \"regression since VERSION\" or \"also in "

@@ -17,6 +17,9 @@ namespace fuzzer::cli {
 // The one --sanitize-compiler of every command that builds sanitized kernels.
 void AddSanitizeCompilerOption(CLI::App *command, std::string &compiler);
 
+// The probe's --probe-runs and --probe-time of `fuzz` and `run-case`.
+void AddProbeOptions(CLI::App *command, unsigned &runs, long &seconds);
+
 // `fuzz` and its options, parsed into `options`.
 CLI::App *AddFuzzCommand(CLI::App &app, FuzzOptions &options);
 

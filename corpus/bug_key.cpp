@@ -1,6 +1,7 @@
 #include "corpus/bug_key.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cxxabi.h>
 
@@ -107,6 +108,43 @@ bool ShareALine(const Finding &a, const Finding &b) {
   return false;
 }
 
+// "|needs=a,b" when a probe ran on the finding (fuzzer/campaign/probe.h): the settings without
+// which the case passed. Nothing when no probe ran, so that an unprobed finding never claims
+// to need nothing.
+std::string ProbeNeeds(const Finding &finding) {
+  if (!finding.detail.is_object() || !finding.detail.contains("probe"))
+    return "";
+  const auto &probe = finding.detail["probe"];
+  std::vector<std::string> needs;
+  if (probe.is_object() && probe.contains("needs") && probe["needs"].is_array())
+    for (const auto &setting : probe["needs"])
+      if (setting.is_string())
+        needs.push_back(setting.get<std::string>());
+  std::sort(needs.begin(), needs.end());
+  return fmt::format("|needs={}", fmt::join(needs, ","));
+}
+
+// Whether `later` points at a line at or after `first`'s in a file they share.
+bool FollowsInOneFile(const Finding &later, const Finding &first) {
+  for (const auto &x : later.source_lines)
+    for (const auto &y : first.source_lines)
+      if (x.line > 0 && y.line > 0 && x.line >= y.line &&
+          std::filesystem::path(x.file).filename() == std::filesystem::path(y.file).filename())
+        return true;
+  return false;
+}
+
+// "|template=...|wrapper=...|shapes=..." of the code a dying worker had built (its journal,
+// case_runner.cpp), when it recorded one.
+std::string DeathPath(const Finding &finding) {
+  if (!finding.detail.is_object() || !finding.detail.contains("code_path") ||
+      !finding.detail["code_path"].is_object())
+    return "";
+  const auto &path = finding.detail["code_path"];
+  return fmt::format("|template={}|wrapper={}|shapes={}", path.value("template", ""),
+                     path.value("wrapper", ""), path.value("shapes", ""));
+}
+
 } // namespace
 
 std::string KernelNameShape(const std::string &text) {
@@ -198,9 +236,48 @@ std::string BugKey(const Finding &finding) {
   case FindingKind::kRuntimeDivergence:
     return fmt::format("runtime-divergence|differs={}|how={}|dtype={}", Fact(finding, "differs"),
                        Fact(finding, "how"), Fact(finding, "dtype"));
-  default: // wrong-result, crash, timeout: their signatures name no program already
-    return Signature(finding);
+  case FindingKind::kCrash:
+  case FindingKind::kTimeout:
+    return Signature(finding) + DeathPath(finding) + ProbeNeeds(finding);
+  default: // wrong-result: its essence has its code path; what the probe found joins it
+    return Signature(finding) + ProbeNeeds(finding);
   }
+}
+
+std::optional<KeyFacts> ParseKeyFacts(const std::string &text) {
+  const auto bar = text.find('|');
+  KeyFacts parsed{.kind = text.substr(0, bar)};
+  const auto *known = FactsOfKind(parsed.kind);
+  if (!known)
+    return std::nullopt;
+  // A fact starts at "|name=" for a name the kind has; a bar inside a value (a C++ `operator|`
+  // in a message) stays in the value.
+  const auto fact_at = [&](std::size_t from) -> std::pair<std::size_t, std::string> {
+    for (auto at = text.find('|', from); at != std::string::npos; at = text.find('|', at + 1)) {
+      const auto equals = text.find('=', at + 1);
+      if (equals == std::string::npos)
+        break;
+      const std::string name = text.substr(at + 1, equals - at - 1);
+      if (std::find(known->begin(), known->end(), name) != known->end())
+        return {at, name};
+    }
+    return {std::string::npos, ""};
+  };
+  if (bar == std::string::npos)
+    return parsed;
+  auto [at, name] = fact_at(bar);
+  if (at != bar)
+    return std::nullopt; // text after the kind that starts no fact of it
+  while (at != std::string::npos) {
+    const auto value_start = at + name.size() + 2;
+    auto [next, next_name] = fact_at(value_start);
+    parsed.facts.emplace_back(name, text.substr(value_start, next == std::string::npos
+                                                                 ? std::string::npos
+                                                                 : next - value_start));
+    at = next;
+    name = std::move(next_name);
+  }
+  return parsed;
 }
 
 std::vector<std::string> ReleaseAnchors(const Finding &finding) {
@@ -219,11 +296,21 @@ bool ShareAnAnchor(const std::vector<std::string> &a, const std::vector<std::str
 }
 
 bool SameCauseInOneCase(const Finding &a, const Finding &b) {
-  // A compiler divergence and a `check` error quoting the same diagnostic text: clang's one
-  // rejection seen by the matrix and by static analysis.
   if (a.kind == FindingKind::kCompilerDivergence || b.kind == FindingKind::kCompilerDivergence) {
     const Finding &divergence = a.kind == FindingKind::kCompilerDivergence ? a : b;
     const Finding &other = a.kind == FindingKind::kCompilerDivergence ? b : a;
+    // The worker's own build failing with the error a matrix compiler failed with: one
+    // rejection of one TU, seen by two detectors (g++'s always_inline error under
+    // cpp.force_inline_kernel, which clang++ builds).
+    if (other.kind == FindingKind::kCompileError) {
+      const std::string said = ProgramFree(Fact(other, "message"));
+      for (const auto &error : Facts(divergence, "error"))
+        if (!said.empty() && ProgramFree(error) == said)
+          return true;
+      return false;
+    }
+    // A `check` error quoting the same diagnostic text: clang's one rejection seen by the
+    // matrix and by static analysis.
     if (!IsCheckKind(other.kind) || other.message.empty())
       return false;
     const std::string said = MessageTemplate(other.message);
@@ -248,6 +335,11 @@ bool SameCauseInOneCase(const Finding &a, const Finding &b) {
     return false;
   const Finding &check = a_check ? a : b;
   const Finding &compiler = a_check ? b : a;
+  // An error Clang's check could not classify, at or after the line the compiler's first error
+  // is on in the same TU, follows from that error (a lambda's `void` variable after the call
+  // that failed to resolve): evidence of its bug, not a bug of its own.
+  if (check.kind == FindingKind::kAnalysisError && FollowsInOneFile(check, compiler))
+    return true;
   if (!ShareALine(check, compiler))
     return false;
   // A compiler error and a check finding on one line: the same name, or both an error no check

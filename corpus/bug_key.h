@@ -2,8 +2,10 @@
 
 #include "corpus/finding.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace corpus {
@@ -14,6 +16,15 @@ namespace corpus {
 // function an error sits in, Dynamo's symbol tuples, the compiler and the access kind where the
 // allocator decides it. Findings with one key are one bug.
 std::string BugKey(const Finding &finding);
+
+// A signature or a key taken apart: its kind and its facts in order. The facts are those
+// FactsOfKind names; none when the text's kind is not one, or its text after the kind starts
+// with no fact of it.
+struct KeyFacts {
+  std::string kind;
+  std::vector<std::pair<std::string, std::string>> facts;
+};
+std::optional<KeyFacts> ParseKeyFacts(const std::string &text);
 
 // Which detector reported a kind of finding: worker (the case's own run: exceptions, wrong
 // results, crashes, timeouts, torch's own C++ build), check (static analysis), matrix (the

@@ -41,7 +41,40 @@ constexpr std::array kStatuses = {
     StatusEntry{CaseStatus::kInvalidCase, "invalid-case"},
 };
 
+struct KindFacts {
+  std::string_view kind;
+  std::vector<std::string_view> facts;
+};
+
+const std::vector<KindFacts> &KindFactTable() {
+  static const std::vector<KindFacts> table = {
+      {"wrong-result",
+       {"api", "fields", "problems", "how", "where", "template", "wrapper", "shapes", "needs"}},
+      {"exception", {"api", "type", "message", "frame"}},
+      {"compile-error", {"family", "message", "option"}},
+      {"crash", {"api", "signal", "abort", "protocol", "template", "wrapper", "shapes", "needs"}},
+      {"timeout", {"api", "template", "wrapper", "shapes", "needs"}},
+      {"conflicting-declaration", {"check", "name", "type", "previous_type", "kernel"}},
+      {"shadowing", {"check", "name", "type", "previous_type", "kernel"}},
+      {"analysis-error",
+       {"check", "diagnostic", "origin", "name", "type", "previous_type", "kernel"}},
+      {"compiler-divergence", {"built", "failed", "crashed", "error"}},
+      {"load-error", {"compiler", "symbol"}},
+      {"runtime-divergence", {"same", "differs", "how", "dtype", "kernel"}},
+      {"memory-error", {"error", "access", "kernel", "statement"}},
+      {"missing-symbol", {"symbol"}},
+  };
+  return table;
+}
+
 } // namespace
+
+const std::vector<std::string_view> *FactsOfKind(std::string_view kind_name) {
+  for (const auto &entry : KindFactTable())
+    if (entry.kind == kind_name)
+      return &entry.facts;
+  return nullptr;
+}
 
 std::string NormaliseFact(const std::string &key, const std::string &value) {
   if (key == "message" || key == "error" || key == "symbol" || key == "abort" || key == "statement")

@@ -32,6 +32,10 @@ enum class FindingKind {
 enum class CaseStatus { kPass, kExpected, kFinding, kInvalidCase };
 
 std::string_view KindName(FindingKind kind);
+// The facts a kind's signature or bug key may name, in the order they appear (an essence holds
+// some of them; the key adds the probe's `needs`). A known issue's match names only these.
+// "missing-symbol" is the key of an undefined symbol, whoever saw it (corpus/bug_key.h).
+const std::vector<std::string_view> *FactsOfKind(std::string_view kind_name);
 std::optional<FindingKind> KindFromName(std::string_view name);
 const std::vector<FindingKind> &AllFindingKinds();
 std::string_view StatusName(CaseStatus status);
@@ -98,8 +102,9 @@ bool IsMemoryCorruptionCrash(std::string_view signal, std::string_view abort);
 inline constexpr int kFindingFormatVersion = 1;
 // The version of Signature()'s normalisation. A corpus names the version its folders were
 // written by (corpus.json); one written by an older version is re-signed when it is opened.
-// 1: every corpus before corpus.json existed; 2: the bug level (corpus/bug_key.h) beside it.
-inline constexpr int kSignatureVersion = 2;
+// 1: every corpus before corpus.json existed; 2: the bug level (corpus/bug_key.h) beside it;
+// 3: a wrong result says how and where it is wrong and its code path.
+inline constexpr int kSignatureVersion = 3;
 nlohmann::json FindingToJson(const Finding &finding);
 // Validating reader: throws FormatError naming the field. The signature is re-made from the
 // essence, whatever version wrote the stored one.

@@ -1,6 +1,8 @@
 #include "corpus/known_issues.h"
 
+#include "corpus/bug_key.h"
 #include "corpus/field_reader.h"
+#include "corpus/finding.h"
 #include "support/text_file.h"
 
 #include <fmt/format.h>
@@ -8,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 namespace corpus {
 const std::vector<std::string> &KnownIssueStatuses() {
@@ -53,12 +56,80 @@ void WriteKnownIssues(const std::filesystem::path &path, const KnownIssues &know
   fuzzer::support::WriteFileAtomically(path, document.dump(2) + "\n");
 }
 
+namespace {
+
+// Whether a signature or key (already taken apart) has every fact the match names, each with a
+// value its pattern matches. Facts the match leaves out may hold anything.
+bool FactsMatch(const KeyFacts &pattern, const KeyFacts &candidate) {
+  if (pattern.kind != candidate.kind)
+    return false;
+  for (const auto &[name, glob] : pattern.facts) {
+    bool found = false;
+    for (const auto &[fact, value] : candidate.facts)
+      if (fact == name && fuzzer::support::GlobMatches(glob, value)) {
+        found = true;
+        break;
+      }
+    if (!found)
+      return false;
+  }
+  return true;
+}
+
+// The match taken apart, or FormatError naming what is wrong with it.
+KeyFacts ParseMatch(const std::string &match) {
+  const auto bar = match.find('|');
+  const std::string kind = match.substr(0, bar);
+  const auto *facts = FactsOfKind(kind);
+  if (!facts)
+    throw FormatError(fmt::format("starts with '{}', which is no finding kind (a match is "
+                                  "KIND|FACT=PATTERN|...)",
+                                  kind));
+  KeyFacts parsed{.kind = kind};
+  if (bar == std::string::npos)
+    return parsed;
+  // A fact starts at each "|name=" (a lower-case name); each name must be one of the kind's.
+  static const std::regex fact_start(R"(\|([a-z_]+)=)");
+  std::vector<std::smatch> starts;
+  for (auto it = std::sregex_iterator(match.begin(), match.end(), fact_start);
+       it != std::sregex_iterator(); ++it)
+    starts.push_back(*it);
+  if (starts.empty() || static_cast<std::size_t>(starts.front().position()) != bar)
+    throw FormatError(
+        fmt::format("has '{}' where a |FACT=PATTERN should follow the kind", match.substr(bar)));
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    const std::string name = starts[i][1];
+    if (std::find(facts->begin(), facts->end(), name) == facts->end())
+      throw FormatError(fmt::format("names the fact '{}', which {} has not (it has: {})", name,
+                                    kind, fmt::join(*facts, ", ")));
+    const auto value_start = starts[i].position() + starts[i].length();
+    const auto value_end =
+        i + 1 < starts.size() ? static_cast<std::size_t>(starts[i + 1].position()) : match.size();
+    parsed.facts.emplace_back(name, match.substr(value_start, value_end - value_start));
+  }
+  return parsed;
+}
+
+} // namespace
+
 const KnownIssue *KnownIssues::Match(const std::string &signature) const {
-  for (const auto &issue : issues)
-    if (fuzzer::support::GlobMatches(issue.match, signature))
+  const auto candidate = ParseKeyFacts(signature);
+  if (!candidate)
+    return nullptr;
+  for (const auto &issue : issues) {
+    KeyFacts pattern;
+    try {
+      pattern = ParseMatch(issue.match);
+    } catch (const FormatError &) {
+      continue; // ReadKnownIssues refuses such a file; one made in code matches nothing
+    }
+    if (FactsMatch(pattern, *candidate))
       return &issue;
+  }
   return nullptr;
 }
+
+void ValidateKnownIssueMatch(const std::string &match) { ParseMatch(match); }
 
 KnownIssues ReadKnownIssues(const std::filesystem::path &path) {
   const auto document = ReadJsonDocument(path, "known-issues file", "fix it or pass another");
@@ -90,6 +161,12 @@ KnownIssues ReadKnownIssues(const std::filesystem::path &path) {
                                       issue.status, fmt::join(statuses, ", ")));
       if (issue.match.empty() || issue.match == "*")
         throw FormatError(fmt::format("{} would match every finding", entry.Label("match")));
+      try {
+        ValidateKnownIssueMatch(issue.match);
+      } catch (const FormatError &error) {
+        throw FormatError(
+            fmt::format("{} of '{}' {}", entry.Label("match"), issue.id, error.what()));
+      }
       entry.RejectUnknown();
       known.issues.push_back(std::move(issue));
     }

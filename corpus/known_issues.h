@@ -13,7 +13,10 @@ inline constexpr int kKnownIssuesFormatVersion = 1;
 
 struct KnownIssue {
   std::string id;
-  std::string match; // a signature, or a pattern where * stands for any text
+  // KIND|FACT=PATTERN|...: the facts (of FactsOfKind) a finding's signature or bug key must
+  // have, each value matching its pattern (* stands for any text); facts left out may be
+  // anything. A full signature is such a match.
+  std::string match;
   // unreported (reduced, and PyTorch's issues searched without a match); reported (link);
   // fixed-upstream (a fix landed, in no release yet); fixed-in <torch release> (replay saw that
   // release pass); investigating (not yet verified outside the tool); wont-fix
@@ -26,7 +29,7 @@ struct KnownIssue {
 
 struct KnownIssues {
   std::vector<KnownIssue> issues;
-  // The first issue whose pattern matches the whole signature.
+  // The first issue whose match a signature or a bug key satisfies.
   const KnownIssue *Match(const std::string &signature) const;
 };
 
@@ -36,6 +39,10 @@ bool IsKnownIssueStatus(const std::string &status);
 
 // The torch release a status names as fixed ("fixed-in 2.16.0" -> "2.16.0"), or "".
 std::string FixedInRelease(const std::string &status);
+
+// FormatError saying what is wrong with a match: no kind, no FACT=PATTERN, a fact its kind
+// has not.
+void ValidateKnownIssueMatch(const std::string &match);
 
 // Reads and validates known-issues.json; FormatError names the entry and field.
 KnownIssues ReadKnownIssues(const std::filesystem::path &path);

@@ -27,6 +27,7 @@ Finding FromFixture(const json &entry) {
   finding.message = entry.value("message", "");
   for (const auto &line : entry.value("source_lines", json::array()))
     finding.source_lines.push_back({line.at("file"), line.at("line").get<unsigned>(), ""});
+  finding.detail = entry.value("detail", json::object()); // a probe's record, a crash's path
   return finding;
 }
 
@@ -54,14 +55,16 @@ std::vector<Pair> Pairs() {
   return pairs;
 }
 
-// Each pair: two signatures (else the pair tests nothing), and one bug exactly when expected,
-// by the key or by what one case showed.
+// Each pair: one bug exactly when expected, by the key or by what one case showed. A pair that
+// merges has two signatures (else it tests nothing); one that splits may share its signature
+// (two heap corruptions that need two settings).
 TEST(BugKey, EveryFixturePairIsOneBugOrTwoAsAnnotated) {
   const auto pairs = Pairs();
   std::size_t merging = 0, splitting = 0;
   for (const auto &pair : pairs) {
     SCOPED_TRACE(pair.name + ": " + pair.why);
-    EXPECT_NE(Signature(pair.a), Signature(pair.b));
+    if (pair.one_bug)
+      EXPECT_NE(Signature(pair.a), Signature(pair.b));
     const bool same_key = BugKey(pair.a) == BugKey(pair.b);
     const bool joined = pair.one_case && SameCauseInOneCase(pair.a, pair.b);
     EXPECT_EQ(same_key || joined, pair.one_bug)
@@ -256,6 +259,97 @@ TEST(CorpusMigration, ACorpusFromANewerVersionIsRefusedAndLeftAlone) {
     EXPECT_NE(std::string(error.what()).find("newer inductor-fuzz"), std::string::npos)
         << error.what();
   }
+}
+
+// A key or signature taken apart by the facts its kind has: a bar inside a value stays there.
+TEST(BugKey, KeysTakeApartIntoTheirKindsFacts) {
+  const auto parsed = ParseKeyFacts(
+      "wrong-result|api=flex_attention|fields=output|problems=off|how=zero|where=tail-rows|"
+      "template=flex-decoding|wrapper=python|shapes=static|needs=dtype=16-bit,dynamic=true");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->kind, "wrong-result");
+  ASSERT_EQ(parsed->facts.size(), 9u);
+  EXPECT_EQ(parsed->facts[4], (std::pair<std::string, std::string>{"where", "tail-rows"}));
+  EXPECT_EQ(parsed->facts[8].second, "dtype=16-bit,dynamic=true");
+  const auto bar = ParseKeyFacts("compile-error|family=gcc|message=no match for 'operator|' "
+                                 "(operand types)|option=");
+  ASSERT_TRUE(bar);
+  ASSERT_EQ(bar->facts.size(), 3u);
+  EXPECT_EQ(bar->facts[1].second, "no match for 'operator|' (operand types)");
+  EXPECT_FALSE(ParseKeyFacts("no-such-kind|a=b"));
+  EXPECT_FALSE(ParseKeyFacts("crash|colour=red"));
+}
+
+// What a probe found joins the key of a wrong result or a crash, and only when one ran; a
+// crash's key also says which code the dying worker had built.
+TEST(BugKey, AProbesNeedsAndADeathsCodePathJoinTheKey) {
+  Finding wrong{.kind = FindingKind::kWrongResult};
+  wrong.essence.Add("api", "flex_attention").Add("fields", "output");
+  EXPECT_EQ(BugKey(wrong), Signature(wrong));
+  wrong.detail["probe"] = {{"needs", {"dynamic=true", "dtype=16-bit"}}};
+  EXPECT_EQ(BugKey(wrong), Signature(wrong) + "|needs=dtype=16-bit,dynamic=true");
+  wrong.detail["probe"]["needs"] = json::array();
+  EXPECT_EQ(BugKey(wrong), Signature(wrong) + "|needs=");
+
+  Finding crash{.kind = FindingKind::kCrash};
+  crash.essence.Add("api", "flex_attention")
+      .Add("signal", "6")
+      .Add("abort", "free(): invalid size");
+  crash.detail["code_path"] = {
+      {"template", "flex-prefill"}, {"wrapper", "cpp_wrapper"}, {"shapes", "static"}};
+  crash.detail["probe"] = {{"needs", {"cpp.threads=1"}}};
+  EXPECT_EQ(BugKey(crash), "crash|api=flex_attention|signal=memory|abort=memory error"
+                           "|template=flex-prefill|wrapper=cpp_wrapper|shapes=static"
+                           "|needs=cpp.threads=1");
+}
+
+KnownIssues KnownFrom(const std::string &match) {
+  return KnownIssues{{KnownIssue{.id = "x", .match = match, .status = "unreported"}}};
+}
+
+// A match names facts; facts it leaves out may be anything, and each value is a pattern.
+TEST(KnownIssues, AMatchNamesFactsAndLeavesTheRestFree) {
+  const std::string key = "wrong-result|api=flex_attention|fields=output|problems=p|how=zero|"
+                          "where=everywhere|template=flex-decoding|wrapper=python|shapes=static|"
+                          "needs=";
+  EXPECT_TRUE(KnownFrom("wrong-result|template=flex-decoding|how=zero").Match(key));
+  EXPECT_TRUE(KnownFrom("wrong-result|template=flex-*|needs=").Match(key));
+  EXPECT_FALSE(KnownFrom("wrong-result|template=flex-prefill|how=zero").Match(key));
+  EXPECT_FALSE(KnownFrom("wrong-result|needs=dtype=16-bit").Match(key));
+  EXPECT_FALSE(KnownFrom("crash|api=flex_attention").Match(key));
+  // A whole signature is a match too.
+  EXPECT_TRUE(KnownFrom(key).Match(key));
+}
+
+// A match that cannot be parsed, or names a fact its kind has not, is refused with the entry
+// named; the file is not read at all.
+TEST(KnownIssues, AMatchThatCannotBeParsedOrNamesAnUnknownFactIsRefused) {
+  const fuzzer::support::ScratchDir scratch("known");
+  const auto refused = [&](const std::string &match) -> std::string {
+    const fs::path file = scratch.path() / "known.json";
+    std::ofstream(file) << json{
+        {"format_version", 1},
+        {"issues",
+         {{{"id", "mine"},
+           {"match", match},
+           {"status", "unreported"},
+           {"link", ""},
+           {"title", "t"}}}}}.dump();
+    try {
+      ReadKnownIssues(file);
+    } catch (const FormatError &error) {
+      return error.what();
+    }
+    return "";
+  };
+  for (const std::string bad : {"wrong-result|colour=red", "segfault|api=x",
+                                "wrong-result api=flex_attention", "crash|signal"}) {
+    const std::string error = refused(bad);
+    EXPECT_NE(error.find("'mine'"), std::string::npos) << bad << ": " << error;
+    EXPECT_NE(error.find("issues[0].match"), std::string::npos) << bad << ": " << error;
+  }
+  EXPECT_NE(refused("wrong-result|colour=red").find("'colour'"), std::string::npos);
+  EXPECT_EQ(refused("wrong-result|how=zero"), "");
 }
 
 } // namespace

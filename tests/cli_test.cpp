@@ -101,6 +101,40 @@ TEST_F(CliTest, MalformedCaseFile) {
   EXPECT_FALSE(std::filesystem::exists(folder_ / "out"));
 }
 
+// A known-issues file whose match names a fact no kind has stops run-case and fuzz before any
+// worker starts: one line naming the entry, exit 2, nothing written.
+TEST_F(CliTest, AKnownIssueWithABadMatchIsRefusedNamingTheEntry) {
+  const auto known = Write("known.json", R"({"format_version": 1, "issues": [{"id": "mine",
+    "match": "wrong-result|api=flex_attention|colour=red", "status": "unreported", "link": "",
+    "title": "t"}]})");
+  ExpectOneLineError(
+      {"run-case", kSeed.string(), "--out", (folder_ / "out").string(), "--known-issues",
+       known.string()},
+      "'issues[0].match' of 'mine' names the fact 'colour', which wrong-result has not");
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "out"));
+  ExpectOneLineError({"fuzz", "--cases", "1", "--corpus", (folder_ / "corpus").string(),
+                      "--known-issues", known.string()},
+                     "names the fact 'colour'");
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "corpus"));
+}
+
+// `--json` prints JSON alone on stdout, also when opening the corpus migrates it: the
+// migration's line goes to stderr, so `corpus list --json | jq` works after an upgrade.
+TEST_F(CliTest, CorpusListJsonPrintsOnlyJsonWhenItMigrates) {
+  const auto corpus = folder_ / "old";
+  std::filesystem::copy(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                            "tests/fixtures/corpus_80cc65d",
+                        corpus, std::filesystem::copy_options::recursive);
+  const auto run = RunInductorFuzz({"corpus", "list", "--json", "--corpus", corpus.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("corpus: migrated"), std::string::npos) << run.err;
+  const auto listed = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(listed.is_discarded()) << run.out;
+  const auto again = RunInductorFuzz({"corpus", "list", "--json", "--corpus", corpus.string()});
+  EXPECT_EQ(again.err.find("migrated"), std::string::npos) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out), listed);
+}
+
 TEST_F(CliTest, UnknownFieldType) {
   std::stringstream seed;
   seed << std::ifstream(kSeed).rdbuf();

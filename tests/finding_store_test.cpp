@@ -279,7 +279,7 @@ TEST(KnownIssues, BadEntriesAreRefusedByName) {
     return std::string("accepted");
   };
   const json good = {{"id", "x"},
-                     {"match", "crash|*"},
+                     {"match", "crash|api=*"},
                      {"status", "reported"},
                      {"link", "https://github.com/pytorch/pytorch/issues/1"},
                      {"title", "t"}};
@@ -290,6 +290,9 @@ TEST(KnownIssues, BadEntriesAreRefusedByName) {
   json everything = good;
   everything["match"] = "*";
   EXPECT_NE(refused(everything).find("every finding"), std::string::npos);
+  json no_fact = good; // a pattern must say which fact it is about
+  no_fact["match"] = "crash|*";
+  EXPECT_NE(refused(no_fact).find("where a |FACT=PATTERN should follow"), std::string::npos);
   json typo = good;
   typo["lnik"] = "";
   EXPECT_NE(refused(typo).find("issues[0].lnik"), std::string::npos);

@@ -6,7 +6,10 @@ replay of the corpus with injection off (`inductor-fuzz replay` output), and/or 
 a campaign of the same seed and cases with injection off. Prints a table per injected bug and
 per bug, then
 
-  bucket_quality: found X/8, bugs per injected bug R, injected bugs per bug P
+  bucket_quality: found X/N, bugs per injected bug R, injected bugs per bug P
+
+N is the number of injected bugs that were on (--bugs; all of inductor_fuzz_inject.BUGS by
+default).
 
 Bugs are summary.json's `bugs` array when it has one (top level or under `campaign`); until
 then each signature of the campaign (`campaign.signatures`) is a bug of its own, with its hits

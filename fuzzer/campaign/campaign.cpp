@@ -227,6 +227,8 @@ private:
         std::lock_guard lock(mutex_);
         ++stats_.sanitized_reruns;
       }
+      if (!slot.killed_for_memory)
+        Probe(slot, c, case_dir, findings);
       std::optional<corpus::MatrixRecord> matrix;
       if (MatrixDue(*index, outcome))
         matrix = RunMatrix(slot, c, outcome, case_dir, findings);
@@ -243,6 +245,29 @@ private:
     }
     // Here, not later: a worker dies with the thread that started it (kill_with_parent).
     slot.worker->Shutdown();
+  }
+
+  // What a wrong result or a crash needs: its case again with each setting put back. The
+  // worker is replaced when a rerun kills it, as for any case.
+  void Probe(Slot &slot, const corpus::Case &c, const fs::path &case_dir,
+             std::vector<corpus::Finding> &findings) {
+    if (options_.probe.max_runs == 0)
+      return;
+    for (auto &finding : findings) {
+      if (!IsProbedKind(finding.kind))
+        continue;
+      finding.detail["probe"] = ProbeFinding(
+          c, finding,
+          [&](const corpus::Case &reverted, const std::string &label) {
+            return worker::RunCaseOnWorker(
+                *slot.worker, reverted, case_dir / label / "inductor-cache",
+                std::chrono::duration_cast<std::chrono::milliseconds>(options_.probe.run_timeout));
+          },
+          options_.probe);
+      std::lock_guard lock(mutex_);
+      stats_.probe_reruns += finding.detail["probe"]["runs"].size();
+      return; // one probe per case: its findings share the case
+    }
   }
 
   // Case `index`: new from the generator, or, with feedback and a pool, a mutation of a pool
@@ -664,6 +689,7 @@ json StatsToJson(const CampaignStats &stats) {
           {"signatures", signatures},
           {"worker_restarts", stats.worker_restarts},
           {"sanitized_reruns", stats.sanitized_reruns},
+          {"probe_reruns", stats.probe_reruns},
           {"resumed_cases", stats.resumed_cases},
           {"matrix_cases", stats.matrix_cases},
           {"matrix_builds", stats.matrix_builds},

@@ -3,6 +3,7 @@
 #include "corpus/bugs.h"
 #include "corpus/known_issues.h"
 #include "fuzzer/campaign/journal.h"
+#include "fuzzer/campaign/probe.h"
 #include "fuzzer/generate/policy.h"
 #include "fuzzer/matrix/compilers.h"
 #include "fuzzer/worker/sanitizer_worker.h"
@@ -47,6 +48,9 @@ struct CampaignOptions {
   // A case that crashes runs again with these sanitizers; what they report in a kernel is a
   // memory-error finding of its own (none: crashes are not looked at again).
   std::optional<worker::SanitizerOptions> sanitize_crashes;
+  // A wrong result or a crash runs again with each non-default setting put back, so that its
+  // bug key says what it needs (probe.h); max_runs 0: no probe.
+  ProbeOptions probe;
   std::string command_line;
   // Time kept from the cases for reducing each new bug afterwards (`fuzz --reduce`): with a
   // time limit, cases stop this much earlier per new bug, at most at half the limit.
@@ -99,6 +103,7 @@ struct CampaignStats {
   std::map<std::string, std::set<std::string>> evidence_of; // detectors beyond the kind's own
   std::uint64_t worker_restarts = 0;
   std::uint64_t sanitized_reruns = 0; // crashes run again with the sanitizers
+  std::uint64_t probe_reruns = 0;     // wrong results and crashes run again by their probe
   std::uint64_t resumed_cases = 0;    // skipped because the journal had them
   std::uint64_t matrix_cases = 0;     // cases rebuilt on the compiler matrix
   std::uint64_t matrix_builds = 0;    // TU x compiler builds those cases needed

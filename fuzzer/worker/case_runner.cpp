@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <fstream>
+#include <regex>
 #include <set>
 
 namespace fuzzer::worker {
@@ -43,17 +44,30 @@ corpus::Finding ExceptionFinding(const json &exception) {
   return finding;
 }
 
+void AddCodePath(corpus::Finding &finding, const CodePath &path) {
+  finding.essence.Add("template", path.template_kind)
+      .Add("wrapper", path.wrapper)
+      .Add("shapes", path.shapes);
+}
+
 corpus::Finding WrongResultFinding(const corpus::Case &c, const json &result) {
   corpus::Finding finding;
   finding.kind = corpus::FindingKind::kWrongResult;
-  std::set<std::string> fields, problems;
+  std::set<std::string> fields, problems, how, where;
   for (const auto &mismatch : result.value("mismatches", json::array())) {
     fields.insert(mismatch.value("field", ""));
     problems.insert(mismatch.value("problem", ""));
+    if (mismatch.contains("how"))
+      how.insert(mismatch.value("how", ""));
+    if (mismatch.contains("where"))
+      where.insert(mismatch.value("where", ""));
   }
   finding.essence.Add("api", c.api)
       .Add("fields", fmt::format("{}", fmt::join(fields, ",")))
-      .Add("problems", fmt::format("{}", fmt::join(problems, ",")));
+      .Add("problems", fmt::format("{}", fmt::join(problems, ",")))
+      .Add("how", fmt::format("{}", fmt::join(how, ",")))
+      .Add("where", fmt::format("{}", fmt::join(where, ",")));
+  AddCodePath(finding, CodePathOf(c, result));
   finding.summary =
       fmt::format("{}: compiled differs from eager in {}", c.api, fmt::join(fields, ", "));
   finding.detail = {{"mismatches", result.value("mismatches", json::array())}};
@@ -79,6 +93,37 @@ corpus::Finding DeathFinding(const corpus::Case &c, const WorkerReply &reply) {
 }
 
 } // namespace
+
+CodePath CodePathOf(const corpus::Case &c, const json &result) {
+  // Landmarks of what Inductor wrote (parsers/codegen_features.cpp names the same ones): the
+  // flash-decoding template partitions the key blocks, the prefill template splits q and kv,
+  // a cpp_wrapper TU defines the entry the Python wrapper would be, and a dynamic kernel takes
+  // its sizes as ks<N>/s<N> parameters.
+  static const std::regex dynamic_size(R"(\bconst int64_t (?:ks|s)[0-9]+\b)");
+  CodePath path{.template_kind = "none",
+                .wrapper = c.compile_with == corpus::kAoti ? "aoti" : "python",
+                .shapes = "static"};
+  bool any = false, prefill = false, decoding = false, entry = false, aoti = false, dynamic = false;
+  for (const auto &build : result.value("builds", json::array()))
+    for (const auto &source : build.value("sources", json::array())) {
+      const std::string text = source.value("text", "");
+      any = true;
+      decoding = decoding || text.find("num_kvblocks_per_partition") != std::string::npos;
+      prefill = prefill || text.find("qSplitSize") != std::string::npos;
+      entry = entry || text.find("inductor_entry_impl") != std::string::npos;
+      aoti = aoti || text.find("AOTInductorModel") != std::string::npos;
+      dynamic = dynamic || std::regex_search(text, dynamic_size);
+    }
+  if (any)
+    path.template_kind = decoding ? "flex-decoding" : prefill ? "flex-prefill" : "generic";
+  if (aoti)
+    path.wrapper = "aoti";
+  else if (entry && path.wrapper != "aoti")
+    path.wrapper = "cpp_wrapper";
+  if (dynamic)
+    path.shapes = "dynamic";
+  return path;
+}
 
 std::optional<corpus::Finding> FindingOfResult(const corpus::Case &c, const json &result) {
   if (result.value("status", "") != "finding")
@@ -178,6 +223,11 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
     outcome.result = outcome.finding->detail;
     if (!run_options.record_dir.empty())
       AddWhatTheWorkerFlushed(outcome.result, run_options.record_dir);
+    // Where the worker died: the code it had flushed by then. Kept out of the signature, since
+    // a run that records nothing (replay, bisect) cannot see it; the bug key reads it.
+    const CodePath path = CodePathOf(c, outcome.result);
+    outcome.finding->detail["code_path"] = {
+        {"template", path.template_kind}, {"wrapper", path.wrapper}, {"shapes", path.shapes}};
   } else {
     outcome.result = reply.message["result"];
     const auto status = corpus::StatusFromName(outcome.result.value("status", ""));

@@ -38,6 +38,17 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
                             std::chrono::milliseconds timeout,
                             const WorkerRunOptions &run_options = {});
 
+// The code path Inductor took for a case, read from the C++ it captured (docs/signature.md):
+// which template ("flex-prefill", "flex-decoding"), else "generic" kernels, or "none" when
+// nothing was built; which wrapper ("python", "cpp_wrapper", "aoti"); "static" or "dynamic"
+// shapes. Wrong results and crashes name it in their essence.
+struct CodePath {
+  std::string template_kind;
+  std::string wrapper;
+  std::string shapes;
+};
+CodePath CodePathOf(const corpus::Case &c, const nlohmann::json &result);
+
 // The finding a worker's result describes (wrong-result, exception, compile-error), or none.
 std::optional<corpus::Finding> FindingOfResult(const corpus::Case &c, const nlohmann::json &result);
 

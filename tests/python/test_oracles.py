@@ -191,6 +191,203 @@ class CompareAttentionTest(unittest.TestCase):
         self.assertEqual(mismatches[0]["problem"], "shape or dtype differs")
 
 
+def where_how(mismatch):
+    """The mismatch's (where, how), checked against the vocabularies the C++ side documents."""
+    assert mismatch["where"] in oracles.WHERE_TOKENS, mismatch["where"]
+    assert mismatch["how"] in oracles.HOW_TOKENS, mismatch["how"]
+    return mismatch["where"], mismatch["how"]
+
+
+class AttentionWhereHowTest(unittest.TestCase):
+    """Where and how compiled flex_attention is wrong, on a [1, 2, 32, 8] output."""
+
+    def setUp(self):
+        generator = torch.Generator().manual_seed(1)
+        self.reference = torch.randn(1, 2, 32, 8, generator=generator, dtype=torch.float64)
+        self.eager = self.reference.float()
+
+    def located(self, compiled, nan=False, **layout):
+        """(where, how) of the output's mismatch, or of the lse's for a [1, 2, 32] `compiled`;
+        of the NaN mismatch with `nan`."""
+        field = "lse" if compiled.dim() == 3 else "output"
+        reference, eager = self.reference, self.eager
+        if field == "lse":
+            reference, eager = reference[..., 0], eager[..., 0]
+        mismatches, _ = oracles.compare_attention(eager, compiled, reference, "float32",
+                                                  field=field, layout=layout)
+        return where_how({m["field"]: m for m in mismatches}[field + "_nan" * nan])
+
+    def test_how_nan_before_every_other_problem(self):
+        compiled = self.eager.clone()
+        compiled[0, 0, 3, 1] = math.nan
+        compiled[0, 1, 5, 2] += 1
+        self.assertEqual(self.located(compiled)[1], "nan")
+        self.assertEqual(self.located(compiled, nan=True), ("some-heads", "nan"))
+
+    def test_how_inf(self):
+        compiled = self.eager.clone()
+        compiled[0, 0, 3, 1] = -math.inf
+        compiled[0, 1, 5, 2] += 1
+        self.assertEqual(self.located(compiled)[1], "inf")
+
+    def test_how_zero(self):
+        compiled = self.eager.clone()
+        compiled[:, :, 5] = 0
+        self.assertEqual(self.located(compiled), ("scattered", "zero"))
+
+    def test_how_scale(self):
+        compiled = self.eager.clone()
+        compiled[:, :, 4:] *= 2
+        self.assertEqual(self.located(compiled), ("tail-rows", "scale"))
+
+    def test_how_offset(self):
+        compiled = self.eager.clone()
+        compiled[..., 6:] += 0.5
+        self.assertEqual(self.located(compiled), ("tail-columns", "offset"))
+
+    def test_how_off_for_unrelated_values_and_for_one_element(self):
+        compiled = self.eager.clone()
+        compiled[:, :, 3:5] = torch.randn(1, 2, 2, 8, generator=torch.Generator().manual_seed(2))
+        self.assertEqual(self.located(compiled)[1], "off")
+        compiled = self.eager.clone()
+        compiled[0, 1, 7, 3] += 1  # one point fits a scale and an offset: no pattern
+        self.assertEqual(self.located(compiled), ("some-heads", "off"))
+
+    def test_how_zero_scale_and_offset_from_the_summary_alone(self):
+        reference = torch.tensor([1.0, -2.0, 3.0, 4.0], dtype=torch.float64)
+        wrong = torch.ones(4, dtype=torch.bool)
+        for compiled, how in [(torch.zeros(4), "zero"), (reference * 0.5, "scale"),
+                              (reference - 1, "offset"), (torch.tensor([9.0, 0, 1, 2]), "off")]:
+            with self.subTest(how=how):
+                self.assertEqual(oracles.attention_how(compiled, reference, wrong, 1e-4), how)
+
+    def rows_wrong(self, rows, heads=(0, 1)):
+        compiled = self.eager.clone()
+        for h in heads:
+            compiled[0, h, list(rows)] += 1
+        return compiled
+
+    def test_where_fully_masked_rows(self):
+        masked = torch.zeros(1, 2, 32, dtype=torch.bool)
+        masked[..., [3, 7, 9]] = True
+        compiled = self.rows_wrong([3, 7])
+        self.assertEqual(self.located(compiled, fully_masked_rows=lambda: masked)[0],
+                         "fully-masked-rows")
+        self.assertEqual(self.located(compiled)[0], "scattered")
+        compiled = self.rows_wrong([3, 4])  # row 4 keeps keys
+        self.assertEqual(self.located(compiled, fully_masked_rows=lambda: masked)[0],
+                         "scattered")
+
+    def test_where_block_first_rows(self):
+        compiled = self.rows_wrong([0, 16])
+        self.assertEqual(self.located(compiled, block_q=16)[0], "block-first-rows")
+        self.assertEqual(self.located(compiled)[0], "scattered")
+
+    def test_where_after_block_first_rows(self):
+        compiled = self.rows_wrong([q for q in range(32) if q % 16])
+        self.assertEqual(self.located(compiled, block_q=16)[0], "after-block-first-rows")
+        self.assertEqual(self.located(compiled, block_q=8)[0], "everywhere")
+
+    def test_where_tail_rows_and_tail_columns(self):
+        self.assertEqual(self.located(self.rows_wrong(range(20, 32)))[0], "tail-rows")
+        compiled = self.eager.clone()
+        compiled[..., 5:] += 1
+        self.assertEqual(self.located(compiled)[0], "tail-columns")
+        compiled[..., 0] += 1
+        self.assertEqual(self.located(compiled)[0], "everywhere")
+
+    def test_where_some_heads_everywhere_and_scattered(self):
+        self.assertEqual(self.located(self.rows_wrong(range(32), heads=[1]))[0], "some-heads")
+        self.assertEqual(self.located(self.rows_wrong(range(32)))[0], "everywhere")
+        self.assertEqual(self.located(self.rows_wrong(range(1, 30)))[0], "everywhere")
+        self.assertEqual(self.located(self.rows_wrong([2, 11, 12]))[0], "scattered")
+
+    def test_where_of_lse_has_no_column_rules(self):
+        compiled = self.eager[..., 0].clone()
+        compiled[..., 28:] += 1
+        self.assertEqual(self.located(compiled)[0], "tail-rows")
+        compiled = self.eager[..., 0].clone()
+        compiled[0, 0] += 1
+        self.assertEqual(self.located(compiled)[0], "some-heads")
+        wrong = torch.zeros(1, 2, 32, dtype=torch.bool)
+        wrong[..., 5] = True
+        self.assertEqual(oracles.attention_where(wrong), "scattered")
+
+    def test_fully_masked_rows_evaluates_mask_mod_per_head(self):
+        def keep_late_rows_in_head_0(b, h, q_idx, kv_idx):
+            return (q_idx >= 4) | (h == 1)
+
+        rows = oracles.fully_masked_rows(keep_late_rows_in_head_0, 1, 2, 8, 8)
+        expected = torch.zeros(1, 2, 8, dtype=torch.bool)
+        expected[0, 0, :4] = True
+        self.assertTrue(torch.equal(rows, expected))
+
+
+class ExactWhereHowTest(unittest.TestCase):
+    """Where and how an exactly compared mask or block table differs."""
+
+    def located(self, eager, compiled, field="mask"):
+        [m] = oracles.compare_tensors(field, eager, compiled)
+        return where_how(m)
+
+    def setUp(self):
+        self.mask = torch.ones(1, 2, 8, 8, dtype=torch.bool).tril()
+
+    def test_unwritten_tail_columns(self):
+        compiled = self.mask.clone()
+        compiled[..., 6:] = ~compiled[..., 6:]
+        self.assertEqual(self.located(self.mask, compiled), ("tail-columns", "unwritten"))
+
+    def test_unwritten_rows_may_start_their_tails_apart(self):
+        compiled = self.mask.clone()
+        compiled[0, 0, 2, 5:] = ~compiled[0, 0, 2, 5:]
+        compiled[0, 1, 6, 3:] = ~compiled[0, 1, 6, 3:]
+        self.assertEqual(self.located(self.mask, compiled)[1], "unwritten")
+        compiled[0, 1, 6, 0] = ~compiled[0, 1, 6, 0]  # a whole row is no tail
+        self.assertEqual(self.located(self.mask, compiled)[1], "flipped")
+
+    def test_unwritten_suffix_of_the_flattened_tensor(self):
+        table = torch.arange(24, dtype=torch.int32).reshape(2, 3, 4)
+        compiled = table.clone()
+        compiled.view(-1)[17:] = 0
+        self.assertEqual(self.located(table, compiled), ("tail-rows", "unwritten"))
+
+    def test_flipped_and_values_scattered(self):
+        compiled = self.mask.clone()
+        compiled[0, 0, 1, 1] = ~compiled[0, 0, 1, 1]
+        compiled[0, 1, 5, 2] = ~compiled[0, 1, 5, 2]
+        self.assertEqual(self.located(self.mask, compiled), ("scattered", "flipped"))
+        table = torch.arange(24, dtype=torch.int32).reshape(1, 1, 4, 6)
+        compiled = table.clone()
+        compiled[0, 0, 1, 1] = compiled[0, 0, 2, 3] = 99
+        self.assertEqual(self.located(table, compiled), ("scattered", "values"))
+
+    def test_tail_rows_of_whole_rows(self):
+        compiled = self.mask.clone()
+        compiled[..., 6:, :] = ~compiled[..., 6:, :]
+        self.assertEqual(self.located(self.mask, compiled), ("tail-rows", "flipped"))
+
+    def test_some_heads_and_everywhere(self):
+        compiled = self.mask.clone()
+        compiled[0, 0] = ~compiled[0, 0]
+        self.assertEqual(self.located(self.mask, compiled), ("some-heads", "flipped"))
+        self.assertEqual(self.located(self.mask, ~self.mask), ("everywhere", "flipped"))
+        table = torch.arange(24, dtype=torch.int32).reshape(2, 3, 4)
+        self.assertEqual(self.located(table, table + 1), ("everywhere", "values"))
+
+    def test_shape_presence_and_block_sizes(self):
+        table = torch.zeros(2, dtype=torch.int32)
+        self.assertEqual(self.located(table, None), ("everywhere", "shape"))
+        self.assertEqual(self.located(table, table.long()), ("everywhere", "shape"))
+        compiled = causal_mask()
+        compiled.BLOCK_SIZE = (64, 128)
+        [m] = oracles.compare_block_masks(causal_mask(), compiled)
+        self.assertEqual(where_how(m), ("everywhere", "values"))
+        mismatches, _ = oracles.compare_attention(table.float(), table.float()[:1],
+                                                  table.double(), "float32")
+        self.assertEqual(where_how(mismatches[0]), ("everywhere", "shape"))
+
+
 class PlantTest(unittest.TestCase):
     """Each plant makes exactly the oracle it is named for fire."""
 
@@ -269,6 +466,31 @@ class ApiTest(unittest.TestCase):
         mismatches, details = api.compare(output, output.clone())
         self.assertEqual(mismatches, [])
         self.assertLess(details["attention_errors"]["eager"]["max_abs_error"], 1e-5)
+
+    def test_flex_attention_layout_names_the_block_size_and_fully_masked_rows(self):
+        c = case("flex_attention")
+        c["mask_mod"] = {"name": "early", "source": "def early(b, h, q_idx, kv_idx):\n"
+                                                     "    return q_idx < 64\n"}
+        c["create_block_mask"]["BLOCK_SIZE"] = [32, 128]
+        api = self.api(c)
+        layout = api.attention_layout()
+        self.assertEqual(layout["block_q"], 32)
+        rows = layout["fully_masked_rows"]()
+        self.assertEqual(tuple(rows.shape), (1, 2, 128))
+        self.assertFalse(bool(rows[..., :64].any()))
+        self.assertTrue(bool(rows[..., 64:].all()))
+        output = api.run_eager()
+        compiled = output.clone()
+        compiled[:, :, 64:] += 1
+        [m], _ = api.compare(output, compiled)
+        self.assertEqual(where_how(m), ("fully-masked-rows", "offset"))
+
+    def test_flex_attention_without_a_block_mask_masks_no_row(self):
+        c = case("flex_attention")
+        c["attention"]["use_block_mask"] = False
+        layout = self.api(c).attention_layout()
+        self.assertEqual(layout["block_q"], oracles.DEFAULT_BLOCK_Q)
+        self.assertIsNone(layout["fully_masked_rows"]())
 
     def test_misspelt_function_name_fails_while_defining(self):
         c = case()

@@ -35,6 +35,23 @@ BLOCK_MASK_SIZES = ("BLOCK_SIZE", "seq_lengths")
 ATTENTION_TOLERANCE = {"float32": 1e-4, "bfloat16": 3e-2, "float16": 3e-3}
 EAGER_ERROR_FACTOR = 4
 
+# Every mismatch says where and how the result is wrong, each as one token of a closed
+# vocabulary (docs/signature.md): raw positions change with the shape, so a bug key built from
+# them would split one bug into a key per shape.
+WHERE_TOKENS = (
+    "fully-masked-rows", "block-first-rows", "after-block-first-rows", "tail-rows",
+    "tail-columns", "some-heads", "everywhere", "scattered",
+)
+HOW_TOKENS = ("nan", "inf", "zero", "scale", "offset", "off", "unwritten", "flipped", "values",
+              "shape")
+# flex_attention's query block size when the case passes no block mask.
+DEFAULT_BLOCK_Q = 128
+# A pattern ("zero", "scale", "offset") may miss a few wrong elements: a fit to a handful of
+# outliers should not turn a scaled output into "off".
+PATTERN_SHARE = 0.95
+# The share of rows (flex_attention) or elements (exact comparisons) that is "everywhere".
+EVERYWHERE_SHARE = 0.9
+
 CAPTURED_DTYPES = (
     "int8", "int16", "int32", "int64", "bool", "float16", "bfloat16", "float32", "float64"
 )
@@ -63,12 +80,12 @@ class ApiContractError(ValueError):
     invalid, never a finding."""
 
 
-def _mask_slices(mask_mod, block_mask, device):
-    """mask_at(b, h): mask_mod over the block mask's (Q_LEN, KV_LEN) at batch element b and
-    head h, a bool tensor, evaluated once per (b, h) as create_mask evaluates it."""
+def _mask_slices(mask_mod, lengths, device):
+    """mask_at(b, h): mask_mod over lengths = (Q_LEN, KV_LEN) at batch element b and head h, a
+    bool tensor, evaluated once per (b, h) as create_mask evaluates it."""
     from torch.nn.attention import flex_attention as flex
 
-    q_len, kv_len = (int(length) for length in block_mask.seq_lengths)
+    q_len, kv_len = (int(length) for length in lengths)
     slices = {}
 
     def mask_at(b, h):
@@ -90,7 +107,7 @@ def check_block_cover(mask_mod, block_mask, batch, heads, device):
     ApiContractError at the first block that breaks it; an exception while evaluating is left
     to eager."""
     try:
-        mask_at = _mask_slices(mask_mod, block_mask, device)
+        mask_at = _mask_slices(mask_mod, block_mask.seq_lengths, device)
         q_block, kv_block = (int(size) for size in block_mask.BLOCK_SIZE)
         tensors = {"partial": (block_mask.kv_num_blocks, block_mask.kv_indices),
                    "full": (block_mask.full_kv_num_blocks, block_mask.full_kv_indices)}
@@ -154,7 +171,7 @@ def check_broadcast_contract(case, mask_mod, block_mask, batch, heads, device):
     broadcast = [name for name in ("h", "b") if sizes[name] == 1 and counts[name] > 1]
     if not broadcast:
         return
-    mask_at = _mask_slices(mask_mod, block_mask, device)
+    mask_at = _mask_slices(mask_mod, block_mask.seq_lengths, device)
     what = {"b": "batch element", "h": "head"}
     try:
         for b in range(batch):
@@ -324,7 +341,7 @@ def check_skip_mask_score(case, score_mod, mask_mod, block_mask, batch, heads, d
     if block_mask is None or mask_mod is None:
         return
     try:
-        mask_at = _mask_slices(mask_mod, block_mask, device)
+        mask_at = _mask_slices(mask_mod, block_mask.seq_lengths, device)
         q_block, kv_block = (int(size) for size in block_mask.BLOCK_SIZE)
         counts, indices = block_mask.kv_num_blocks, block_mask.kv_indices  # the partial blocks
         for b in range(batch):
@@ -494,14 +511,35 @@ class Api:
                 self.q.double(), self.k.double(), self.v.double(), **self.kwargs
             )
         dtype = self.case["attention"]["dtype"]
+        layout = self.attention_layout()
         if not self.kwargs.get("return_lse"):
-            return compare_attention(eager, compiled, reference, dtype)
-        mismatches, details = compare_attention(eager[0], compiled[0], reference[0], dtype)
+            return compare_attention(eager, compiled, reference, dtype, layout=layout)
+        mismatches, details = compare_attention(
+            eager[0], compiled[0], reference[0], dtype, layout=layout
+        )
         lse_mismatches, lse_details = compare_attention(
-            eager[1], compiled[1], reference[1], dtype, field="lse"
+            eager[1], compiled[1], reference[1], dtype, field="lse", layout=layout
         )
         details["lse_errors"] = lse_details.get("attention_errors")
         return mismatches + lse_mismatches, details
+
+    def attention_layout(self):
+        """compare_attention's layout: the block mask's query block size, and the rows its
+        mask_mod masks whole, evaluated at most once for the output and lse together."""
+        import functools
+
+        @functools.cache
+        def masked_rows():
+            if self.block_mask is None or self.mask_mod is None:
+                return None  # without a block mask flex_attention applies no mask_mod
+            batch, heads, q_len = (int(size) for size in self.q.shape[:3])
+            return fully_masked_rows(self.mask_mod, batch, heads, q_len, int(self.k.shape[2]),
+                                     self.q.device)
+
+        block_q = DEFAULT_BLOCK_Q
+        if self.block_mask is not None:
+            block_q = int(self.block_mask.BLOCK_SIZE[0])
+        return {"block_q": block_q, "fully_masked_rows": masked_rows}
 
 
 class AotiProgram:
@@ -588,7 +626,8 @@ def compare_block_masks(eager, compiled):
         left, right = _sizes(getattr(eager, field)), _sizes(getattr(compiled, field))
         if left != right:
             mismatches.append(
-                {"field": field, "problem": "values differ", "eager": left, "compiled": right}
+                {"field": field, "problem": "values differ", "eager": left, "compiled": right,
+                 "where": "everywhere", "how": "values"}
             )
     for field in BLOCK_MASK_TENSORS:
         mismatches += compare_tensors(field, getattr(eager, field), getattr(compiled, field))
@@ -604,12 +643,14 @@ def compare_tensors(field, eager, compiled):
     if eager is None or compiled is None:
         return [{"field": field, "problem": "present in only one of the two",
                  "eager": None if eager is None else "tensor",
-                 "compiled": None if compiled is None else "tensor"}]
+                 "compiled": None if compiled is None else "tensor",
+                 "where": "everywhere", "how": "shape"}]
     eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
     if eager.shape != compiled.shape or eager.dtype != compiled.dtype:
         return [{"field": field, "problem": "shape or dtype differs",
                  "eager": f"{tuple(eager.shape)} {eager.dtype}",
-                 "compiled": f"{tuple(compiled.shape)} {compiled.dtype}"}]
+                 "compiled": f"{tuple(compiled.shape)} {compiled.dtype}",
+                 "where": "everywhere", "how": "shape"}]
     differs = eager != compiled
     if eager.is_floating_point():
         differs &= ~(eager.isnan() & compiled.isnan())
@@ -620,7 +661,130 @@ def compare_tensors(field, eager, compiled):
              "elements_differing": int(differs.sum()), "elements": eager.numel(),
              "first_index": first,
              "eager_value": eager[tuple(first)].item(),
-             "compiled_value": compiled[tuple(first)].item()}]
+             "compiled_value": compiled[tuple(first)].item(),
+             "where": exact_where(differs), "how": exact_how(differs, eager.dtype)}]
+
+
+def _tails(rows):
+    """Whether every row of the 2-D bool `rows` is all False or a run of True to its end that
+    starts after its first element, and some row is not all False. A loop split into a vector
+    body and a scalar tail leaves such a run when it never writes the tail; a run from the first
+    element is the whole row, which says nothing of a tail."""
+    no_fall = ~(rows[:, :-1] & ~rows[:, 1:]).any(dim=1)
+    return bool(rows.any()) and bool((no_fall & ~rows[:, 0]).all())
+
+
+def _indices_used(mask, dim):
+    """Which indices of dimension `dim` the True elements of `mask` use, a 1-D bool."""
+    return mask.movedim(dim, 0).reshape(mask.shape[dim], -1).any(dim=1)
+
+
+def _is_tail(flags):
+    return _tails(flags.reshape(1, -1))
+
+
+def exact_where(differs):
+    """Where an exactly compared tensor differs, `differs` its mask: a WHERE_TOKENS token."""
+    if differs.dim() >= 1 and _is_tail(_indices_used(differs, -1)):
+        return "tail-columns"
+    if differs.dim() >= 2 and _is_tail(_indices_used(differs, -2)):
+        return "tail-rows"
+    # Only with something under each (b, h) pair is a subset of them a subset of heads.
+    if differs.dim() >= 3 and differs.shape[0] * differs.shape[1] > 1:
+        if not bool(differs.flatten(2).any(dim=-1).all()):
+            return "some-heads"
+    if float(differs.double().mean()) >= EVERYWHERE_SHARE:
+        return "everywhere"
+    return "scattered"
+
+
+def exact_how(differs, dtype):
+    """How an exactly compared tensor of `dtype` differs, `differs` its mask: "unwritten",
+    "flipped" or "values"."""
+    import torch
+
+    rows = differs.reshape(-1, differs.shape[-1]) if differs.dim() else differs.reshape(1, 1)
+    if _tails(rows) or _is_tail(differs):
+        return "unwritten"
+    return "flipped" if dtype == torch.bool else "values"
+
+
+def attention_how(compiled, reference, wrong, limit):
+    """How flex_attention's compiled output (or lse) is wrong against the float64 reference on
+    `wrong`, its mask of wrong elements, with compare_attention's `limit`: "nan", "inf", "zero",
+    "scale", "offset" or "off"."""
+    c, r = compiled.double()[wrong], reference.double()[wrong]
+    expected = r.isfinite()
+    if bool((c.isnan() & expected).any()):
+        return "nan"
+    if bool((c.isinf() & expected).any()):
+        return "inf"
+
+    def share(flags):
+        return float(flags.double().mean()) if flags.numel() else 0.0
+
+    if share((c == 0) & (r != 0)) >= PATTERN_SHARE:
+        return "zero"
+    both = c.isfinite() & expected
+    # One element fits every scale and every offset: that says nothing about the bug.
+    if int(both.sum()) < 2:
+        return "off"
+    square = float((r[both] ** 2).sum())
+    if square > 0:
+        scale = float((c[both] * r[both]).sum()) / square
+        if scale != 1 and share((c - scale * r).abs() <= limit) >= PATTERN_SHARE:
+            return "scale"
+    offset = float((c[both] - r[both]).mean())
+    if offset != 0 and share((c - r - offset).abs() <= limit) >= PATTERN_SHARE:
+        return "offset"
+    return "off"
+
+
+def attention_where(wrong, block_q=DEFAULT_BLOCK_Q, fully_masked_rows=None):
+    """Where flex_attention's output ([B, H, Q_LEN, Ev]) or lse ([B, H, Q_LEN]) is wrong,
+    `wrong` its mask of wrong elements: a WHERE_TOKENS token. `block_q` is the query block size;
+    `fully_masked_rows`, a bool [B, H, Q_LEN] (or one that broadcasts to it), the rows where
+    the mask keeps no key, None when nothing is masked."""
+    import torch
+
+    has_columns = wrong.dim() == 4  # lse has no Ev dimension
+    rows = wrong.any(dim=-1) if has_columns else wrong
+    if fully_masked_rows is not None and bool(rows.any()):
+        if not bool((rows & ~fully_masked_rows).any()):
+            return "fully-masked-rows"
+    queries = _indices_used(rows, -1)
+    block_first = torch.arange(queries.numel()) % block_q == 0
+    if torch.equal(queries, block_first) and not bool(block_first.all()):
+        return "block-first-rows"
+    if queries.numel() > 1 and torch.equal(queries, ~block_first):
+        return "after-block-first-rows"
+    if _is_tail(queries):
+        return "tail-rows"
+    if has_columns and _is_tail(_indices_used(wrong, -1)):
+        return "tail-columns"
+    heads = rows.any(dim=-1)
+    if heads.numel() > 1 and not bool(heads.all()):
+        return "some-heads"
+    if float(rows.double().mean()) >= EVERYWHERE_SHARE:
+        return "everywhere"
+    return "scattered"
+
+
+def fully_masked_rows(mask_mod, batch, heads, q_len, kv_len, device="cpu"):
+    """The rows where mask_mod keeps no key/value position, a bool [B, H, Q_LEN]; None when
+    mask_mod raises (eager evaluated it already and said so). One (b, h) at a time, as
+    _mask_slices evaluates it: the whole grid at once can take gigabytes."""
+    import torch
+
+    try:
+        mask_at = _mask_slices(mask_mod, (q_len, kv_len), device)
+        rows = torch.zeros(batch, heads, q_len, dtype=torch.bool)
+        for b in range(batch):
+            for h in range(heads):
+                rows[b, h] = ~mask_at(b, h).cpu().any(dim=-1)
+        return rows
+    except Exception:
+        return None
 
 
 def attention_error(output, reference):
@@ -646,16 +810,22 @@ def attention_error(output, reference):
     }
 
 
-def compare_attention(eager, compiled, reference, dtype, field="output"):
+def compare_attention(eager, compiled, reference, dtype, field="output", layout=None):
     """flex_attention's output: compiled must be within the dtype's tolerance of the float64
     reference (or within a few times eager's own error), and must not hold a NaN where the
-    reference or eager holds a number."""
+    reference or eager holds a number.
+
+    `layout` tells where a wrong element lies: "block_q", the query block size (DEFAULT_BLOCK_Q
+    when absent), and "fully_masked_rows", a function returning fully_masked_rows' tensor or
+    None, called only when something is wrong (evaluating mask_mod over every row takes time)."""
     import torch
 
     if eager.shape != compiled.shape or eager.dtype != compiled.dtype:
         return [{"field": field, "problem": "shape or dtype differs",
                  "eager": f"{tuple(eager.shape)} {eager.dtype}",
-                 "compiled": f"{tuple(compiled.shape)} {compiled.dtype}"}], {}
+                 "compiled": f"{tuple(compiled.shape)} {compiled.dtype}",
+                 "where": "everywhere", "how": "shape"}], {}
+    layout = layout or {}
     eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
     errors = {
         "eager": attention_error(eager, reference),
@@ -663,20 +833,31 @@ def compare_attention(eager, compiled, reference, dtype, field="output"):
     }
     limit = max(ATTENTION_TOLERANCE[dtype], EAGER_ERROR_FACTOR * errors["eager"]["max_abs_error"])
     errors["limit"] = limit
+
+    def where(wrong):
+        masked = layout.get("fully_masked_rows")
+        return attention_where(wrong, layout.get("block_q", DEFAULT_BLOCK_Q),
+                               masked() if masked is not None else None)
+
     mismatches = []
     if errors["compiled"]["max_abs_error"] > limit:
+        wrong = (((compiled.double() - reference).abs() > limit)
+                 | (~compiled.isfinite() & reference.isfinite()))
         mismatches.append(
             {"field": field, "problem": "compiled output off the reference",
-             **errors["compiled"]}
+             **errors["compiled"], "where": where(wrong),
+             "how": attention_how(compiled, reference, wrong, limit)}
         )
     nan = compiled.isnan() & (~reference.isnan() | eager.isfinite())
     if bool(nan.any()):
         first = torch.nonzero(nan)[0].tolist()
+        # How is "nan" by what the field is, also where only eager has a number there.
         mismatches.append(
             {"field": f"{field}_nan", "problem": "NaN in compiled where the reference or eager "
              "has a number", "elements_differing": int(nan.sum()), "elements": nan.numel(),
              "first_index": first, "eager_value": float(eager[tuple(first)]),
-             "reference_value": float(reference[tuple(first)])}
+             "reference_value": float(reference[tuple(first)]), "where": where(nan),
+             "how": "nan"}
         )
     return mismatches, {"attention_errors": errors}
 

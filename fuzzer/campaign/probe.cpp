@@ -1,0 +1,162 @@
+#include "fuzzer/campaign/probe.h"
+
+#include "corpus/knobs.h"
+
+#include <fmt/format.h>
+
+namespace fuzzer::campaign {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+bool IsSixteenBit(const std::string &dtype) { return dtype == "float16" || dtype == "bfloat16"; }
+
+// A knob's value as a key names it. Thread counts above one are one setting: a bug that needs
+// several threads needs no particular number of them.
+std::string KnobValueName(const corpus::KnobSpec &knob, const corpus::InductorKnobs &knobs) {
+  if (knob.flag)
+    return knobs.*knob.flag ? "true" : "false";
+  if (knob.number) {
+    const int value = knobs.*knob.number;
+    if (knob.name == "cpp.threads" && value > 1)
+      return ">1";
+    return std::to_string(value);
+  }
+  if (knob.optional_number) {
+    const auto value = knobs.*knob.optional_number;
+    return value ? std::to_string(*value) : "auto";
+  }
+  return "";
+}
+
+} // namespace
+
+bool IsProbedKind(corpus::FindingKind kind) {
+  return kind == corpus::FindingKind::kWrongResult || kind == corpus::FindingKind::kCrash;
+}
+
+std::vector<ProbeSetting> ProbeSettings(const corpus::Case &c) {
+  std::vector<ProbeSetting> settings;
+  const corpus::InductorKnobs defaults;
+  if (c.attention && IsSixteenBit(c.attention->dtype)) {
+    corpus::Case reverted = c;
+    reverted.attention->dtype = "float32";
+    for (auto &call : reverted.calls)
+      if (IsSixteenBit(call.dtype))
+        call.dtype = "float32";
+    settings.push_back({"dtype=16-bit", std::move(reverted)});
+  }
+  if (!c.inductor.IsDefaulted("dynamic") && c.inductor.dynamic) {
+    corpus::Case reverted = c;
+    reverted.inductor.dynamic = false;
+    settings.push_back({"dynamic=true", std::move(reverted)});
+  }
+  if (!c.inductor.IsDefaulted("cpp_wrapper") && c.inductor.cpp_wrapper) {
+    corpus::Case reverted = c;
+    reverted.inductor.cpp_wrapper = false;
+    settings.push_back({"cpp_wrapper=true", std::move(reverted)});
+  }
+  if (c.compile_with == corpus::kAoti) {
+    corpus::Case reverted = c;
+    reverted.compile_with = corpus::kTorchCompile;
+    settings.push_back({"compile_with=aoti", std::move(reverted)});
+  }
+  // A decode shape (one query row) to a prefill one, where the case makes its own inputs.
+  if (c.attention && c.attention->q_len == 1 && c.attention->qkv.empty() &&
+      c.attention->block_mask_tensors.empty() && c.calls.empty()) {
+    corpus::Case reverted = c;
+    reverted.attention->q_len = 16;
+    reverted.create_block_mask.q_len = 16;
+    settings.push_back({"shape=decode", std::move(reverted)});
+  }
+  if (c.attention && c.attention->layout != corpus::kContiguousLayout) {
+    corpus::Case reverted = c;
+    reverted.attention->layout = corpus::kContiguousLayout;
+    settings.push_back({"layout=" + c.attention->layout, std::move(reverted)});
+  }
+  for (const auto &knob : corpus::InductorKnobTable()) {
+    const std::string name(knob.name);
+    if (name == "dynamic" || name == "cpp_wrapper")
+      continue; // above
+    if (knob.optional) {
+      const auto set = c.inductor.optional.find(name);
+      if (set == c.inductor.optional.end())
+        continue;
+      corpus::Case reverted = c;
+      reverted.inductor.optional.erase(name);
+      const std::string value =
+          set->second.is_string() ? set->second.get<std::string>() : set->second.dump();
+      settings.push_back({fmt::format("{}={}", name, value), std::move(reverted)});
+      continue;
+    }
+    if (c.inductor.IsDefaulted(name))
+      continue;
+    // Threads and the vector width are Inductor's own choice by default: any value a case sets
+    // is a setting. A flag is one when it is not the default.
+    const bool machine_default = knob.number || knob.optional_number;
+    if (!machine_default && KnobValueName(knob, c.inductor) == KnobValueName(knob, defaults))
+      continue;
+    if (knob.optional_number && !(c.inductor.*knob.optional_number))
+      continue; // "auto" is the default already
+    corpus::Case reverted = c;
+    if (machine_default)
+      reverted.inductor.defaulted.insert(name);
+    else
+      reverted.inductor.*knob.flag = defaults.*knob.flag;
+    settings.push_back(
+        {fmt::format("{}={}", name, KnobValueName(knob, c.inductor)), std::move(reverted)});
+  }
+  return settings;
+}
+
+json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding, const ProbeRunner &run,
+                  const ProbeOptions &options) {
+  const auto settings = ProbeSettings(c);
+  json record = {{"needs", json::array()},
+                 {"runs", json::array()},
+                 {"settings", json::array()},
+                 {"complete", true}};
+  for (const auto &setting : settings)
+    record["settings"].push_back(setting.name);
+  const auto started = Clock::now();
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    if (i >= options.max_runs || Clock::now() - started >= options.budget) {
+      record["complete"] = false;
+      break;
+    }
+    const auto &setting = settings[i];
+    const auto run_started = Clock::now();
+    const worker::CaseOutcome outcome = run(setting.reverted, fmt::format("probe-{}", i));
+    std::string verdict;
+    if (outcome.status == corpus::CaseStatus::kPass) {
+      verdict = "passes";
+      record["needs"].push_back(setting.name);
+    } else if (outcome.status == corpus::CaseStatus::kFinding && outcome.finding &&
+               outcome.finding->kind == finding.kind) {
+      verdict = "fails-the-same";
+    } else if (outcome.status == corpus::CaseStatus::kFinding) {
+      verdict = "fails-otherwise";
+    } else {
+      verdict = "invalid";
+    }
+    record["runs"].push_back(
+        {{"setting", setting.name},
+         {"outcome", verdict},
+         {"status", corpus::StatusName(outcome.status)},
+         {"signature", outcome.finding ? corpus::Signature(*outcome.finding) : ""},
+         {"seconds", std::chrono::duration<double>(Clock::now() - run_started).count()}});
+  }
+  return record;
+}
+
+std::vector<std::string> ProbedNeeds(const corpus::Finding &finding) {
+  std::vector<std::string> needs;
+  if (finding.detail.is_object() && finding.detail.contains("probe"))
+    for (const auto &setting : finding.detail["probe"].value("needs", json::array()))
+      if (setting.is_string())
+        needs.push_back(setting.get<std::string>());
+  return needs;
+}
+
+} // namespace fuzzer::campaign

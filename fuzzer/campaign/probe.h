@@ -1,0 +1,54 @@
+#pragma once
+
+#include "corpus/case.h"
+#include "corpus/finding.h"
+#include "fuzzer/worker/case_runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+// What a silent failure needs: after a wrong result or a crash, the case runs again with each
+// of its non-default settings put back, one at a time; the settings without which it passes
+// join the bug key (`needs=...`, docs/signature.md).
+namespace fuzzer::campaign {
+
+struct ProbeOptions {
+  unsigned max_runs = 8;            // reruns at most; 0: no probe
+  std::chrono::seconds budget{120}; // no rerun starts after this long
+  std::chrono::seconds run_timeout{600};
+};
+
+// One setting a case has that is not the default, named as the key names it
+// ("dtype=16-bit", "dynamic=true", "cpp.threads=1"), and the case with it put back.
+struct ProbeSetting {
+  std::string name;
+  corpus::Case reverted;
+};
+
+// The settings to try, most telling first (dtype, dynamic, wrapper, AOTI, decode shape, then
+// the knobs in the table's order). Deterministic: a function of the case alone.
+std::vector<ProbeSetting> ProbeSettings(const corpus::Case &c);
+
+// Runs one probe case; `label` names it (a folder name for its files).
+using ProbeRunner =
+    std::function<worker::CaseOutcome(const corpus::Case &reverted, const std::string &label)>;
+
+// The probe's record, kept in the finding's detail["probe"]:
+//   {"needs": [settings without which the case passed], "complete": whether every setting ran,
+//    "runs": [{"setting", "outcome": passes|fails-the-same|fails-otherwise|invalid, "status",
+//              "signature", "seconds"}], "settings": [every setting, in order]}
+// A setting whose rerun fails otherwise (another kind) or is invalid says nothing either way.
+nlohmann::json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding,
+                            const ProbeRunner &run, const ProbeOptions &options);
+
+// Whether a finding of this kind is probed: wrong results and crashes.
+bool IsProbedKind(corpus::FindingKind kind);
+
+// The settings a probe found needed ("needs"), from a finding's detail; empty when none ran.
+std::vector<std::string> ProbedNeeds(const corpus::Finding &finding);
+
+} // namespace fuzzer::campaign
