@@ -1,5 +1,6 @@
 #include "cli/corpus_command.h"
 
+#include "corpus/bug_key.h"
 #include "corpus/bugs.h"
 #include "corpus/finding_store.h"
 #include "corpus/known_issues.h"
@@ -97,7 +98,10 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
                                    .kind = std::string(corpus::KindName(finding.finding.kind)),
                                    .signature = finding.signature,
                                    .is_new = true};
-      if (const auto *known = input.known_issues.Match(finding.signature))
+      const auto *known = input.known_issues.Match(finding.signature);
+      if (!known)
+        known = input.known_issues.Match(corpus::BugKey(finding.finding));
+      if (known)
         event.known_issue = known->id;
       ++(event.Reportable() ? input.stats.new_by_kind : input.stats.known_by_kind)[event.kind];
       input.stats.signatures.emplace(finding.id, event);

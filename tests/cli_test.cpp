@@ -133,6 +133,17 @@ TEST_F(CliTest, CorpusListJsonPrintsOnlyJsonWhenItMigrates) {
   const auto again = RunInductorFuzz({"corpus", "list", "--json", "--corpus", corpus.string()});
   EXPECT_EQ(again.err.find("migrated"), std::string::npos) << again.err;
   EXPECT_EQ(nlohmann::json::parse(again.out), listed);
+  // `corpus show`, JSON always, on another copy that its opening migrates.
+  const auto other = folder_ / "old2";
+  std::filesystem::copy(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                            "tests/fixtures/corpus_80cc65d",
+                        other, std::filesystem::copy_options::recursive);
+  ASSERT_TRUE(listed.is_array() && !listed.empty()) << listed.dump(2);
+  const std::string bug = listed[0].value("id", "");
+  const auto shown = RunInductorFuzz({"corpus", "show", bug, "--corpus", other.string()});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.err.find("corpus: migrated"), std::string::npos) << shown.err;
+  EXPECT_FALSE(nlohmann::json::parse(shown.out, nullptr, false).is_discarded()) << shown.out;
 }
 
 TEST_F(CliTest, UnknownFieldType) {

@@ -286,7 +286,8 @@ TEST(KnownIssues, TheCheckedInListMatchesTheRealFailuresAndNothingElse) {
 // and no other one, and the injected miscompiles' keys (bench/injected_bugs/) match none.
 TEST(KnownIssues, EachSilentFailureMatchesItsOwnKnownIssueAndNoOther) {
   const auto known = ReadKnownIssues(kSourceDir / "corpus/known-issues.json");
-  const json fixture = json::parse(std::ifstream(kSourceDir / "tests/fixtures/known_issue_keys.json"));
+  const json fixture =
+      json::parse(std::ifstream(kSourceDir / "tests/fixtures/known_issue_keys.json"));
   std::set<std::string> ids;
   for (const auto &entry : fixture.at("keys")) {
     const std::string key = entry.at("key"), expected = entry.at("known_issue");

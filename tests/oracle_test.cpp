@@ -340,6 +340,46 @@ TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
 namespace fuzzer {
 namespace {
 
+// A silent wrong result keyed by its cause, on real torch: the half-precision clamp bug's reduced
+// case says how and where it is wrong and which template computed it, its probe finds that it
+// passes in float32, and run-case names its known issue. A miscompile planted in the decoding
+// template (bench/injected_bugs) is wrong in another way, on another path: no known issue.
+TEST(WrongResultKey, SaysHowWhereWhichPathAndWhatItNeedsAndMatchesItsOwnKnownIssue) {
+  const auto scratch = std::filesystem::temp_directory_path() /
+                       ("inductor-fuzz-wrong-key-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(scratch);
+  const auto clamp = kSourceDir / "corpus/findings/reduced/wrong-result-half-clamp-score-mod";
+  const auto run = fuzzer::testing::RunInductorFuzz(
+      {"run-case", (clamp / "case.json").string(), "--out", (scratch / "clamp").string()});
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  const auto result = nlohmann::json::parse(std::ifstream(scratch / "clamp" / "result.json"));
+  EXPECT_EQ(result["signature"],
+            "wrong-result|api=flex_attention|fields=output|problems=compiled output off the "
+            "reference|how=off|where=everywhere|template=flex-prefill|wrapper=python|"
+            "shapes=static");
+  EXPECT_EQ(result["probe"]["needs"], nlohmann::json::array({"dtype=16-bit"})) << result["probe"];
+  EXPECT_EQ(result["finding"]["detail"]["probe"], result["probe"]);
+  EXPECT_NE(run.out.find("needs=dtype=16-bit"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("known issue: flex-cpu-half-clamp-score-mod"), std::string::npos)
+      << run.out;
+
+  const auto injected = fuzzer::testing::RunInductorFuzz(
+      {"run-case", (kSourceDir / "bench/injected_bugs/cases/flex-decode-offset.json").string(),
+       "--out", (scratch / "injected").string(), "--probe-runs", "0"},
+      std::chrono::seconds(900),
+      {{"PYTHONPATH", (kSourceDir / "bench/injected_bugs").string()},
+       {"INDUCTOR_FUZZ_INJECT", "flex-decode-offset"}});
+  ASSERT_EQ(injected.exit_code, 1) << injected.out << injected.err;
+  const auto planted = nlohmann::json::parse(std::ifstream(scratch / "injected" / "result.json"));
+  const std::string signature = planted["signature"];
+  EXPECT_NE(signature.find("|how=offset|where=everywhere|template=flex-decoding|"),
+            std::string::npos)
+      << signature;
+  EXPECT_FALSE(planted.contains("probe"));
+  EXPECT_NE(injected.out.find("known issue: none matches"), std::string::npos) << injected.out;
+  std::filesystem::remove_all(scratch);
+}
+
 // The sanitizer oracle on real torch: flex_attention with cpp.threads=1 sizes its per-thread
 // scratch for one thread while at::parallel_for runs on two (OMP_NUM_THREADS=2); the second
 // thread writes past the scratch. With cpp.threads=2 the same case is clean.

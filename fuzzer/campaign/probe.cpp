@@ -104,8 +104,9 @@ std::vector<ProbeSetting> ProbeSettings(const corpus::Case &c) {
       reverted.inductor.defaulted.insert(name);
     else
       reverted.inductor.*knob.flag = defaults.*knob.flag;
-    settings.push_back(
-        {fmt::format("{}={}", name, KnobValueName(knob, c.inductor)), std::move(reverted)});
+    const std::string value = KnobValueName(knob, c.inductor);
+    settings.push_back({value.starts_with('>') ? name + value : fmt::format("{}={}", name, value),
+                        std::move(reverted)});
   }
   return settings;
 }

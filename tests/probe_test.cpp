@@ -1,0 +1,147 @@
+// fuzzer/campaign/probe.h: which settings of a case a probe puts back, in what order, and what
+// it concludes from the reruns; fuzzer/worker/case_runner.h: the code path read from what
+// Inductor built. The reruns here are answered by a table (the real worker's are in
+// oracle_test's end-to-end probe).
+#include "fuzzer/campaign/probe.h"
+#include "fuzzer/worker/case_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace fuzzer::campaign {
+namespace {
+
+using nlohmann::json;
+
+corpus::Case Flex() {
+  corpus::Case c;
+  c.name = "probe";
+  c.api = "flex_attention";
+  c.mask_mod = corpus::MaskFunction{"m", "def m(b, h, q_idx, kv_idx):\n    return True\n"};
+  c.attention = corpus::AttentionArguments{};
+  return c;
+}
+
+std::vector<std::string> Names(const std::vector<ProbeSetting> &settings) {
+  std::vector<std::string> names;
+  for (const auto &setting : settings)
+    names.push_back(setting.name);
+  return names;
+}
+
+TEST(Probe, PutsBackEachNonDefaultSettingOnceMostTellingFirst) {
+  corpus::Case c = Flex();
+  EXPECT_EQ(Names(ProbeSettings(c)), (std::vector<std::string>{"shape=decode", "cpp.threads=1"}));
+  c.attention->q_len = 64;
+  c.attention->dtype = "bfloat16";
+  c.inductor.dynamic = true;
+  c.inductor.cpp_wrapper = true;
+  c.inductor.cpp_threads = 8;
+  c.inductor.cpp_simdlen = 256;
+  c.inductor.freezing = true;
+  c.inductor.optional["cpp.force_inline_kernel"] = true;
+  c.attention->layout = "sliced";
+  const auto settings = ProbeSettings(c);
+  EXPECT_EQ(Names(settings),
+            (std::vector<std::string>{"dtype=16-bit", "dynamic=true", "cpp_wrapper=true",
+                                      "layout=sliced", "cpp.threads>1", "cpp.simdlen=256",
+                                      "freezing=true", "cpp.force_inline_kernel=true"}));
+  // Each reverted case differs from the case in that setting alone.
+  EXPECT_EQ(settings[0].reverted.attention->dtype, "float32");
+  EXPECT_FALSE(settings[1].reverted.inductor.dynamic);
+  EXPECT_TRUE(settings[1].reverted.inductor.cpp_wrapper);
+  EXPECT_FALSE(settings[2].reverted.inductor.cpp_wrapper);
+  EXPECT_EQ(settings[3].reverted.attention->layout, corpus::kContiguousLayout);
+  EXPECT_TRUE(settings[4].reverted.inductor.IsDefaulted("cpp.threads"));
+  EXPECT_FALSE(settings[4].reverted.inductor.IsDefaulted("cpp.simdlen"));
+  EXPECT_TRUE(settings[5].reverted.inductor.IsDefaulted("cpp.simdlen"));
+  EXPECT_FALSE(settings[6].reverted.inductor.freezing);
+  EXPECT_FALSE(settings[7].reverted.inductor.optional.contains("cpp.force_inline_kernel"));
+  // A knob already left to Inductor is no setting of the case.
+  c.inductor.defaulted.insert("cpp.threads");
+  EXPECT_EQ(Names(ProbeSettings(c)).size(), settings.size() - 1);
+}
+
+worker::CaseOutcome Outcome(corpus::CaseStatus status,
+                            corpus::FindingKind kind = corpus::FindingKind::kWrongResult) {
+  worker::CaseOutcome outcome{.status = status};
+  if (status == corpus::CaseStatus::kFinding) {
+    outcome.finding = corpus::Finding{.kind = kind};
+    outcome.finding->essence.Add("api", "flex_attention");
+  }
+  return outcome;
+}
+
+TEST(Probe, NeedsWhatTheCasePassesWithoutAndStopsAtItsBudget) {
+  corpus::Case c = Flex();
+  c.attention->q_len = 64;
+  c.attention->dtype = "float16";
+  c.inductor.dynamic = true;
+  c.inductor.cpp_wrapper = true;
+  const corpus::Finding finding{.kind = corpus::FindingKind::kWrongResult};
+  // dtype: passes (needed); dynamic: fails the same; cpp_wrapper: crashes (says nothing);
+  // cpp.threads: invalid (says nothing).
+  const std::map<std::string, worker::CaseOutcome> answers = {
+      {"probe-0", Outcome(corpus::CaseStatus::kPass)},
+      {"probe-1", Outcome(corpus::CaseStatus::kFinding)},
+      {"probe-2", Outcome(corpus::CaseStatus::kFinding, corpus::FindingKind::kCrash)},
+      {"probe-3", Outcome(corpus::CaseStatus::kInvalidCase)}};
+  std::vector<std::string> ran;
+  const auto run = [&](const corpus::Case &, const std::string &label) {
+    ran.push_back(label);
+    return answers.at(label);
+  };
+  const json record = ProbeFinding(c, finding, run, {});
+  EXPECT_EQ(record["needs"], json::array({"dtype=16-bit"}));
+  EXPECT_TRUE(record["complete"].get<bool>());
+  ASSERT_EQ(record["runs"].size(), 4u);
+  EXPECT_EQ(record["runs"][0]["outcome"], "passes");
+  EXPECT_EQ(record["runs"][1]["outcome"], "fails-the-same");
+  EXPECT_EQ(record["runs"][2]["outcome"], "fails-otherwise");
+  EXPECT_EQ(record["runs"][3]["outcome"], "invalid");
+  corpus::Finding probed = finding;
+  probed.detail["probe"] = record;
+  EXPECT_EQ(ProbedNeeds(probed), std::vector<std::string>{"dtype=16-bit"});
+
+  ran.clear();
+  const json capped = ProbeFinding(c, finding, run, {.max_runs = 2});
+  EXPECT_EQ(ran, (std::vector<std::string>{"probe-0", "probe-1"}));
+  EXPECT_FALSE(capped["complete"].get<bool>());
+  EXPECT_EQ(capped["settings"].size(), 4u);
+  ran.clear();
+  const json none = ProbeFinding(c, finding, run, {.max_runs = 0});
+  EXPECT_TRUE(ran.empty());
+  EXPECT_EQ(none["needs"], json::array());
+}
+
+json Built(const std::vector<std::string> &texts) {
+  json sources = json::array();
+  for (const auto &text : texts)
+    sources.push_back({{"path", "/tmp/x.cpp"}, {"text", text}});
+  return {{"builds", json::array({{{"argv", {"g++"}}, {"sources", sources}}})}};
+}
+
+TEST(CodePath, IsReadFromTheCodeInductorBuilt) {
+  const corpus::Case c = Flex();
+  const auto path = [&](const json &result) {
+    const auto p = worker::CodePathOf(c, result);
+    return p.template_kind + "," + p.wrapper + "," + p.shapes;
+  };
+  EXPECT_EQ(path(json::object()), "none,python,static");
+  EXPECT_EQ(path(Built({"extern \"C\" void kernel(const float* in_ptr0, bool* out_ptr0)"})),
+            "generic,python,static");
+  EXPECT_EQ(path(Built({"int64_t qSplitSize = 32;", "void kernel(const int64_t ks0)"})),
+            "flex-prefill,python,dynamic");
+  EXPECT_EQ(path(Built({"qSplitSize; num_kvblocks_per_partition"})), "flex-decoding,python,static");
+  EXPECT_EQ(path(Built({"void inductor_entry_impl(AtenTensorHandle* input_handles)"})),
+            "generic,cpp_wrapper,static");
+  EXPECT_EQ(path(Built({"class AOTInductorModel : public AOTInductorModelBase"})),
+            "generic,aoti,static");
+  corpus::Case aoti = c;
+  aoti.compile_with = corpus::kAoti;
+  EXPECT_EQ(worker::CodePathOf(aoti, json::object()).wrapper, "aoti");
+}
+
+} // namespace
+} // namespace fuzzer::campaign
