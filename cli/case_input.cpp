@@ -2,6 +2,7 @@
 
 #include "corpus/bug_key.h"
 #include "corpus/finding_store.h"
+#include "fuzzer/campaign/probe.h"
 #include "support/errors.h"
 
 #include <fmt/format.h>
@@ -27,7 +28,8 @@ CaseInput ReadCaseOrFinding(const fs::path &input) {
           corpus::ReleaseAnchors(stored.finding),
           stored.finding.kind,
           stored.id,
-          stored.smallest};
+          stored.smallest,
+          campaign::ProbedNeeds(stored.finding)};
 }
 
 } // namespace fuzzer::cli

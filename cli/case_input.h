@@ -20,6 +20,7 @@ struct CaseInput {
   std::optional<corpus::FindingKind> kind; // the stored finding's
   std::string id;                          // the stored finding's
   std::filesystem::path smallest;          // the folder of its smallest case (matrix.json)
+  std::vector<std::string> needs; // what its probe found it needs (fuzzer/campaign/probe.h)
 };
 
 // Throws InputError for a folder that is not a finding's, CaseError for a bad case file.

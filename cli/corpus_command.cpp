@@ -98,10 +98,8 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
                                    .kind = std::string(corpus::KindName(finding.finding.kind)),
                                    .signature = finding.signature,
                                    .is_new = true};
-      const auto *known = input.known_issues.Match(finding.signature);
-      if (!known)
-        known = input.known_issues.Match(corpus::BugKey(finding.finding));
-      if (known)
+      if (const auto *known =
+              input.known_issues.Match(finding.signature, corpus::BugKey(finding.finding)))
         event.known_issue = known->id;
       ++(event.Reportable() ? input.stats.new_by_kind : input.stats.known_by_kind)[event.kind];
       input.stats.signatures.emplace(finding.id, event);

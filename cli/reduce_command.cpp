@@ -431,6 +431,7 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
       .passes = reducers::LoadCasePassOrder(
           options.passes_file.value_or(paths.project_root / "reducers" / "case" / "passes.json")),
       .signature = input.signature,
+      .needs = input.needs,
       .scratch = scratch.path()};
   // A memory error is only seen sanitized; other failures may be reduced sanitized on request.
   if (!options.sanitize.empty() || input.signature.starts_with("memory-error|"))

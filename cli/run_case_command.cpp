@@ -179,9 +179,7 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
     out << "  signature: " << signature << "\n";
     if (key != signature)
       out << "  bug key: " << key << "\n";
-    const auto *issue = known.Match(signature);
-    if (!issue)
-      issue = known.Match(key);
+    const auto *issue = known.Match(signature, key);
     out << (issue ? fmt::format("  known issue: {} ({})\n", issue->id, issue->status)
                   : std::string("  known issue: none matches\n"));
   }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <regex>
+#include <set>
 
 namespace corpus {
 namespace {
@@ -134,15 +135,52 @@ bool FollowsInOneFile(const Finding &later, const Finding &first) {
   return false;
 }
 
+bool Probed(const Finding &finding) {
+  return finding.detail.is_object() && finding.detail.contains("probe");
+}
+
 // "|template=...|wrapper=...|shapes=..." of the code a dying worker had built (its journal,
-// case_runner.cpp), when it recorded one.
+// case_runner.cpp), when it recorded one. After a probe the template alone: whether the wrapper
+// or dynamic shapes matter is what the probe says (`needs`), and one cause met under both would
+// split otherwise.
 std::string DeathPath(const Finding &finding) {
   if (!finding.detail.is_object() || !finding.detail.contains("code_path") ||
       !finding.detail["code_path"].is_object())
     return "";
   const auto &path = finding.detail["code_path"];
+  if (Probed(finding))
+    return fmt::format("|template={}", path.value("template", ""));
   return fmt::format("|template={}|wrapper={}|shapes={}", path.value("template", ""),
                      path.value("wrapper", ""), path.value("shapes", ""));
+}
+
+// A call sequence names the fields of its later calls callN.FIELD: one cause wrong in the first
+// call and in the second is one bug, so the key keeps the field alone.
+std::string FieldsOfEveryCall(const std::string &fields) {
+  static const std::regex call(R"(^call[0-9]+\.)");
+  std::set<std::string> plain;
+  std::size_t start = 0;
+  while (start <= fields.size()) {
+    const auto end = std::min(fields.find(',', start), fields.size());
+    if (end > start)
+      plain.insert(std::regex_replace(fields.substr(start, end - start), call, ""));
+    start = end + 1;
+  }
+  return fmt::format("{}", fmt::join(plain, ","));
+}
+
+// The signature's facts with the fields of every call as one, then what the probe found. After a
+// probe the wrapper and the shapes leave the key, as for a crash (DeathPath).
+std::string WrongResultKey(const Finding &finding) {
+  const bool probed = Probed(finding);
+  std::string key(KindName(finding.kind));
+  for (const auto &[name, value] : finding.essence.facts) {
+    if (probed && (name == "wrapper" || name == "shapes"))
+      continue;
+    key += fmt::format("|{}={}", name,
+                       name == "fields" ? FieldsOfEveryCall(value) : NormaliseFact(name, value));
+  }
+  return key + ProbeNeeds(finding);
 }
 
 } // namespace
@@ -239,8 +277,10 @@ std::string BugKey(const Finding &finding) {
   case FindingKind::kCrash:
   case FindingKind::kTimeout:
     return Signature(finding) + DeathPath(finding) + ProbeNeeds(finding);
-  default: // wrong-result: its essence has its code path; what the probe found joins it
-    return Signature(finding) + ProbeNeeds(finding);
+  case FindingKind::kWrongResult:
+    return WrongResultKey(finding);
+  default:
+    return Signature(finding);
   }
 }
 

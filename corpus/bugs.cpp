@@ -58,7 +58,7 @@ std::vector<std::string> Bug::Signatures() const {
 
 const KnownIssue *Bug::Known(const KnownIssues &known) const {
   for (const auto &member : members)
-    if (const auto *issue = known.Match(member.signature))
+    if (const auto *issue = known.Match(member.signature, BugKey(member.finding)))
       return issue;
   for (const auto &each : keys)
     if (const auto *issue = known.Match(each))

@@ -113,9 +113,25 @@ KeyFacts ParseMatch(const std::string &match) {
 } // namespace
 
 const KnownIssue *KnownIssues::Match(const std::string &signature) const {
-  const auto candidate = ParseKeyFacts(signature);
-  if (!candidate)
-    return nullptr;
+  return Match(signature, "");
+}
+
+const KnownIssue *KnownIssues::Match(const std::string &signature, const std::string &key) const {
+  const auto by_signature = ParseKeyFacts(signature);
+  const auto by_key = ParseKeyFacts(key);
+  std::vector<KeyFacts> candidates;
+  if (by_signature && by_key && by_signature->kind == by_key->kind) {
+    // One finding's facts: those its key drops (the wrapper, after a probe) are in its signature,
+    // those only the key has (needs) in the key.
+    KeyFacts merged = *by_key;
+    merged.facts.insert(merged.facts.end(), by_signature->facts.begin(),
+                        by_signature->facts.end());
+    candidates.push_back(std::move(merged));
+  } else {
+    for (const auto &each : {by_signature, by_key})
+      if (each)
+        candidates.push_back(*each);
+  }
   for (const auto &issue : issues) {
     KeyFacts pattern;
     try {
@@ -123,8 +139,9 @@ const KnownIssue *KnownIssues::Match(const std::string &signature) const {
     } catch (const FormatError &) {
       continue; // ReadKnownIssues refuses such a file; one made in code matches nothing
     }
-    if (FactsMatch(pattern, *candidate))
-      return &issue;
+    for (const auto &candidate : candidates)
+      if (FactsMatch(pattern, candidate))
+        return &issue;
   }
   return nullptr;
 }

@@ -31,6 +31,9 @@ struct KnownIssues {
   std::vector<KnownIssue> issues;
   // The first issue whose match a signature or a bug key satisfies.
   const KnownIssue *Match(const std::string &signature) const;
+  // The first issue whose match one finding satisfies, by the facts of its signature and of its
+  // key together (a key leaves out some of the signature's facts, and adds `needs`).
+  const KnownIssue *Match(const std::string &signature, const std::string &key) const;
 };
 
 // The statuses a known issue may have; "fixed-in" is followed by a release: "fixed-in 2.16.0".

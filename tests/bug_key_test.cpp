@@ -299,8 +299,11 @@ TEST(BugKey, AProbesNeedsAndADeathsCodePathJoinTheKey) {
       {"template", "flex-prefill"}, {"wrapper", "cpp_wrapper"}, {"shapes", "static"}};
   crash.detail["probe"] = {{"needs", {"cpp.threads=1"}}};
   EXPECT_EQ(BugKey(crash), "crash|api=flex_attention|signal=memory|abort=memory error"
-                           "|template=flex-prefill|wrapper=cpp_wrapper|shapes=static"
-                           "|needs=cpp.threads=1");
+                           "|template=flex-prefill|needs=cpp.threads=1");
+  // Unprobed, the key keeps the whole path: nothing says the wrapper does not matter.
+  crash.detail.erase("probe");
+  EXPECT_EQ(BugKey(crash), "crash|api=flex_attention|signal=memory|abort=memory error"
+                           "|template=flex-prefill|wrapper=cpp_wrapper|shapes=static");
 }
 
 KnownIssues KnownFrom(const std::string &match) {

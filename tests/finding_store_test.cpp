@@ -291,9 +291,10 @@ TEST(KnownIssues, EachSilentFailureMatchesItsOwnKnownIssueAndNoOther) {
   std::set<std::string> ids;
   for (const auto &entry : fixture.at("keys")) {
     const std::string key = entry.at("key"), expected = entry.at("known_issue");
+    const std::string signature = entry.value("signature", "");
     std::vector<std::string> matching;
     for (const auto &issue : known.issues)
-      if (KnownIssues{{issue}}.Match(key))
+      if (KnownIssues{{issue}}.Match(signature, key))
         matching.push_back(issue.id);
     if (expected.empty())
       EXPECT_TRUE(matching.empty()) << key << " matches " << matching.front();

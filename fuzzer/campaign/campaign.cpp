@@ -146,9 +146,7 @@ private:
 
   const corpus::KnownIssue *KnownIssueOf(const std::string &signature,
                                          const std::string &key) const {
-    if (const auto *known = options_.known_issues.Match(signature))
-      return known;
-    return options_.known_issues.Match(key);
+    return options_.known_issues.Match(signature, key);
   }
 
   // The end of the time limit kept for reducing the new bugs so far (caller holds mutex_).

@@ -395,9 +395,8 @@ void WriteReports(const fs::path &dir, const ReportInput &input) {
       json finding = member.Summary();
       finding["bug"] = bug.id;
       finding["new"] = IsNew(input, bug);
-      const auto *member_known = input.known_issues.Match(member.signature);
-      if (!member_known)
-        member_known = input.known_issues.Match(corpus::BugKey(member.finding));
+      const auto *member_known =
+          input.known_issues.Match(member.signature, corpus::BugKey(member.finding));
       finding["known_issue"] = member_known ? json{{"id", member_known->id},
                                                    {"status", member_known->status},
                                                    {"link", member_known->link}}

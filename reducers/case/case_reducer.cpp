@@ -1,6 +1,7 @@
 #include "reducers/case/case_reducer.h"
 
 #include "corpus/finding.h"
+#include "fuzzer/campaign/probe.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "fuzzer/worker/worker_client.h"
@@ -15,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -154,7 +156,10 @@ public:
       progressed = false;
       for (const CasePass *pass : options_.passes) {
         while (!stop_) {
-          const auto candidates = pass->candidates(result_.reduced, context_);
+          auto candidates = pass->candidates(result_.reduced, context_);
+          std::erase_if(candidates, [&](const corpus::Case &candidate) {
+            return DropsANeededSetting(candidate);
+          });
           const auto accepted = FirstThatFails(candidates, pass->name);
           if (!accepted)
             break;
@@ -317,6 +322,19 @@ private:
   }
 
   // The first candidate, in order, that fails with the signature; `jobs` run side by side.
+  // Whether a candidate no longer has a setting the failure needs (its probe's verdict).
+  bool DropsANeededSetting(const corpus::Case &candidate) const {
+    if (options_.needs.empty())
+      return false;
+    std::set<std::string> has;
+    for (const auto &setting : fuzzer::campaign::ProbeSettings(candidate))
+      has.insert(setting.name);
+    for (const auto &needed : options_.needs)
+      if (!has.contains(needed))
+        return true;
+    return false;
+  }
+
   std::optional<corpus::Case> FirstThatFails(const std::vector<corpus::Case> &candidates,
                                              std::string_view pass) {
     for (std::size_t start = 0; start < candidates.size() && !stop_; start += pool_.size()) {

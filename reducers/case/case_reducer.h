@@ -36,6 +36,9 @@ struct CaseReduceOptions {
   std::chrono::seconds case_timeout{300};
   std::vector<const CasePass *> passes; // in order; the list repeats until nothing is accepted
   std::string signature;                // the one to keep; empty: the untouched case's
+  // The settings the failure's probe found it needs ("dtype=16-bit"): a candidate that puts one
+  // back would pass, so it is not run (fuzzer/campaign/probe.h names them).
+  std::vector<std::string> needs;
   std::filesystem::path scratch;        // workers' scratch and Inductor caches
   // A regression: every accepted candidate must also pass on the torch in this venv (the
   // baseline release), and so must the untouched case.
