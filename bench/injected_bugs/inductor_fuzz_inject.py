@@ -886,6 +886,10 @@ def case_context():
     if match:
         context["index"] = int(match.group(1))
     context["cache_dir"] = cache_dir
+    # A probe's rerun of the case with one setting put back (fuzzer/campaign/probe.h) runs in
+    # CASE/probe-K/: what fires there is not what the case's own finding came from.
+    if re.search(r"(?:^|/)probe-\d+(?:/|$)", cache_dir):
+        context["probe"] = True
     phase = ""
     frame = sys._getframe(1)
     while frame is not None:
@@ -941,6 +945,8 @@ def fire(bug, context, where):
     }
     if not allowed:
         record["suppressed"] = True
+    if context.get("probe"):
+        record["probe"] = True
     _log(record)
     return allowed
 

@@ -15,7 +15,8 @@ Bugs are summary.json's `bugs` array when it has one (top level or under `campai
 then each signature of the campaign (`campaign.signatures`) is a bug of its own, with its hits
 read from CORPUS/findings/<id>/hits/*.json.
 
-Each hit (a signature's case) gets one cause:
+Each hit (a signature's case) gets one cause (every hit of a bug a known issue names is "real":
+known issues are verified torch bugs); firings in a probe's reruns (CASE/probe-K/) are left out:
   - "real" when its signature is a real torch bug: it still fails in the replay with injection
     off, or the injection-off campaign has the same signature in the same case;
   - else the injected bug(s) that fired in that case;
@@ -55,10 +56,11 @@ def read_jsonl(path):
 
 
 def firings_by_case(log_records, seed):
-    """(seed, index) -> {bug id: count of firings}; suppressed firings left out."""
+    """(seed, index) -> {bug id: count of firings}; suppressed firings and those in a probe's
+    reruns of the case (other settings: not what its finding came from) left out."""
     fired = collections.defaultdict(collections.Counter)
     for record in log_records:
-        if record.get("suppressed") or record.get("index") is None:
+        if record.get("suppressed") or record.get("probe") or record.get("index") is None:
             continue
         record_seed = record.get("seed")
         if record_seed is not None and seed is not None and int(record_seed) != int(seed):
@@ -183,7 +185,9 @@ def score(bugs, fired, real_signatures, baseline_by_case, injected_ids):
     rows = []
     for bug in bugs:
         causes_by_case = collections.defaultdict(set)
-        real_bug = bug["id"] in real_signatures
+        # A bug a known issue names is a real torch bug, verified outside the tool; an injected
+        # bug that fired in its case (before the real one killed the worker) did not cause it.
+        real_bug = bug["id"] in real_signatures or bool(bug.get("known_issue"))
         for signature, cases in bug["hits"].items():
             for case in cases:
                 if (real_bug or signature in real_signatures
