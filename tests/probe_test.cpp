@@ -104,6 +104,17 @@ TEST(Probe, NeedsWhatTheCasePassesWithoutAndStopsAtItsBudget) {
   probed.detail["probe"] = record;
   EXPECT_EQ(ProbedNeeds(probed), std::vector<std::string>{"dtype=16-bit"});
 
+  // A crash whose rerun computes a wrong result ran past it: the crash needs the setting. A wrong
+  // result whose rerun crashes says nothing (the crash may hide it).
+  const corpus::Finding crash{.kind = corpus::FindingKind::kCrash};
+  const auto crash_record = ProbeFinding(c, crash,
+                                         [](const corpus::Case &, const std::string &) {
+                                           return Outcome(corpus::CaseStatus::kFinding);
+                                         },
+                                         {});
+  EXPECT_EQ(crash_record["needs"].size(), 4u);
+  EXPECT_EQ(crash_record["runs"][0]["outcome"], "ran-past-the-crash");
+
   ran.clear();
   const json capped = ProbeFinding(c, finding, run, {.max_runs = 2});
   EXPECT_EQ(ran, (std::vector<std::string>{"probe-0", "probe-1"}));

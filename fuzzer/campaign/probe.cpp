@@ -136,6 +136,12 @@ json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding, const P
     } else if (outcome.status == corpus::CaseStatus::kFinding && outcome.finding &&
                outcome.finding->kind == finding.kind) {
       verdict = "fails-the-same";
+    } else if (finding.kind == corpus::FindingKind::kCrash && outcome.finding &&
+               outcome.finding->kind == corpus::FindingKind::kWrongResult) {
+      // The rerun ran the kernels to the end and compared: the crash is gone, though a wrong
+      // result it hid is left. The crash needs the setting.
+      verdict = "ran-past-the-crash";
+      record["needs"].push_back(setting.name);
     } else if (outcome.status == corpus::CaseStatus::kFinding) {
       verdict = "fails-otherwise";
     } else {

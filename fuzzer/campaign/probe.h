@@ -39,9 +39,10 @@ using ProbeRunner =
 
 // The probe's record, kept in the finding's detail["probe"]:
 //   {"needs": [settings without which the case passed], "complete": whether every setting ran,
-//    "runs": [{"setting", "outcome": passes|fails-the-same|fails-otherwise|invalid, "status",
-//              "signature", "seconds"}], "settings": [every setting, in order]}
-// A setting whose rerun fails otherwise (another kind) or is invalid says nothing either way.
+//    "runs": [{"setting", "outcome": passes|fails-the-same|ran-past-the-crash|fails-otherwise|
+//              invalid, "status", "signature", "seconds"}], "settings": [every setting, in order]}
+// A crash whose rerun ends in a wrong result ran the kernels to the end: the crash needs that
+// setting. Any other rerun that fails otherwise (another kind), or is invalid, says nothing.
 nlohmann::json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding,
                             const ProbeRunner &run, const ProbeOptions &options);
 
