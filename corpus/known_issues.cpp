@@ -124,8 +124,7 @@ const KnownIssue *KnownIssues::Match(const std::string &signature, const std::st
     // One finding's facts: those its key drops (the wrapper, after a probe) are in its signature,
     // those only the key has (needs) in the key.
     KeyFacts merged = *by_key;
-    merged.facts.insert(merged.facts.end(), by_signature->facts.begin(),
-                        by_signature->facts.end());
+    merged.facts.insert(merged.facts.end(), by_signature->facts.begin(), by_signature->facts.end());
     candidates.push_back(std::move(merged));
   } else {
     for (const auto &each : {by_signature, by_key})

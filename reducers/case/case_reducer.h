@@ -39,7 +39,7 @@ struct CaseReduceOptions {
   // The settings the failure's probe found it needs ("dtype=16-bit"): a candidate that puts one
   // back would pass, so it is not run (fuzzer/campaign/probe.h names them).
   std::vector<std::string> needs;
-  std::filesystem::path scratch;        // workers' scratch and Inductor caches
+  std::filesystem::path scratch; // workers' scratch and Inductor caches
   // A regression: every accepted candidate must also pass on the torch in this venv (the
   // baseline release), and so must the untouched case.
   std::optional<std::filesystem::path> baseline_venv;
