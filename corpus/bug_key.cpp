@@ -35,7 +35,11 @@ std::vector<std::string> Facts(const Finding &finding, std::string_view key) {
 // numbers to <N>), kernel names to their shape and argument lists collapsed. Unquoted words keep
 // their digits: "AVX512" and "AVX2" are two requirements.
 std::string ProgramFree(const std::string &message) {
-  return CollapseArgumentLists(KernelNameShape(MessageTemplate(message)));
+  // A Python-wrapper TU names its kernel function `kernel`, a cpp_wrapper TU after its fused
+  // ops: "'void kernel(...)'" and "'void cpp_fused_..._0(...)'" are one kernel.
+  static const std::regex bare_kernel(R"(\bkernel(?=\())");
+  return std::regex_replace(CollapseArgumentLists(KernelNameShape(MessageTemplate(message))),
+                            bare_kernel, "<kernel>");
 }
 
 // A type as the key keeps it: a function type's parameter list is the kernel's arity.

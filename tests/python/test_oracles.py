@@ -240,6 +240,11 @@ class AttentionWhereHowTest(unittest.TestCase):
         compiled[:, :, 4:] *= 2
         self.assertEqual(self.located(compiled), ("tail-rows", "scale"))
 
+    def test_how_negated_is_not_a_scale(self):
+        compiled = self.eager.clone()
+        compiled[:, :, 4:] *= -1
+        self.assertEqual(self.located(compiled), ("tail-rows", "negated"))
+
     def test_how_offset(self):
         compiled = self.eager.clone()
         compiled[..., 6:] += 0.5

@@ -42,8 +42,8 @@ WHERE_TOKENS = (
     "fully-masked-rows", "block-first-rows", "after-block-first-rows", "tail-rows",
     "tail-columns", "some-heads", "everywhere", "scattered",
 )
-HOW_TOKENS = ("nan", "inf", "zero", "scale", "offset", "off", "unwritten", "flipped", "values",
-              "shape")
+HOW_TOKENS = ("nan", "inf", "zero", "negated", "scale", "offset", "off", "unwritten", "flipped",
+              "values", "shape")
 # flex_attention's query block size when the case passes no block mask.
 DEFAULT_BLOCK_Q = 128
 # A pattern ("zero", "scale", "offset") may miss a few wrong elements: a fit to a handful of
@@ -712,7 +712,7 @@ def exact_how(differs, dtype):
 def attention_how(compiled, reference, wrong, limit):
     """How flex_attention's compiled output (or lse) is wrong against the float64 reference on
     `wrong`, its mask of wrong elements, with compare_attention's `limit`: "nan", "inf", "zero",
-    "scale", "offset" or "off"."""
+    "negated", "scale", "offset" or "off"."""
     c, r = compiled.double()[wrong], reference.double()[wrong]
     expected = r.isfinite()
     if bool((c.isnan() & expected).any()):
@@ -733,7 +733,9 @@ def attention_how(compiled, reference, wrong, limit):
     if square > 0:
         scale = float((c[both] * r[both]).sum()) / square
         if scale != 1 and share((c - scale * r).abs() <= limit) >= PATTERN_SHARE:
-            return "scale"
+            # A flipped sign is its own way of being wrong, not a magnitude: a factor near -1
+            # says the sign was lost, any other factor that the normalisation was.
+            return "negated" if abs(scale + 1) <= 0.05 else "scale"
     offset = float((c[both] - r[both]).mean())
     if offset != 0 and share((c - r - offset).abs() <= limit) >= PATTERN_SHARE:
         return "offset"
