@@ -91,7 +91,7 @@ TEST(KnownIssues, StatusesAreTheFourUpstreamOnesAndFixedInARelease) {
 TEST(KnownIssues, ReducedFolderAndStatusSurviveAWriteBack) {
   const support::ScratchDir scratch("known-issues-write");
   const fs::path file = scratch / "known-issues.json";
-  std::ofstream(file) << R"({"format_version": 1, "issues": [{"id": "a", "match": "crash|x",
+  std::ofstream(file) << R"({"format_version": 1, "issues": [{"id": "a", "match": "crash|api=x",
     "status": "reported", "link": "https://github.com/pytorch/pytorch/issues/1",
     "reduced": "corpus/findings/reduced/a", "title": "t"}]})";
   auto known = corpus::ReadKnownIssues(file);
@@ -100,7 +100,7 @@ TEST(KnownIssues, ReducedFolderAndStatusSurviveAWriteBack) {
   known.issues[0].status = "fixed-in 2.16.0";
   corpus::WriteKnownIssues(file, known);
   EXPECT_EQ(corpus::ReadKnownIssues(file).issues, known.issues);
-  std::ofstream(file) << R"({"format_version": 1, "issues": [{"id": "a", "match": "crash|x",
+  std::ofstream(file) << R"({"format_version": 1, "issues": [{"id": "a", "match": "crash|api=x",
     "status": "fixed-in someday", "link": "", "title": "t"}]})";
   EXPECT_THROW(corpus::ReadKnownIssues(file), support::InputError);
 }

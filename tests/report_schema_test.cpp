@@ -100,7 +100,7 @@ protected:
     Store(store, crash, 3);
 
     const json known_crash = {{"id", "test-known-crash"},
-                              {"match", "crash|*"},
+                              {"match", "crash|api=*"},
                               {"status", "investigating"},
                               {"link", ""},
                               {"title", "any crash"}};
