@@ -119,6 +119,7 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
       outcome.result["memory_errors"] = errors.size();
     }
   }
+  std::vector<campaign::RevealedFailure> revealed;
   if (outcome.finding && campaign::IsProbedKind(outcome.finding->kind) && options.probe_runs > 0) {
     out << fmt::format("  {}: probing what it needs (at most {} rerun(s))\n", c.name,
                        options.probe_runs);
@@ -133,8 +134,19 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
         },
         {.max_runs = options.probe_runs,
          .budget = std::chrono::seconds(options.probe_seconds),
-         .run_timeout = options.timeout});
+         .run_timeout = options.timeout},
+        &revealed);
     outcome.result["probe"] = outcome.finding->detail["probe"];
+    if (!revealed.empty() && revealed.front().outcome.finding) {
+      // The crash hid a failure of its own: its case is the rerun's, which shows it.
+      const auto &first = revealed.front();
+      const auto case_file = out_dir / "probe" / first.label / "case.json";
+      corpus::SaveCaseFile(case_file, first.c);
+      outcome.result["revealed"] = {{"setting_put_back", first.setting},
+                                    {"signature", corpus::Signature(*first.outcome.finding)},
+                                    {"key", corpus::BugKey(*first.outcome.finding)},
+                                    {"case", case_file.string()}};
+    }
   }
   json provenance = {{"tool_version", support::ToolVersion()},
                      {"torch_version", ready.value("torch_version", "")},
@@ -182,6 +194,14 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
     const auto *issue = known.Match(signature, key);
     out << (issue ? fmt::format("  known issue: {} ({})\n", issue->id, issue->status)
                   : std::string("  known issue: none matches\n"));
+  }
+  if (outcome.result.contains("revealed")) {
+    const auto &shown = outcome.result["revealed"];
+    const auto *issue = known.Match(shown.value("signature", ""), shown.value("key", ""));
+    out << fmt::format("  the crash hid another failure, shown with {} put back: {}\n"
+                       "    its case: {} (run-case it to probe it); known issue: {}\n",
+                       shown.value("setting_put_back", ""), shown.value("signature", ""),
+                       shown.value("case", ""), issue ? issue->id : "none matches");
   }
   out << fmt::format(
       "  captured {} compile command(s) with {}; {:.1f} s\n", builds,

@@ -173,6 +173,30 @@ std::string FieldsOfEveryCall(const std::string &fields) {
   return fmt::format("{}", fmt::join(plain, ","));
 }
 
+// One query row cannot say which rows a cause gets wrong: every row is the first of its block,
+// the last, the only one. Where a decode-shape case is wrong everywhere and its probe's rerun
+// at a prefill shape fails the same, that rerun says where (a first-row bug is wrong in the first
+// row of each block, a bug of the whole output still everywhere).
+std::string WhereOf(const Finding &finding, const std::string &where) {
+  if (where != "everywhere" || !Probed(finding) || !finding.detail["probe"].is_object())
+    return where;
+  for (const auto &run : finding.detail["probe"].value("runs", nlohmann::json::array())) {
+    if (!run.is_object() || run.value("setting", "") != "shape=decode" ||
+        run.value("outcome", "") != "fails-the-same")
+      continue;
+    const std::string signature = run.value("signature", "");
+    std::size_t start = 0;
+    while (start < signature.size()) {
+      const auto end = std::min(signature.find('|', start), signature.size());
+      const std::string fact = signature.substr(start, end - start);
+      if (fact.starts_with("where=") && fact.size() > 6)
+        return fact.substr(6);
+      start = end + 1;
+    }
+  }
+  return where;
+}
+
 // The signature's facts with the fields of every call as one, then what the probe found. After a
 // probe the wrapper and the shapes leave the key, as for a crash (DeathPath).
 std::string WrongResultKey(const Finding &finding) {
@@ -182,7 +206,9 @@ std::string WrongResultKey(const Finding &finding) {
     if (probed && (name == "wrapper" || name == "shapes"))
       continue;
     key += fmt::format("|{}={}", name,
-                       name == "fields" ? FieldsOfEveryCall(value) : NormaliseFact(name, value));
+                       name == "fields"  ? FieldsOfEveryCall(value)
+                       : name == "where" ? WhereOf(finding, value)
+                                         : NormaliseFact(name, value));
   }
   return key + ProbeNeeds(finding);
 }

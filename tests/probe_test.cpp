@@ -106,14 +106,30 @@ TEST(Probe, NeedsWhatTheCasePassesWithoutAndStopsAtItsBudget) {
 
   // A crash whose rerun computes a wrong result ran past it: the crash needs the setting. A wrong
   // result whose rerun crashes says nothing (the crash may hide it).
+  // The wrong result the crash hid is handed back with the reverted case that shows it.
   const corpus::Finding crash{.kind = corpus::FindingKind::kCrash};
-  const auto crash_record = ProbeFinding(c, crash,
-                                         [](const corpus::Case &, const std::string &) {
-                                           return Outcome(corpus::CaseStatus::kFinding);
-                                         },
-                                         {});
-  EXPECT_EQ(crash_record["needs"].size(), 4u);
-  EXPECT_EQ(crash_record["runs"][0]["outcome"], "ran-past-the-crash");
+  std::vector<RevealedFailure> revealed;
+  const auto crash_record = ProbeFinding(
+      c, crash,
+      [](const corpus::Case &, const std::string &label) {
+        return label == "probe-1"
+                   ? Outcome(corpus::CaseStatus::kFinding)
+                   : Outcome(corpus::CaseStatus::kFinding, corpus::FindingKind::kCrash);
+      },
+      {}, &revealed);
+  EXPECT_EQ(crash_record["needs"], json::array({"dynamic=true"}));
+  EXPECT_EQ(crash_record["runs"][1]["outcome"], "ran-past-the-crash");
+  ASSERT_EQ(revealed.size(), 1u);
+  EXPECT_EQ(revealed[0].setting, "dynamic=true");
+  EXPECT_EQ(revealed[0].label, "probe-1");
+  EXPECT_FALSE(revealed[0].c.inductor.dynamic);
+  EXPECT_TRUE(revealed[0].c.inductor.cpp_wrapper);
+  ASSERT_TRUE(revealed[0].outcome.finding);
+  EXPECT_EQ(revealed[0].outcome.finding->kind, corpus::FindingKind::kWrongResult);
+  // A wrong result's reruns reveal nothing: a crash there may hide it, not the other way.
+  revealed.clear();
+  ProbeFinding(c, finding, run, {}, &revealed);
+  EXPECT_TRUE(revealed.empty());
 
   ran.clear();
   const json capped = ProbeFinding(c, finding, run, {.max_runs = 2});

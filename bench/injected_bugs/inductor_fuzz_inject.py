@@ -126,6 +126,10 @@ class Bug:
     trigger = ""  # for people: the feature that makes it fire
     effect = ""  # for people: what it does
     expected = ()  # the finding kinds it should cause
+    # The case APIs it fires in (empty: any). A bug whose effect only one API's oracle sees
+    # (create_block_mask's tables, create_mask's mask) stays out of the others' cases, where it
+    # would take the case (one bug per case) and be seen by nothing.
+    apis = ()
 
     def rewrite(self, code, unit):
         return None
@@ -138,6 +142,7 @@ class Bug:
             "trigger": self.trigger,
             "effect": self.effect,
             "expected": list(self.expected),
+            "apis": list(self.apis),
         }
 
 
@@ -299,9 +304,13 @@ class NarrowingInitializer(Bug):
 class WrongValue(Bug):
     id = "xor-as-or"
     kind, kind_name = "e", "wrong value"
-    trigger = "a bitwise xor in a kernel writing int32 block-mask tables (create_block_mask), not in flex_attention's kernels"
+    trigger = (
+        "a bitwise xor in a kernel writing int32 block-mask tables, in a create_block_mask case "
+        "(a flex_attention case's block mask is the same in eager and compiled: nothing sees it)"
+    )
     effect = "the first xor in the kernel is computed as an or"
     expected = ("wrong-result",)
+    apis = ("create_block_mask",)
     example = _LOOP_NEST
     _XOR = re.compile(r"^([ \t]*auto tmp\d+ = (?:decltype\(tmp\d+\)\()?tmp\d+) \^ (tmp\d+\)?;)[ \t]*$", re.M)
 
@@ -708,8 +717,8 @@ class CreateMaskHeads(Bug):
     id = "create-mask-heads"
     kind, kind_name = "m", "wrong value (create_mask slices after the first head inverted)"
     trigger = (
-        "a kernel writing a bool mask (bool* out_ptr0, no int32 tables: create_mask, not "
-        "create_block_mask) over a loop nest 3 or more deep (batch or heads outermost: B*H > 1), "
+        "in a create_mask case, a kernel writing a bool mask (bool* out_ptr0, no int32 tables) "
+        "over a loop nest 3 or more deep (batch or heads outermost: B*H > 1), "
         "not parallelized for eight threads (that is oob-store's)"
     )
     effect = (
@@ -718,6 +727,7 @@ class CreateMaskHeads(Bug):
         "(0, 0) when b and h share that loop; every batch but the first when the nest is 4 deep)"
     )
     expected = ("wrong-result",)
+    apis = ("create_mask",)
     example = """
 extern "C"  void  kernel(bool* out_ptr0)
 {
@@ -902,6 +912,7 @@ def case_context():
             case = frame.f_locals["case"]
             provenance = case.get("provenance") or {}
             context["case"] = case.get("name")
+            context["api"] = case.get("api")
             context["seed"] = provenance.get("seed", context["seed"])
             context["index"] = provenance.get("index", context["index"])
             break
@@ -921,12 +932,45 @@ def _log(record):
         os.close(fd)
 
 
+def case_folder(cache_dir):
+    """The case's own folder for an Inductor cache folder under it. Inductor compiles some
+    graphs (a call sequence's recompile, a cpp_wrapper build) in a fresh temporary folder below
+    the case's cache; the campaign's probe reruns the case in CASE/probe-K/inductor-cache (and
+    what a rerun showed in CASE/probe-K/probe-J/...), run-case in OUT/probe/probe-K/...; the
+    sanitizer's rerun in CASE/sanitized/... All of them are the one case."""
+    match = re.match(r"(.*?/case-\d+)(?:/|$)", cache_dir)
+    if match:
+        return match.group(1)
+    folder = re.sub(r"/inductor-cache(?:/.*)?$", "", cache_dir)
+    return re.sub(r"(?:/probe(?:-\d+)?)+$", "", folder)
+
+
+FIRST_BUG_FILE = ".inductor-fuzz-injected-first"
+
+
+def _first_bug(folder, key, bug_id):
+    """The bug that fired first in the case: kept in a file in the case's folder when it exists,
+    since a crash's reruns each start a new worker process; else in this process."""
+    if folder and os.path.isdir(folder):
+        path = os.path.join(folder, FIRST_BUG_FILE)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            with open(path) as taken:
+                return taken.read().strip() or bug_id
+        with os.fdopen(fd, "w") as taking:
+            taking.write(bug_id)
+        return bug_id
+    return _fired_in_case.setdefault(key, bug_id)
+
+
 def _may_fire(bug, context):
     """Whether bug may fire in this case: it is the first to fire there, or several may."""
-    key = (os.getpid(), context.get("cache_dir"), context.get("case"), context.get("index"))
+    folder = case_folder(context.get("cache_dir") or "")
+    key = (os.getpid(), folder, context.get("case"), context.get("index"))
     exclusive = os.environ.get(EXCLUSIVE_ENV, "1") != "0"
     with _lock:
-        first = _fired_in_case.setdefault(key, bug.id)
+        first = _first_bug(folder, key, bug.id)
     return not exclusive or first == bug.id
 
 
@@ -964,6 +1008,8 @@ def rewrite_source(code, unit, bugs=None):
         return code
     for bug in selected() if bugs is None else bugs:
         if bug.where != "source":
+            continue
+        if bug.apis and context.get("api") and context["api"] not in bug.apis:
             continue
         try:
             result = bug.rewrite(code, unit)

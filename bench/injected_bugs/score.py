@@ -19,11 +19,15 @@ Each hit (a signature's case) gets one cause (every hit of a bug a known issue n
 known issues are verified torch bugs); firings in a probe's reruns (CASE/probe-K/) are left out:
   - "real" when its signature is a real torch bug: it still fails in the replay with injection
     off, or the injection-off campaign has the same signature in the same case;
-  - else the injected bug(s) that fired in that case;
+  - else the injected bug(s) that fired in that case; when the replay says the finding fails
+    differently with injection off, a real torch bug is there too (its signature says both), and
+    the hit is marked "beside a real bug";
   - else "real" too (nothing injected there: a torch bug the replay did not reproduce).
 An injected bug is found when some bug has a hit it caused and most of that bug's hits have it
 as their cause. Bugs per injected bug: for each injected bug with any hit it caused, the
-number of distinct bugs holding such hits (goal <= 1.1). Injected bugs per bug: for each bug
+number of distinct bugs holding such hits (goal <= 1.1), leaving out a bug whose every hit is
+beside a real bug (two causes in one case: its own signature is right; it is listed apart).
+Injected bugs per bug: for each bug
 with any injected cause, the number of distinct injected causes among its hits (must be 1.0).
 A bug with no injected cause is a real torch bug.
 """
@@ -39,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import inductor_fuzz_inject  # noqa: E402  (the catalogue only; nothing from torch)
 
 REAL = "real"
+BESIDE_REAL = "beside a real bug"
 
 
 def read_jsonl(path):
@@ -155,17 +160,18 @@ def load_bugs(summary, corpus, seed):
 _REPLAY_LINE = re.compile(r"^(?:bug\s+)?(still-failing|failing-differently|fixed|not-replayed)\s+(\S+)")
 
 
-def replay_still_failing(path):
-    """Finding and bug ids `inductor-fuzz replay` printed as still failing (the same
-    signature): with injection off, those fail without any injected bug."""
-    still = set()
+def replay_outcomes(path, outcome="still-failing"):
+    """Finding and bug ids `inductor-fuzz replay` printed with `outcome`. "still-failing" (the
+    same signature): with injection off, those fail without any injected bug.
+    "failing-differently": those fail without it too, otherwise: a real bug is in the case."""
+    ids = set()
     if path and os.path.exists(path):
         with open(path, encoding="utf-8", errors="replace") as lines:
             for line in lines:
                 match = _REPLAY_LINE.match(line.strip())
-                if match and match.group(1) == "still-failing":
-                    still.add(match.group(2))
-    return still
+                if match and match.group(1) == outcome:
+                    ids.add(match.group(2))
+    return ids
 
 
 def baseline_case_signatures(baseline_corpus, seed):
@@ -180,7 +186,7 @@ def baseline_case_signatures(baseline_corpus, seed):
     return by_case
 
 
-def score(bugs, fired, real_signatures, baseline_by_case, injected_ids):
+def score(bugs, fired, real_signatures, baseline_by_case, injected_ids, beside_real=()):
     """The numbers, and the per-injected-bug and per-bug rows."""
     rows = []
     for bug in bugs:
@@ -195,16 +201,22 @@ def score(bugs, fired, real_signatures, baseline_by_case, injected_ids):
                     causes_by_case[case].add(REAL)
                 elif fired.get(case):
                     causes_by_case[case].update(fired[case])
+                    if signature in beside_real:
+                        causes_by_case[case].add(BESIDE_REAL)
                 else:
                     causes_by_case[case].add(REAL)
         counts = collections.Counter(c for causes in causes_by_case.values() for c in causes)
-        injected = sorted(c for c in counts if c != REAL)
-        rows.append(dict(bug, cases=causes_by_case, cause_counts=counts, injected=injected))
+        injected = sorted(c for c in counts if c not in (REAL, BESIDE_REAL))
+        only_beside_real = bool(causes_by_case) and all(
+            BESIDE_REAL in causes for causes in causes_by_case.values())
+        rows.append(dict(bug, cases=causes_by_case, cause_counts=counts, injected=injected,
+                         beside_real=only_beside_real))
 
     per_injected = {}
     for bug_id in injected_ids:
         fired_cases = sorted(case for case, bugs_there in fired.items() if bug_id in bugs_there)
-        holding = [row for row in rows if bug_id in row["injected"]]
+        holding = [row for row in rows if bug_id in row["injected"] and not row["beside_real"]]
+        apart = [row["id"] for row in rows if bug_id in row["injected"] and row["beside_real"]]
         found_in = [
             row
             for row in holding
@@ -217,6 +229,7 @@ def score(bugs, fired, real_signatures, baseline_by_case, injected_ids):
             "fired_cases": fired_cases,
             "cases_with_finding": sorted(caused_cases),
             "bugs": [row["id"] for row in holding],
+            "beside_real_bugs": apart,
             "found": bool(found_in),
         }
 
@@ -285,6 +298,14 @@ def print_report(result, catalogue, source, out=sys.stdout):
         + (": " + ", ".join(f"{r['id']} ({r['known_issue'] or 'new'})" for r in real) if real else ""),
         file=out,
     )
+    apart = [(bug_id, row) for bug_id, info in result["per_injected"].items()
+             for row in info["beside_real_bugs"]]
+    if apart:
+        print(
+            "bugs of an injected cause beside a real one in every case (not counted as splits): "
+            + ", ".join(f"{row} ({bug_id})" for bug_id, row in apart),
+            file=out,
+        )
     if result["mixed_with_real"]:
         print(
             "bugs mixing an injected cause with real hits: "
@@ -325,9 +346,10 @@ def main(argv=None):
     result = score(
         bugs,
         fired,
-        replay_still_failing(args.replay),
+        replay_outcomes(args.replay),
         baseline_case_signatures(args.baseline_corpus, seed),
         enabled,
+        replay_outcomes(args.replay, "failing-differently"),
     )
     print_report(result, catalogue, source)
     if args.json:

@@ -174,6 +174,16 @@ private:
     }
   }
 
+  // A wrong result a crash of the case hid, shown by the crash's probe: a rerun of the case with
+  // one setting put back (`c`), the crash's stored id, and where the rerun's files are.
+  struct RevealedRun {
+    corpus::Case c;
+    worker::CaseOutcome outcome;
+    fs::path case_dir;
+    std::string setting;
+    std::string hidden_by;
+  };
+
   void Serve(Slot &slot) {
     while (const auto index = NextIndex()) {
       const auto case_started = Clock::now();
@@ -215,18 +225,23 @@ private:
         worker::ClearSanitizerReports(slot.scratch / "sanitizer");
       }
       nlohmann::json evidence = json::array(); // what the memory errors of this case explain
+      std::optional<corpus::Finding> explained_crash;
       if (options_.sanitize_crashes && outcome.finding &&
           outcome.finding->kind == corpus::FindingKind::kCrash && !slot.killed_for_memory) {
+        explained_crash = *outcome.finding;
         auto errors = worker::RerunWithSanitizers(
             c, *options_.sanitize_crashes, paths_.worker_executable, paths_.venv,
             case_dir / "sanitized",
             std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
         evidence = corpus::FoldExplainedCrash(findings, std::move(errors));
+        if (!findings.empty() && findings.front().kind == corpus::FindingKind::kCrash)
+          explained_crash.reset(); // not explained: it stays, and is probed as it is
         std::lock_guard lock(mutex_);
         ++stats_.sanitized_reruns;
       }
+      std::optional<RevealedRun> revealed;
       if (!slot.killed_for_memory)
-        Probe(slot, c, case_dir, findings);
+        revealed = Probe(slot, c, case_dir, findings, explained_crash);
       std::optional<corpus::MatrixRecord> matrix;
       if (MatrixDue(*index, outcome))
         matrix = RunMatrix(slot, c, outcome, case_dir, findings);
@@ -238,6 +253,7 @@ private:
               .evidence = std::move(evidence),
               .case_dir = case_dir,
               .matrix = std::move(matrix),
+              .revealed = std::move(revealed),
               .resident = resident,
               .seconds = std::chrono::duration<double>(Clock::now() - case_started).count()});
     }
@@ -246,26 +262,64 @@ private:
   }
 
   // What a wrong result or a crash needs: its case again with each setting put back. The
-  // worker is replaced when a rerun kills it, as for any case.
-  void Probe(Slot &slot, const corpus::Case &c, const fs::path &case_dir,
-             std::vector<corpus::Finding> &findings) {
+  // worker is replaced when a rerun kills it, as for any case. A wrong result that a crash hid
+  // and a rerun showed is probed in turn (its own reruns under its rerun's folder) and
+  // returned, to be stored as a finding of its own.
+  // A crash the sanitizer explained is keyed by its memory error; it is probed only for what
+  // it hid, up to the first rerun that does not crash.
+  std::optional<RevealedRun> Probe(Slot &slot, const corpus::Case &c, const fs::path &case_dir,
+                                   std::vector<corpus::Finding> &findings,
+                                   std::optional<corpus::Finding> explained_crash) {
     if (options_.probe.max_runs == 0)
-      return;
-    for (auto &finding : findings) {
-      if (!IsProbedKind(finding.kind))
-        continue;
-      finding.detail["probe"] = ProbeFinding(
-          c, finding,
-          [&](const corpus::Case &reverted, const std::string &label) {
-            return worker::RunCaseOnWorker(
-                *slot.worker, reverted, case_dir / label / "inductor-cache",
-                std::chrono::duration_cast<std::chrono::milliseconds>(options_.probe.run_timeout));
-          },
-          options_.probe);
+      return std::nullopt;
+    const auto runner = [&](const fs::path &under) {
+      return [&slot, under, this](const corpus::Case &reverted, const std::string &label) {
+        return worker::RunCaseOnWorker(
+            *slot.worker, reverted, under / label / "inductor-cache",
+            std::chrono::duration_cast<std::chrono::milliseconds>(options_.probe.run_timeout));
+      };
+    };
+    std::vector<corpus::Finding *> probed;
+    for (auto &finding : findings)
+      if (IsProbedKind(finding.kind))
+        probed.push_back(&finding);
+    if (explained_crash)
+      probed.push_back(&*explained_crash);
+    for (auto *probing : probed) {
+      auto &finding = *probing;
+      std::vector<RevealedFailure> revealed;
+      auto probe_options = options_.probe;
+      const bool explained = explained_crash && probing == &*explained_crash;
+      probe_options.until_revealed = explained;
+      finding.detail["probe"] =
+          ProbeFinding(c, finding, runner(case_dir), probe_options, &revealed);
+      std::size_t reruns = finding.detail["probe"]["runs"].size();
+      std::optional<RevealedRun> shown;
+      if (!revealed.empty() && revealed.front().outcome.finding) {
+        auto &first = revealed.front();
+        shown = RevealedRun{.c = std::move(first.c),
+                            .outcome = std::move(first.outcome),
+                            .case_dir = case_dir / first.label,
+                            .setting = first.setting,
+                            .hidden_by = corpus::StoredFindingId(finding)};
+        if (explained) // stored as its memory error
+          for (const auto &error : findings)
+            if (error.kind == corpus::FindingKind::kMemoryError) {
+              shown->hidden_by = corpus::StoredFindingId(error);
+              break;
+            }
+        auto &hidden = *shown->outcome.finding;
+        hidden.detail["probe"] =
+            ProbeFinding(shown->c, hidden, runner(shown->case_dir), options_.probe);
+        reruns += hidden.detail["probe"]["runs"].size();
+      }
       std::lock_guard lock(mutex_);
-      stats_.probe_reruns += finding.detail["probe"]["runs"].size();
-      return; // one probe per case: its findings share the case
+      stats_.probe_reruns += reruns;
+      if (shown)
+        ++stats_.revealed_by_probe;
+      return shown; // one probe per case: its findings share the case
     }
+    return std::nullopt;
   }
 
   // Case `index`: new from the generator, or, with feedback and a pool, a mutation of a pool
@@ -319,6 +373,7 @@ private:
     nlohmann::json evidence = nlohmann::json::array(); // a crash the memory errors explain
     fs::path case_dir;
     std::optional<corpus::MatrixRecord> matrix;
+    std::optional<RevealedRun> revealed;
     std::size_t resident = 0;
     double seconds = 0;
     std::set<std::string> features; // codegen features of its TUs
@@ -387,9 +442,7 @@ private:
   }
 
   void Finish(const RanCase &ran, const std::vector<std::string> &new_features) {
-    const corpus::Case &c = ran.c;
     const worker::CaseOutcome &outcome = ran.outcome;
-    const auto &findings = ran.findings;
     JournalEntry entry{.index = ran.index,
                        .status = std::string(outcome.Status()),
                        .findings = json::array(),
@@ -399,35 +452,55 @@ private:
       for (const char *field : {"origin", "parent", "donor", "mutations"})
         if (ran.c.provenance.contains(field))
           entry.origin[field] = ran.c.provenance[field];
+    // The case's findings, then the one its crash hid (the rerun's case and files).
+    struct ToStore {
+      const corpus::Finding &finding;
+      const corpus::Case &c;
+      const worker::CaseOutcome &outcome;
+      const fs::path &case_dir;
+      const RevealedRun *revealed = nullptr;
+    };
+    std::vector<ToStore> stored_here;
+    for (const corpus::Finding &finding : ran.findings)
+      stored_here.push_back({finding, ran.c, outcome, ran.case_dir});
+    if (ran.revealed && ran.revealed->outcome.finding)
+      stored_here.push_back({*ran.revealed->outcome.finding, ran.revealed->c, ran.revealed->outcome,
+                             ran.revealed->case_dir, &*ran.revealed});
     std::vector<std::string> ids;
-    for (const corpus::Finding &finding : findings)
-      ids.push_back(corpus::StoredFindingId(finding));
+    for (const auto &item : stored_here)
+      ids.push_back(corpus::StoredFindingId(item.finding));
     std::vector<FindingEvent> events;
-    std::vector<std::vector<std::string>> joined(findings.size());
-    for (std::size_t i = 0; i < findings.size(); ++i) {
-      const corpus::Finding &finding = findings[i];
+    std::vector<std::vector<std::string>> joined(stored_here.size());
+    for (std::size_t i = 0; i < stored_here.size(); ++i) {
+      const auto &[finding, c, run, case_dir, revealed] = stored_here[i];
+      const bool with_matrix = ran.matrix && !revealed;
       json compilers = json::array();
-      for (const auto &build : outcome.result.value("builds", json::array()))
+      for (const auto &build : run.result.value("builds", json::array()))
         compilers.push_back(build.value("compiler", json::object()).value("version", ""));
-      if (ran.matrix)
+      if (with_matrix)
         for (const auto &compiler : options_.compilers)
           compilers.push_back(compiler.version);
-      const json provenance = {{"tool_version", support::ToolVersion()},
-                               {"torch_version", torch_version_},
-                               {"command_line", options_.command_line},
-                               {"compilers", compilers},
-                               {"seed", options_.seed},
-                               {"index", ran.index}};
+      json provenance = {{"tool_version", support::ToolVersion()},
+                         {"torch_version", torch_version_},
+                         {"command_line", options_.command_line},
+                         {"compilers", compilers},
+                         {"seed", options_.seed},
+                         {"index", ran.index}};
+      if (revealed)
+        provenance["revealed_by"] = {{"finding", revealed->hidden_by},
+                                     {"setting_put_back", revealed->setting},
+                                     {"case", ran.c.name}};
       corpus::Hit hit = corpus::MakeHit(c, provenance, corpus::UtcNow());
-      for (std::size_t j = 0; j < findings.size(); ++j)
-        if (j != i && ids[j] != ids[i] && corpus::SameCauseInOneCase(finding, findings[j]))
-          hit.same_bug_as.push_back(ids[j]);
+      if (!revealed) // the hidden failure is a bug of its own: no join
+        for (std::size_t j = 0; j < ran.findings.size(); ++j)
+          if (j != i && ids[j] != ids[i] && corpus::SameCauseInOneCase(finding, ran.findings[j]))
+            hit.same_bug_as.push_back(ids[j]);
       if (finding.kind == corpus::FindingKind::kMemoryError)
         hit.evidence = ran.evidence;
       joined[i] = hit.same_bug_as;
       const auto stored = store_.Record(finding, hit, [&](const fs::path &record_dir) {
-        WriteRecord(record_dir, c, outcome, ran.case_dir, provenance);
-        if (ran.matrix)
+        WriteRecord(record_dir, c, run, case_dir, provenance);
+        if (with_matrix)
           corpus::WriteMatrixRecord(record_dir / "matrix.json", *ran.matrix);
       });
       FindingEvent event{.id = ids[i],
@@ -437,12 +510,11 @@ private:
                          .is_new = stored == corpus::StoreOutcome::kNew};
       if (const auto *known = KnownIssueOf(event.signature, event.key))
         event.known_issue = known->id;
-      entry.findings.push_back({{"id", event.id},
-                                {"kind", event.kind},
-                                {"signature", event.signature},
-                                {"key", event.key},
-                                {"new", event.is_new},
-                                {"known_issue", event.known_issue}});
+      json line = {{"id", event.id},   {"kind", event.kind},  {"signature", event.signature},
+                   {"key", event.key}, {"new", event.is_new}, {"known_issue", event.known_issue}};
+      if (revealed)
+        line["revealed_by"] = provenance["revealed_by"];
+      entry.findings.push_back(std::move(line));
       events.push_back(event);
     }
     journal_.Append(entry);
@@ -461,7 +533,7 @@ private:
       if (!event.known_issue.empty())
         stats_.known_issue_of.emplace(event.id, event.known_issue);
       stats_.hits_of[event.id].push_back(
-          {{"seed", options_.seed}, {"index", ran.index}, {"case", c.name}});
+          {{"seed", options_.seed}, {"index", ran.index}, {"case", ran.c.name}});
       for (const auto &seen : ran.evidence)
         if (event.kind == "memory-error")
           stats_.evidence_of[event.id].insert(seen.value("detector", ""));
@@ -688,6 +760,7 @@ json StatsToJson(const CampaignStats &stats) {
           {"worker_restarts", stats.worker_restarts},
           {"sanitized_reruns", stats.sanitized_reruns},
           {"probe_reruns", stats.probe_reruns},
+          {"revealed_by_probe", stats.revealed_by_probe},
           {"resumed_cases", stats.resumed_cases},
           {"matrix_cases", stats.matrix_cases},
           {"matrix_builds", stats.matrix_builds},

@@ -112,7 +112,7 @@ std::vector<ProbeSetting> ProbeSettings(const corpus::Case &c) {
 }
 
 json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding, const ProbeRunner &run,
-                  const ProbeOptions &options) {
+                  const ProbeOptions &options, std::vector<RevealedFailure> *revealed) {
   const auto settings = ProbeSettings(c);
   json record = {{"needs", json::array()},
                  {"runs", json::array()},
@@ -142,6 +142,8 @@ json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding, const P
       // result it hid is left. The crash needs the setting.
       verdict = "ran-past-the-crash";
       record["needs"].push_back(setting.name);
+      if (revealed)
+        revealed->push_back({setting.name, fmt::format("probe-{}", i), setting.reverted, outcome});
     } else if (outcome.status == corpus::CaseStatus::kFinding) {
       verdict = "fails-otherwise";
     } else {
@@ -153,6 +155,10 @@ json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding, const P
          {"status", corpus::StatusName(outcome.status)},
          {"signature", outcome.finding ? corpus::Signature(*outcome.finding) : ""},
          {"seconds", std::chrono::duration<double>(Clock::now() - run_started).count()}});
+    if (options.until_revealed && verdict != "fails-the-same") {
+      record["complete"] = i + 1 == settings.size();
+      break;
+    }
   }
   return record;
 }

@@ -20,6 +20,9 @@ struct ProbeOptions {
   unsigned max_runs = 8;            // reruns at most; 0: no probe
   std::chrono::seconds budget{120}; // no rerun starts after this long
   std::chrono::seconds run_timeout{600};
+  // Only what the failure hid is wanted (a crash its sanitizer rerun explains, keyed by the
+  // memory error): stop at the first rerun that does not fail the same.
+  bool until_revealed = false;
 };
 
 // One setting a case has that is not the default, named as the key names it
@@ -43,8 +46,18 @@ using ProbeRunner =
 //              invalid, "status", "signature", "seconds"}], "settings": [every setting, in order]}
 // A crash whose rerun ends in a wrong result ran the kernels to the end: the crash needs that
 // setting. Any other rerun that fails otherwise (another kind), or is invalid, says nothing.
+// A failure a probe's rerun showed that the case's own failure hid: a wrong result in the
+// rerun of a crash, whose kernels now ran to the end. It is a finding of its own, of the
+// reverted case (which reproduces it), not evidence of the crash's bug.
+struct RevealedFailure {
+  std::string setting; // the setting put back
+  std::string label;   // the rerun's label (probe-K): its files are under that folder
+  corpus::Case c;      // the reverted case
+  worker::CaseOutcome outcome;
+};
 nlohmann::json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding,
-                            const ProbeRunner &run, const ProbeOptions &options);
+                            const ProbeRunner &run, const ProbeOptions &options,
+                            std::vector<RevealedFailure> *revealed = nullptr);
 
 // Whether a finding of this kind is probed: wrong results and crashes.
 bool IsProbedKind(corpus::FindingKind kind);

@@ -168,6 +168,36 @@ class SilentMiscompilesTest(unittest.TestCase):
             self.assertNotEqual(code, example)
             self.assertIsNone(bug("create-mask-heads").rewrite(code, "kernel"))
 
+    def test_one_case_is_one_folder_whatever_inductor_compiles_in(self):
+        case = "/c/case-121/inductor-cache"
+        for inside in (case, case + "/tmpt_5rc57q", case + "/tmp5ftc6pau/a3",
+                       "/c/case-121/probe-3/inductor-cache/tmpx",
+                       "/c/case-121/probe-3/probe-0/inductor-cache",
+                       "/c/case-121/sanitized/cache"):
+            self.assertEqual(inject.case_folder(inside), "/c/case-121")
+        self.assertNotEqual(inject.case_folder("/c/case-12/inductor-cache"), "/c/case-121")
+        for inside in ("/o/inductor-cache/tmpa", "/o/probe/probe-2/inductor-cache"):
+            self.assertEqual(inject.case_folder(inside), "/o")
+
+    def test_only_a_cases_first_bug_fires_in_its_recompiles_and_reruns(self):
+        # A recompile in a fresh temporary folder and a probe's rerun, in this process or in
+        # another (a crash's rerun starts a new worker), are still the case.
+        os.environ.pop(inject.EXCLUSIVE_ENV, None)
+        first, second = bug("flex-half-first-row"), bug("flex-scale-out")
+        with tempfile.TemporaryDirectory() as scratch:
+            case = os.path.join(scratch, "case-121")
+            os.makedirs(case)
+            inject.reset()
+            context = {"case": "s1-121", "index": 121, "cache_dir": case + "/inductor-cache/tmpa"}
+            self.assertTrue(inject._may_fire(first, context))
+            inject.reset()  # what a new process knows
+            for later in (case + "/inductor-cache/tmpb", case + "/probe-0/inductor-cache/tmpc"):
+                self.assertFalse(inject._may_fire(second, dict(context, cache_dir=later)))
+                self.assertTrue(inject._may_fire(first, dict(context, cache_dir=later)))
+            other = os.path.join(scratch, "case-122", "inductor-cache")
+            self.assertTrue(inject._may_fire(second, dict(context, cache_dir=other)))
+        inject.reset()
+
 
 # Runs in a fresh venv python with bench/injected_bugs on PYTHONPATH, as the campaign's workers do.
 COMPILING = r"""
