@@ -3,6 +3,7 @@
 #include "cli/case_input.h"
 #include "cli/run_case_command.h"
 #include "corpus/case.h"
+#include "corpus/finding_kinds.h"
 #include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
 #include "fuzzer/campaign/case_pipeline.h"
@@ -52,9 +53,13 @@ std::size_t Lines(const std::string &text) {
 // A failure that lives in one TU (a compile error, a static finding): after the case, the
 // source is reduced too.
 bool IsSourceFailure(const std::string &signature) {
-  return signature.starts_with("compile-error|") ||
-         signature.starts_with("conflicting-declaration|") ||
-         signature.starts_with("analysis-error|");
+  const auto *row = corpus::RowOfSignature(signature);
+  return row && row->in_one_tu;
+}
+
+bool IsKind(const std::string &signature, corpus::FindingKind kind) {
+  const auto *row = corpus::RowOfSignature(signature);
+  return row && row->kind == kind;
 }
 
 // The reduced case runs once more under capture; the TU it fails on goes to the source reducer
@@ -70,7 +75,7 @@ int ReduceFailingSource(const ReduceOptions &options, const fs::path &out_dir,
                   .command_line = options.command_line},
                  paths, out);
   const auto commands = corpus::ReadCommandsFile(run_dir / "commands.json");
-  const bool compile_error = signature.starts_with("compile-error|");
+  const bool compile_error = IsKind(signature, corpus::FindingKind::kCompileError);
   for (const auto &command : commands) {
     if (command.sources.size() != 1 || (compile_error && command.exit_code == 0))
       continue;
@@ -434,7 +439,7 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
       .needs = input.needs,
       .scratch = scratch.path()};
   // A memory error is only seen sanitized; other failures may be reduced sanitized on request.
-  if (!options.sanitize.empty() || input.signature.starts_with("memory-error|"))
+  if (!options.sanitize.empty() || IsKind(input.signature, corpus::FindingKind::kMemoryError))
     reduce.sanitizer = worker::ParseSanitizerOptions(options.sanitize.empty() ? "address,undefined"
                                                                               : options.sanitize,
                                                      options.sanitize_compiler);
@@ -443,7 +448,7 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
   // A crash finding reduced sanitized: what the sanitizer reports of the untouched case is the
   // signature to keep, not the stored crash's (the heap corruption it caused).
   const bool sanitizing_a_crash = reduce.sanitizer && !reduce.signature.empty() &&
-                                  !reduce.signature.starts_with("memory-error|");
+                                  !IsKind(reduce.signature, corpus::FindingKind::kMemoryError);
   if (sanitizing_a_crash)
     reduce.signature.clear();
   // A matrix finding: each candidate's TUs are rebuilt on the finding's compilers, loaded and

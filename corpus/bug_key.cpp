@@ -1,5 +1,7 @@
 #include "corpus/bug_key.h"
 
+#include "corpus/finding_kinds.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -241,22 +243,7 @@ std::string Demangle(const std::string &symbol) {
   return status == 0 && demangled ? std::string(demangled.get()) : symbol;
 }
 
-std::string_view DetectorOf(FindingKind kind) {
-  switch (kind) {
-  case FindingKind::kConflictingDeclaration:
-  case FindingKind::kShadowing:
-  case FindingKind::kAnalysisError:
-    return "check";
-  case FindingKind::kCompilerDivergence:
-  case FindingKind::kLoadError:
-  case FindingKind::kRuntimeDivergence:
-    return "matrix";
-  case FindingKind::kMemoryError:
-    return "sanitizer";
-  default:
-    return "worker";
-  }
-}
+std::string_view DetectorOf(FindingKind kind) { return DetectorName(RowOf(kind).detector); }
 
 std::string BugKey(const Finding &finding) {
   const std::string kind(KindName(finding.kind));

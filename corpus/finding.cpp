@@ -1,6 +1,7 @@
 #include "corpus/finding.h"
 
 #include "corpus/field_reader.h"
+#include "corpus/finding_kinds.h"
 #include "support/sha256.h"
 
 #include <fmt/format.h>
@@ -10,25 +11,6 @@
 
 namespace corpus {
 namespace {
-
-struct KindEntry {
-  FindingKind kind;
-  std::string_view name;
-};
-constexpr std::array kKinds = {
-    KindEntry{FindingKind::kWrongResult, "wrong-result"},
-    KindEntry{FindingKind::kException, "exception"},
-    KindEntry{FindingKind::kCompileError, "compile-error"},
-    KindEntry{FindingKind::kCrash, "crash"},
-    KindEntry{FindingKind::kTimeout, "timeout"},
-    KindEntry{FindingKind::kConflictingDeclaration, "conflicting-declaration"},
-    KindEntry{FindingKind::kShadowing, "shadowing"},
-    KindEntry{FindingKind::kAnalysisError, "analysis-error"},
-    KindEntry{FindingKind::kCompilerDivergence, "compiler-divergence"},
-    KindEntry{FindingKind::kLoadError, "load-error"},
-    KindEntry{FindingKind::kRuntimeDivergence, "runtime-divergence"},
-    KindEntry{FindingKind::kMemoryError, "memory-error"},
-};
 
 struct StatusEntry {
   CaseStatus status;
@@ -41,39 +23,14 @@ constexpr std::array kStatuses = {
     StatusEntry{CaseStatus::kInvalidCase, "invalid-case"},
 };
 
-struct KindFacts {
-  std::string_view kind;
-  std::vector<std::string_view> facts;
-};
-
-const std::vector<KindFacts> &KindFactTable() {
-  static const std::vector<KindFacts> table = {
-      {"wrong-result",
-       {"api", "fields", "problems", "how", "where", "template", "wrapper", "shapes", "needs"}},
-      {"exception", {"api", "type", "message", "frame"}},
-      {"compile-error", {"family", "message", "option"}},
-      {"crash", {"api", "signal", "abort", "protocol", "template", "wrapper", "shapes", "needs"}},
-      {"timeout", {"api", "template", "wrapper", "shapes", "needs"}},
-      {"conflicting-declaration", {"check", "name", "type", "previous_type", "kernel"}},
-      {"shadowing", {"check", "name", "type", "previous_type", "kernel"}},
-      {"analysis-error",
-       {"check", "diagnostic", "origin", "name", "type", "previous_type", "kernel"}},
-      {"compiler-divergence", {"built", "failed", "crashed", "error"}},
-      {"load-error", {"compiler", "symbol"}},
-      {"runtime-divergence", {"same", "differs", "how", "dtype", "kernel"}},
-      {"memory-error", {"error", "access", "kernel", "statement"}},
-      {"missing-symbol", {"symbol"}},
-  };
-  return table;
-}
-
 } // namespace
 
 const std::vector<std::string_view> *FactsOfKind(std::string_view kind_name) {
-  for (const auto &entry : KindFactTable())
-    if (entry.kind == kind_name)
-      return &entry.facts;
-  return nullptr;
+  if (const auto *row = RowOfName(kind_name))
+    return &row->facts;
+  // Not a finding's kind, a bug key's: an undefined symbol, whoever saw it (bug_key.h).
+  static const std::vector<std::string_view> missing_symbol = {"symbol"};
+  return kind_name == "missing-symbol" ? &missing_symbol : nullptr;
 }
 
 std::string NormaliseFact(const std::string &key, const std::string &value) {
@@ -88,25 +45,19 @@ std::string NormaliseFact(const std::string &key, const std::string &value) {
   return value;
 }
 
-std::string_view KindName(FindingKind kind) {
-  for (const auto &entry : kKinds)
-    if (entry.kind == kind)
-      return entry.name;
-  return "unknown";
-}
+std::string_view KindName(FindingKind kind) { return RowOf(kind).name; }
 
 std::optional<FindingKind> KindFromName(std::string_view name) {
-  for (const auto &entry : kKinds)
-    if (entry.name == name)
-      return entry.kind;
+  if (const auto *row = RowOfName(name))
+    return row->kind;
   return std::nullopt;
 }
 
 const std::vector<FindingKind> &AllFindingKinds() {
   static const std::vector<FindingKind> all = [] {
     std::vector<FindingKind> kinds;
-    for (const auto &entry : kKinds)
-      kinds.push_back(entry.kind);
+    for (const auto &row : FindingKindRows())
+      kinds.push_back(row.kind);
     return kinds;
   }();
   return all;

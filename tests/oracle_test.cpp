@@ -2,6 +2,7 @@
 // every oracle caught by the worker and by the emitted Python script alike, broken cases told
 // apart from findings, expected exceptions, and generated cases of every API with their scripts.
 #include "binary_runner.h"
+#include "corpus/case.h"
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/repro_script.h"
@@ -377,6 +378,30 @@ TEST(WrongResultKey, SaysHowWhereWhichPathAndWhatItNeedsAndMatchesItsOwnKnownIss
       << signature;
   EXPECT_FALSE(planted.contains("probe"));
   EXPECT_NE(injected.out.find("known issue: none matches"), std::string::npos) << injected.out;
+
+  // The same miscompile under cpp.threads=1, where the real scratch overflow kills the worker
+  // first: the probe's rerun with Inductor's thread count shows the wrong result the crash hid.
+  const auto hidden = fuzzer::testing::RunInductorFuzz(
+      {"run-case",
+       (kSourceDir / "bench/injected_bugs/cases/flex-decode-offset-behind-a-crash.json").string(),
+       "--out", (scratch / "hidden").string()},
+      std::chrono::seconds(900),
+      {{"PYTHONPATH", (kSourceDir / "bench/injected_bugs").string()},
+       {"INDUCTOR_FUZZ_INJECT", "flex-decode-offset"},
+       {"OMP_NUM_THREADS", "2"}});
+  ASSERT_EQ(hidden.exit_code, 1) << hidden.out << hidden.err;
+  const auto crashed = nlohmann::json::parse(std::ifstream(scratch / "hidden" / "result.json"));
+  EXPECT_EQ(crashed["kind"], "crash") << crashed.dump(2);
+  ASSERT_TRUE(crashed.contains("revealed")) << crashed.dump(2);
+  EXPECT_EQ(crashed["revealed"]["setting_put_back"], "cpp.threads=1");
+  const std::string shown = crashed["revealed"]["signature"];
+  EXPECT_NE(shown.find("wrong-result|"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("|how=offset|where=everywhere|template=flex-decoding|"), std::string::npos)
+      << shown;
+  EXPECT_NE(hidden.out.find("the crash hid another failure"), std::string::npos) << hidden.out;
+  // Its case is the rerun's: Inductor's own thread count.
+  const auto revealed_case = corpus::LoadCaseFile(crashed["revealed"]["case"].get<std::string>());
+  EXPECT_TRUE(revealed_case.inductor.defaulted.contains("cpp.threads"));
   std::filesystem::remove_all(scratch);
 }
 

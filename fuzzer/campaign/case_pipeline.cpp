@@ -1,5 +1,6 @@
 #include "fuzzer/campaign/case_pipeline.h"
 
+#include "corpus/finding_kinds.h"
 #include "corpus/run_record.h"
 #include "fuzzer/matrix/build_cache.h"
 #include "fuzzer/matrix/compiler_matrix.h"
@@ -21,8 +22,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 bool IsMatrixKind(corpus::FindingKind kind) {
-  return kind == corpus::FindingKind::kCompilerDivergence ||
-         kind == corpus::FindingKind::kLoadError || kind == corpus::FindingKind::kRuntimeDivergence;
+  return corpus::RowOf(kind).detector == corpus::Detector::kMatrix;
 }
 
 std::vector<matrix::Compiler> MatrixCompilersOf(const std::vector<std::string> &names,

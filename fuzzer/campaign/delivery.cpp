@@ -2,6 +2,7 @@
 
 #include "corpus/bug_key.h"
 #include "corpus/bugs.h"
+#include "corpus/finding_kinds.h"
 #include "fuzzer/campaign/issue_draft.h"
 #include "fuzzer/worker/standalone_run.h"
 #include "support/child_process.h"
@@ -25,26 +26,9 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// The worker's own failures first: a person reproduces those with one script.
-int Preference(corpus::FindingKind kind) {
-  switch (kind) {
-  case corpus::FindingKind::kException:
-  case corpus::FindingKind::kWrongResult:
-  case corpus::FindingKind::kCompileError:
-    return 0;
-  case corpus::FindingKind::kCrash:
-  case corpus::FindingKind::kTimeout:
-    return 1;
-  case corpus::FindingKind::kMemoryError:
-    return 2;
-  case corpus::FindingKind::kCompilerDivergence:
-  case corpus::FindingKind::kRuntimeDivergence:
-  case corpus::FindingKind::kLoadError:
-    return 4;
-  default:
-    return 3; // check's findings: the case reducer runs check on each candidate's TUs
-  }
-}
+// The worker's own failures first (a person reproduces those with one script), the matrix's
+// last: the kind's row says (corpus/finding_kinds.h).
+int Preference(corpus::FindingKind kind) { return corpus::RowOf(kind).delivery_order; }
 
 std::uint64_t SmallestCaseSize(const corpus::StoredFinding &finding) {
   std::uint64_t smallest = UINT64_MAX;

@@ -1,6 +1,7 @@
 #include "fuzzer/campaign/issue_draft.h"
 
 #include "corpus/case.h"
+#include "corpus/finding_kinds.h"
 #include "support/errors.h"
 #include "support/text_file.h"
 
@@ -62,18 +63,9 @@ std::string Headline(const std::string &output, const std::string &kind) {
 }
 
 std::string Expected(const std::string &kind, const std::string &api) {
-  if (kind == "wrong-result")
-    return fmt::format("`torch.compile({})` gives the result eager `{}` gives (the repro compares "
-                       "them with `torch.testing.assert_close`).",
-                       api, api);
-  if (kind == "compile-error")
-    return "the C++ Inductor generates compiles, and the compiled call returns what eager does.";
-  if (kind == "timeout")
-    return "the call ends, as eager does.";
-  if (kind == "compiler-divergence" || kind == "runtime-divergence" || kind == "load-error")
-    return "the kernel Inductor generates builds, loads and gives the same values with every "
-           "supported compiler.";
-  return fmt::format("`torch.compile({})` runs and returns what eager `{}` returns.", api, api);
+  const auto *row = corpus::RowOfName(kind);
+  return corpus::ExpectedBehaviour(row ? *row : corpus::RowOf(corpus::FindingKind::kException),
+                                   api);
 }
 
 std::string Versions(const json &env) {

@@ -1,5 +1,6 @@
 #include "fuzzer/campaign/probe.h"
 
+#include "corpus/finding_kinds.h"
 #include "corpus/knobs.h"
 
 #include <fmt/format.h>
@@ -32,9 +33,7 @@ std::string KnobValueName(const corpus::KnobSpec &knob, const corpus::InductorKn
 
 } // namespace
 
-bool IsProbedKind(corpus::FindingKind kind) {
-  return kind == corpus::FindingKind::kWrongResult || kind == corpus::FindingKind::kCrash;
-}
+bool IsProbedKind(corpus::FindingKind kind) { return corpus::RowOf(kind).probed; }
 
 std::vector<ProbeSetting> ProbeSettings(const corpus::Case &c) {
   std::vector<ProbeSetting> settings;

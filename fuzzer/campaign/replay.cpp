@@ -3,6 +3,7 @@
 #include "corpus/bug_key.h"
 #include "corpus/bugs.h"
 
+#include "corpus/finding_kinds.h"
 #include "fuzzer/campaign/case_pipeline.h"
 #include "fuzzer/matrix/build_cache.h"
 #include "fuzzer/worker/case_runner.h"
@@ -36,8 +37,7 @@ std::string_view ReplayVerdictName(ReplayVerdict verdict) {
 namespace {
 
 bool IsStatic(corpus::FindingKind kind) {
-  return kind == corpus::FindingKind::kConflictingDeclaration ||
-         kind == corpus::FindingKind::kAnalysisError || kind == corpus::FindingKind::kShadowing;
+  return corpus::RowOf(kind).detector == corpus::Detector::kCheck;
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "reducers/case/case_reducer.h"
 
 #include "corpus/finding.h"
+#include "corpus/finding_kinds.h"
 #include "fuzzer/campaign/probe.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/sanitizer_worker.h"
@@ -290,8 +291,8 @@ private:
       throw fuzzer::support::InputError(
           "the case does not fail on this torch: nothing to reduce (try `inductor-fuzz "
           "run-case` on it)");
-    const bool flaky_kind = first.starts_with("crash|") || first.starts_with("timeout|") ||
-                            first.starts_with("memory-error|");
+    const auto *row = corpus::RowOfSignature(first);
+    const bool flaky_kind = row && row->flaky;
     result_.confirm_runs = options_.confirm ? options_.confirm : (flaky_kind ? 3 : 1);
     // A memory bug shows as a segfault one run and a glibc abort the next: without a signature
     // to keep, the one seen most often (the first among equals) is kept.
