@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
                                      "-isystem", parsers::OmpIncludeDirectory()};
     cold.insert(cold.end(), unit.args.begin(), unit.args.end());
     cold.push_back(unit.source.string());
-    const auto cold_run = fuzzer::support::RunCommand(cold, {}, std::chrono::minutes(5));
+    const auto cold_run = support::RunCommand(cold, {}, std::chrono::minutes(5));
     const auto warm = analyzer.Analyze({.path = unit.source, .clang_args = unit.args});
     cold_total += cold_run.seconds;
     warm_total += warm.seconds;

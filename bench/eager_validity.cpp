@@ -16,7 +16,7 @@
 int main(int argc, char **argv) {
   const std::uint64_t first = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1;
   const std::uint64_t last = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000;
-  const auto paths = fuzzer::support::LocateToolPaths(std::nullopt);
+  const auto paths = support::LocateToolPaths(std::nullopt);
   const auto scratch = std::filesystem::temp_directory_path() /
                        fmt::format("inductor-fuzz-bench-validity-{}", ::getpid());
   fuzzer::worker::Worker worker({.worker_executable = paths.worker_executable,

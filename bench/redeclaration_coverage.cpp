@@ -50,7 +50,7 @@ Lines PlainClangErrorLines(const bench::FixtureUnit &unit) {
       "-Wno-unknown-pragmas", "-isystem",      parsers::OmpIncludeDirectory()};
   argv.insert(argv.end(), unit.args.begin(), unit.args.end());
   argv.push_back(unit.source.string());
-  const auto run = fuzzer::support::RunCommand(argv, {}, std::chrono::minutes(5), 16 << 20);
+  const auto run = support::RunCommand(argv, {}, std::chrono::minutes(5), 16 << 20);
   Lines lines;
   for (const auto &diagnostic :
        parsers::ParseCompilerText(run.output, parsers::CompilerFamily::kClang))

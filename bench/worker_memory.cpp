@@ -14,7 +14,7 @@
 
 int main(int argc, char **argv) {
   const int count = argc > 1 ? std::atoi(argv[1]) : 20;
-  const auto paths = fuzzer::support::LocateToolPaths(std::nullopt);
+  const auto paths = support::LocateToolPaths(std::nullopt);
   const auto scratch = std::filesystem::temp_directory_path() /
                        fmt::format("inductor-fuzz-bench-memory-{}", ::getpid());
   fuzzer::worker::Worker worker({.worker_executable = paths.worker_executable,

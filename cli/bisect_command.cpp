@@ -20,7 +20,7 @@
 #include <iostream>
 #include <ranges>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -66,13 +66,14 @@ int BisectCommand(const BisectOptions &options, const support::ToolPaths &paths,
                                ", "));
   for (const auto &release : releases) {
     const fs::path dir = scratch / release.torch_version;
-    worker::Worker worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
-                                                .venv = release.venv,
-                                                .scratch_dir = dir / "worker",
-                                                .log_file = dir / "worker.log"});
+    fuzzer::worker::Worker worker(
+        fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
+                                      .venv = release.venv,
+                                      .scratch_dir = dir / "worker",
+                                      .log_file = dir / "worker.log"});
     const auto outcome =
-        worker::RunCaseOnWorker(worker, input.c, dir / "inductor-cache",
-                                std::chrono::seconds(options.case_timeout_seconds));
+        fuzzer::worker::RunCaseOnWorker(worker, input.c, dir / "inductor-cache",
+                                        std::chrono::seconds(options.case_timeout_seconds));
     worker.Shutdown();
     outcomes.push_back(
         {release, std::string(outcome.Status()),
@@ -147,4 +148,4 @@ int BisectCommand(const BisectOptions &options, const support::ToolPaths &paths,
   return first_failing ? support::kExitFindings : support::kExitNothingFound;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

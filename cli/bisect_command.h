@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct BisectOptions {
   std::filesystem::path input;    // a case file or a finding's folder
@@ -23,4 +23,4 @@ struct BisectOptions {
 // fails with it, 0 when none does, 2 when the tool could not run.
 int BisectCommand(const BisectOptions &options, const support::ToolPaths &paths, std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -15,7 +15,7 @@
 #include <ostream>
 #include <set>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -74,9 +74,9 @@ std::vector<std::string> ProgramArguments(const std::vector<std::string> &progra
 // The worker's Python package as files, for a python the driver does not embed.
 fs::path WritePackage(const fs::path &out_dir) {
   const fs::path root = out_dir / kPackageDir;
-  const fs::path package = root / std::string(worker::kWorkerPackage);
+  const fs::path package = root / std::string(fuzzer::worker::kWorkerPackage);
   fs::create_directories(package);
-  for (const auto &module : worker::WorkerPythonModules()) {
+  for (const auto &module : fuzzer::worker::WorkerPythonModules()) {
     const std::string name(module.name);
     const std::string file =
         module.is_package ? "__init__.py" : name.substr(name.rfind('.') + 1) + ".py";
@@ -176,4 +176,4 @@ int CaptureCommand(const CaptureOptions &options, const support::ToolPaths &path
   return status.Succeeded() && !timed_out ? support::kExitNothingFound : support::kExitFindings;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

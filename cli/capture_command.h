@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct CaptureOptions {
   std::filesystem::path out_dir;
@@ -25,4 +25,4 @@ struct CaptureOptions {
 int CaptureCommand(const CaptureOptions &options, const support::ToolPaths &paths,
                    std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace fuzzer::cli {
+namespace cli {
 
 namespace fs = std::filesystem;
 
@@ -29,7 +29,7 @@ CaseInput ReadCaseOrFinding(const fs::path &input) {
           stored.finding.kind,
           stored.id,
           stored.smallest,
-          campaign::ProbedNeeds(stored.finding)};
+          fuzzer::campaign::ProbedNeeds(stored.finding)};
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 // What `reduce` and `bisect` take: a case file, or a corpus finding's folder (its smallest case
 // and its signature).
@@ -26,4 +26,4 @@ struct CaseInput {
 // Throws InputError for a folder that is not a finding's, CaseError for a bad case file.
 CaseInput ReadCaseOrFinding(const std::filesystem::path &input);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -21,7 +21,7 @@
 #include <set>
 #include <unistd.h>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 using nlohmann::json;
@@ -103,7 +103,7 @@ json Sarif(const std::vector<parsers::Conflict> &findings) {
 
 // A TU our Clang accepts but a gcc of the matrix rejects: gcc's own JSON diagnostics, its
 // declaration conflicts classified with the checks Clang's would have fed.
-std::vector<parsers::Conflict> GccConflicts(const matrix::TuBuild &build,
+std::vector<parsers::Conflict> GccConflicts(const fuzzer::matrix::TuBuild &build,
                                             const parsers::TranslationUnitReport &report) {
   std::vector<std::string> argv = build.argv;
   argv.insert(argv.begin() + 1, {"-fsyntax-only", "-fdiagnostics-format=json"});
@@ -204,9 +204,10 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
   // With --compilers, every file is also built on each compiler with its own command.
   json divergences = json::array();
   if (!options.compilers.empty()) {
-    std::vector<matrix::CapturedTu> tus;
+    std::vector<fuzzer::matrix::CapturedTu> tus;
     for (const auto &file : options.files) {
-      matrix::CapturedTu tu{.label = file.string(), .source = std::filesystem::absolute(file)};
+      fuzzer::matrix::CapturedTu tu{.label = file.string(),
+                                    .source = std::filesystem::absolute(file)};
       const auto canonical = std::filesystem::weakly_canonical(file).string();
       for (const auto &candidate : commands)
         if (candidate.source_paths.contains(canonical))
@@ -219,9 +220,10 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
       tus.push_back(std::move(tu));
     }
     const support::ScratchDir scratch("check");
-    const auto matrix = matrix::BuildMatrix(
+    const auto matrix = fuzzer::matrix::BuildMatrix(
         tus,
-        {.compilers = matrix::DiscoverCompilers(options.compilers), .work_dir = scratch.path()},
+        {.compilers = fuzzer::matrix::DiscoverCompilers(options.compilers),
+         .work_dir = scratch.path()},
         {});
     for (std::size_t i = 0; i < matrix.size(); ++i) {
       if (HasError(reports[i]))
@@ -234,7 +236,7 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
         }
     }
     for (const auto &row : matrix)
-      if (auto finding = matrix::DivergenceFinding(row)) {
+      if (auto finding = fuzzer::matrix::DivergenceFinding(row)) {
         json divergence = finding->detail;
         divergence["kind"] = corpus::KindName(finding->kind);
         divergence["signature"] = corpus::Signature(*finding);
@@ -308,4 +310,4 @@ std::filesystem::path DefaultPrefixCacheDir() {
   return std::filesystem::temp_directory_path() / "inductor-fuzz-prefixes";
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

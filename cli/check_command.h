@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct CheckOptions {
   std::vector<std::filesystem::path> files;
@@ -31,4 +31,4 @@ int CheckCommand(const CheckOptions &options, const support::ToolPaths &paths, s
 // Where `check` and `reduce` keep precompiled prefixes: $XDG_CACHE_HOME or ~/.cache.
 std::filesystem::path DefaultPrefixCacheDir();
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -29,7 +29,7 @@
 #include <iostream>
 #include <map>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 constexpr int kExitCannotRun = 2;
@@ -98,7 +98,7 @@ int RunCommandLine(int argc, char **argv) {
   corpus_command->add_option("--known-issues", corpus_options.known_issues,
                              "report: known issues (default: the project's)");
 
-  campaign::ReplayOptions replay{.corpus = "fuzz-corpus"};
+  fuzzer::campaign::ReplayOptions replay{.corpus = "fuzz-corpus"};
   long replay_timeout = 600;
   auto *replay_command = app.add_subcommand(
       "replay", "Fix verification: rerun every stored finding's smallest case on today's torch "
@@ -467,18 +467,18 @@ int RunCommandLine(int argc, char **argv) {
             replay.corpus.string()));
       replay.case_timeout = std::chrono::seconds(replay_timeout);
       std::size_t failing = 0;
-      const auto results = campaign::ReplayCorpus(replay, paths, [&](const auto &result) {
-        failing += result.verdict == campaign::ReplayVerdict::kStillFailing ||
-                   result.verdict == campaign::ReplayVerdict::kFailingDifferently;
+      const auto results = fuzzer::campaign::ReplayCorpus(replay, paths, [&](const auto &result) {
+        failing += result.verdict == fuzzer::campaign::ReplayVerdict::kStillFailing ||
+                   result.verdict == fuzzer::campaign::ReplayVerdict::kFailingDifferently;
         std::cout << fmt::format("{:<20} {} ({})  {}\n",
-                                 campaign::ReplayVerdictName(result.verdict), result.id, result.bug,
-                                 result.now);
+                                 fuzzer::campaign::ReplayVerdictName(result.verdict), result.id,
+                                 result.bug, result.now);
       });
       // A bug still fails when any of its signatures' cases still fails the same way.
       std::map<std::string, bool> bugs;
       for (const auto &result : results)
         bugs[result.bug] =
-            bugs[result.bug] || result.verdict == campaign::ReplayVerdict::kStillFailing;
+            bugs[result.bug] || result.verdict == fuzzer::campaign::ReplayVerdict::kStillFailing;
       std::size_t bugs_failing = 0;
       for (const auto &[bug, still] : bugs) {
         bugs_failing += still;
@@ -495,7 +495,7 @@ int RunCommandLine(int argc, char **argv) {
       if (std::filesystem::exists(known_file)) {
         auto known = corpus::ReadKnownIssues(known_file);
         const std::string torch = support::InstalledTorchVersion(paths.venv);
-        const auto fixed = campaign::MarkFixedKnownIssues(
+        const auto fixed = fuzzer::campaign::MarkFixedKnownIssues(
             results, corpus::FindingStore(replay.corpus).List(), torch, known);
         if (!fixed.empty()) {
           corpus::WriteKnownIssues(known_file, known);
@@ -571,4 +571,4 @@ int RunCommandLine(int argc, char **argv) {
   return kExitCannotRun;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -16,7 +16,7 @@
 #include <map>
 #include <set>
 
-namespace fuzzer::cli {
+namespace cli {
 
 using nlohmann::json;
 
@@ -50,7 +50,7 @@ GroupByOption(const corpus::CompareRecord &record,
   std::map<std::string, std::set<std::string>> tus;
   for (const auto &row : record.rows)
     for (const auto &warning : row.candidate.*warnings)
-      tus[matrix::WarningIdentity::FromKey(warning).option].insert(row.tu);
+      tus[fuzzer::matrix::WarningIdentity::FromKey(warning).option].insert(row.tu);
   std::vector<std::pair<std::string, std::set<std::string>>> groups(tus.begin(), tus.end());
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto &a, const auto &b) { return a.second.size() > b.second.size(); });
@@ -61,8 +61,8 @@ GroupByOption(const corpus::CompareRecord &record,
 
 // What a team reads first: what broke (regressions, load regressions, runtime differences),
 // then the new warnings by kind, then what the known-warnings file explained, then the cost.
-std::string LeadingSummary(const corpus::CompareRecord &record, const matrix::KnownWarnings &known,
-                           bool show_known) {
+std::string LeadingSummary(const corpus::CompareRecord &record,
+                           const fuzzer::matrix::KnownWarnings &known, bool show_known) {
   std::string text;
   std::size_t broken = 0;
   for (const auto &row : record.rows) {
@@ -102,7 +102,7 @@ std::string LeadingSummary(const corpus::CompareRecord &record, const matrix::Kn
                         show_known ? "" : "; --show-known-warnings lists them");
     if (show_known)
       for (const auto &[warning, in] : explained) {
-        const matrix::KnownWarning *entry = known.Match(record.candidate.name, warning);
+        const fuzzer::matrix::KnownWarning *entry = known.Match(record.candidate.name, warning);
         text += fmt::format("  known {}: {} TU(s): {}\n", warning, in.size(),
                             entry ? entry->reason : "");
       }
@@ -121,30 +121,33 @@ std::string LeadingSummary(const corpus::CompareRecord &record, const matrix::Kn
 
 int CompareCommand(const CompareOptions &options, const support::ToolPaths &paths,
                    std::ostream &out) {
-  const matrix::KnownWarnings known = options.known_warnings
-                                          ? matrix::KnownWarnings::Read(*options.known_warnings)
-                                          : matrix::KnownWarnings::CheckedIn();
-  const auto baseline = matrix::DescribeCompiler(options.baseline);
-  const auto candidate = matrix::DescribeCompiler(options.candidate);
+  const fuzzer::matrix::KnownWarnings known =
+      options.known_warnings ? fuzzer::matrix::KnownWarnings::Read(*options.known_warnings)
+                             : fuzzer::matrix::KnownWarnings::CheckedIn();
+  const auto baseline = fuzzer::matrix::DescribeCompiler(options.baseline);
+  const auto candidate = fuzzer::matrix::DescribeCompiler(options.candidate);
   const support::ScratchDir scratch("compare");
   const auto folders = CaptureCases(options.corpus, paths, scratch.path());
-  const auto tus = matrix::LoadCapturedTus(folders);
+  const auto tus = fuzzer::matrix::LoadCapturedTus(folders);
   if (tus.empty())
     throw support::InputError("the corpus holds no captured TU and no case file");
-  const matrix::Progress progress = [](const std::string &line) { std::cerr << line << "\n"; };
-  auto matrix = matrix::BuildMatrix(tus,
-                                    {.compilers = {baseline, candidate},
-                                     .jobs = options.jobs,
-                                     .timeout = std::chrono::seconds(options.timeout_seconds),
-                                     .work_dir = scratch / "objects",
-                                     .kernel_probes = options.kernel_probes},
-                                    progress);
+  const fuzzer::matrix::Progress progress = [](const std::string &line) {
+    std::cerr << line << "\n";
+  };
+  auto matrix =
+      fuzzer::matrix::BuildMatrix(tus,
+                                  {.compilers = {baseline, candidate},
+                                   .jobs = options.jobs,
+                                   .timeout = std::chrono::seconds(options.timeout_seconds),
+                                   .work_dir = scratch / "objects",
+                                   .kernel_probes = options.kernel_probes},
+                                  progress);
   json provenance;
   {
-    worker::Worker worker = MakeWorker(paths, scratch.path());
+    fuzzer::worker::Worker worker = MakeWorker(paths, scratch.path());
     provenance = Provenance(options.command_line, worker.Ready(), {baseline, candidate});
-    matrix::CheckLoads(matrix, worker);
-    matrix::ReplayRecordedCalls(matrix, worker, {}, progress);
+    fuzzer::matrix::CheckLoads(matrix, worker);
+    fuzzer::matrix::ReplayRecordedCalls(matrix, worker, {}, progress);
   }
 
   corpus::CompareRecord record{.provenance = provenance,
@@ -152,7 +155,7 @@ int CompareCommand(const CompareOptions &options, const support::ToolPaths &path
                                .candidate = {candidate.name, candidate.version},
                                .rows = {}};
   for (const auto &row : matrix)
-    record.rows.push_back(matrix::CompareBuilds(row, known));
+    record.rows.push_back(fuzzer::matrix::CompareBuilds(row, known));
   const auto counts = record.Counts();
   const int regressions = record.Regressions();
 
@@ -208,4 +211,4 @@ int CompareCommand(const CompareOptions &options, const support::ToolPaths &path
   return regressions ? 1 : 0;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

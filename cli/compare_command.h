@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct CompareOptions {
   std::string baseline;
@@ -29,10 +29,10 @@ struct CompareOptions {
 // load or a recorded kernel call that the baseline passes and the candidate does not).
 // The summary `compare` leads with (stdout and compare.md): what broke, new warnings by kind,
 // the known ones, compile-time and object-size deltas as median and worst.
-std::string LeadingSummary(const corpus::CompareRecord &record, const matrix::KnownWarnings &known,
-                           bool show_known);
+std::string LeadingSummary(const corpus::CompareRecord &record,
+                           const fuzzer::matrix::KnownWarnings &known, bool show_known);
 
 int CompareCommand(const CompareOptions &options, const support::ToolPaths &paths,
                    std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -17,10 +17,10 @@
 #include <iostream>
 #include <map>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
-using campaign::ReleaseVerdict;
+using fuzzer::campaign::ReleaseVerdict;
 using nlohmann::json;
 
 // A .json file is a case when it says what API it runs; other JSON (reports, records) in a
@@ -31,8 +31,8 @@ bool LooksLikeCase(const std::filesystem::path &file) {
   return document.is_object() && (document.contains("api") || document.contains("mask_mod"));
 }
 
-std::vector<campaign::ReleaseCase> CollectCases(const CompareReleasesOptions &options) {
-  std::vector<campaign::ReleaseCase> cases;
+std::vector<fuzzer::campaign::ReleaseCase> CollectCases(const CompareReleasesOptions &options) {
+  std::vector<fuzzer::campaign::ReleaseCase> cases;
   for (const auto &entry : options.corpus) {
     if (!std::filesystem::exists(entry))
       throw support::InputError(fmt::format("corpus {} does not exist", entry.string()));
@@ -49,17 +49,18 @@ std::vector<campaign::ReleaseCase> CollectCases(const CompareReleasesOptions &op
       cases.push_back({corpus::LoadCaseFile(file), file.string()});
   }
   if (options.cases) {
-    const auto policy = generate::GenerationPolicy::Default();
+    const auto policy = fuzzer::generate::GenerationPolicy::Default();
     for (std::uint64_t i = 0; i < *options.cases; ++i)
-      cases.push_back({generate::GenerateCase({options.seed, i, options.command_line}, policy).c,
-                       fmt::format("gen --seed {} case {}", options.seed, i)});
+      cases.push_back(
+          {fuzzer::generate::GenerateCase({options.seed, i, options.command_line}, policy).c,
+           fmt::format("gen --seed {} case {}", options.seed, i)});
   }
   if (cases.empty())
     throw support::InputError("no case to compare: pass --corpus DIR (case files) or --cases N");
   return cases;
 }
 
-std::string Codegen(const matrix::CodegenDelta &codegen) {
+std::string Codegen(const fuzzer::matrix::CodegenDelta &codegen) {
   if (codegen.Same())
     return "same";
   std::string text =
@@ -72,14 +73,14 @@ std::string Codegen(const matrix::CodegenDelta &codegen) {
   return text;
 }
 
-std::string Outcome(const campaign::ReleaseRun &run) {
+std::string Outcome(const fuzzer::campaign::ReleaseRun &run) {
   if (run.Failed())
     return run.signature;
   return run.Invalid() ? "invalid-case: " + run.summary : run.status;
 }
 
 // The line a regression, a fix or a changed failure gets above the table.
-std::string NotableLine(const campaign::ReleaseComparison &row) {
+std::string NotableLine(const fuzzer::campaign::ReleaseComparison &row) {
   switch (row.verdict) {
   case ReleaseVerdict::kRegressed:
     return fmt::format("REGRESSED {} ({}): passes on {}, fails on {}: {}\n", row.case_name,
@@ -118,27 +119,27 @@ int CompareReleasesCommand(const CompareReleasesOptions &options, const support:
                            baseline.torch_version, baseline.venv.string(), candidate.torch_version,
                            candidate.venv.string());
   const auto started = std::chrono::steady_clock::now();
-  const auto rows = campaign::CompareReleases(
+  const auto rows = fuzzer::campaign::CompareReleases(
       cases,
       {.baseline = baseline,
        .candidate = candidate,
        .worker_executable = paths.worker_executable,
        .scratch = scratch.path(),
        .case_timeout = std::chrono::seconds(options.case_timeout_seconds)},
-      [&](std::size_t index, const campaign::ReleaseComparison &row) {
+      [&](std::size_t index, const fuzzer::campaign::ReleaseComparison &row) {
         const double elapsed =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         std::cerr << fmt::format("[{}/{}] {:<24} {:<20} codegen {} ({:.0f} s)\n", index + 1,
                                  cases.size(), Shorten(row.case_name, 24),
-                                 campaign::ReleaseVerdictName(row.verdict), Codegen(row.codegen),
-                                 elapsed);
+                                 fuzzer::campaign::ReleaseVerdictName(row.verdict),
+                                 Codegen(row.codegen), elapsed);
       });
 
   std::map<std::string, std::size_t> counts;
   std::size_t codegen_changed = 0, kernels_changed = 0, regressions = 0;
   std::string notable;
   for (const auto &row : rows) {
-    ++counts[std::string(campaign::ReleaseVerdictName(row.verdict))];
+    ++counts[std::string(fuzzer::campaign::ReleaseVerdictName(row.verdict))];
     codegen_changed += !row.codegen.Same();
     kernels_changed += row.codegen.changed_kernels.size();
     regressions += row.verdict == ReleaseVerdict::kRegressed;
@@ -149,8 +150,8 @@ int CompareReleasesCommand(const CompareReleasesOptions &options, const support:
                              ReleaseVerdict::kFixed, ReleaseVerdict::kFailingDifferently,
                              ReleaseVerdict::kBothFailing, ReleaseVerdict::kNotComparable})
     summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ",
-                           counts[std::string(campaign::ReleaseVerdictName(verdict))],
-                           campaign::ReleaseVerdictName(verdict));
+                           counts[std::string(fuzzer::campaign::ReleaseVerdictName(verdict))],
+                           fuzzer::campaign::ReleaseVerdictName(verdict));
   const std::string headline = fmt::format(
       "compare: torch {} -> torch {}, {} case(s): {}\ncodegen changed in {} case(s), {} "
       "kernel(s) changed\n",
@@ -161,7 +162,7 @@ int CompareReleasesCommand(const CompareReleasesOptions &options, const support:
                      "candidate outcome");
   for (const auto &row : rows)
     out << fmt::format("{:<28} {:<20} {:<34} {}\n", Shorten(row.case_name, 28),
-                       campaign::ReleaseVerdictName(row.verdict), Codegen(row.codegen),
+                       fuzzer::campaign::ReleaseVerdictName(row.verdict), Codegen(row.codegen),
                        Shorten(Outcome(row.candidate), 100));
 
   if (options.report_dir) {
@@ -186,8 +187,8 @@ int CompareReleasesCommand(const CompareReleasesOptions &options, const support:
         "|\n|---|---|---|---|---|\n",
         baseline.torch_version, candidate.torch_version, headline, notable);
     for (const auto &row : rows) {
-      document["cases"].push_back(campaign::ReleaseComparisonToJson(row));
-      const std::string verdict(campaign::ReleaseVerdictName(row.verdict));
+      document["cases"].push_back(fuzzer::campaign::ReleaseComparisonToJson(row));
+      const std::string verdict(fuzzer::campaign::ReleaseVerdictName(row.verdict));
       junit += fmt::format("  <testcase classname=\"compare-torch\" name=\"{}\" time=\"{:.3f}\">",
                            support::EscapeMarkup(row.case_name), row.candidate.seconds);
       if (row.verdict == ReleaseVerdict::kRegressed)
@@ -208,4 +209,4 @@ int CompareReleasesCommand(const CompareReleasesOptions &options, const support:
   return regressions ? 1 : 0;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct CompareReleasesOptions {
   std::string baseline_torch;                // a torch version or a venv folder
@@ -28,4 +28,4 @@ struct CompareReleasesOptions {
 int CompareReleasesCommand(const CompareReleasesOptions &options, const support::ToolPaths &paths,
                            std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -14,7 +14,7 @@
 #include <ostream>
 #include <sstream>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 using nlohmann::json;
@@ -37,7 +37,7 @@ std::string Stem(const fs::path &path) { return path.stem().string(); }
 
 } // namespace
 
-corpus::Case CaseFromMaskModule(worker::Worker &worker, const fs::path &module,
+corpus::Case CaseFromMaskModule(fuzzer::worker::Worker &worker, const fs::path &module,
                                 const MaskModuleOptions &options, std::ostream &warnings) {
   if (options.mask.empty() && options.score.empty())
     throw support::InputError(fmt::format(
@@ -55,7 +55,7 @@ corpus::Case CaseFromMaskModule(worker::Worker &worker, const fs::path &module,
   if (!options.score.empty())
     request["score"] = options.score;
   const auto reply = worker.Request(request, std::chrono::minutes(5));
-  if (reply.status != worker::ReplyStatus::kOk)
+  if (reply.status != fuzzer::worker::ReplyStatus::kOk)
     throw support::InputError(fmt::format("converting {} stopped the worker ({}); see its log",
                                           module.string(), reply.detail));
   if (reply.message.contains("error"))
@@ -164,10 +164,11 @@ int ConvertCommand(const ConvertOptions &options, const support::ToolPaths &path
     }
   } else {
     support::ScratchDir scratch("inductor-fuzz-convert");
-    worker::Worker worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
-                                                .venv = paths.venv,
-                                                .scratch_dir = scratch.path() / "worker",
-                                                .log_file = scratch.path() / "worker.log"});
+    fuzzer::worker::Worker worker(
+        fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
+                                      .venv = paths.venv,
+                                      .scratch_dir = scratch.path() / "worker",
+                                      .log_file = scratch.path() / "worker.log"});
     c = CaseFromMaskModule(worker, options.input, options.module, out);
   }
   if (options.out_file.has_parent_path())
@@ -180,4 +181,4 @@ int ConvertCommand(const ConvertOptions &options, const support::ToolPaths &path
   return support::kExitNothingFound;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

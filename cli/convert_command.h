@@ -13,7 +13,7 @@ namespace fuzzer::worker {
 class Worker;
 }
 
-namespace fuzzer::cli {
+namespace cli {
 
 // What makes a case of a user's own mask module (the functions come from the module; the rest
 // from here).
@@ -42,7 +42,7 @@ struct ConvertOptions {
 // over and the tensors they read, converted by `worker`'s Python; each thing that keeps the
 // case from standing alone is written to `warnings` as a line. Throws InputError for a module
 // that cannot be converted.
-corpus::Case CaseFromMaskModule(worker::Worker &worker, const std::filesystem::path &module,
+corpus::Case CaseFromMaskModule(fuzzer::worker::Worker &worker, const std::filesystem::path &module,
                                 const MaskModuleOptions &options, std::ostream &warnings);
 
 // `inductor-fuzz convert MODULE.py --mask NAME [--score NAME] --out CASE.json`, or
@@ -50,4 +50,4 @@ corpus::Case CaseFromMaskModule(worker::Worker &worker, const std::filesystem::p
 int ConvertCommand(const ConvertOptions &options, const support::ToolPaths &paths,
                    std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -13,7 +13,7 @@
 #include <iostream>
 #include <ostream>
 
-namespace fuzzer::cli {
+namespace cli {
 
 int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
   if (options.action == "merge") {
@@ -80,12 +80,13 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
   if (options.action == "report") {
     if (options.report_dir.empty())
       throw support::InputError("corpus report needs --report DIR");
-    campaign::ReportInput input{.stats = {},
-                                .findings = findings,
-                                .known_issues = corpus::ReadKnownIssues(options.known_issues),
-                                .provenance = {{"tool_version", support::ToolVersion()},
-                                               {"command_line", "corpus report"},
-                                               {"corpus", options.corpus.string()}}};
+    fuzzer::campaign::ReportInput input{.stats = {},
+                                        .findings = findings,
+                                        .known_issues =
+                                            corpus::ReadKnownIssues(options.known_issues),
+                                        .provenance = {{"tool_version", support::ToolVersion()},
+                                                       {"command_line", "corpus report"},
+                                                       {"corpus", options.corpus.string()}}};
     std::size_t fresh = 0;
     for (const auto &bug : bugs)
       if (!bug.Known(input.known_issues)) {
@@ -94,17 +95,18 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
           input.new_signatures.insert(member.id);
       }
     for (const auto &finding : findings) {
-      campaign::FindingEvent event{.id = finding.id,
-                                   .kind = std::string(corpus::KindName(finding.finding.kind)),
-                                   .signature = finding.signature,
-                                   .is_new = true};
+      fuzzer::campaign::FindingEvent event{.id = finding.id,
+                                           .kind =
+                                               std::string(corpus::KindName(finding.finding.kind)),
+                                           .signature = finding.signature,
+                                           .is_new = true};
       if (const auto *known =
               input.known_issues.Match(finding.signature, corpus::BugKey(finding.finding)))
         event.known_issue = known->id;
       ++(event.Reportable() ? input.stats.new_by_kind : input.stats.known_by_kind)[event.kind];
       input.stats.signatures.emplace(finding.id, event);
     }
-    campaign::WriteReports(options.report_dir, input);
+    fuzzer::campaign::WriteReports(options.report_dir, input);
     out << fmt::format("{} bug(s) from {} signature(s), {} not known; reports in {}\n", bugs.size(),
                        findings.size(), fresh, options.report_dir.string());
     return fresh == 0 ? support::kExitNothingFound : support::kExitFindings;
@@ -157,4 +159,4 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
   return support::kExitNothingFound;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

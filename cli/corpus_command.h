@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct CorpusOptions {
   std::string action; // list, show, merge
@@ -34,4 +34,4 @@ int CorpusCommand(const CorpusOptions &options, std::ostream &out);
 int CorpusIssueCommand(const CorpusOptions &options, const support::ToolPaths &paths,
                        std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -18,15 +18,13 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
 
 constexpr const char *kProbeSource = "inductor_fuzz_probe.cpp";
-
-std::string FirstLine(const std::string &text) { return text.substr(0, text.find('\n')); }
 
 std::string LastNonEmptyLine(const std::string &text) {
   std::istringstream lines(text);
@@ -67,7 +65,7 @@ std::string CpuVectorIsa() {
 
 // Builds a TU that includes Inductor's prefix header with the command Inductor itself would
 // use for `compiler`, in a scratch folder.
-json ProbeCompiler(worker::Worker &worker, const std::string &compiler,
+json ProbeCompiler(fuzzer::worker::Worker &worker, const std::string &compiler,
                    const std::filesystem::path &scratch) {
   json entry = {{"name", compiler}, {"builds_inductor_tu", false}};
   const auto path = support::FindOnPath(compiler);
@@ -78,11 +76,11 @@ json ProbeCompiler(worker::Worker &worker, const std::string &compiler,
   entry["found"] = true;
   entry["path"] = path->string();
   const auto version = support::RunCommand({path->string(), "--version"}, {}, 30s);
-  entry["version"] = FirstLine(version.output);
+  entry["version"] = support::FirstLine(version.output);
   const auto reply = worker.Request({{"op", "compile_command"}, {"compiler", compiler}}, 120s);
-  if (reply.status != worker::ReplyStatus::kOk || !reply.message.contains("argv")) {
+  if (reply.status != fuzzer::worker::ReplyStatus::kOk || !reply.message.contains("argv")) {
     entry["error"] = fmt::format("the worker could not form Inductor's command for it: {}",
-                                 reply.status == worker::ReplyStatus::kOk
+                                 reply.status == fuzzer::worker::ReplyStatus::kOk
                                      ? reply.message.value("error", "no argv in the reply")
                                      : reply.detail);
     return entry;
@@ -131,12 +129,13 @@ json CheckEnvironment(const support::TorchEnvironment &environment, const suppor
                 {"installed_torch", environment.torch_version}};
   const auto folder = scratch / ("environment-" + environment.venv.filename().string());
   try {
-    worker::Worker worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
-                                                .venv = environment.venv,
-                                                .scratch_dir = folder / "worker",
-                                                .log_file = folder / "worker.log"});
+    fuzzer::worker::Worker worker(
+        fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
+                                      .venv = environment.venv,
+                                      .scratch_dir = folder / "worker",
+                                      .log_file = folder / "worker.log"});
     const auto reply = worker.Request({{"op", "info"}}, 180s);
-    if (reply.status != worker::ReplyStatus::kOk)
+    if (reply.status != fuzzer::worker::ReplyStatus::kOk)
       throw support::WorkerStartError(reply.detail);
     const json &info = reply.message.at("info");
     entry["torch_version"] = info.value("torch_version", "");
@@ -166,12 +165,13 @@ int DoctorCommand(const DoctorOptions &options, const support::ToolPaths &paths,
   const support::ScratchDir scratch_dir("doctor");
   const std::filesystem::path &scratch = scratch_dir.path();
   try {
-    worker::Worker worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
-                                                .venv = paths.venv,
-                                                .scratch_dir = scratch / "worker",
-                                                .log_file = scratch / "worker.log"});
+    fuzzer::worker::Worker worker(
+        fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
+                                      .venv = paths.venv,
+                                      .scratch_dir = scratch / "worker",
+                                      .log_file = scratch / "worker.log"});
     const auto reply = worker.Request({{"op", "info"}}, 120s);
-    if (reply.status != worker::ReplyStatus::kOk)
+    if (reply.status != fuzzer::worker::ReplyStatus::kOk)
       throw support::WorkerStartError(reply.detail);
     const json info = reply.message.at("info");
     report.update(info);
@@ -288,4 +288,4 @@ int DoctorCommand(const DoctorOptions &options, const support::ToolPaths &paths,
   return problems.empty() ? 0 : 2;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

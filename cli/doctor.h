@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct DoctorOptions {
   bool json = false;
-  std::vector<std::string> compilers = matrix::kDefaultCompilers;
+  std::vector<std::string> compilers = fuzzer::matrix::kDefaultCompilers;
 };
 
 // `inductor-fuzz doctor`: 0 when everything needed works, 2 with one line per problem
 // saying what is wrong and how to fix it.
 int DoctorCommand(const DoctorOptions &options, const support::ToolPaths &paths, std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -22,7 +22,7 @@
 
 #include <unistd.h>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 // Set by SIGINT/SIGTERM: the campaign stops dispatching and writes its reports. A signal
@@ -34,7 +34,7 @@ extern "C" void RequestStop(int signal_number) {
   std::signal(signal_number, SIG_DFL); // a second Ctrl-C ends it at once
 }
 
-campaign::Shard ParseShard(const std::string &text) {
+fuzzer::campaign::Shard ParseShard(const std::string &text) {
   unsigned index = 0, count = 0;
   char slash = 0;
   if (std::sscanf(text.c_str(), "%u%c%u", &index, &slash, &count) != 3 || slash != '/' ||
@@ -62,17 +62,17 @@ std::map<std::uint64_t, std::string> ParseFaults(const std::string &text) {
 
 // The compilers asked for (each must answer, or it is an InputError), else the installed ones
 // of the default matrix.
-std::vector<matrix::Compiler> CampaignCompilers(const std::vector<std::string> &requested) {
+std::vector<fuzzer::matrix::Compiler> CampaignCompilers(const std::vector<std::string> &requested) {
   if (!requested.empty())
-    return matrix::DiscoverCompilers(requested);
-  std::vector<matrix::Compiler> found;
+    return fuzzer::matrix::DiscoverCompilers(requested);
+  std::vector<fuzzer::matrix::Compiler> found;
   for (const auto &name : kCampaignCompilers)
     if (support::FindOnPath(name))
-      found.push_back(matrix::DescribeCompiler(name));
+      found.push_back(fuzzer::matrix::DescribeCompiler(name));
   return found;
 }
 
-std::string MatrixDescription(const campaign::CampaignOptions &options) {
+std::string MatrixDescription(const fuzzer::campaign::CampaignOptions &options) {
   if (options.matrix_every == 0)
     return "no compiler matrix";
   if (options.compilers.empty())
@@ -104,7 +104,7 @@ long ParseDuration(const std::string &text) {
 }
 
 int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std::ostream &out) {
-  campaign::CampaignOptions campaign_options;
+  fuzzer::campaign::CampaignOptions campaign_options;
   if (options.time || !options.cases)
     campaign_options.time_limit = std::chrono::seconds(ParseDuration(options.time.value_or("5m")));
   campaign_options.cases = options.cases;
@@ -114,7 +114,7 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign_options.shard = ParseShard(options.shard);
   campaign_options.corpus = std::filesystem::absolute(options.corpus);
   if (options.policy_file)
-    campaign_options.policy = generate::LoadPolicyFile(*options.policy_file);
+    campaign_options.policy = fuzzer::generate::LoadPolicyFile(*options.policy_file);
   const auto known_issues_file =
       options.known_issues.value_or(paths.project_root / "corpus" / "known-issues.json");
   campaign_options.known_issues = corpus::ReadKnownIssues(known_issues_file);
@@ -129,15 +129,15 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   campaign_options.worker_memory_limit = options.worker_memory_mib << 20;
   campaign_options.command_line = options.command_line;
   campaign_options.fault_injection = ParseFaults(options.inject_fault);
-  const auto reduce_which = campaign::ParseReduceWhich(options.reduce);
-  if (reduce_which != campaign::ReduceWhich::kNone)
+  const auto reduce_which = fuzzer::campaign::ParseReduceWhich(options.reduce);
+  if (reduce_which != fuzzer::campaign::ReduceWhich::kNone)
     campaign_options.reserve_per_new_bug = std::chrono::seconds(options.reduce_timeout_seconds);
   if (!options.sanitize.empty())
     campaign_options.sanitize =
-        worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
+        fuzzer::worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
   if (!options.sanitize_crashes.empty())
     campaign_options.sanitize_crashes =
-        worker::ParseSanitizerOptions(options.sanitize_crashes, options.sanitize_compiler);
+        fuzzer::worker::ParseSanitizerOptions(options.sanitize_crashes, options.sanitize_compiler);
   campaign_options.probe = {.max_runs = options.probe_runs,
                             .budget = std::chrono::seconds(options.probe_seconds),
                             .run_timeout = campaign_options.case_timeout};
@@ -155,7 +155,7 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   stop_requested = false;
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
-  const campaign::ProgressLine progress = [terminal](const std::string &line, bool final) {
+  const fuzzer::campaign::ProgressLine progress = [terminal](const std::string &line, bool final) {
     if (terminal)
       std::cerr << "\r\033[K" << line << (final ? "\n" : "") << std::flush;
     else
@@ -166,14 +166,14 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   if (options.baseline_torch)
     baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
   const auto campaign_started = std::chrono::steady_clock::now();
-  auto stats = campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
+  auto stats = fuzzer::campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
 
   // The new bugs reduced, run standalone on each release and written up, within --time.
-  campaign::DeliveryReport delivered;
+  fuzzer::campaign::DeliveryReport delivered;
   {
     const corpus::FindingStore store(campaign_options.corpus);
     const auto bugs =
-        campaign::ChooseDeliveries(stats, store, reduce_which, campaign_options.resume);
+        fuzzer::campaign::ChooseDeliveries(stats, store, reduce_which, campaign_options.resume);
     if (!bugs.empty() && !stop_requested) {
       out << fmt::format("fuzz: reducing {} bug(s) (--reduce {}), at most {} s each\n", bugs.size(),
                          options.reduce, options.reduce_timeout_seconds);
@@ -181,7 +181,7 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
       std::optional<std::chrono::steady_clock::time_point> deadline;
       if (campaign_options.time_limit)
         deadline = campaign_started + *campaign_options.time_limit;
-      delivered = campaign::DeliverBugs(
+      delivered = fuzzer::campaign::DeliverBugs(
           {.corpus = campaign_options.corpus,
            // This very binary, whatever its name: `reduce` runs as its child.
            .tool_executable = std::filesystem::read_symlink("/proc/self/exe"),
@@ -210,27 +210,28 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
                        baseline->torch_version);
     out.flush();
     const support::ScratchDir scratch("fuzz-baseline");
-    for (const auto &label : campaign::LabelAgainstBaseline(
+    for (const auto &label : fuzzer::campaign::LabelAgainstBaseline(
              store, ids, *baseline, paths, campaign_options.case_timeout, scratch.path()))
       labels[label.finding_id] = label.label;
   }
-  campaign::ReportInput input{.stats = stats,
-                              .findings = store.List(),
-                              .known_issues = campaign_options.known_issues,
-                              .new_signatures = campaign::NewBugSignatures(stats),
-                              .provenance = {{"tool_version", support::ToolVersion()},
-                                             {"torch_version", ""},
-                                             {"command_line", options.command_line},
-                                             {"seed", options.seed},
-                                             {"shard", campaign_options.shard.Name()},
-                                             {"generator_version", generate::kGeneratorVersion},
-                                             {"policy_sha256", campaign_options.policy.Sha256()}}};
+  fuzzer::campaign::ReportInput input{
+      .stats = stats,
+      .findings = store.List(),
+      .known_issues = campaign_options.known_issues,
+      .new_signatures = fuzzer::campaign::NewBugSignatures(stats),
+      .provenance = {{"tool_version", support::ToolVersion()},
+                     {"torch_version", ""},
+                     {"command_line", options.command_line},
+                     {"seed", options.seed},
+                     {"shard", campaign_options.shard.Name()},
+                     {"generator_version", fuzzer::generate::kGeneratorVersion},
+                     {"policy_sha256", campaign_options.policy.Sha256()}}};
   for (const auto &finding : input.findings)
     for (const auto &hit : finding.hits)
       if (input.provenance["torch_version"] == "")
         input.provenance["torch_version"] = hit.provenance.value("torch_version", "");
   const auto report_dir = options.report_dir.value_or(campaign_options.corpus / "report");
-  campaign::WriteReports(report_dir, input);
+  fuzzer::campaign::WriteReports(report_dir, input);
 
   const auto bugs = stats.Bugs();
   std::uint64_t fresh = 0;
@@ -266,4 +267,4 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
   return fresh ? support::kExitFindings : support::kExitNothingFound;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

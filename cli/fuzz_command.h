@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 // The campaign's default matrix: one compiler of each family that Inductor's own g++ is not.
 inline const std::vector<std::string> kCampaignCompilers = {"g++-11", "clang++-19"};
@@ -52,4 +52,4 @@ int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std
 // "90s", "10m", "2h", "45" (seconds): seconds, or an InputError.
 long ParseDuration(const std::string &text);
 
-} // namespace fuzzer::cli
+} // namespace cli

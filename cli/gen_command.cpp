@@ -6,18 +6,18 @@
 
 #include <ostream>
 
-namespace fuzzer::cli {
+namespace cli {
 
 int GenCommand(const GenOptions &options, std::ostream &out) {
-  const generate::GenerationPolicy policy = options.policy_file
-                                                ? generate::LoadPolicyFile(*options.policy_file)
-                                                : generate::GenerationPolicy::Default();
+  const fuzzer::generate::GenerationPolicy policy =
+      options.policy_file ? fuzzer::generate::LoadPolicyFile(*options.policy_file)
+                          : fuzzer::generate::GenerationPolicy::Default();
   if (options.print_policy) {
     out << policy.ToJson().dump(2) << "\n";
     return 0;
   }
   if (options.stats) {
-    const auto totals = generate::CountFeatures(policy, options.seed, options.count);
+    const auto totals = fuzzer::generate::CountFeatures(policy, options.seed, options.count);
     out << fmt::format("{:<44} {:>8}  (over {} cases from seed {})\n", "feature", "count",
                        options.count, options.seed);
     for (const auto &[feature, times] : totals)
@@ -26,13 +26,13 @@ int GenCommand(const GenOptions &options, std::ostream &out) {
   }
   for (std::uint64_t i = 0; i < options.count; ++i) {
     const corpus::Case c =
-        generate::GenerateCase({options.seed, i, options.command_line}, policy).c;
+        fuzzer::generate::GenerateCase({options.seed, i, options.command_line}, policy).c;
     if (options.python)
-      out << worker::EmitPythonScript(c) << (i + 1 < options.count ? "\n# ----\n" : "");
+      out << fuzzer::worker::EmitPythonScript(c) << (i + 1 < options.count ? "\n# ----\n" : "");
     else
       out << corpus::CaseToJson(c).dump() << "\n";
   }
   return 0;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct GenOptions {
   std::uint64_t seed = 1;
@@ -24,4 +24,4 @@ struct GenOptions {
 // `inductor-fuzz gen`: cases as JSON lines, as Python scripts, or their statistics.
 int GenCommand(const GenOptions &options, std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

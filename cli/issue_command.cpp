@@ -14,7 +14,7 @@
 #include <optional>
 #include <ostream>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -30,13 +30,13 @@ std::string KnownDraft(const corpus::KnownIssue &issue, const support::ToolPaths
   if (!issue.reduced.empty() && fs::exists(folder / "repro.py")) {
     // Its releases are stored (releases.json) when bisected; else every installed one runs.
     const bool stored_releases = fs::exists(folder / "releases.json");
-    campaign::RunReproOnReleases(folder / "repro.py", paths, std::chrono::seconds(600),
-                                 !stored_releases, kNeverStop, Progress, run);
+    fuzzer::campaign::RunReproOnReleases(folder / "repro.py", paths, std::chrono::seconds(600),
+                                         !stored_releases, kNeverStop, Progress, run);
     if (stored_releases)
       run.releases.clear();
-    run.environment = campaign::CollectEnvironment(paths.venv / "bin" / "python");
+    run.environment = fuzzer::campaign::CollectEnvironment(paths.venv / "bin" / "python");
   }
-  return campaign::KnownIssueDraft(issue, paths.project_root, run);
+  return fuzzer::campaign::KnownIssueDraft(issue, paths.project_root, run);
 }
 
 } // namespace
@@ -88,12 +88,12 @@ int CorpusIssueCommand(const CorpusOptions &options, const support::ToolPaths &p
                   .detail = "not reduced",
                   .tool_version = support::ToolVersion()};
       if (fs::exists(chosen->smallest / "repro.py"))
-        campaign::RunReproOnReleases(chosen->smallest / "repro.py", paths,
-                                     std::chrono::seconds(600), false, kNeverStop, Progress,
-                                     delivery);
-      delivery.environment = campaign::CollectEnvironment(paths.venv / "bin" / "python");
+        fuzzer::campaign::RunReproOnReleases(chosen->smallest / "repro.py", paths,
+                                             std::chrono::seconds(600), false, kNeverStop, Progress,
+                                             delivery);
+      delivery.environment = fuzzer::campaign::CollectEnvironment(paths.venv / "bin" / "python");
     }
-    draft = campaign::IssueDraft(*chosen, delivery);
+    draft = fuzzer::campaign::IssueDraft(*chosen, delivery);
   }
   if (!options.out_file.empty())
     support::WriteFileAtomically(options.out_file, draft);
@@ -101,4 +101,4 @@ int CorpusIssueCommand(const CorpusOptions &options, const support::ToolPaths &p
   return support::kExitNothingFound;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

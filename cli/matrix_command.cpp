@@ -14,54 +14,57 @@
 #include <map>
 #include <set>
 
-namespace fuzzer::cli {
+namespace cli {
 
 using nlohmann::json;
 
 int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths &paths,
                   std::ostream &out) {
-  const auto tus = matrix::LoadCapturedTus(options.inputs);
+  const auto tus = fuzzer::matrix::LoadCapturedTus(options.inputs);
   if (tus.empty())
     throw support::InputError("no captured TU found (no commands.json under the given folders); "
                               "run `inductor-fuzz run-case` first");
   const support::ScratchDir scratch("matrix");
-  matrix::MatrixOptions matrix_options{.compilers = matrix::DiscoverCompilers(options.compilers),
-                                       .jobs = options.jobs,
-                                       .timeout = std::chrono::seconds(options.timeout_seconds),
-                                       .work_dir = scratch / "objects",
-                                       .kernel_probes = options.kernel_probes};
-  std::optional<worker::SanitizerOptions> sanitizer;
+  fuzzer::matrix::MatrixOptions matrix_options{
+      .compilers = fuzzer::matrix::DiscoverCompilers(options.compilers),
+      .jobs = options.jobs,
+      .timeout = std::chrono::seconds(options.timeout_seconds),
+      .work_dir = scratch / "objects",
+      .kernel_probes = options.kernel_probes};
+  std::optional<fuzzer::worker::SanitizerOptions> sanitizer;
   if (!options.sanitize.empty()) {
-    sanitizer = worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
-    matrix_options.compilers.push_back(matrix::SanitizerColumn(*sanitizer));
+    sanitizer = fuzzer::worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
+    matrix_options.compilers.push_back(fuzzer::matrix::SanitizerColumn(*sanitizer));
   }
-  const matrix::Progress progress = [](const std::string &line) { std::cerr << line << "\n"; };
-  auto matrix = matrix::BuildMatrix(tus, matrix_options, progress);
+  const fuzzer::matrix::Progress progress = [](const std::string &line) {
+    std::cerr << line << "\n";
+  };
+  auto matrix = fuzzer::matrix::BuildMatrix(tus, matrix_options, progress);
   json provenance;
   {
-    worker::Worker worker = MakeWorker(paths, scratch.path());
+    fuzzer::worker::Worker worker = MakeWorker(paths, scratch.path());
     provenance = Provenance(options.command_line, worker.Ready(), matrix_options.compilers);
-    matrix::CheckLoads(matrix, worker);
-    matrix::ReplayRecordedCalls(matrix, worker, {}, progress);
+    fuzzer::matrix::CheckLoads(matrix, worker);
+    fuzzer::matrix::ReplayRecordedCalls(matrix, worker, {}, progress);
   }
   double sanitized_worker_start = 0;
   if (sanitizer) {
     // One toolchain's runtime per process: the sanitized builds get a worker of their own.
     const auto work = scratch / "sanitizer";
-    worker::Worker sanitized(
-        worker::WorkerOptions{.worker_executable = paths.worker_executable,
-                              .venv = paths.venv,
-                              .scratch_dir = work / "process",
-                              .log_file = work / "worker.log",
-                              .environment = worker::SanitizerEnvironment(*sanitizer, work)});
+    fuzzer::worker::Worker sanitized(fuzzer::worker::WorkerOptions{
+        .worker_executable = paths.worker_executable,
+        .venv = paths.venv,
+        .scratch_dir = work / "process",
+        .log_file = work / "worker.log",
+        .environment = fuzzer::worker::SanitizerEnvironment(*sanitizer, work)});
     provenance["sanitizer"] = {{"checks", sanitizer->checks},
                                {"compiler", sanitizer->compiler},
-                               {"flags", worker::SanitizerFlags(*sanitizer)}};
+                               {"flags", fuzzer::worker::SanitizerFlags(*sanitizer)}};
     const auto started = std::chrono::steady_clock::now();
     sanitized.Ready(); // started apart, so that the replays' time is the replays'
     sanitized_worker_start =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    matrix::ReplaySanitizedBuilds(matrix, sanitized, work, {}, progress);
+    fuzzer::matrix::ReplaySanitizedBuilds(matrix, sanitized, work, {}, progress);
   }
   out << fmt::format("{:<50}", "TU");
   for (const auto &compiler : matrix_options.compilers)
@@ -75,7 +78,7 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
     out << "\n";
   }
   for (const auto &row : matrix) {
-    if (auto finding = matrix::DivergenceFinding(row)) {
+    if (auto finding = fuzzer::matrix::DivergenceFinding(row)) {
       ++findings;
       const json &detail = finding->detail;
       out << fmt::format("compiler-divergence: {}: builds with {}, fails with {}{}\n", row.tu.label,
@@ -86,15 +89,15 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
         if (!build.built)
           out << fmt::format("  {}: {}\n", build.compiler, build.first_error);
     }
-    for (const auto &finding : matrix::LoadErrorFindings(row)) {
+    for (const auto &finding : fuzzer::matrix::LoadErrorFindings(row)) {
       ++findings;
       out << "load-error: " << finding.summary << "\n";
     }
-    if (auto finding = matrix::RuntimeDivergenceFinding(row)) {
+    if (auto finding = fuzzer::matrix::RuntimeDivergenceFinding(row)) {
       ++findings;
       out << RuntimeFindingLine(*finding);
     }
-    for (const auto &finding : matrix::MemoryErrorFindings(row)) {
+    for (const auto &finding : fuzzer::matrix::MemoryErrorFindings(row)) {
       ++findings;
       out << fmt::format("memory-error: {} on {}: {}\n  signature: {}\n", row.tu.label,
                          finding.compilers.front(), finding.summary, corpus::Signature(finding));
@@ -108,7 +111,7 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
                      matrix_options.compilers.size(), built, findings);
   out << RuntimeSummary(matrix);
   if (sanitizer) {
-    const auto cost = matrix::MeasureSanitizerCost(matrix, matrix_options.compilers);
+    const auto cost = fuzzer::matrix::MeasureSanitizerCost(matrix, matrix_options.compilers);
     out << fmt::format("sanitizer column {}: {} build(s) in {:.1f} s ({} cached), {} replay(s) in "
                        "{:.1f} s, its worker started in {:.1f} s",
                        cost.column, cost.builds, cost.build_seconds, cost.cached, cost.replays,
@@ -122,7 +125,8 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
     out << "\n";
   }
   if (options.json_out)
-    corpus::WriteMatrixRecord(*options.json_out, matrix::ToMatrixRecord(matrix, provenance));
+    corpus::WriteMatrixRecord(*options.json_out,
+                              fuzzer::matrix::ToMatrixRecord(matrix, provenance));
   if (built == 0)
     throw support::InputError(fmt::format("no compiler rebuilt any TU (first error: {}); check the "
                                           "compilers with `inductor-fuzz doctor`",
@@ -130,4 +134,4 @@ int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths 
   return findings ? 1 : 0;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct MatrixCommandOptions {
   std::vector<std::filesystem::path> inputs; // run-case output folders, or folders of them
@@ -27,4 +27,4 @@ struct MatrixCommandOptions {
 int MatrixCommand(const MatrixCommandOptions &options, const support::ToolPaths &paths,
                   std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -17,18 +17,20 @@
 #include <set>
 #include <unistd.h>
 
-namespace fuzzer::cli {
+namespace cli {
 
 using nlohmann::json;
 
-worker::Worker MakeWorker(const support::ToolPaths &paths, const std::filesystem::path &scratch) {
-  return worker::Worker(worker::WorkerOptions{.worker_executable = paths.worker_executable,
-                                              .venv = paths.venv,
-                                              .scratch_dir = scratch / "worker",
-                                              .log_file = scratch / "worker.log"});
+fuzzer::worker::Worker MakeWorker(const support::ToolPaths &paths,
+                                  const std::filesystem::path &scratch) {
+  return fuzzer::worker::Worker(
+      fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
+                                    .venv = paths.venv,
+                                    .scratch_dir = scratch / "worker",
+                                    .log_file = scratch / "worker.log"});
 }
 
-std::string Cell(const matrix::TuBuild &build) {
+std::string Cell(const fuzzer::matrix::TuBuild &build) {
   if (build.compiler_crashed)
     return "CRASH";
   if (!build.built)
@@ -82,7 +84,7 @@ std::string RuntimeFindingLine(const corpus::Finding &runtime_finding) {
 }
 
 // How much of the matrix ran on recorded inputs, and why the rest did not.
-std::string RuntimeSummary(const std::vector<matrix::TuMatrix> &matrix) {
+std::string RuntimeSummary(const std::vector<fuzzer::matrix::TuMatrix> &matrix) {
   std::map<std::string, int> reference;
   std::size_t replays = 0;
   for (const auto &row : matrix) {
@@ -123,7 +125,7 @@ std::string RuntimeSummary(const std::vector<matrix::TuMatrix> &matrix) {
 
 // What makes a report reproducible: who made it, with which torch and compilers, how.
 json Provenance(const std::string &command_line, const json &worker_ready,
-                const std::vector<matrix::Compiler> &compilers) {
+                const std::vector<fuzzer::matrix::Compiler> &compilers) {
   json described = json::array();
   for (const auto &compiler : compilers)
     described.push_back({{"name", compiler.name},
@@ -165,15 +167,15 @@ std::vector<std::filesystem::path> CaptureCases(const std::vector<std::filesyste
   }
   if (case_files.empty())
     return folders;
-  worker::Worker worker = MakeWorker(paths, scratch);
+  fuzzer::worker::Worker worker = MakeWorker(paths, scratch);
   for (const auto &file : case_files) {
     const corpus::Case c = corpus::LoadCaseFile(file);
     const auto out = scratch / "captured" / c.name;
     std::filesystem::create_directories(out);
     std::cerr << fmt::format("capturing {} ({})\n", c.name, file.string());
     const auto outcome =
-        worker::RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10),
-                                {.record_dir = out / "recordings"});
+        fuzzer::worker::RunCaseOnWorker(worker, c, out / "inductor-cache", std::chrono::minutes(10),
+                                        {.record_dir = out / "recordings"});
     corpus::WriteRunRecord(out, c, {outcome.status, outcome.finding, outcome.result},
                            {{"tool_version", support::ToolVersion()}});
     folders.push_back(out);
@@ -181,4 +183,4 @@ std::vector<std::filesystem::path> CaptureCases(const std::vector<std::filesyste
   return folders;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

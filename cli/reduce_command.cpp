@@ -32,7 +32,7 @@
 
 #include <unistd.h>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 using nlohmann::json;
@@ -440,11 +440,11 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
       .scratch = scratch.path()};
   // A memory error is only seen sanitized; other failures may be reduced sanitized on request.
   if (!options.sanitize.empty() || IsKind(input.signature, corpus::FindingKind::kMemoryError))
-    reduce.sanitizer = worker::ParseSanitizerOptions(options.sanitize.empty() ? "address,undefined"
-                                                                              : options.sanitize,
-                                                     options.sanitize_compiler);
+    reduce.sanitizer = fuzzer::worker::ParseSanitizerOptions(
+        options.sanitize.empty() ? "address,undefined" : options.sanitize,
+        options.sanitize_compiler);
   const std::string prelude =
-      reduce.sanitizer ? worker::SanitizedReproPrelude(*reduce.sanitizer) : "";
+      reduce.sanitizer ? fuzzer::worker::SanitizedReproPrelude(*reduce.sanitizer) : "";
   // A crash finding reduced sanitized: what the sanitizer reports of the untouched case is the
   // signature to keep, not the stored crash's (the heap corruption it caused).
   const bool sanitizing_a_crash = reduce.sanitizer && !reduce.signature.empty() &&
@@ -453,16 +453,17 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
     reduce.signature.clear();
   // A matrix finding: each candidate's TUs are rebuilt on the finding's compilers, loaded and
   // replayed, as the campaign and `replay` do, and the matrix's findings are its signature.
-  const bool matrix_finding = input.kind && campaign::IsMatrixKind(*input.kind);
+  const bool matrix_finding = input.kind && fuzzer::campaign::IsMatrixKind(*input.kind);
   if (!options.compilers.empty() && !matrix_finding)
     throw support::InputError(
         "--compilers with a finding's folder goes with a matrix finding (compiler-divergence, "
         "load-error, runtime-divergence); for a TU use reduce --cpp FILE --compilers A,B -- "
         "COMMAND");
-  std::vector<matrix::Compiler> matrix_compilers;
-  std::optional<matrix::BuildCache> build_cache;
+  std::vector<fuzzer::matrix::Compiler> matrix_compilers;
+  std::optional<fuzzer::matrix::BuildCache> build_cache;
   if (matrix_finding) {
-    matrix_compilers = campaign::MatrixCompilersOf(options.compilers, input.smallest, input.id);
+    matrix_compilers =
+        fuzzer::campaign::MatrixCompilersOf(options.compilers, input.smallest, input.id);
     // The corpus's own cache: the untouched case's builds are there from the campaign.
     build_cache.emplace(input.finding_folder->parent_path().parent_path() / ".cache" / "builds");
     if (!options.compilers.empty())
@@ -470,13 +471,13 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
     const corpus::FindingKind kind = *input.kind;
     const std::chrono::seconds timeout(options.case_timeout_seconds);
     reduce.stage = [&matrix_compilers, &build_cache, kind,
-                    timeout](worker::Worker &worker, const corpus::Case &c,
-                             const worker::CaseOutcome &outcome, const fs::path &case_dir) {
+                    timeout](fuzzer::worker::Worker &worker, const corpus::Case &c,
+                             const fuzzer::worker::CaseOutcome &outcome, const fs::path &case_dir) {
       std::vector<corpus::Finding> findings;
-      if (!campaign::CapturedAnyBuild(outcome))
+      if (!fuzzer::campaign::CapturedAnyBuild(outcome))
         return findings;
-      const auto run = campaign::RunMatrixOnCase(worker, c, outcome, case_dir, matrix_compilers,
-                                                 &*build_cache, timeout, findings);
+      const auto run = fuzzer::campaign::RunMatrixOnCase(
+          worker, c, outcome, case_dir, matrix_compilers, &*build_cache, timeout, findings);
       corpus::WriteMatrixRecord(case_dir / "matrix.json", run.record);
       std::erase_if(findings, [kind](const corpus::Finding &f) { return f.kind != kind; });
       return findings;
@@ -592,7 +593,7 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
   if (reduce.sanitizer)
     report["sanitizer"] = {{"checks", reduce.sanitizer->checks},
                            {"compiler", reduce.sanitizer->compiler},
-                           {"flags", worker::SanitizerFlags(*reduce.sanitizer)}};
+                           {"flags", fuzzer::worker::SanitizerFlags(*reduce.sanitizer)}};
   if (baseline) {
     report["baseline_torch"] = baseline->torch_version;
     report["candidate_torch"] = support::InstalledTorchVersion(paths.venv);
@@ -641,4 +642,4 @@ int ReduceCommand(const ReduceOptions &options, const support::ToolPaths &paths,
   return status;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

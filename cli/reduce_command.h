@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct ReduceOptions {
   std::filesystem::path input;                  // a case file, or a finding's folder in a corpus
@@ -52,4 +52,4 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
 // column's build (never part of a divergence).
 std::optional<std::vector<std::string>> CommandOfBuild(const corpus::BuildRecord &build);
 
-} // namespace fuzzer::cli
+} // namespace cli

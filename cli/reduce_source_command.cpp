@@ -28,7 +28,7 @@
 
 #include <unistd.h>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -90,25 +90,25 @@ void ChooseCommandTest(SourceInput &input, std::vector<std::string> command,
 
 // The matrix's own signature of a compiler divergence, so that a reduced TU keeps the finding's.
 std::string DivergenceSignature(const std::vector<reducers::CompilerVerdict> &verdicts) {
-  matrix::TuMatrix row;
+  fuzzer::matrix::TuMatrix row;
   for (const auto &verdict : verdicts)
     row.builds.push_back({.compiler = verdict.compiler,
                           .built = verdict.built,
                           .compiler_crashed = verdict.crashed,
                           .first_error = verdict.first_error});
-  const auto finding = matrix::DivergenceFinding(row);
+  const auto finding = fuzzer::matrix::DivergenceFinding(row);
   return finding ? corpus::Signature(*finding) : "";
 }
 
 // The matrix's signature of a runtime divergence: the first compiler is the reference.
 std::string RuntimeSignature(const std::vector<reducers::ProgramVerdict> &verdicts) {
-  matrix::TuMatrix row;
+  fuzzer::matrix::TuMatrix row;
   for (const auto &verdict : verdicts)
     row.builds.push_back({.compiler = verdict.compiler,
                           .built = true,
                           .runtime = verdict.runtime,
                           .runtime_detail = json::object()});
-  const auto finding = matrix::RuntimeDivergenceFinding(row);
+  const auto finding = fuzzer::matrix::RuntimeDivergenceFinding(row);
   return finding ? corpus::Signature(*finding) : "";
 }
 
@@ -121,12 +121,12 @@ void ChooseDivergenceTest(SourceInput &input, const std::vector<std::string> &co
   if (compilers.size() < 2)
     throw support::InputError(
         "--compilers names the compilers that disagree: give two or more, as A,B");
-  const auto openmp = matrix::FindOpenMp();
+  const auto openmp = fuzzer::matrix::FindOpenMp();
   std::vector<reducers::CompilerCommand> commands;
   for (const auto &name : compilers) {
-    const auto compiler = matrix::DescribeCompiler(name);
-    auto argv = matrix::CommandForCompiler(command, compiler, input.source,
-                                           scratch / "divergence-output.o", openmp);
+    const auto compiler = fuzzer::matrix::DescribeCompiler(name);
+    auto argv = fuzzer::matrix::CommandForCompiler(command, compiler, input.source,
+                                                   scratch / "divergence-output.o", openmp);
     const bool compiles_only = std::find(argv.begin(), argv.end(), "-c") != argv.end();
     if (run && compiles_only)
       throw support::InputError("--run builds and runs a program: give a command that links "
@@ -491,4 +491,4 @@ int ReduceSourceCommand(const ReduceOptions &options, const support::ToolPaths &
   return reproduces ? support::kExitNothingFound : support::kExitFindings;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

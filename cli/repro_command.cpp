@@ -12,7 +12,7 @@
 #include <ostream>
 #include <vector>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -46,7 +46,7 @@ fs::path CaseFileOf(const fs::path &input) {
 int ReproCommand(const ReproOptions &options, const support::ToolPaths &paths, std::ostream &out) {
   const fs::path case_file = CaseFileOf(options.input);
   const corpus::Case c = corpus::LoadCaseFile(case_file);
-  const std::string script = worker::EmitPythonScript(c);
+  const std::string script = fuzzer::worker::EmitPythonScript(c);
   if (!options.out_file && !options.run) {
     out << script;
     return support::kExitNothingFound;
@@ -81,4 +81,4 @@ int ReproCommand(const ReproOptions &options, const support::ToolPaths &paths, s
   return run.status.Succeeded() ? support::kExitNothingFound : support::kExitFindings;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

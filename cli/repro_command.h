@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <optional>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct ReproOptions {
   std::filesystem::path input; // a case file, a run-case or capture folder, or a finding folder
@@ -17,8 +17,8 @@ struct ReproOptions {
 };
 
 // `inductor-fuzz repro CASE.json | DIR`: the standalone script of any case, hand-written or
-// generated, through the one repro emitter (worker::EmitPythonScript). With --run it is run
+// generated, through the one repro emitter (fuzzer::worker::EmitPythonScript). With --run it is run
 // with the venv's python: exit 1 when it fails (it reproduces), 0 when it passes.
 int ReproCommand(const ReproOptions &options, const support::ToolPaths &paths, std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -19,7 +19,7 @@
 #include <ostream>
 #include <set>
 
-namespace fuzzer::cli {
+namespace cli {
 namespace {
 
 using nlohmann::json;
@@ -75,18 +75,19 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
                                         : corpus::KnownIssues{};
   const auto out_dir = std::filesystem::absolute(options.out_dir);
   PrepareOutputFolder(out_dir);
-  std::optional<worker::SanitizerOptions> sanitizer;
+  std::optional<fuzzer::worker::SanitizerOptions> sanitizer;
   if (!options.sanitize.empty())
-    sanitizer = worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
+    sanitizer = fuzzer::worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
   std::filesystem::create_directories(out_dir);
   std::filesystem::remove_all(out_dir / "sanitizer");
-  worker::Worker worker(worker::WorkerOptions{
+  fuzzer::worker::Worker worker(fuzzer::worker::WorkerOptions{
       .worker_executable = paths.worker_executable,
       .venv = paths.venv,
       .scratch_dir = out_dir / "scratch",
       .log_file = out_dir / "worker.log",
-      .environment = sanitizer ? worker::SanitizerEnvironment(*sanitizer, out_dir / "sanitizer")
-                               : std::map<std::string, std::string>{}});
+      .environment = sanitizer
+                         ? fuzzer::worker::SanitizerEnvironment(*sanitizer, out_dir / "sanitizer")
+                         : std::map<std::string, std::string>{}});
   const json ready = worker.Ready();
   if (from_module) {
     MaskModuleOptions module = options.module;
@@ -97,7 +98,7 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
   out << fmt::format("run-case {}: torch {}, worker pid {}\n", c.name,
                      ready.value("torch_version", "?"), ready.value("pid", 0));
   const auto started = std::chrono::steady_clock::now();
-  worker::CaseOutcome outcome = worker::RunCaseOnWorker(
+  fuzzer::worker::CaseOutcome outcome = fuzzer::worker::RunCaseOnWorker(
       worker, c, out_dir / "inductor-cache",
       std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
       {.record_dir = out_dir / "recordings"});
@@ -107,7 +108,7 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
     // The sanitizer stopped the worker at the first error: that error is the finding, whatever
     // the dying worker or the oracles said.
     if (auto errors =
-            worker::CollectMemoryErrors(out_dir / "sanitizer", out_dir / "inductor-cache");
+            fuzzer::worker::CollectMemoryErrors(out_dir / "sanitizer", out_dir / "inductor-cache");
         !errors.empty()) {
       errors.front().subject = c.name;
       outcome.result["superseded"] = outcome.result.value("signature", "");
@@ -119,14 +120,15 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
       outcome.result["memory_errors"] = errors.size();
     }
   }
-  std::vector<campaign::RevealedFailure> revealed;
-  if (outcome.finding && campaign::IsProbedKind(outcome.finding->kind) && options.probe_runs > 0) {
+  std::vector<fuzzer::campaign::RevealedFailure> revealed;
+  if (outcome.finding && fuzzer::campaign::IsProbedKind(outcome.finding->kind) &&
+      options.probe_runs > 0) {
     out << fmt::format("  {}: probing what it needs (at most {} rerun(s))\n", c.name,
                        options.probe_runs);
-    outcome.finding->detail["probe"] = campaign::ProbeFinding(
+    outcome.finding->detail["probe"] = fuzzer::campaign::ProbeFinding(
         c, *outcome.finding,
         [&](const corpus::Case &reverted, const std::string &label) {
-          auto rerun = worker::RunCaseOnWorker(
+          auto rerun = fuzzer::worker::RunCaseOnWorker(
               worker, reverted, out_dir / "probe" / label / "inductor-cache",
               std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout));
           out << fmt::format("    {} put back: {}\n", label, rerun.Status());
@@ -156,7 +158,7 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
   if (sanitizer)
     provenance["sanitizer"] = {{"checks", sanitizer->checks},
                                {"compiler", sanitizer->compiler},
-                               {"flags", worker::SanitizerFlags(*sanitizer)}};
+                               {"flags", fuzzer::worker::SanitizerFlags(*sanitizer)}};
   corpus::WriteRunRecord(out_dir, c, {outcome.status, outcome.finding, outcome.result}, provenance);
   std::filesystem::remove_all(out_dir / "scratch");
 
@@ -210,4 +212,4 @@ int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &path
   return outcome.finding ? support::kExitFindings : support::kExitNothingFound;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

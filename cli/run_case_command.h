@@ -8,7 +8,7 @@
 #include <iosfwd>
 #include <string>
 
-namespace fuzzer::cli {
+namespace cli {
 
 struct RunCaseOptions {
   std::filesystem::path case_file;
@@ -28,4 +28,4 @@ struct RunCaseOptions {
 int RunCaseCommand(const RunCaseOptions &options, const support::ToolPaths &paths,
                    std::ostream &out);
 
-} // namespace fuzzer::cli
+} // namespace cli

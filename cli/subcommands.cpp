@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-namespace fuzzer::cli {
+namespace cli {
 
 // The one --sanitize-compiler of every command that builds sanitized kernels.
 void AddSanitizeCompilerOption(CLI::App *command, std::string &compiler) {
@@ -230,4 +230,4 @@ ReduceInput CheckReduceInputs(const ReduceOptions &options) {
   return sources ? ReduceInput::kSource : ReduceInput::kCase;
 }
 
-} // namespace fuzzer::cli
+} // namespace cli

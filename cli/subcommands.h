@@ -12,7 +12,7 @@ namespace CLI {
 class App;
 }
 
-namespace fuzzer::cli {
+namespace cli {
 
 // The one --sanitize-compiler of every command that builds sanitized kernels.
 void AddSanitizeCompilerOption(CLI::App *command, std::string &compiler);
@@ -31,4 +31,4 @@ enum class ReduceInput { kCase, kSource };
 // go together.
 ReduceInput CheckReduceInputs(const ReduceOptions &options);
 
-} // namespace fuzzer::cli
+} // namespace cli

@@ -1,6 +1,7 @@
 #include "corpus/bug_key.h"
 
 #include "corpus/finding_kinds.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -69,7 +70,7 @@ std::optional<std::string> MissingSymbol(const std::string &text) {
     return std::nullopt;
   std::string rest = text.substr(at + kMarker.size());
   if (rest.starts_with("_Z"))
-    rest = Demangle(rest.substr(0, rest.find_first_of(" \t\n,")));
+    rest = support::Demangle(rest.substr(0, rest.find_first_of(" \t\n,")));
   else
     rest = rest.substr(0, rest.find('\n'));
   return "missing-symbol|symbol=" + ProgramFree(rest);
@@ -232,15 +233,6 @@ std::string CollapseArgumentLists(const std::string &text) {
   std::string out = std::regex_replace(text, symbols, "(<symbols>)");
   out = std::regex_replace(out, classes, "(<types>)");
   return std::regex_replace(out, parameters, "$1(...)");
-}
-
-std::string Demangle(const std::string &symbol) {
-  if (!symbol.starts_with("_Z"))
-    return symbol;
-  int status = 0;
-  std::unique_ptr<char, void (*)(void *)> demangled(
-      abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && demangled ? std::string(demangled.get()) : symbol;
 }
 
 std::string_view DetectorOf(FindingKind kind) { return DetectorName(RowOf(kind).detector); }

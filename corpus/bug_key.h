@@ -50,7 +50,5 @@ std::string KernelNameShape(const std::string &text);
 // ("(<class 'int'>, <class 'torch.SymFloat'>)") to "(<types>)", and the parameter list of a
 // named function ("'kernel(const bool*, int64_t*)'") to "(...)".
 std::string CollapseArgumentLists(const std::string &text);
-// A demangled C++ name for a mangled one (_ZN2at...), else the text unchanged.
-std::string Demangle(const std::string &symbol);
 
 } // namespace corpus

@@ -67,7 +67,7 @@ void ReadTensorValues(FieldReader &reader, CapturedTensor &tensor,
     std::ifstream in(path, std::ios::binary);
     std::string bytes(size, '\0');
     in.read(bytes.data(), static_cast<std::streamsize>(size));
-    if (fuzzer::support::Sha256Hex(bytes) != expected_hash)
+    if (support::Sha256Hex(bytes) != expected_hash)
       throw CaseError(fmt::format("{} does not match its sha256 in {}; the sidecar was changed or "
                                   "belongs to another case",
                                   path.string(), reader.Label("sha256")));
@@ -577,7 +577,7 @@ Case LoadCaseFile(const std::filesystem::path &path) {
         fmt::format("{} is {:.1f} MiB, over the {} MiB a case file may hold; keep large "
                     "tensors in sidecars: `inductor-fuzz convert {} --out NEW.json`",
                     path.string(), size / 1048576.0, kCaseFileLimit >> 20, path.string()));
-  const std::string text = fuzzer::support::ReadTextFile(path, "case file", kCaseFileLimit);
+  const std::string text = support::ReadTextFile(path, "case file", kCaseFileLimit);
   json document;
   try {
     document = json::parse(text);
@@ -603,10 +603,10 @@ void SaveCaseFile(const std::filesystem::path &path, const Case &c) {
       const CapturedTensor tensor = ReadTensor(entry, "tensor", std::nullopt);
       const std::string bytes = EncodeTensorBytes(tensor);
       const std::string file = SidecarFileName(path, prefix + name);
-      fuzzer::support::WriteFileAtomically(path.parent_path() / file, bytes);
+      support::WriteFileAtomically(path.parent_path() / file, bytes);
       entry.erase("values");
       entry["file"] = file;
-      entry["sha256"] = fuzzer::support::Sha256Hex(bytes);
+      entry["sha256"] = support::Sha256Hex(bytes);
     }
   };
   externalise(document["tensors"], "");
@@ -619,7 +619,7 @@ void SaveCaseFile(const std::filesystem::path &path, const Case &c) {
     throw CaseError(fmt::format("the case would be {:.1f} MiB as JSON, over the {} MiB a case file "
                                 "may hold; shorten its sources",
                                 text.size() / 1048576.0, kCaseFileLimit >> 20));
-  fuzzer::support::WriteFileAtomically(path, text);
+  support::WriteFileAtomically(path, text);
 }
 
 } // namespace corpus

@@ -111,8 +111,8 @@ std::optional<Delivery> ReadDelivery(const std::filesystem::path &finding_folder
 }
 
 void WriteDelivery(const std::filesystem::path &finding_folder, const Delivery &delivery) {
-  fuzzer::support::WriteFileAtomically(finding_folder / "delivery.json",
-                                       DeliveryToJson(delivery).dump(2) + "\n");
+  support::WriteFileAtomically(finding_folder / "delivery.json",
+                               DeliveryToJson(delivery).dump(2) + "\n");
 }
 
 std::string ReleaseLabel(const std::vector<ReleaseRun> &releases) {

@@ -15,7 +15,7 @@
 namespace corpus {
 
 // A stored file that cannot be used: the message names the file, the field and the fix.
-class FormatError : public fuzzer::support::InputError {
+class FormatError : public support::InputError {
 public:
   using InputError::InputError;
 };

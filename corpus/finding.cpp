@@ -171,7 +171,7 @@ std::string Signature(const Finding &finding) {
 }
 
 std::string SignatureId(const std::string &signature) {
-  return fuzzer::support::Sha256Hex(signature).substr(0, 16);
+  return support::Sha256Hex(signature).substr(0, 16);
 }
 
 nlohmann::json FindingToJson(const Finding &finding) {

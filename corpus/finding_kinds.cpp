@@ -13,8 +13,8 @@ constexpr std::string_view kEveryCompiler =
 
 std::vector<FindingKindRow> MakeRows() {
   using enum FindingKind;
-  const std::vector<std::string_view> declaration_facts = {"check", "name", "type",
-                                                           "previous_type", "kernel"};
+  const std::vector<std::string_view> declaration_facts = {"check", "name", "type", "previous_type",
+                                                           "kernel"};
   return {
       {.kind = kWrongResult,
        .name = "wrong-result",

@@ -66,7 +66,7 @@ Hit HitFromJson(const json &document) {
   return hit;
 }
 
-bool SafeName(const std::string &name) {
+bool IsSafeName(const std::string &name) {
   return !name.empty() && name.size() < 200 && name.front() != '.' &&
          std::all_of(
              name.begin(), name.end(),
@@ -178,7 +178,7 @@ FindingStore::FindingStore(fs::path root) : root_(std::move(root)) {
   fs::create_directories(FindingsDir(), error);
   fs::create_directories(Staging(), error);
   if (!fs::is_directory(FindingsDir()))
-    throw fuzzer::support::InputError(
+    throw support::InputError(
         fmt::format("cannot make the corpus folder {}: {}; pick a writable --corpus",
                     FindingsDir().string(), error ? error.message() : "not a folder"));
   // What a killed writer left half-made; a day is far longer than any write takes.
@@ -192,7 +192,7 @@ FindingStore::FindingStore(fs::path root) : root_(std::move(root)) {
         ReadJsonDocument(MetadataFile(), "corpus metadata", "the corpus is damaged");
     version = metadata.value("signature_version", 0);
     if (version > kSignatureVersion)
-      throw fuzzer::support::InputError(fmt::format(
+      throw support::InputError(fmt::format(
           "{} was written by a newer inductor-fuzz (signature version {}; this build has {}): "
           "use that version or a newer one",
           root_.string(), version, kSignatureVersion));
@@ -217,8 +217,8 @@ MigrationReport FindingStore::Migrate() {
         ReadJsonDocument(entry.path() / "finding.json", "finding", "the corpus is damaged");
     if (stored.id == StoredFindingId(stored.finding)) {
       if (written.value("signature", "") != stored.signature) {
-        fuzzer::support::WriteFileAtomically(entry.path() / "finding.json",
-                                             FindingToJson(stored.finding).dump(2) + "\n");
+        support::WriteFileAtomically(entry.path() / "finding.json",
+                                     FindingToJson(stored.finding).dump(2) + "\n");
         ++report.resigned;
       }
       continue;
@@ -238,11 +238,10 @@ MigrationReport FindingStore::Migrate() {
   }
   for (const auto &finding : List())
     report.hits += finding.HitCount();
-  fuzzer::support::WriteFileAtomically(
-      MetadataFile(),
-      json{{"format_version", kFindingStoreFormatVersion}, {"signature_version", kSignatureVersion}}
-              .dump(2) +
-          "\n");
+  support::WriteFileAtomically(MetadataFile(), json{{"format_version", kFindingStoreFormatVersion},
+                                                    {"signature_version", kSignatureVersion}}
+                                                       .dump(2) +
+                                                   "\n");
   return report;
 }
 
@@ -250,8 +249,8 @@ fs::path FindingStore::Staging() const { return root_ / ".staging"; }
 
 StoreOutcome FindingStore::Record(const Finding &finding, const Hit &hit,
                                   const RecordWriter &write_record) {
-  if (!SafeName(hit.id))
-    throw fuzzer::support::InputError(fmt::format("hit id '{}' is not a safe file name", hit.id));
+  if (!IsSafeName(hit.id))
+    throw support::InputError(fmt::format("hit id '{}' is not a safe file name", hit.id));
   const fs::path folder = FindingsDir() / StoredFindingId(finding);
   StoreOutcome outcome = StoreOutcome::kKnown;
   if (!fs::exists(folder / "finding.json")) {
@@ -259,12 +258,11 @@ StoreOutcome FindingStore::Record(const Finding &finding, const Hit &hit,
     fs::create_directories(staged / "hits");
     fs::create_directories(staged / "records");
     json stored = FindingToJson(finding);
-    fuzzer::support::WriteFileAtomically(staged / "finding.json", stored.dump(2) + "\n");
+    support::WriteFileAtomically(staged / "finding.json", stored.dump(2) + "\n");
     if (RenameIfAbsent(staged, folder))
       outcome = StoreOutcome::kNew;
   }
-  fuzzer::support::WriteFileAtomically(folder / "hits" / (hit.id + ".json"),
-                                       HitToJson(hit).dump(2) + "\n");
+  support::WriteFileAtomically(folder / "hits" / (hit.id + ".json"), HitToJson(hit).dump(2) + "\n");
   KeepSmallest(folder, hit, write_record);
   return outcome;
 }
@@ -279,7 +277,7 @@ void FindingStore::KeepSmallest(const fs::path &folder, const Hit &hit,
       const Hit stored = HitFromJson(
           ReadJsonDocument(folder / "hits" / (id + ".json"), "hit", "the corpus is damaged"));
       return std::make_pair(stored.case_size, stored.id);
-    } catch (const fuzzer::support::InputError &) {
+    } catch (const support::InputError &) {
       return std::nullopt;
     }
   };
@@ -376,15 +374,15 @@ std::vector<StoredFinding> FindingStore::List() const {
 }
 
 StoredFinding FindingStore::Load(const std::string &id_or_prefix) const {
-  if (!SafeName(id_or_prefix))
-    throw fuzzer::support::InputError(fmt::format(
+  if (!IsSafeName(id_or_prefix))
+    throw support::InputError(fmt::format(
         "'{}' is not a finding id; `inductor-fuzz corpus list` shows the ids", id_or_prefix));
   std::vector<fs::path> matches;
   for (const auto &entry : fs::directory_iterator(FindingsDir()))
     if (entry.path().filename().string().starts_with(id_or_prefix))
       matches.push_back(entry.path());
   if (matches.size() != 1)
-    throw fuzzer::support::InputError(
+    throw support::InputError(
         fmt::format("{} finding(s) in {} match '{}'; `inductor-fuzz corpus list` shows the ids",
                     matches.size(), root_.string(), id_or_prefix));
   return ReadFinding(matches.front());
@@ -424,7 +422,7 @@ std::size_t FindingStore::Absorb(const StoredFinding &source) {
 
 std::size_t FindingStore::MergeFrom(const fs::path &other_root) {
   if (!fs::is_directory(other_root / "findings"))
-    throw fuzzer::support::InputError(fmt::format(
+    throw support::InputError(fmt::format(
         "{} is not a corpus (it has no findings/ folder); give the --corpus of a campaign",
         other_root.string()));
   const FindingStore other(other_root);

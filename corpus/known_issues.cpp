@@ -53,7 +53,7 @@ void WriteKnownIssues(const std::filesystem::path &path, const KnownIssues &know
   nlohmann::ordered_json document;
   document["format_version"] = kKnownIssuesFormatVersion;
   document["issues"] = issues;
-  fuzzer::support::WriteFileAtomically(path, document.dump(2) + "\n");
+  support::WriteFileAtomically(path, document.dump(2) + "\n");
 }
 
 namespace {
@@ -66,7 +66,7 @@ bool FactsMatch(const KeyFacts &pattern, const KeyFacts &candidate) {
   for (const auto &[name, glob] : pattern.facts) {
     bool found = false;
     for (const auto &[fact, value] : candidate.facts)
-      if (fact == name && fuzzer::support::GlobMatches(glob, value)) {
+      if (fact == name && support::GlobMatches(glob, value)) {
         found = true;
         break;
       }

@@ -194,13 +194,13 @@ MatrixRecord MatrixRecordFromJson(const json &document) {
 }
 
 void WriteMatrixRecord(const std::filesystem::path &path, const MatrixRecord &record) {
-  fuzzer::support::WriteFileAtomically(path, MatrixRecordToJson(record).dump(2) + "\n");
+  support::WriteFileAtomically(path, MatrixRecordToJson(record).dump(2) + "\n");
 }
 
 void WriteCachedBuild(const std::filesystem::path &path, const BuildRecord &build) {
   json document = BuildToJson(build);
   document["format_version"] = kCachedBuildFormatVersion;
-  fuzzer::support::WriteFileAtomically(path, document.dump(2) + "\n");
+  support::WriteFileAtomically(path, document.dump(2) + "\n");
 }
 
 BuildRecord ReadCachedBuild(const std::filesystem::path &path) {
@@ -317,7 +317,7 @@ CompareRecord CompareRecordFromJson(const json &document) {
 }
 
 void WriteCompareRecord(const std::filesystem::path &path, const CompareRecord &record) {
-  fuzzer::support::WriteFileAtomically(path, CompareRecordToJson(record).dump(2) + "\n");
+  support::WriteFileAtomically(path, CompareRecordToJson(record).dump(2) + "\n");
 }
 
 CompareRecord ReadCompareRecord(const std::filesystem::path &path) {

@@ -156,7 +156,7 @@ std::vector<std::filesystem::path> FindRunRecords(const std::vector<std::filesys
 }
 
 json WriteCapturedBuilds(const std::filesystem::path &out_dir, json result) {
-  using fuzzer::support::WriteFileAtomically;
+  using support::WriteFileAtomically;
   std::filesystem::create_directories(out_dir / "sources");
   std::vector<CompileCommand> commands;
   std::size_t index = 0;
@@ -217,7 +217,7 @@ json WriteCapturedBuilds(const std::filesystem::path &out_dir, json result) {
 
 void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const RunResult &run,
                     const json &provenance) {
-  using fuzzer::support::WriteFileAtomically;
+  using support::WriteFileAtomically;
   json result = WriteCapturedBuilds(out_dir, run.worker_result);
   result["format_version"] = kRunRecordFormatVersion;
   result["status"] = StatusName(run.status);

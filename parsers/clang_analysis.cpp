@@ -3,6 +3,7 @@
 
 #include "parsers/clang_checks.h"
 #include "parsers/clang_diagnostic_names.h"
+#include "support/sha256.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -15,7 +16,6 @@
 #include <clang/Sema/SemaConsumer.h>
 #include <clang/Tooling/Tooling.h>
 #include <fmt/format.h>
-#include <llvm/Support/SHA256.h>
 
 #include <algorithm>
 #include <chrono>
@@ -347,14 +347,6 @@ bool HidesALocalOfItsFunction(const Conflict &finding, const AstFacts &facts) {
   return function && function == facts.InnermostAt(hidden_at);
 }
 
-std::string Sha256Hex(const std::string &bytes) {
-  const auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
-  std::string hex;
-  for (auto byte : digest)
-    hex += fmt::format("{:02x}", byte);
-  return hex;
-}
-
 } // namespace
 
 std::string LeadingIncludeBlock(const std::string &text) {
@@ -468,7 +460,7 @@ struct Analyzer::Impl {
     std::string key_text = std::string("prefix-v3 ") + clang::getClangFullVersion() + "\n" + block;
     for (const auto &argument : arguments)
       key_text += "\n" + argument;
-    const std::string key = Sha256Hex(key_text).substr(0, 24);
+    const std::string key = support::Sha256Hex(key_text).substr(0, 24);
     if (auto found = prefixes.find(key); found != prefixes.end())
       return found->second;
     std::filesystem::create_directories(options.prefix_cache_dir);

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace fuzzer::support {
+namespace support {
 namespace asio = boost::asio;
 namespace bp2 = boost::process::v2;
 
@@ -272,4 +272,4 @@ CommandResult RunCommand(const std::vector<std::string> &argv, const SpawnOption
   return result;
 }
 
-} // namespace fuzzer::support
+} // namespace support

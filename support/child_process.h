@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::support {
+namespace support {
 
 struct SpawnOptions {
   std::filesystem::path working_directory;        // empty: the caller's
@@ -67,4 +67,4 @@ CommandResult RunCommand(const std::vector<std::string> &argv, const SpawnOption
 // The absolute path of a program name as the shell would find it on PATH, or nothing.
 std::optional<std::filesystem::path> FindOnPath(const std::string &program);
 
-} // namespace fuzzer::support
+} // namespace support

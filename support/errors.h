@@ -4,7 +4,7 @@
 
 // Every error type the tool reports to a user, and the exit codes they map to. Commands throw;
 // only cli::RunCommandLine turns an error into a message and an exit code.
-namespace fuzzer::support {
+namespace support {
 
 enum ExitCode : int {
   kExitNothingFound = 0, // nothing found (or a command that finds nothing succeeded)
@@ -31,4 +31,4 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-} // namespace fuzzer::support
+} // namespace support

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdlib.h>
 
-namespace fuzzer::support {
+namespace support {
 
 ScratchDir::ScratchDir(const std::string &what, const std::filesystem::path &parent) {
   const auto base = parent.empty() ? std::filesystem::temp_directory_path() : parent;
@@ -23,4 +23,4 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-} // namespace fuzzer::support
+} // namespace support

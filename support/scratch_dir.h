@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string>
 
-namespace fuzzer::support {
+namespace support {
 
 // A temporary folder that is removed when it goes out of scope, also when something throws.
 // Made with mkdtemp under $TMPDIR (or `parent`), so two runs never share one.
@@ -23,4 +23,4 @@ private:
   std::filesystem::path path_;
 };
 
-} // namespace fuzzer::support
+} // namespace support

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-namespace fuzzer::support {
+namespace support {
 
 std::string Sha256Hex(std::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -16,4 +16,4 @@ std::string Sha256Hex(std::string_view bytes) {
   return hex;
 }
 
-} // namespace fuzzer::support
+} // namespace support

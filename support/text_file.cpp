@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <cxxabi.h>
+
+#include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <unistd.h>
 
-namespace fuzzer::support {
+namespace support {
 
 std::string ReadTextFile(const std::filesystem::path &path, const std::string &what,
                          std::size_t limit) {
@@ -81,6 +85,27 @@ std::string Trim(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
+std::string FirstLine(std::string_view text) {
+  return std::string(text.substr(0, text.find('\n')));
+}
+
+std::string FirstNonBlankLine(std::string_view text) {
+  const auto start = text.find_first_not_of(" \n");
+  if (start == std::string_view::npos)
+    return "";
+  return std::string(text.substr(start, text.find('\n', start) - start));
+}
+
+std::string Demangle(const std::string &symbol) {
+  // Without the guard a plain C name would be read as a type's encoding ("i" is "int").
+  if (!symbol.starts_with("_Z"))
+    return symbol;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void *)> demangled(
+      abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && demangled ? std::string(demangled.get()) : symbol;
+}
+
 bool GlobMatches(std::string_view pattern, std::string_view text) {
   // Iterative wildcard match, backtracking to the last star.
   std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
@@ -103,4 +128,4 @@ bool GlobMatches(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
-} // namespace fuzzer::support
+} // namespace support

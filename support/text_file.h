@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace fuzzer::support {
+namespace support {
 
 // Reads a file that must be text: present, readable, not empty, at most `limit` bytes, no NUL
 // bytes. `what` names the file in the error ("case file", "C++ source").
@@ -26,7 +26,14 @@ std::string EscapeMarkup(const std::string &text);
 // The text without leading and trailing spaces, tabs and carriage returns.
 std::string Trim(std::string_view text);
 
+// The text up to its first newline; the first line that is not blank, from its first character.
+std::string FirstLine(std::string_view text);
+std::string FirstNonBlankLine(std::string_view text);
+
+// A C++ symbol demangled ("_ZN2at..." to "at::..."); anything not mangled (no "_Z") as it is.
+std::string Demangle(const std::string &symbol);
+
 // `*` matches any run of characters, everything else itself (known issues, known warnings).
 bool GlobMatches(std::string_view pattern, std::string_view text);
 
-} // namespace fuzzer::support
+} // namespace support

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-namespace fuzzer::support {
+namespace support {
 
 ToolPaths LocateToolPaths(const std::optional<std::filesystem::path> &venv) {
   const auto executable = std::filesystem::read_symlink("/proc/self/exe");
@@ -26,4 +26,4 @@ ToolPaths LocateToolPaths(const std::optional<std::filesystem::path> &venv) {
   return paths;
 }
 
-} // namespace fuzzer::support
+} // namespace support

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <optional>
 
-namespace fuzzer::support {
+namespace support {
 
 struct ToolPaths {
   std::filesystem::path worker_executable;
@@ -15,4 +15,4 @@ struct ToolPaths {
 // $INDUCTOR_FUZZ_VENV, else the nearest `.venv` above this executable (build/../.venv).
 ToolPaths LocateToolPaths(const std::optional<std::filesystem::path> &venv);
 
-} // namespace fuzzer::support
+} // namespace support

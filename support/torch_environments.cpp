@@ -8,7 +8,7 @@
 #include <charconv>
 #include <system_error>
 
-namespace fuzzer::support {
+namespace support {
 namespace {
 
 constexpr std::string_view kDistInfoPrefix = "torch-";
@@ -113,4 +113,4 @@ TorchEnvironment ResolveTorchEnvironment(const std::string &spec,
                                spec, Listing(matches)));
 }
 
-} // namespace fuzzer::support
+} // namespace support

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::support {
+namespace support {
 
 // A Python environment with torch that the worker can run in: the project's .venv (the pinned
 // release) or a .venv-torch-VERSION that `scripts/setup --with-torch VERSION` made.
@@ -29,4 +29,4 @@ bool TorchVersionLess(const std::string &left, const std::string &right);
 TorchEnvironment ResolveTorchEnvironment(const std::string &spec,
                                          const std::filesystem::path &project_root);
 
-} // namespace fuzzer::support
+} // namespace support

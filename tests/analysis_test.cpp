@@ -454,7 +454,7 @@ std::set<std::pair<unsigned, unsigned>> PlainClangErrors(const std::filesystem::
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back(source.string());
   argv.insert(argv.begin(), "clang++-19");
-  const auto run = fuzzer::support::RunCommand(argv, {}, std::chrono::minutes(5), 16 << 20);
+  const auto run = support::RunCommand(argv, {}, std::chrono::minutes(5), 16 << 20);
   const std::string &text = run.output;
   std::set<std::pair<unsigned, unsigned>> errors;
   for (const auto &diagnostic : ParseCompilerText(text, CompilerFamily::kClang))

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fuzzer::testing {
+namespace test_support {
 
 struct BinaryRun {
   int exit_code = -1;
@@ -37,4 +37,4 @@ inline BinaryRun RunInductorFuzz(const std::vector<std::string> &arguments,
   return {result.status.exit_code.value_or(-1), result.output, err.str()};
 }
 
-} // namespace fuzzer::testing
+} // namespace test_support

@@ -6,6 +6,7 @@
 #include "corpus/finding_store.h"
 #include "corpus/known_issues.h"
 #include "support/scratch_dir.h"
+#include "support/text_file.h"
 
 #include <gtest/gtest.h>
 
@@ -89,9 +90,9 @@ TEST(BugKey, NormalisersKeepTheRoleAndDropTheProgram) {
   EXPECT_EQ(CollapseArgumentLists("field 'kernel(const bool*, int<N>_t*)'"), "field 'kernel(...)'");
   EXPECT_EQ(CollapseArgumentLists("got (<class 'torch.SymInt'>, <class 'torch.SymFloat'>)"),
             "got (<types>)");
-  EXPECT_EQ(Demangle("_ZN2at10TensorBase14const_data_ptrIlLi0EEEPKT_v"),
+  EXPECT_EQ(support::Demangle("_ZN2at10TensorBase14const_data_ptrIlLi0EEEPKT_v"),
             "long const* at::TensorBase::const_data_ptr<long, 0>()");
-  EXPECT_EQ(Demangle("not_mangled"), "not_mangled");
+  EXPECT_EQ(support::Demangle("not_mangled"), "not_mangled");
 }
 
 // The known soft-cap SymFloat bug is known with one more captured SymInt in the tuple: the
@@ -172,7 +173,7 @@ Case Generated(std::uint64_t index) {
 // In a corpus: two kernels' conflicts are one bug by key; a compiler error joins the check
 // finding its hit names; an unrelated finding stays its own bug; hits count cases once.
 TEST(Bugs, AStoreGroupsItsSignaturesIntoBugs) {
-  const fuzzer::support::ScratchDir scratch("bugs");
+  const support::ScratchDir scratch("bugs");
   FindingStore store(scratch.path());
   const auto pairs = Pairs();
   auto find = [&](const std::string &name) {
@@ -213,7 +214,7 @@ TEST(Bugs, AStoreGroupsItsSignaturesIntoBugs) {
 // older normaliser named are re-signed and merged, every hit and record kept, and a second open
 // changes nothing.
 TEST(CorpusMigration, AnOldCorpusOpensMigratesAndKeepsItsHits) {
-  const fuzzer::support::ScratchDir scratch("migrate");
+  const support::ScratchDir scratch("migrate");
   const fs::path root = scratch.path() / "old";
   fs::copy(kSourceDir / "tests/fixtures/corpus_80cc65d", root, fs::copy_options::recursive);
   std::size_t hits_before = 0;
@@ -248,14 +249,14 @@ TEST(CorpusMigration, AnOldCorpusOpensMigratesAndKeepsItsHits) {
 }
 
 TEST(CorpusMigration, ACorpusFromANewerVersionIsRefusedAndLeftAlone) {
-  const fuzzer::support::ScratchDir scratch("newer");
+  const support::ScratchDir scratch("newer");
   fs::create_directories(scratch.path() / "findings");
   std::ofstream(scratch.path() / "corpus.json")
       << R"({"format_version": 9, "signature_version": 99})";
   try {
     const FindingStore store(scratch.path());
     FAIL() << "a newer corpus was opened";
-  } catch (const fuzzer::support::InputError &error) {
+  } catch (const support::InputError &error) {
     EXPECT_NE(std::string(error.what()).find("newer inductor-fuzz"), std::string::npos)
         << error.what();
   }
@@ -327,7 +328,7 @@ TEST(KnownIssues, AMatchNamesFactsAndLeavesTheRestFree) {
 // A match that cannot be parsed, or names a fact its kind has not, is refused with the entry
 // named; the file is not read at all.
 TEST(KnownIssues, AMatchThatCannotBeParsedOrNamesAnUnknownFactIsRefused) {
-  const fuzzer::support::ScratchDir scratch("known");
+  const support::ScratchDir scratch("known");
   const auto refused = [&](const std::string &match) -> std::string {
     const fs::path file = scratch.path() / "known.json";
     std::ofstream(file) << json{

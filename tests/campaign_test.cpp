@@ -25,7 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using testing::RunInductorFuzz;
+using test_support::RunInductorFuzz;
 
 json ReadJson(const fs::path &path) { return json::parse(std::ifstream(path)); }
 

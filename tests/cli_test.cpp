@@ -14,7 +14,7 @@
 namespace fuzzer {
 namespace {
 
-using testing::RunInductorFuzz;
+using test_support::RunInductorFuzz;
 
 const std::filesystem::path kSeed =
     std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "corpus/seeds/causal-151290.json";

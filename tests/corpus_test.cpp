@@ -158,7 +158,7 @@ TEST(Knobs, TheTableDrivesTheCaseAndTheConfig) {
 
 class RunRecordTest : public ::testing::Test {
 protected:
-  fuzzer::support::ScratchDir scratch_{"corpus-test"};
+  support::ScratchDir scratch_{"corpus-test"};
 };
 
 TEST_F(RunRecordTest, WrittenRecordReadsBackWithItsFindingAndCommands) {
@@ -244,7 +244,7 @@ MatrixRecord TwoCompilerMatrix() {
 }
 
 TEST(MatrixFormat, RoundTripsExactlyWithItsFindings) {
-  const fuzzer::support::ScratchDir scratch("corpus-test");
+  const support::ScratchDir scratch("corpus-test");
   const MatrixRecord record = TwoCompilerMatrix();
   WriteMatrixRecord(scratch / "matrix.json", record);
   const MatrixRecord read = ReadMatrixRecord(scratch / "matrix.json");
@@ -255,7 +255,7 @@ TEST(MatrixFormat, RoundTripsExactlyWithItsFindings) {
 }
 
 TEST(MatrixFormat, RefusesOtherVersionsUnknownFieldsAndBadFindings) {
-  const fuzzer::support::ScratchDir scratch("corpus-test");
+  const support::ScratchDir scratch("corpus-test");
   auto refuses = [&](json document, const std::string &expected) {
     std::ofstream(scratch / "matrix.json") << document.dump();
     try {
@@ -286,11 +286,11 @@ TEST(MatrixFormat, RefusesOtherVersionsUnknownFieldsAndBadFindings) {
   std::ofstream(scratch / "matrix.json") << std::string("\x7f"
                                                         "ELF\0\0",
                                                         6);
-  EXPECT_THROW(ReadMatrixRecord(scratch / "matrix.json"), fuzzer::support::InputError);
+  EXPECT_THROW(ReadMatrixRecord(scratch / "matrix.json"), support::InputError);
 }
 
 TEST(CompareFormat, RoundTripsAndDerivesCountsFromVerdicts) {
-  const fuzzer::support::ScratchDir scratch("corpus-test");
+  const support::ScratchDir scratch("corpus-test");
   CompareRecord record{.provenance = {{"command_line", "inductor-fuzz compare"}},
                        .baseline = {"g++-12", "12.2.0"},
                        .candidate = {"clang++-14", "14.0.6"},

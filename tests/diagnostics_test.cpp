@@ -17,8 +17,8 @@ const std::vector<std::string> kFixtures = {"pytorch140606_bool_scalar.cpp",
                                             "local_different_types.cpp", "return_type_only.cpp",
                                             "global_redefinition.cpp", "extern_c_overload.cpp"};
 
-fuzzer::support::CommandResult Compile(const std::string &compiler, const std::string &fixture,
-                                       std::vector<std::string> extra = {}) {
+support::CommandResult Compile(const std::string &compiler, const std::string &fixture,
+                               std::vector<std::string> extra = {}) {
   std::vector<std::string> argv = {compiler};
   if (FamilyOfCompiler(compiler) == CompilerFamily::kNvcc)
     argv.insert(argv.end(), {"-std=c++20", "-x", "cu", "-c", "-o", "/dev/null"});
@@ -26,14 +26,14 @@ fuzzer::support::CommandResult Compile(const std::string &compiler, const std::s
     argv.insert(argv.end(), {"-std=c++20", "-fsyntax-only"});
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back((kBroken / fixture).string());
-  return fuzzer::support::RunCommand(argv, {}, 120s);
+  return support::RunCommand(argv, {}, 120s);
 }
 
 std::vector<std::string> InstalledCompilers() {
   std::vector<std::string> found;
   for (const char *compiler :
        {"g++-11", "g++-12", "clang++-14", "clang++-15", "clang++-16", "clang++-19", "nvcc"})
-    if (fuzzer::support::FindOnPath(compiler))
+    if (support::FindOnPath(compiler))
       found.push_back(compiler);
   return found;
 }
@@ -66,7 +66,7 @@ TEST(Diagnostics, RealCompilerOutputGivesStableSignatures) {
 
 TEST(Diagnostics, GccJsonAndTextAgree) {
   for (const char *compiler : {"g++-11", "g++-12"}) {
-    ASSERT_TRUE(fuzzer::support::FindOnPath(compiler))
+    ASSERT_TRUE(support::FindOnPath(compiler))
         << compiler << " is missing; scripts/setup installs it";
     for (const auto &fixture : kFixtures) {
       SCOPED_TRACE(std::string(compiler) + " " + fixture);

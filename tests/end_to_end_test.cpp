@@ -11,7 +11,7 @@ namespace fuzzer {
 namespace {
 
 using nlohmann::json;
-using testing::RunInductorFuzz;
+using test_support::RunInductorFuzz;
 
 const std::filesystem::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
 

@@ -44,8 +44,8 @@ Case Generated(std::uint64_t seed, std::uint64_t index, std::size_t padding = 0)
 
 RecordWriter WriteCase(const Case &c) {
   return [c](const fs::path &dir) {
-    fuzzer::support::WriteFileAtomically(dir / "case.json", CaseToJson(c).dump(2));
-    fuzzer::support::WriteFileAtomically(dir / "repro.py", "# repro of " + c.name + "\n");
+    support::WriteFileAtomically(dir / "case.json", CaseToJson(c).dump(2));
+    support::WriteFileAtomically(dir / "repro.py", "# repro of " + c.name + "\n");
   };
 }
 
@@ -63,7 +63,7 @@ std::map<std::string, std::size_t> HitCounts(const FindingStore &store) {
 
 class FindingStoreTest : public ::testing::Test {
 protected:
-  fuzzer::support::ScratchDir scratch_{"store-test"};
+  support::ScratchDir scratch_{"store-test"};
 };
 
 TEST_F(FindingStoreTest, OneFolderPerSignatureCountingHitsAndKeepingTheSmallestCase) {
@@ -95,8 +95,8 @@ TEST_F(FindingStoreTest, OneFolderPerSignatureCountingHitsAndKeepingTheSmallestC
   EXPECT_EQ(corrupted.Summary()["hit_count"], 2);
   EXPECT_EQ(corrupted.Summary()["torch_versions"], json::array({"2.15.0"}));
   EXPECT_EQ(store.Load(corrupted.id.substr(0, 12)).id, corrupted.id);
-  EXPECT_THROW(store.Load("crash-"), fuzzer::support::InputError) << "ambiguous";
-  EXPECT_THROW(store.Load("../../etc"), fuzzer::support::InputError) << "outside the corpus";
+  EXPECT_THROW(store.Load("crash-"), support::InputError) << "ambiguous";
+  EXPECT_THROW(store.Load("../../etc"), support::InputError) << "outside the corpus";
 }
 
 TEST_F(FindingStoreTest, ShardsMergedEqualOneRunOverTheSameCases) {
@@ -122,7 +122,7 @@ TEST_F(FindingStoreTest, ShardsMergedEqualOneRunOverTheSameCases) {
   const auto merged_findings = merged.List(), whole_findings = whole.List();
   for (std::size_t i = 0; i < whole_findings.size(); ++i)
     EXPECT_EQ(merged_findings[i].smallest.filename(), whole_findings[i].smallest.filename());
-  EXPECT_THROW(merged.MergeFrom(scratch_ / "nowhere"), fuzzer::support::InputError);
+  EXPECT_THROW(merged.MergeFrom(scratch_ / "nowhere"), support::InputError);
 }
 
 // Four processes record into one corpus at once; every hit lands, none is half-written.
@@ -306,7 +306,7 @@ TEST(KnownIssues, EachSilentFailureMatchesItsOwnKnownIssueAndNoOther) {
 }
 
 TEST(KnownIssues, BadEntriesAreRefusedByName) {
-  const fuzzer::support::ScratchDir scratch("known-test");
+  const support::ScratchDir scratch("known-test");
   auto refused = [&](const json &issue) {
     std::ofstream(scratch / "known.json")
         << json{{"format_version", 1}, {"issues", {issue}}}.dump();

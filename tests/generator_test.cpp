@@ -322,8 +322,8 @@ bool MaskReads(const std::string &source, const std::string &name) {
 TEST(Generator, GenMakesNoMaskThatReadsAnIndexItsBlockMaskBroadcasts) {
   for (const char *seed : {"1", "20261122"}) {
     SCOPED_TRACE(std::string("seed ") + seed);
-    const auto run = testing::RunInductorFuzz({"gen", "--seed", seed, "--count", "2000"},
-                                              std::chrono::seconds(120), {}, 64 << 20);
+    const auto run = test_support::RunInductorFuzz({"gen", "--seed", seed, "--count", "2000"},
+                                                   std::chrono::seconds(120), {}, 64 << 20);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     std::istringstream lines(run.out);
     int cases = 0, broadcast_masks = 0;

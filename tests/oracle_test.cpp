@@ -350,7 +350,7 @@ TEST(WrongResultKey, SaysHowWhereWhichPathAndWhatItNeedsAndMatchesItsOwnKnownIss
                        ("inductor-fuzz-wrong-key-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(scratch);
   const auto clamp = kSourceDir / "corpus/findings/reduced/wrong-result-half-clamp-score-mod";
-  const auto run = fuzzer::testing::RunInductorFuzz(
+  const auto run = test_support::RunInductorFuzz(
       {"run-case", (clamp / "case.json").string(), "--out", (scratch / "clamp").string()});
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   const auto result = nlohmann::json::parse(std::ifstream(scratch / "clamp" / "result.json"));
@@ -364,7 +364,7 @@ TEST(WrongResultKey, SaysHowWhereWhichPathAndWhatItNeedsAndMatchesItsOwnKnownIss
   EXPECT_NE(run.out.find("known issue: flex-cpu-half-clamp-score-mod"), std::string::npos)
       << run.out;
 
-  const auto injected = fuzzer::testing::RunInductorFuzz(
+  const auto injected = test_support::RunInductorFuzz(
       {"run-case", (kSourceDir / "bench/injected_bugs/cases/flex-decode-offset.json").string(),
        "--out", (scratch / "injected").string(), "--probe-runs", "0"},
       std::chrono::seconds(900),
@@ -381,7 +381,7 @@ TEST(WrongResultKey, SaysHowWhereWhichPathAndWhatItNeedsAndMatchesItsOwnKnownIss
 
   // The same miscompile under cpp.threads=1, where the real scratch overflow kills the worker
   // first: the probe's rerun with Inductor's thread count shows the wrong result the crash hid.
-  const auto hidden = fuzzer::testing::RunInductorFuzz(
+  const auto hidden = test_support::RunInductorFuzz(
       {"run-case",
        (kSourceDir / "bench/injected_bugs/cases/flex-decode-offset-behind-a-crash.json").string(),
        "--out", (scratch / "hidden").string()},
@@ -414,10 +414,10 @@ TEST(SanitizerOracleFullTier, FindsTheFlexAttentionScratchOverflowAndNothingWhen
   std::filesystem::create_directories(scratch);
   const auto fixture = kSourceDir / "tests/fixtures/sanitizer/flex_threads1.json";
   const std::map<std::string, std::string> two_threads = {{"OMP_NUM_THREADS", "2"}};
-  const auto run = fuzzer::testing::RunInductorFuzz({"run-case", fixture.string(), "--out",
-                                                     (scratch / "threads1").string(), "--sanitize",
-                                                     "address,undefined"},
-                                                    std::chrono::seconds(1800), two_threads);
+  const auto run = test_support::RunInductorFuzz({"run-case", fixture.string(), "--out",
+                                                  (scratch / "threads1").string(), "--sanitize",
+                                                  "address,undefined"},
+                                                 std::chrono::seconds(1800), two_threads);
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   const auto result = nlohmann::json::parse(std::ifstream(scratch / "threads1" / "result.json"));
   EXPECT_EQ(result["kind"], "memory-error") << result.dump(2);
@@ -444,7 +444,7 @@ TEST(SanitizerOracleFullTier, FindsTheFlexAttentionScratchOverflowAndNothingWhen
   auto matched = nlohmann::json::parse(std::ifstream(fixture));
   matched["inductor"]["cpp.threads"] = 2;
   std::ofstream(scratch / "threads2.json") << matched.dump(2);
-  const auto clean = fuzzer::testing::RunInductorFuzz(
+  const auto clean = test_support::RunInductorFuzz(
       {"run-case", (scratch / "threads2.json").string(), "--out", (scratch / "threads2").string(),
        "--sanitize", "address,undefined"},
       std::chrono::seconds(1800), two_threads);
@@ -460,7 +460,7 @@ TEST(SanitizerOracleFullTier, TheMatrixSanitizerColumnReplaysTheCallACrashedCase
                        ("inductor-fuzz-sanitizer-matrix-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(scratch);
   const std::map<std::string, std::string> two_threads = {{"OMP_NUM_THREADS", "2"}};
-  const auto run = fuzzer::testing::RunInductorFuzz(
+  const auto run = test_support::RunInductorFuzz(
       {"run-case", (kSourceDir / "tests/fixtures/sanitizer/flex_threads1.json").string(), "--out",
        (scratch / "threads1").string()},
       std::chrono::seconds(1800), two_threads);
@@ -471,7 +471,7 @@ TEST(SanitizerOracleFullTier, TheMatrixSanitizerColumnReplaysTheCallACrashedCase
   ASSERT_FALSE(commands.empty()) << run.err;
   ASSERT_TRUE(commands[0].contains("recording")) << commands.dump(2);
 
-  const auto matrix = fuzzer::testing::RunInductorFuzz(
+  const auto matrix = test_support::RunInductorFuzz(
       {"matrix", (scratch / "threads1").string(), "--compilers", "g++-12", "--sanitize",
        "address,undefined", "--json", (scratch / "matrix.json").string()},
       std::chrono::seconds(1800), two_threads);
@@ -500,13 +500,13 @@ TEST(SanitizerOracle, APlantedWritePastTheOutputIsFoundThoughTheOutputsMatchEage
   std::filesystem::remove_all(scratch);
   const std::map<std::string, std::string> plant = {
       {"PYTHONPATH", (kSourceDir / "tests/fixtures/sanitizer/plant_past_end").string()}};
-  const auto run = fuzzer::testing::RunInductorFuzz(
+  const auto run = test_support::RunInductorFuzz(
       {"run-case", (kSourceDir / "tests/fixtures/sanitizer/mask_kv100.json").string(), "--out",
        (scratch / "case").string()},
       std::chrono::seconds(900), plant);
   ASSERT_EQ(run.exit_code, 0) << "the outputs match eager: " << run.out << run.err;
 
-  const auto matrix = fuzzer::testing::RunInductorFuzz(
+  const auto matrix = test_support::RunInductorFuzz(
       {"matrix", (scratch / "case").string(), "--compilers", "g++-12", "--sanitize", "address",
        "--json", (scratch / "matrix.json").string()},
       std::chrono::seconds(900));
@@ -534,7 +534,7 @@ TEST(SanitizerOracle, APlantedWritePastTheOutputIsFoundThoughTheOutputsMatchEage
   EXPECT_EQ(row["reference_runtime"], "same");
 
   // clang++ as the sanitizer compiler, its own runtime preloaded: the same finding.
-  const auto clang = fuzzer::testing::RunInductorFuzz(
+  const auto clang = test_support::RunInductorFuzz(
       {"matrix", (scratch / "case").string(), "--compilers", "g++-12", "--sanitize", "address",
        "--sanitize-compiler", "clang++-19", "--json", (scratch / "clang.json").string()},
       std::chrono::seconds(900));
@@ -558,7 +558,7 @@ TEST(SanitizerOracle, BadSanitizerOptionsAreOneLineErrors) {
            {{"--sanitize", "address", "--sanitize-compiler", "g++-99"}, "is not installed"}}) {
     std::vector<std::string> argv = {"run-case", fixture.string(), "--out", out.string()};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
-    const auto run = fuzzer::testing::RunInductorFuzz(argv, std::chrono::seconds(120));
+    const auto run = test_support::RunInductorFuzz(argv, std::chrono::seconds(120));
     EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
     EXPECT_NE(run.err.find(expected), std::string::npos) << run.err;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;

@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using testing::RunInductorFuzz;
+using test_support::RunInductorFuzz;
 
 const fs::path kSource = INDUCTOR_FUZZ_SOURCE_DIR;
 
@@ -420,7 +420,7 @@ protected:
            "os.execvp('g++-12', ['g++-12'] + args)\n";
     for (const auto &wrapper : {broken, miscompiling})
       fs::permissions(wrapper, fs::perms::owner_all);
-    campaign_ = std::make_unique<testing::BinaryRun>(
+    campaign_ = std::make_unique<test_support::BinaryRun>(
         RunInductorFuzz({"fuzz", "--seed", "3", "--cases", "1", "--jobs", "1", "--policy",
                          (dir / "policy.json").string(), "--corpus", (dir / "corpus").string(),
                          "--matrix-every", "1", "--no-check", "--reduce", "none", "--compilers",
@@ -435,7 +435,7 @@ protected:
   }
 
   // The campaign's finding of `kind`, reduced into its folder's reduced/.
-  static std::pair<fs::path, testing::BinaryRun> Reduce(corpus::FindingKind kind) {
+  static std::pair<fs::path, test_support::BinaryRun> Reduce(corpus::FindingKind kind) {
     EXPECT_EQ(campaign_->exit_code, 1) << campaign_->out << campaign_->err;
     for (const auto &finding : corpus::FindingStore(scratch_->path() / "corpus").List())
       if (finding.finding.kind == kind)
@@ -451,10 +451,10 @@ protected:
   }
 
   static std::unique_ptr<support::ScratchDir> scratch_;
-  static std::unique_ptr<testing::BinaryRun> campaign_;
+  static std::unique_ptr<test_support::BinaryRun> campaign_;
 };
 std::unique_ptr<support::ScratchDir> ReduceMatrixFullTier::scratch_;
-std::unique_ptr<testing::BinaryRun> ReduceMatrixFullTier::campaign_;
+std::unique_ptr<test_support::BinaryRun> ReduceMatrixFullTier::campaign_;
 
 TEST_F(ReduceMatrixFullTier, ARuntimeDivergenceFindingReducesToARunnableRepro) {
   const auto [out, run] = Reduce(corpus::FindingKind::kRuntimeDivergence);

@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using testing::RunInductorFuzz;
+using test_support::RunInductorFuzz;
 
 const fs::path kSource = INDUCTOR_FUZZ_SOURCE_DIR;
 const fs::path kPlantedCase = kSource / "tests/fixtures/releases/strided_window.json";

@@ -106,9 +106,9 @@ protected:
                               {"title", "any crash"}};
     Write(scratch_ / "known-issues.json",
           json{{"format_version", 1}, {"issues", json::array({known_crash})}}.dump());
-    const auto run = testing::RunInductorFuzz({"corpus", "report", "--corpus", corpus_.string(),
-                                               "--report", report_.string(), "--known-issues",
-                                               (scratch_ / "known-issues.json").string()});
+    const auto run = test_support::RunInductorFuzz(
+        {"corpus", "report", "--corpus", corpus_.string(), "--report", report_.string(),
+         "--known-issues", (scratch_ / "known-issues.json").string()});
     ASSERT_EQ(run.exit_code, 1) << "new findings exit 1\n" << run.out << run.err;
     ASSERT_NE(run.out.find("3 bug(s) from 3 signature(s), 2 not known"), std::string::npos)
         << run.out;

@@ -185,7 +185,7 @@ TEST(SourcePasses, SyntaxPassesParseATuWhoseHeadersAreMissing) {
 // A prefix left by an earlier run whose headers changed since (a fresh CI clone with a new
 // venv next to a kept ~/.cache): the syntax passes must still see the TU's declarations.
 TEST(SourcePasses, SyntaxPassesSeeTheTuWhenAnEarlierRunsPrefixIsStale) {
-  const fuzzer::support::ScratchDir scratch("stale-prefix-passes");
+  const support::ScratchDir scratch("stale-prefix-passes");
   fs::create_directories(scratch / "include");
   const fs::path header = scratch / "include" / "library.h";
   std::ofstream(header) << "#pragma once\ninline int twice(int x) { return 2 * x; }\n";
@@ -269,11 +269,11 @@ TEST(SourcePasses, InitializersBecomeZeroUpToTheirEndOutsideBrackets) {
 }
 
 TEST(SourcePasses, OrderFileNamesKnownPassesOnly) {
-  fuzzer::support::ScratchDir scratch("order");
+  support::ScratchDir scratch("order");
   std::ofstream(scratch / "good.json") << R"({"source_passes": ["remove-lines", "remove-tokens"]})";
   std::ofstream(scratch / "bad.json") << R"({"source_passes": ["remove-everything"]})";
   EXPECT_EQ(LoadSourcePassOrder(scratch / "good.json").size(), 2u);
-  EXPECT_THROW(LoadSourcePassOrder(scratch / "bad.json"), fuzzer::support::InputError);
+  EXPECT_THROW(LoadSourcePassOrder(scratch / "bad.json"), support::InputError);
   const auto checked_in = LoadSourcePassOrder(kSource / "reducers/source/passes.json");
   EXPECT_GE(checked_in.size(), 8u);
 }
@@ -354,7 +354,7 @@ TEST(CompileLog, TheLastOfSeveralErrorsWinsAndTheyAreCounted) {
 // command's own -include folded in, as Inductor's PCH build has one), precompiled again once the
 // reduced text drops an #include, and off, said why, when the command's -include is gone.
 TEST(CompileProbe, ThePrefixFollowsTheIncludeBlockAndSaysWhenItIsOff) {
-  fuzzer::support::ScratchDir scratch("probe");
+  support::ScratchDir scratch("probe");
   std::ofstream(scratch / "wrapper.h") << "#include <string>\n";
   const std::string tu = "#include <vector>\n#include <map>\nint f() { return undeclared(); }\n";
   std::ofstream(scratch / "k.cpp") << tu;
@@ -438,7 +438,7 @@ TEST(SourceReduceFixtures, EachReducesAndKeepsItsSignature) {
   ASSERT_GE(fixtures.size(), 2u);
   for (const auto &fixture : fixtures) {
     SCOPED_TRACE(fixture.file.filename().string());
-    fuzzer::support::ScratchDir scratch("reduce-fixture");
+    support::ScratchDir scratch("reduce-fixture");
     std::unique_ptr<InterestingnessTest> test;
     std::vector<std::string> clang_args = fixture.flags;
     if (fixture.test == "analysis") {
@@ -471,14 +471,14 @@ TEST(SourceReduceFixtures, EachReducesAndKeepsItsSignature) {
 }
 
 TEST(SourceReduce, UntouchedSourceThatDoesNotFailIsAnInputError) {
-  fuzzer::support::ScratchDir scratch("reduce-clean");
+  support::ScratchDir scratch("reduce-clean");
   auto test = MakeStaticFindingTest({"-x", "c++", "-std=c++17"}, "", scratch / "test",
                                     scratch / "prefixes");
   const std::atomic<bool> stop{false};
   EXPECT_THROW(ReduceSource("int main() { return 0; }\n", *test,
                             {.jobs = 1, .passes = {FindSourcePass("remove-lines")}}, PlainContext(),
                             stop, {}),
-               fuzzer::support::InputError);
+               support::InputError);
 }
 
 } // namespace

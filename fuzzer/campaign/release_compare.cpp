@@ -5,6 +5,7 @@
 #include "corpus/finding.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 
@@ -59,8 +60,6 @@ std::vector<matrix::KernelFingerprint> CapturedKernels(const json &result) {
 
 namespace {
 
-std::string FirstLine(const std::string &text) { return text.substr(0, text.find('\n')); }
-
 ReleaseRun RunOn(worker::Worker &worker, const corpus::Case &c, const std::filesystem::path &dir,
                  std::chrono::seconds timeout) {
   const auto outcome = worker::RunCaseOnWorker(worker, c, dir / "inductor-cache", timeout);
@@ -69,9 +68,10 @@ ReleaseRun RunOn(worker::Worker &worker, const corpus::Case &c, const std::files
   if (outcome.finding) {
     run.signature = corpus::Signature(*outcome.finding);
     run.anchors = corpus::ReleaseAnchors(*outcome.finding);
-    run.summary = FirstLine(outcome.finding->summary);
+    run.summary = support::FirstLine(outcome.finding->summary);
   } else if (outcome.status == corpus::CaseStatus::kInvalidCase) {
-    run.summary = FirstLine(outcome.result.value("exception", json::object()).value("message", ""));
+    run.summary =
+        support::FirstLine(outcome.result.value("exception", json::object()).value("message", ""));
   }
   run.config_absent = outcome.result.value("config_absent", std::vector<std::string>{});
   run.kernels = CapturedKernels(outcome.result);

@@ -10,6 +10,7 @@
 #include "parsers/clang_analysis.h"
 #include "parsers/diagnostics.h"
 #include "support/child_process.h"
+#include "support/text_file.h"
 
 #include <cxxabi.h>
 #include <fmt/format.h>
@@ -44,7 +45,7 @@ void RunInParallel(std::size_t count, unsigned jobs, const std::function<void(st
     thread.join();
 }
 
-std::string SafeName(std::string text) {
+std::string FileSafeName(std::string text) {
   for (char &ch : text)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-')
       ch = '_';
@@ -109,7 +110,7 @@ std::string PrefixKey(const CapturedTu &tu, const Compiler &compiler, const Open
 Prefix BuildPrefix(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
                    const OpenMpInstall &openmp, const std::string &block, std::size_t index,
                    const CompilerTemporaries &temporaries) {
-  const auto folder = options.work_dir / "prefixes" / SafeName(compiler.name);
+  const auto folder = options.work_dir / "prefixes" / FileSafeName(compiler.name);
   std::filesystem::create_directories(folder);
   Prefix prefix{.header = folder / fmt::format("prefix-{}.h", index)};
   prefix.precompiled =
@@ -137,8 +138,8 @@ Prefix BuildPrefix(const CapturedTu &tu, const Compiler &compiler, const MatrixO
 
 std::filesystem::path OutputOf(const CapturedTu &tu, const Compiler &compiler,
                                const MatrixOptions &options, std::size_t index) {
-  return options.work_dir / SafeName(compiler.name) /
-         fmt::format("{:04}-{}.so", index, SafeName(tu.source.stem().string()));
+  return options.work_dir / FileSafeName(compiler.name) /
+         fmt::format("{:04}-{}.so", index, FileSafeName(tu.source.stem().string()));
 }
 
 TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
@@ -204,7 +205,7 @@ void BuildProbes(std::vector<TuMatrix> &matrix, const MatrixOptions &options,
     const auto folder = options.work_dir / "probes";
     std::filesystem::create_directories(folder);
     CapturedTu copy = tu;
-    copy.source = folder / fmt::format("{:04}-{}.probed.cpp", row, SafeName(tu.source.stem()));
+    copy.source = folder / fmt::format("{:04}-{}.probed.cpp", row, FileSafeName(tu.source.stem()));
     std::ofstream(copy.source) << probed->text;
     probed_tus[row] = std::move(copy);
     for (std::size_t column = 0; column < columns; ++column)
@@ -345,16 +346,6 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
   return matrix;
 }
 
-std::string Demangle(const std::string &symbol) {
-  int status = 0;
-  char *demangled = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || !demangled)
-    return symbol;
-  std::string result = demangled;
-  std::free(demangled);
-  return result;
-}
-
 std::string TextSection(const std::filesystem::path &module) {
   const auto text = std::filesystem::path(module.string() + ".text");
   const auto result = support::RunCommand(
@@ -412,7 +403,7 @@ void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker) {
       std::string error = reply.message.value("load_error", "");
       std::smatch match;
       if (std::regex_search(error, match, undefined))
-        error = "undefined symbol: " + Demangle(match[1]);
+        error = "undefined symbol: " + support::Demangle(match[1]);
       build.load_error = error;
     }
 }

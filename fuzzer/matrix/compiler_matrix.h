@@ -107,8 +107,6 @@ std::optional<corpus::Finding> DivergenceFinding(const TuMatrix &row);
 // A load-error finding for every build that did not load: the undefined symbol or the ABI.
 std::vector<corpus::Finding> LoadErrorFindings(const TuMatrix &row);
 
-std::string Demangle(const std::string &symbol);
-
 // The bytes of a built module's .text section (by objcopy), to check that two ways of building
 // a TU emit the same code. Empty when there is none or objcopy fails.
 std::string TextSection(const std::filesystem::path &module);

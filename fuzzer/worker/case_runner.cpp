@@ -1,6 +1,7 @@
 #include "fuzzer/worker/case_runner.h"
 
 #include "parsers/diagnostics.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,13 +14,6 @@ namespace fuzzer::worker {
 namespace {
 
 using nlohmann::json;
-
-std::string FirstLine(const std::string &text) {
-  const auto start = text.find_first_not_of(" \n");
-  if (start == std::string::npos)
-    return "";
-  return text.substr(start, text.find('\n', start) - start);
-}
 
 // An exception is one bug by the innermost cause of its chain: its type, the first line of its
 // message and the torch frame that raised it. The outer wrappers ("RuntimeError when making
@@ -36,8 +30,10 @@ corpus::Finding ExceptionFinding(const json &exception) {
   std::string frame = innermost.value("frame", "");
   if (frame.empty() && !frames.empty())
     frame = frames.back();
-  finding.essence.Add("type", type).Add("message", FirstLine(message)).Add("frame", frame);
-  finding.summary = fmt::format("{}: {}", type, FirstLine(message));
+  finding.essence.Add("type", type)
+      .Add("message", support::FirstNonBlankLine(message))
+      .Add("frame", frame);
+  finding.summary = fmt::format("{}: {}", type, support::FirstNonBlankLine(message));
   finding.message = exception.value("message", "");
   finding.diagnostic = exception.value("type", "");
   finding.detail = exception;

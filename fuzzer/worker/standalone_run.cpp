@@ -44,10 +44,10 @@ std::string OutputTail(const std::string &output) {
 StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
                                const std::filesystem::path &python, const std::string &signature,
                                std::chrono::seconds timeout) {
-  fuzzer::support::ScratchDir scratch("standalone-sanitized");
+  support::ScratchDir scratch("standalone-sanitized");
   const std::string log_path = "log_path=" + (scratch / "reports" / "report").string();
   std::filesystem::create_directories(scratch / "reports");
-  const auto run = fuzzer::support::RunCommand(
+  const auto run = support::RunCommand(
       {python.string(), script.string()},
       {.working_directory = script.parent_path(),
        .environment = {{"TORCHINDUCTOR_CACHE_DIR", (scratch / "cache").string()},
@@ -72,8 +72,8 @@ StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
   const auto facts = Facts(signature);
   if (facts.at("kind") == "memory-error")
     return RunSanitizedOnce(script, python, signature, timeout);
-  const auto run = fuzzer::support::RunCommand(
-      {python.string(), script.string()}, {.working_directory = script.parent_path()}, timeout);
+  const auto run = support::RunCommand({python.string(), script.string()},
+                                       {.working_directory = script.parent_path()}, timeout);
   std::string last_line = run.output;
   while (!last_line.empty() && last_line.back() == '\n')
     last_line.pop_back();

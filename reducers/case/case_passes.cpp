@@ -21,20 +21,20 @@ using nlohmann::json;
 // The syntax-tree script's answer for one source: {"nodes": N, "candidates": [...]}.
 json AskMaskAst(const std::string &source, const std::string &function, std::string_view pass,
                 const PassContext &context) {
-  const fuzzer::support::ScratchDir scratch("mask-ast");
+  const support::ScratchDir scratch("mask-ast");
   const auto request = scratch / "request.json";
-  fuzzer::support::WriteFileAtomically(
+  support::WriteFileAtomically(
       request, json{{"source", source}, {"function", function}, {"pass", pass}}.dump());
-  const auto result = fuzzer::support::RunCommand(
-      {"sh", "-c", "exec \"$0\" \"$1\" < \"$2\"", context.python.string(),
-       context.mask_ast_script.string(), request.string()},
-      {.stderr_file = scratch / "stderr"}, std::chrono::seconds(60));
+  const auto result =
+      support::RunCommand({"sh", "-c", "exec \"$0\" \"$1\" < \"$2\"", context.python.string(),
+                           context.mask_ast_script.string(), request.string()},
+                          {.stderr_file = scratch / "stderr"}, std::chrono::seconds(60));
   json answer = json::parse(result.output, nullptr, false);
   if (!result.status.Succeeded() || answer.is_discarded() || !answer.is_object())
-    throw fuzzer::support::InputError(fmt::format(
+    throw support::InputError(fmt::format(
         "the syntax-tree pass {} failed on {} ({}): {}{}", pass, function, result.status.Describe(),
         answer.is_object() ? answer.value("error", "") : result.output,
-        fuzzer::support::ReadTextFile(scratch / "stderr", "stderr", 1 << 20)));
+        support::ReadTextFile(scratch / "stderr", "stderr", 1 << 20)));
   return answer;
 }
 
@@ -359,7 +359,7 @@ std::vector<const CasePass *> LoadCasePassOrder(const std::filesystem::path &fil
   const json document = corpus::ReadJsonDocument(file, "pass order", "fix the file's JSON");
   if (!document.is_object() || !document.contains("case_passes") ||
       !document["case_passes"].is_array())
-    throw fuzzer::support::InputError(
+    throw support::InputError(
         fmt::format("{} has no \"case_passes\" list of pass names", file.string()));
   std::vector<const CasePass *> order;
   for (const auto &name : document["case_passes"]) {
@@ -368,7 +368,7 @@ std::vector<const CasePass *> LoadCasePassOrder(const std::filesystem::path &fil
       std::string known;
       for (const auto &each : CasePasses())
         known += (known.empty() ? "" : ", ") + std::string(each.name);
-      throw fuzzer::support::InputError(
+      throw support::InputError(
           fmt::format("{}: {} is not a case pass; known: {}", file.string(), name.dump(), known));
     }
     order.push_back(pass);

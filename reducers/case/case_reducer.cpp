@@ -36,7 +36,7 @@ public:
 
   // With `sanitizer`, each worker's kernels are built and run with it; its reports go to
   // SanitizerDir(i).
-  WorkerPool(unsigned jobs, const fuzzer::support::ToolPaths &paths, const fs::path &scratch,
+  WorkerPool(unsigned jobs, const support::ToolPaths &paths, const fs::path &scratch,
              const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer)
       : slots_(std::max(1u, jobs)), scratch_(scratch) {
     for (std::size_t i = 0; i < slots_.size(); ++i)
@@ -83,7 +83,7 @@ private:
     std::exception_ptr error;
   };
 
-  void Serve(std::size_t index, const fuzzer::support::ToolPaths &paths,
+  void Serve(std::size_t index, const support::ToolPaths &paths,
              const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer) {
     std::optional<fuzzer::worker::Worker> worker;
     try {
@@ -137,7 +137,7 @@ private:
 class Reducer {
 public:
   Reducer(const CaseReduceOptions &options, const PassContext &context,
-          const fuzzer::support::ToolPaths &paths, const std::atomic<bool> &stop,
+          const support::ToolPaths &paths, const std::atomic<bool> &stop,
           const ReduceCallbacks &callbacks)
       : options_(options), context_(context), stop_(stop), callbacks_(callbacks),
         pool_(options.jobs, paths, options.scratch, options.sanitizer), baseline_paths_(paths) {
@@ -284,11 +284,11 @@ private:
   void Confirm(const corpus::Case &c) {
     std::string first = RunOnFirst(c);
     if (first.empty() && invalid_ > 0)
-      throw fuzzer::support::InputError(
+      throw support::InputError(
           "the case is invalid, not a finding: eager fails on it or it breaks an API contract "
           "(see docs/contracts.md); nothing to reduce (`inductor-fuzz run-case` on it says why)");
     if (first.empty())
-      throw fuzzer::support::InputError(
+      throw support::InputError(
           "the case does not fail on this torch: nothing to reduce (try `inductor-fuzz "
           "run-case` on it)");
     const auto *row = corpus::RowOfSignature(first);
@@ -309,11 +309,11 @@ private:
     result_.reproduced =
         static_cast<unsigned>(std::count(seen.begin(), seen.end(), result_.signature));
     if (result_.reproduced == 0)
-      throw fuzzer::support::InputError(
+      throw support::InputError(
           fmt::format("the case fails, but not with the signature to keep ({}); it gave {}",
                       result_.signature, first));
     if (baseline_pool_ && !PassesOnBaseline(c))
-      throw fuzzer::support::InputError(fmt::format(
+      throw support::InputError(fmt::format(
           "the case does not pass on the baseline torch ({}): it is no regression; reduce it "
           "without --baseline-torch",
           options_.baseline_venv->string()));
@@ -362,7 +362,7 @@ private:
   const std::atomic<bool> &stop_;
   const ReduceCallbacks &callbacks_;
   WorkerPool pool_;
-  fuzzer::support::ToolPaths baseline_paths_; // the baseline pool's workers read it
+  support::ToolPaths baseline_paths_; // the baseline pool's workers read it
   std::optional<WorkerPool> baseline_pool_;
   CaseReduction result_;
   unsigned tries_ = 1;
@@ -373,10 +373,10 @@ private:
 } // namespace
 
 CaseReduction ReduceCase(const corpus::Case &c, const CaseReduceOptions &options,
-                         const PassContext &context, const fuzzer::support::ToolPaths &paths,
+                         const PassContext &context, const support::ToolPaths &paths,
                          const std::atomic<bool> &stop, const ReduceCallbacks &callbacks) {
   if (options.passes.empty())
-    throw fuzzer::support::InputError("no case passes to run: the pass order file lists none");
+    throw support::InputError("no case passes to run: the pass order file lists none");
   Reducer reducer(options, context, paths, stop, callbacks);
   return reducer.Run(c);
 }

@@ -87,7 +87,7 @@ struct ReduceCallbacks {
 // never accepted. A signature that reproduced only some of the time is given `confirm` tries per
 // candidate. `stop` ends it early with the best case so far.
 CaseReduction ReduceCase(const corpus::Case &c, const CaseReduceOptions &options,
-                         const PassContext &context, const fuzzer::support::ToolPaths &paths,
+                         const PassContext &context, const support::ToolPaths &paths,
                          const std::atomic<bool> &stop, const ReduceCallbacks &callbacks);
 
 } // namespace reducers

@@ -1,5 +1,7 @@
 #include "reducers/source/compile_log.h"
 
+#include "support/text_file.h"
+
 #include <algorithm>
 #include <cctype>
 #include <regex>
@@ -36,13 +38,6 @@ LogLine Clean(std::string line) {
   clean.pytest_report = std::regex_search(line, report);
   clean.text = clean.pytest_report ? line.substr(std::min<std::size_t>(line.size(), 1)) : line;
   return clean;
-}
-
-std::string Trim(const std::string &text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos)
-    return "";
-  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
 }
 
 // Where the compiler's output ends in a log: the traceback, unittest's or pytest's report goes on
@@ -111,7 +106,7 @@ std::optional<LoggedCompileError> FindCompileError(const std::string &log) {
     if (i < searched_to || lines[i].text.find("C++ compile error") == std::string::npos)
       continue;
     std::size_t at = i + 1;
-    while (at < lines.size() && Trim(lines[at].text) != "Command:")
+    while (at < lines.size() && support::Trim(lines[at].text) != "Command:")
       ++at;
     if (at + 1 >= lines.size())
       continue;
@@ -122,16 +117,16 @@ std::optional<LoggedCompileError> FindCompileError(const std::string &log) {
       return k < lines.size() && lines[k].pytest_report == report;
     };
     std::size_t command_line = at + 1;
-    while (inside(command_line) && Trim(lines[command_line].text).empty())
+    while (inside(command_line) && support::Trim(lines[command_line].text).empty())
       ++command_line;
     if (!inside(command_line))
       continue;
     searched_to = command_line + 1;
     LoggedCompileError error;
-    error.command = SplitCommandLine(Trim(lines[command_line].text));
+    error.command = SplitCommandLine(support::Trim(lines[command_line].text));
     error.line = at + 1;
     std::size_t output = command_line + 1;
-    while (inside(output) && Trim(lines[output].text) != "Output:")
+    while (inside(output) && support::Trim(lines[output].text) != "Output:")
       ++output;
     for (std::size_t k = output + 1; inside(k); ++k) {
       const std::string text = Unindented(lines[k], indent);

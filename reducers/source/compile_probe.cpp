@@ -12,7 +12,7 @@
 namespace reducers {
 
 namespace fs = std::filesystem;
-using fuzzer::support::RunCommand;
+using support::RunCommand;
 
 std::string ShellQuote(const std::string &word) {
   if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -107,7 +107,7 @@ void CompileProbe::Decide(const std::string &text, unsigned slot) {
   for (std::size_t i = 1; i + 1 < argv_.size(); ++i)
     if (argv_[i] == "-include") {
       if (fs::is_regular_file(argv_[i + 1]))
-        own_includes_ += fuzzer::support::ReadTextFile(argv_[i + 1], "header", 1 << 20) + "\n";
+        own_includes_ += support::ReadTextFile(argv_[i + 1], "header", 1 << 20) + "\n";
       else
         missing = argv_[i + 1];
     }

@@ -14,7 +14,7 @@ namespace reducers {
 namespace {
 
 namespace fs = std::filesystem;
-using fuzzer::support::RunCommand;
+using support::RunCommand;
 
 // One compiler's command for repro.sh: the reduced source in, the output to `output`.
 std::vector<std::string> ReproArgv(const CompilerCommand &command, const fs::path &reduced,
@@ -226,7 +226,7 @@ std::unique_ptr<InterestingnessTest> MakeCompilerDivergenceTest(
     std::vector<CompilerCommand> commands, fs::path scratch, std::chrono::seconds timeout,
     std::function<std::string(const std::vector<CompilerVerdict> &)> signature) {
   if (commands.size() < 2)
-    throw fuzzer::support::InputError(
+    throw support::InputError(
         "a compiler divergence needs two compilers or more: name them with --compilers A,B");
   return std::make_unique<CompilerDivergenceTest>(std::move(commands), std::move(scratch), timeout,
                                                   std::move(signature));
@@ -236,7 +236,7 @@ std::unique_ptr<InterestingnessTest> MakeRuntimeDivergenceTest(
     std::vector<CompilerCommand> commands, fs::path scratch, std::chrono::seconds timeout,
     std::function<std::string(const std::vector<ProgramVerdict> &)> signature) {
   if (commands.size() < 2)
-    throw fuzzer::support::InputError(
+    throw support::InputError(
         "a runtime divergence needs two compilers or more: name them with --compilers A,B");
   return std::make_unique<RuntimeDivergenceTest>(std::move(commands), std::move(scratch), timeout,
                                                  std::move(signature));

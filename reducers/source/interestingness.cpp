@@ -20,7 +20,7 @@ namespace reducers {
 namespace {
 
 namespace fs = std::filesystem;
-using fuzzer::support::RunCommand;
+using support::RunCommand;
 
 class ScriptTest : public InterestingnessTest {
 public:
@@ -159,7 +159,7 @@ std::unique_ptr<InterestingnessTest> MakeScriptTest(fs::path script, std::string
                                                     fs::path scratch,
                                                     std::chrono::seconds timeout) {
   if (!fs::is_regular_file(script))
-    throw fuzzer::support::InputError(
+    throw support::InputError(
         fmt::format("{} is not a file: give the interestingness script (exit 0: interesting)",
                     script.string()));
   return std::make_unique<ScriptTest>(std::move(script), std::move(file_name), std::move(scratch),
@@ -187,14 +187,14 @@ std::size_t SourceArgument(const std::vector<std::string> &argv) {
     if (!parsers::IsCppSource(argv[i]) || (i > 0 && argv[i - 1] == "-o"))
       continue;
     if (found)
-      throw fuzzer::support::InputError(
+      throw support::InputError(
           fmt::format("the compile command names two C++ sources ({} and {}): give a command "
                       "that compiles one TU",
                       argv[*found], argv[i]));
     found = i;
   }
   if (!found)
-    throw fuzzer::support::InputError(
+    throw support::InputError(
         "the compile command names no C++ source (.cpp, .cc, .cxx): give the command that "
         "compiles the TU");
   return *found;

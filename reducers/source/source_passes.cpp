@@ -130,7 +130,7 @@ std::vector<SourceEdit> InlinePrefix(const std::string &text, const SourcePassCo
     if (!IsDirective(line.text, "include"))
       continue;
     if (const auto header = InlinableHeader(line.text, context.clang_args)) {
-      std::string contents = fuzzer::support::ReadTextFile(*header, "header", 16u << 20);
+      std::string contents = support::ReadTextFile(*header, "header", 16u << 20);
       // A header's include guard or #pragma once would be meaningless in the TU.
       std::string kept;
       for (const auto &header_line : SplitLines(contents))
@@ -273,16 +273,16 @@ const SourcePass *FindSourcePass(std::string_view name) {
 std::vector<const SourcePass *> LoadSourcePassOrder(const std::filesystem::path &file) {
   nlohmann::json order;
   try {
-    order = nlohmann::json::parse(fuzzer::support::ReadTextFile(file, "pass order file", 1u << 20));
+    order = nlohmann::json::parse(support::ReadTextFile(file, "pass order file", 1u << 20));
   } catch (const nlohmann::json::exception &error) {
-    throw fuzzer::support::InputError(
+    throw support::InputError(
         fmt::format("{} is not a pass order file ({}): give JSON like {{\"source_passes\": "
                     "[\"remove-declarations\", ...]}}",
                     file.string(), error.what()));
   }
   if (!order.is_object() || !order.contains("source_passes") ||
       !order["source_passes"].is_array() || order["source_passes"].empty())
-    throw fuzzer::support::InputError(fmt::format(
+    throw support::InputError(fmt::format(
         "{} has no \"source_passes\" list: give a non-empty list of pass names", file.string()));
   std::vector<const SourcePass *> passes;
   for (const auto &name : order["source_passes"]) {
@@ -291,8 +291,8 @@ std::vector<const SourcePass *> LoadSourcePassOrder(const std::filesystem::path 
       std::string known;
       for (const auto &p : SourcePasses())
         known += (known.empty() ? "" : ", ") + std::string(p.name);
-      throw fuzzer::support::InputError(fmt::format(
-          "{}: unknown source pass {}; the passes are: {}", file.string(), name.dump(), known));
+      throw support::InputError(fmt::format("{}: unknown source pass {}; the passes are: {}",
+                                            file.string(), name.dump(), known));
     }
     passes.push_back(pass);
   }

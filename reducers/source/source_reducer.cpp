@@ -205,12 +205,12 @@ private:
 };
 
 std::optional<std::string> Format(const fs::path &formatter, const std::string &text) {
-  fuzzer::support::ScratchDir scratch("format");
+  support::ScratchDir scratch("format");
   const fs::path file = scratch.path() / "reduced.cpp";
   std::ofstream(file, std::ios::binary) << text;
-  const auto result = fuzzer::support::RunCommand(
-      {formatter.string(), "--style=LLVM", file.string()},
-      {.stderr_file = scratch.path() / "stderr"}, std::chrono::seconds(60));
+  const auto result =
+      support::RunCommand({formatter.string(), "--style=LLVM", file.string()},
+                          {.stderr_file = scratch.path() / "stderr"}, std::chrono::seconds(60));
   if (!result.status.Succeeded() || result.output.empty())
     return std::nullopt;
   return result.output;
@@ -227,7 +227,7 @@ SourceReduction ReduceSource(const std::string &text, InterestingnessTest &test,
   result.reduced = text;
   const auto signature = test.Observe(text, 0);
   if (!signature)
-    throw fuzzer::support::InputError(
+    throw support::InputError(
         fmt::format("the untouched source does not fail ({}): nothing to reduce; check the "
                     "command or the interestingness script on the original first",
                     test.Describe()));
