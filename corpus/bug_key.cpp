@@ -41,8 +41,16 @@ std::string ProgramFree(const std::string &message) {
   // A Python-wrapper TU names its kernel function `kernel`, a cpp_wrapper TU after its fused
   // ops: "'void kernel(...)'" and "'void cpp_fused_..._0(...)'" are one kernel.
   static const std::regex bare_kernel(R"(\bkernel(?=\())");
-  return std::regex_replace(CollapseArgumentLists(KernelNameShape(MessageTemplate(message))),
-                            bare_kernel, "<kernel>");
+  // GCC's two words for "the always_inline callee's body is not this TU's to inline": defined
+  // in another TU (a cpp_wrapper calling its kernel TU), or interposable (an extern function
+  // in -fPIC code). One cause, an always_inline on an extern kernel; other reasons (a target
+  // option mismatch) stay apart.
+  static const std::regex linkage_reason(
+      R"(('always_inline' '[^']*'): function body (not available|can be overwritten at link time))");
+  return std::regex_replace(
+      std::regex_replace(CollapseArgumentLists(KernelNameShape(MessageTemplate(message))),
+                         bare_kernel, "<kernel>"),
+      linkage_reason, "$1: function body not inlinable here (linkage)");
 }
 
 // A type as the key keeps it: a function type's parameter list is the kernel's arity.

@@ -33,6 +33,17 @@ std::vector<std::string> Names(const std::vector<ProbeSetting> &settings) {
 TEST(Probe, PutsBackEachNonDefaultSettingOnceMostTellingFirst) {
   corpus::Case c = Flex();
   EXPECT_EQ(Names(ProbeSettings(c)), (std::vector<std::string>{"shape=decode", "cpp.threads=1"}));
+  // A call sequence that keeps one query row, or changes the dtype only, goes to prefill whole;
+  // one that moves to a prefill shape itself has no decode shape to put back.
+  c.calls = {corpus::CallChange{.dtype = "float32"}, corpus::CallChange{.q_len = 1}};
+  const auto decode = ProbeSettings(c);
+  ASSERT_EQ(decode.front().name, "shape=decode");
+  EXPECT_EQ(decode.front().reverted.attention->q_len, 16);
+  EXPECT_FALSE(decode.front().reverted.calls[0].q_len);
+  EXPECT_EQ(decode.front().reverted.calls[1].q_len, 16);
+  c.calls = {corpus::CallChange{.q_len = 32}};
+  EXPECT_EQ(Names(ProbeSettings(c)), std::vector<std::string>{"cpp.threads=1"});
+  c.calls.clear();
   c.attention->q_len = 64;
   c.attention->dtype = "bfloat16";
   c.inductor.dynamic = true;

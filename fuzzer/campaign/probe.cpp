@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace fuzzer::campaign {
 namespace {
 
@@ -61,12 +63,19 @@ std::vector<ProbeSetting> ProbeSettings(const corpus::Case &c) {
     reverted.compile_with = corpus::kTorchCompile;
     settings.push_back({"compile_with=aoti", std::move(reverted)});
   }
-  // A decode shape (one query row) to a prefill one, where the case makes its own inputs.
+  // A decode shape (one query row) to a prefill one, where the case makes its own inputs; a
+  // later call that keeps one query row (or sets none) gets the prefill shape too.
+  const bool calls_decode = std::all_of(c.calls.begin(), c.calls.end(), [](const auto &call) {
+    return !call.q_len || *call.q_len == 1;
+  });
   if (c.attention && c.attention->q_len == 1 && c.attention->qkv.empty() &&
-      c.attention->block_mask_tensors.empty() && c.calls.empty()) {
+      c.attention->block_mask_tensors.empty() && calls_decode) {
     corpus::Case reverted = c;
     reverted.attention->q_len = 16;
     reverted.create_block_mask.q_len = 16;
+    for (auto &call : reverted.calls)
+      if (call.q_len)
+        call.q_len = 16;
     settings.push_back({"shape=decode", std::move(reverted)});
   }
   if (c.attention && c.attention->layout != corpus::kContiguousLayout) {

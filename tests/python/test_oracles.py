@@ -283,6 +283,25 @@ class AttentionWhereHowTest(unittest.TestCase):
         self.assertEqual(self.located(compiled, fully_masked_rows=lambda: masked)[0],
                          "scattered")
 
+    def test_where_reads_patterns_over_the_rows_the_mask_keeps(self):
+        # A fully masked row is zero whatever the kernel computes: a scale of every other row
+        # is everywhere, a negated first row of each block still the first rows when one of
+        # them keeps no key, and a head the mask removes whole is no "some heads".
+        masked = torch.zeros(1, 2, 32, dtype=torch.bool)
+        masked[..., 4:12] = True
+        live = [q for q in range(32) if not 4 <= q < 12]
+        self.assertEqual(self.located(self.rows_wrong(live), fully_masked_rows=lambda: masked)[0],
+                         "everywhere")
+        self.assertEqual(self.located(self.rows_wrong(live))[0], "scattered")
+        masked = torch.zeros(1, 2, 32, dtype=torch.bool)
+        masked[..., 16] = True
+        self.assertEqual(self.located(self.rows_wrong([0]), block_q=16,
+                                      fully_masked_rows=lambda: masked)[0], "block-first-rows")
+        masked = torch.zeros(1, 2, 32, dtype=torch.bool)
+        masked[:, 1] = True
+        self.assertEqual(self.located(self.rows_wrong(range(32), heads=[0]),
+                                      fully_masked_rows=lambda: masked)[0], "everywhere")
+
     def test_where_block_first_rows(self):
         compiled = self.rows_wrong([0, 16])
         self.assertEqual(self.located(compiled, block_q=16)[0], "block-first-rows")

@@ -746,28 +746,37 @@ def attention_where(wrong, block_q=DEFAULT_BLOCK_Q, fully_masked_rows=None):
     """Where flex_attention's output ([B, H, Q_LEN, Ev]) or lse ([B, H, Q_LEN]) is wrong,
     `wrong` its mask of wrong elements: a WHERE_TOKENS token. `block_q` is the query block size;
     `fully_masked_rows`, a bool [B, H, Q_LEN] (or one that broadcasts to it), the rows where
-    the mask keeps no key, None when nothing is masked."""
+    the mask keeps no key, None when nothing is masked. A fully masked row's output is zero
+    whatever the kernel computes, so a cause that scales, negates or shifts rows leaves it
+    right: the patterns are read over the other rows."""
     import torch
 
     has_columns = wrong.dim() == 4  # lse has no Ev dimension
     rows = wrong.any(dim=-1) if has_columns else wrong
-    if fully_masked_rows is not None and bool(rows.any()):
-        if not bool((rows & ~fully_masked_rows).any()):
+    live = torch.ones_like(rows)  # the rows a cause of the computed values can get wrong
+    if fully_masked_rows is not None:
+        if bool(rows.any()) and not bool((rows & ~fully_masked_rows).any()):
             return "fully-masked-rows"
+        live = ~fully_masked_rows.expand_as(rows)
+        if not bool(live.any()):
+            live = torch.ones_like(rows)
     queries = _indices_used(rows, -1)
+    live_queries = _indices_used(live, -1)
     block_first = torch.arange(queries.numel()) % block_q == 0
-    if torch.equal(queries, block_first) and not bool(block_first.all()):
+    first_live = block_first & live_queries
+    if torch.equal(queries, first_live) and not torch.equal(first_live, live_queries):
         return "block-first-rows"
-    if queries.numel() > 1 and torch.equal(queries, ~block_first):
+    if queries.numel() > 1 and torch.equal(queries, ~block_first & live_queries):
         return "after-block-first-rows"
     if _is_tail(queries):
         return "tail-rows"
     if has_columns and _is_tail(_indices_used(wrong, -1)):
         return "tail-columns"
     heads = rows.any(dim=-1)
-    if heads.numel() > 1 and not bool(heads.all()):
+    live_heads = live.any(dim=-1)
+    if heads.numel() > 1 and bool((live_heads & ~heads).any()):
         return "some-heads"
-    if float(rows.double().mean()) >= EVERYWHERE_SHARE:
+    if float((rows & live).double().sum()) >= EVERYWHERE_SHARE * float(live.double().sum()):
         return "everywhere"
     return "scattered"
 
