@@ -382,8 +382,7 @@ TEST(WrongResultKey, SaysHowWhereWhichPathAndWhatItNeedsAndMatchesItsOwnKnownIss
   // The same miscompile under cpp.threads=1, where the real scratch overflow kills the worker
   // first: the probe's rerun with Inductor's thread count shows the wrong result the crash hid.
   const auto hidden = test_support::RunInductorFuzz(
-      {"run-case",
-       (kSourceDir / "bench/injected_bugs/cases/flex-decode-offset-behind-a-crash.json").string(),
+      {"run-case", (kSourceDir / "tests/fixtures/probe/decode-offset-behind-a-crash.json").string(),
        "--out", (scratch / "hidden").string()},
       std::chrono::seconds(900),
       {{"PYTHONPATH", (kSourceDir / "bench/injected_bugs").string()},
