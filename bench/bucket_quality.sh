@@ -11,7 +11,7 @@
 #   bucket_quality: found X/13, bugs per injected bug R (goal <= 1.1), injected bugs per bug P (1.0)
 # Usage: bench/bucket_quality.sh [--cases N] [--seed S] [--jobs J] [--matrix-every K]
 #   [--out DIR] [--bugs LIST] [--baseline replay|campaign|none] [--sanitize-crashes CHECKS|none]
-# Defaults: 200 cases of seed 1, 1 job, matrix every 4th case, DIR /tmp/bucket-quality
+# Defaults: 200 cases of seed 1, 2 jobs, the matrix on every 8th case, DIR /tmp/bucket-quality
 # (replaced), all bugs, replay baseline, ASan reruns of crashes. --baseline campaign also runs
 # the same cases with injection off (twice the time) and takes any finding that campaign has in
 # the same case as real. Takes 30-60 min on 2 cores. INDUCTOR_FUZZ_BUILD picks the build folder
