@@ -63,6 +63,8 @@ binary="$out/bin/inductor-fuzz"
 export INDUCTOR_FUZZ_VENV="${INDUCTOR_FUZZ_VENV:-$root/.venv}"
 export PYTHONPATH="$root/bench/injected_bugs${PYTHONPATH:+:$PYTHONPATH}"
 export INDUCTOR_FUZZ_INJECT_LOG="$out/inject.jsonl"
+# A bug only clang's build shows fires only in the cases the matrix builds.
+export INDUCTOR_FUZZ_INJECT_MATRIX_EVERY=$matrix_every
 : >"$INDUCTOR_FUZZ_INJECT_LOG"
 
 fuzz_args=(--cases "$cases" --seed "$seed" --jobs "$jobs" --matrix-every "$matrix_every" --reduce none)

@@ -14,6 +14,10 @@ Environment:
                             none; else ids or kind letters, comma-separated ("a,b,wrong-value")
   INDUCTOR_FUZZ_INJECT_LOG  a JSON-lines file: one line per firing (bug id, kind, the case's
                             name, seed and index, the kernel, pid, time); no log when unset
+  INDUCTOR_FUZZ_INJECT_MATRIX_EVERY
+                            the campaign's --matrix-every K: a bug only the compiler matrix can
+                            see (needs_matrix) fires only in cases whose index is a multiple of
+                            K, where the matrix runs; everywhere when unset or 0
   INDUCTOR_FUZZ_INJECT_EXCLUSIVE
                             "0" lets several bugs fire in one case; by default the first bug
                             that fires in a case is the only one there, so that every finding
@@ -36,6 +40,7 @@ import time
 LOG_ENV = "INDUCTOR_FUZZ_INJECT_LOG"
 SELECT_ENV = "INDUCTOR_FUZZ_INJECT"
 EXCLUSIVE_ENV = "INDUCTOR_FUZZ_INJECT_EXCLUSIVE"
+MATRIX_EVERY_ENV = "INDUCTOR_FUZZ_INJECT_MATRIX_EVERY"
 MARK = "inductor-fuzz injected"  # in every rewrite's comment and every raised message
 
 
@@ -130,6 +135,7 @@ class Bug:
     # (create_block_mask's tables, create_mask's mask) stays out of the others' cases, where it
     # would take the case (one bug per case) and be seen by nothing.
     apis = ()
+    needs_matrix = False  # seen only by the compiler matrix: fires only where it runs
 
     def rewrite(self, code, unit):
         return None
@@ -302,13 +308,17 @@ class NarrowingInitializer(Bug):
 
 
 class WrongValue(Bug):
-    id = "xor-as-or"
+    id = "xor-as-and"
     kind, kind_name = "e", "wrong value"
     trigger = (
         "a bitwise xor in a kernel writing int32 block-mask tables, in a create_block_mask case "
         "(a flex_attention case's block mask is the same in eager and compiled: nothing sees it)"
     )
-    effect = "the first xor in the kernel is computed as an or"
+    # An and, not an or: the tables count blocks, and an or of two masks is often the same
+    # tables as their xor (a mutation that turned an or into this xor; a block where the two
+    # never meet). An and empties every block where one side is all false, which most masks
+    # with an xor have (stop 53's bench: the or fired in 3 cases, changed the tables in none).
+    effect = "the first xor in the kernel is computed as an and"
     expected = ("wrong-result",)
     apis = ("create_block_mask",)
     example = _LOOP_NEST
@@ -321,7 +331,7 @@ class WrongValue(Bug):
             match = self._XOR.search(code, kernel.body_open, kernel.body_close)
             if not match:
                 continue
-            line = f"{match.group(1)} | {match.group(2)} // {MARK}: {self.id}"
+            line = f"{match.group(1)} & {match.group(2)} // {MARK}: {self.id}"
             return code[: match.start()] + line + code[match.end() :], kernel.name
         return None
 
@@ -375,6 +385,9 @@ extern "C"  void  kernel(bool* out_ptr0)
 class ClangOnlyMiscompile(Bug):
     id = "clang-only-value"
     kind, kind_name = "h", "miscompile only one compiler shows"
+    # Only the matrix builds with clang: elsewhere this bug fires and nothing can see it, and
+    # exclusivity would then hide the case from a bug that could be seen.
+    needs_matrix = True
     trigger = "a kernel updating an int32 buffer in place (int32_t* in_out_ptr0)"
     effect = "under #ifdef __clang__ the first element of in_out_ptr0 is flipped after the kernel's work"
     expected = ("runtime-divergence",)
@@ -1001,6 +1014,16 @@ def reset():
         _fired_in_case.clear()
 
 
+def seen_by_matrix(context):
+    """Whether the compiler matrix runs on this case (always, when the campaign's K is unknown)."""
+    every = os.environ.get(MATRIX_EVERY_ENV, "").strip()
+    if not every:
+        return True
+    if not every.isdigit() or int(every) == 0:
+        return False
+    return context.get("index") is None or int(context["index"]) % int(every) == 0
+
+
 def rewrite_source(code, unit, bugs=None):
     """code with the first matching source bug applied; unit is "kernel" or "wrapper"."""
     phase, context = case_context()
@@ -1010,6 +1033,8 @@ def rewrite_source(code, unit, bugs=None):
         if bug.where != "source":
             continue
         if bug.apis and context.get("api") and context["api"] not in bug.apis:
+            continue
+        if bug.needs_matrix and not seen_by_matrix(context):
             continue
         try:
             result = bug.rewrite(code, unit)

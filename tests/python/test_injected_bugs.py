@@ -198,6 +198,33 @@ class SilentMiscompilesTest(unittest.TestCase):
             self.assertTrue(inject._may_fire(second, dict(context, cache_dir=other)))
         inject.reset()
 
+    def test_a_bug_only_the_matrix_sees_fires_only_where_it_runs(self):
+        clang_only, everywhere = bug("clang-only-value"), bug("flex-scale-out")
+        self.assertTrue(clang_only.needs_matrix)
+        self.assertFalse(everywhere.needs_matrix)
+        saved = os.environ.pop(inject.MATRIX_EVERY_ENV, None)
+        try:
+            self.assertTrue(inject.seen_by_matrix({"index": 7}))  # K unknown: anywhere
+            os.environ[inject.MATRIX_EVERY_ENV] = "8"
+            self.assertTrue(inject.seen_by_matrix({"index": 16}))
+            self.assertFalse(inject.seen_by_matrix({"index": 7}))
+            os.environ[inject.MATRIX_EVERY_ENV] = "0"  # no matrix: nothing sees it
+            self.assertFalse(inject.seen_by_matrix({"index": 16}))
+            os.environ[inject.MATRIX_EVERY_ENV] = "8"
+            with tempfile.TemporaryDirectory() as scratch:
+                inject.reset()
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(scratch, "case-7", "cache")
+                code = clang_only.example
+                self.assertEqual(inject.rewrite_source(code, "kernel", [clang_only]), code)
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(scratch, "case-8", "cache")
+                self.assertNotEqual(inject.rewrite_source(code, "kernel", [clang_only]), code)
+        finally:
+            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+            os.environ.pop(inject.MATRIX_EVERY_ENV, None)
+            if saved is not None:
+                os.environ[inject.MATRIX_EVERY_ENV] = saved
+            inject.reset()
+
 
 # Runs in a fresh venv python with bench/injected_bugs on PYTHONPATH, as the campaign's workers do.
 COMPILING = r"""
@@ -239,6 +266,22 @@ for index, label in ((3, "injected"), (4, "off")):
     difference = run_compiled() - run_eager()
     results[label] = [difference.min().item(), difference.max().item()]
 print(json.dumps(results))
+"""
+
+# A block mask whose xor the tables see: compiled with every bug on, against eager.
+BLOCK_MASK_XOR = r"""
+import json, os, torch
+from torch.nn.attention.flex_attention import create_block_mask
+def mask(b, h, q_idx, kv_idx):
+    return torch.logical_xor((q_idx // 256) == (kv_idx // 256), kv_idx % 2 == 0)
+def run_eager():
+    return create_block_mask(mask, 1, 1, 512, 512, device="cpu")
+def run_compiled():
+    return torch.compile(create_block_mask)(mask, 1, 1, 512, 512, device="cpu")
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(os.environ["SCRATCH"], "case-5", "inductor-cache")
+eager, compiled = run_eager(), run_compiled()
+print(json.dumps({"eager": eager.kv_num_blocks.flatten().tolist(),
+                  "compiled": compiled.kv_num_blocks.flatten().tolist()}))
 """
 
 
@@ -283,6 +326,12 @@ class LoadedThroughPythonPathTest(unittest.TestCase):
         self.assertAlmostEqual(low, 0.25, delta=1e-4)
         self.assertAlmostEqual(high, 0.25, delta=1e-4)
         self.assertLess(max(abs(x) for x in results["off"]), 1e-5)
+
+    def test_a_block_mask_xor_computed_as_an_and_changes_the_tables(self):
+        results, firings = run_with_injection(self, BLOCK_MASK_XOR)
+        self.assertEqual([(f["bug"], f["index"]) for f in firings], [("xor-as-and", 5)])
+        self.assertEqual(results["eager"], [4, 4, 4, 4])  # every kv block partly kept
+        self.assertNotEqual(results["compiled"], results["eager"])
 
 
 if __name__ == "__main__":
