@@ -1,214 +1,103 @@
-#include "cli/compare_command.h"
+#include "cli/commands.h"
+#include "support/errors.h"
+#include "workflows/compare_compilers.h"
+#include "workflows/compare_releases.h"
+#include <CLI/CLI.hpp>
 
-#include "cli/matrix_report.h"
-#include "corpus/matrix_record.h"
-#include "fuzzer/matrix/records.h"
-#include "fuzzer/matrix/runtime_differential.h"
-#include "fuzzer/matrix/warnings.h"
-#include "support/scratch_dir.h"
-#include "support/text_file.h"
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <algorithm>
-#include <iostream>
-#include <map>
-#include <set>
+#include <memory>
 
 namespace cli {
 
-using nlohmann::json;
-
-namespace {
-
-struct Delta {
-  double median = 0;
-  double worst = 0;
-  std::string worst_tu;
-};
-
-// The median of the deltas and the largest increase (or the smallest decrease, when none grew).
-template <typename Value> Delta DeltaOf(const corpus::CompareRecord &record, Value value) {
-  std::vector<std::pair<double, std::string>> deltas;
-  for (const auto &row : record.rows)
-    if (row.baseline.built && row.candidate.built)
-      deltas.emplace_back(value(row), row.tu);
-  if (deltas.empty())
-    return {};
-  std::sort(deltas.begin(), deltas.end());
-  const std::size_t middle = deltas.size() / 2;
-  const double median = deltas.size() % 2 ? deltas[middle].first
-                                          : (deltas[middle - 1].first + deltas[middle].first) / 2;
-  return {median, deltas.back().first, deltas.back().second};
-}
-
-// Each warning identity's option and how many TUs it appears in, most first.
-std::vector<std::pair<std::string, std::set<std::string>>>
-GroupByOption(const corpus::CompareRecord &record,
-              std::vector<std::string> corpus::CompareSide::*warnings) {
-  std::map<std::string, std::set<std::string>> tus;
-  for (const auto &row : record.rows)
-    for (const auto &warning : row.candidate.*warnings)
-      tus[fuzzer::matrix::WarningIdentity::FromKey(warning).option].insert(row.tu);
-  std::vector<std::pair<std::string, std::set<std::string>>> groups(tus.begin(), tus.end());
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const auto &a, const auto &b) { return a.second.size() > b.second.size(); });
-  return groups;
-}
-
-} // namespace
-
-// What a team reads first: what broke (regressions, load regressions, runtime differences),
-// then the new warnings by kind, then what the known-warnings file explained, then the cost.
-std::string LeadingSummary(const corpus::CompareRecord &record,
-                           const fuzzer::matrix::KnownWarnings &known, bool show_known) {
-  std::string text;
-  std::size_t broken = 0;
-  for (const auto &row : record.rows) {
-    if (row.verdict == corpus::CompareVerdict::kRegression) {
-      text += fmt::format("REGRESSION {}: {}\n", row.tu, row.candidate.first_error);
-      ++broken;
-    } else if (row.verdict == corpus::CompareVerdict::kLoadRegression) {
-      text += fmt::format("LOAD REGRESSION {}: {}\n", row.tu, row.candidate.load_error);
-      ++broken;
-    } else if (row.verdict == corpus::CompareVerdict::kRuntimeDiffers) {
-      text += row.runtime_finding
-                  ? "RUNTIME " + RuntimeFindingLine(*row.runtime_finding)
-                  : fmt::format("RUNTIME {}: {} on the baseline, {} on the "
-                                "candidate\n",
-                                row.tu, row.baseline.runtime, row.candidate.runtime);
-      ++broken;
-    }
-  }
-  if (!broken)
-    text += "no regression, no load regression, no runtime difference\n";
-  const auto fresh = GroupByOption(record, &corpus::CompareSide::new_warnings);
-  if (fresh.empty())
-    text += "new warnings: none\n";
-  else
-    for (const auto &[option, tus] : fresh)
-      text += fmt::format("new warning {}: {} TU(s), first {}\n", option, tus.size(), *tus.begin());
-  std::map<std::string, std::set<std::string>> explained; // identity -> TUs
-  for (const auto &row : record.rows)
-    for (const auto &warning : row.candidate.known_warnings)
-      explained[warning].insert(row.tu);
-  if (!explained.empty()) {
-    std::set<std::string> tus;
-    for (const auto &[warning, in] : explained)
-      tus.insert(in.begin(), in.end());
-    text += fmt::format("known warnings: {} kind(s) in {} TU(s), not counted ({}{})\n",
-                        explained.size(), tus.size(), known.Origin(),
-                        show_known ? "" : "; --show-known-warnings lists them");
-    if (show_known)
-      for (const auto &[warning, in] : explained) {
-        const fuzzer::matrix::KnownWarning *entry = known.Match(record.candidate.name, warning);
-        text += fmt::format("  known {}: {} TU(s): {}\n", warning, in.size(),
-                            entry ? entry->reason : "");
-      }
-  }
-  const Delta time = DeltaOf(record, [](const auto &row) { return row.CompileSecondsDelta(); });
-  const Delta size =
-      DeltaOf(record, [](const auto &row) { return static_cast<double>(row.ObjectSizeDelta()); });
-  if (!time.worst_tu.empty()) {
-    text += fmt::format("compile time delta: median {:+.2f}s, worst {:+.2f}s ({})\n", time.median,
-                        time.worst, time.worst_tu);
-    text += fmt::format("object size delta: median {:+.0f} bytes, worst {:+.0f} bytes ({})\n",
-                        size.median, size.worst, size.worst_tu);
-  }
-  return text;
-}
-
-int CompareCommand(const CompareOptions &options, const support::ToolPaths &paths,
-                   std::ostream &out) {
-  const fuzzer::matrix::KnownWarnings known =
-      options.known_warnings ? fuzzer::matrix::KnownWarnings::Read(*options.known_warnings)
-                             : fuzzer::matrix::KnownWarnings::CheckedIn();
-  const auto baseline = fuzzer::matrix::DescribeCompiler(options.baseline);
-  const auto candidate = fuzzer::matrix::DescribeCompiler(options.candidate);
-  const support::ScratchDir scratch("compare");
-  const auto folders = CaptureCases(options.corpus, paths, scratch.path());
-  const auto tus = fuzzer::matrix::LoadCapturedTus(folders);
-  if (tus.empty())
-    throw support::InputError("the corpus holds no captured TU and no case file");
-  const fuzzer::matrix::Progress progress = [](const std::string &line) {
-    std::cerr << line << "\n";
+// `compare`: two torch releases or two compilers, case by case.
+Command AddCompareCommand(CLI::App &app) {
+  struct State {
+    workflows::CompareOptions options;
+    workflows::CompareReleasesOptions compare_releases;
   };
-  auto matrix =
-      fuzzer::matrix::BuildMatrix(tus,
-                                  {.compilers = {baseline, candidate},
-                                   .jobs = options.jobs,
-                                   .timeout = std::chrono::seconds(options.timeout_seconds),
-                                   .work_dir = scratch / "objects",
-                                   .kernel_probes = options.kernel_probes},
-                                  progress);
-  json provenance;
-  {
-    fuzzer::worker::Worker worker = MakeWorker(paths, scratch.path());
-    provenance = Provenance(options.command_line, worker.Ready(), {baseline, candidate});
-    fuzzer::matrix::CheckLoads(matrix, worker);
-    fuzzer::matrix::ReplayRecordedCalls(matrix, worker, {}, progress);
-  }
-
-  corpus::CompareRecord record{.provenance = provenance,
-                               .baseline = {baseline.name, baseline.version},
-                               .candidate = {candidate.name, candidate.version},
-                               .rows = {}};
-  for (const auto &row : matrix)
-    record.rows.push_back(fuzzer::matrix::CompareBuilds(row, known));
-  const auto counts = record.Counts();
-  const int regressions = record.Regressions();
-
-  std::string summary;
-  for (const auto &[verdict, n] : counts)
-    summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, verdict);
-  const std::string what_matters =
-      LeadingSummary(record, known, options.show_known_warnings) + RuntimeSummary(matrix);
-  out << fmt::format("compare: baseline {} ({}), candidate {} ({}), {} TU(s): {}\n", baseline.name,
-                     baseline.version, candidate.name, candidate.version, record.rows.size(),
-                     summary);
-  out << what_matters;
-  out << fmt::format("\n{:<50} {:<16} {:>10} {:>12}\n", "TU", "verdict", "time delta",
-                     "size delta");
-  for (const auto &row : record.rows)
-    out << fmt::format("{:<50} {:<16} {:>+9.2f}s {:>+12}\n", Shorten(row.tu, 50),
-                       corpus::VerdictName(row.verdict), row.CompileSecondsDelta(),
-                       row.ObjectSizeDelta());
-
-  if (options.report_dir) {
-    std::filesystem::create_directories(*options.report_dir);
-    corpus::WriteCompareRecord(*options.report_dir / "compare.json", record);
-    std::string junit = fmt::format(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"compare {} to {}\" "
-        "tests=\"{}\" failures=\"{}\">\n",
-        support::EscapeMarkup(baseline.name), support::EscapeMarkup(candidate.name),
-        record.rows.size(), regressions);
-    std::string markdown = fmt::format(
-        "# Compiler upgrade: {} -> {}\n\n{} TU(s): {}\n\n```\n{}```\n\n| TU | verdict | "
-        "compile time delta (s) | object size delta (bytes) |\n|---|---|---|---|\n",
-        baseline.name, candidate.name, record.rows.size(), summary, what_matters);
-    for (const auto &row : record.rows) {
-      const std::string verdict(corpus::VerdictName(row.verdict));
-      junit += fmt::format("  <testcase classname=\"compare\" name=\"{}\" time=\"{:.3f}\">",
-                           support::EscapeMarkup(row.tu), row.candidate.seconds);
-      if (row.verdict == corpus::CompareVerdict::kRuntimeDiffers && row.runtime_finding)
-        junit += fmt::format("<failure message=\"{}\">{}</failure>", verdict,
-                             support::EscapeMarkup(RuntimeFindingLine(*row.runtime_finding)));
-      else if (corpus::IsRegression(row.verdict))
-        junit += fmt::format(
-            "<failure message=\"{}\">{}</failure>", verdict,
-            support::EscapeMarkup(row.candidate.first_error + row.candidate.load_error));
-      junit += "</testcase>\n";
-      markdown += fmt::format("| `{}` | {} | {:+.2f} | {:+} |\n", row.tu, verdict,
-                              row.CompileSecondsDelta(), row.ObjectSizeDelta());
-    }
-    junit += "</testsuite>\n";
-    support::WriteFileAtomically(*options.report_dir / "compare.junit.xml", junit);
-    support::WriteFileAtomically(*options.report_dir / "compare.md", markdown);
-    out << fmt::format("reports: {}/compare.json, compare.junit.xml, compare.md\n",
-                       options.report_dir->string());
-  }
-  return regressions ? 1 : 0;
+  auto state = std::make_shared<State>();
+  auto &options = state->options;
+  auto &compare_releases = state->compare_releases;
+  auto *command = app.add_subcommand(
+      "compare",
+      "Two torch releases (--baseline-torch, --candidate-torch): run every case of the corpus, "
+      "or --cases N generated from --seed, on both, one worker per release, and classify each "
+      "(same, regressed, fixed, failing-differently, both-failing, not-comparable); compare the "
+      "generated C++ kernel by kernel (kernel count, a fingerprint of each kernel with names "
+      "normalised, the declarations each introduces), so that a codegen change shows even when "
+      "both pass. Exit 1 on any regression.\n"
+      "Example: inductor-fuzz compare --baseline-torch 2.14.1 --candidate-torch 2.15.0 --corpus "
+      "corpus/seeds --cases 200 --report report/\n"
+      "Two compilers (--baseline, --candidate): the compiler upgrade check. Replay every captured "
+      "TU of the corpus on a baseline "
+      "and a candidate compiler, run both builds on the recorded kernel calls, and classify "
+      "each TU (same, regression, fixed, both-fail, load-regression, runtime-differs, "
+      "new-warnings). Warnings are compared by diagnostic option and the function they are in, "
+      "never by message text; those the known-warnings file explains are reported as known and "
+      "do not change a verdict. Case files in the corpus are run first to capture their TUs and "
+      "record their kernel calls. Exit 1 on any regression or runtime difference.\n"
+      "Example: inductor-fuzz compare --baseline g++-12 --candidate clang++-16 "
+      "--corpus corpus/seeds --report report/");
+  command->add_option("--baseline", options.baseline, "The compiler in use");
+  command->add_option("--candidate", options.candidate, "The compiler to move to");
+  command->add_option("--baseline-torch", compare_releases.baseline_torch,
+                      "The torch release in use: a version (2.14.1) or a venv folder");
+  command->add_option("--candidate-torch", compare_releases.candidate_torch,
+                      "The torch release to move to: a version or a venv folder");
+  command->add_option("--cases", compare_releases.cases,
+                      "With --baseline-torch: also run N cases generated from --seed");
+  command->add_option("--seed", compare_releases.seed, "Seed of the generated cases")
+      ->capture_default_str();
+  command
+      ->add_option("--case-timeout", compare_releases.case_timeout_seconds,
+                   "With --baseline-torch: seconds per case and release")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  command->add_option("--corpus", options.corpus,
+                      "run-case outputs and/or case files (default: corpus/seeds)");
+  command->add_option("--report", options.report_dir,
+                      "Write options.json, options.junit.xml and options.md here");
+  command->add_option("--jobs", options.jobs, "Builds at once")->capture_default_str();
+  command
+      ->add_option("--known-warnings", options.known_warnings,
+                   "Warnings that do not change a verdict, `COMPILERS OPTION FUNCTION -- WHY` a "
+                   "line (default: the checked-in fuzzer/matrix/known_warnings.txt)")
+      ->check(CLI::ExistingFile);
+  command->add_flag(
+      "--no-kernel-probes{false}", options.kernel_probes,
+      "Do not build cpp_wrapper TUs a second time with kernel probes (by default every kernel "
+      "call inside such a module has its written buffers compared across compilers, not only "
+      "the module's results)");
+  command->add_flag("--show-known-warnings", options.show_known_warnings,
+                    "List the known warnings the candidate adds, with their reasons");
+  return {command, [state](const Invocation &invocation) {
+            auto compilers = state->options;
+            auto releases = state->compare_releases;
+            const bool by_compilers = !compilers.baseline.empty() || !compilers.candidate.empty();
+            const bool by_releases =
+                !releases.baseline_torch.empty() || !releases.candidate_torch.empty();
+            if (by_compilers == by_releases)
+              throw support::InputError(
+                  "compare takes two compilers (--baseline and --candidate) or two torch "
+                  "releases (--baseline-torch and --candidate-torch)");
+            const auto seeds = invocation.paths.project_root / "corpus" / "seeds";
+            if (by_releases) {
+              if (releases.baseline_torch.empty() || releases.candidate_torch.empty())
+                throw support::InputError(
+                    "compare needs both --baseline-torch and --candidate-torch");
+              releases.corpus = compilers.corpus;
+              releases.report_dir = compilers.report_dir;
+              releases.command_line = invocation.command_line;
+              if (releases.corpus.empty() && !releases.cases)
+                releases.corpus.push_back(seeds);
+              return workflows::CompareTorchReleases(releases, invocation.paths, invocation.out);
+            }
+            if (compilers.baseline.empty() || compilers.candidate.empty())
+              throw support::InputError("compare needs both --baseline and --candidate");
+            compilers.command_line = invocation.command_line;
+            if (compilers.corpus.empty())
+              compilers.corpus.push_back(seeds);
+            return workflows::CompareCompilers(compilers, invocation.paths, invocation.out);
+          }};
 }
 
 } // namespace cli

@@ -1,162 +1,62 @@
-#include "cli/corpus_command.h"
-
-#include "corpus/bug_key.h"
-#include "corpus/bugs.h"
-#include "corpus/finding_store.h"
-#include "corpus/known_issues.h"
-#include "fuzzer/campaign/reports.h"
+#include "cli/commands.h"
 #include "support/errors.h"
-#include "support/version.h"
+#include "workflows/corpus_actions.h"
+#include <CLI/CLI.hpp>
 
-#include <fmt/format.h>
-
-#include <iostream>
-#include <ostream>
+#include <memory>
 
 namespace cli {
 
-int CorpusCommand(const CorpusOptions &options, std::ostream &out) {
-  if (options.action == "merge") {
-    if (options.into.empty())
-      throw support::InputError("corpus merge needs --into DIR");
-    corpus::FindingStore into(options.into);
-    std::size_t added = 0;
-    for (const auto &source : options.sources)
-      added += into.MergeFrom(source);
-    const auto findings = into.List();
-    out << fmt::format("merged {} corpus(es) into {}: {} new hit(s), {} finding(s)\n",
-                       options.sources.size(), options.into.string(), added, findings.size());
-    return support::kExitNothingFound;
-  }
-  if (!std::filesystem::is_directory(options.corpus / "findings"))
-    throw support::InputError(
-        fmt::format("{} is not a corpus (no findings/ folder); pass the --corpus a campaign wrote",
-                    options.corpus.string()));
-  corpus::FindingStore store(options.corpus);
-  // On stderr: stdout is the command's answer (JSON with --json), the migration a side effect.
-  if (const auto &migrated = store.migration(); migrated.from_signature_version > 0)
-    std::cerr << fmt::format(
-        "corpus: migrated {} from signature version {} to {}: {} folder(s), {} "
-        "re-signed, {} merged into another, {} hit(s) kept\n",
-        options.corpus.string(), migrated.from_signature_version, corpus::kSignatureVersion,
-        migrated.folders, migrated.resigned, migrated.moved, migrated.hits);
-  if (options.action == "migrate") {
-    const auto again = store.Migrate();
-    out << fmt::format("corpus: {} is at signature version {}: {} finding folder(s), {} hit(s)\n",
-                       options.corpus.string(), corpus::kSignatureVersion, again.folders,
-                       again.hits);
-    return support::kExitNothingFound;
-  }
-  const auto findings = store.List();
-  const auto bugs = corpus::GroupIntoBugs(findings);
-  if (options.action == "show") {
-    for (const auto &bug : bugs)
-      if (bug.id == options.id ||
-          (options.id.starts_with("bug-") && bug.id.starts_with(options.id))) {
-        nlohmann::json shown = bug.Summary();
-        shown["findings"] = nlohmann::json::array();
-        for (const auto &member : bug.members) {
-          nlohmann::json finding = member.Summary();
-          finding["finding"] = corpus::FindingToJson(member.finding);
-          shown["findings"].push_back(finding);
-        }
-        out << shown.dump(2) << "\n";
-        return support::kExitNothingFound;
-      }
-    if (options.id.starts_with("bug-"))
-      throw support::InputError(
-          fmt::format("no bug in {} has the id '{}'; `inductor-fuzz corpus list` shows the ids",
-                      options.corpus.string(), options.id));
-    const auto finding = store.Load(options.id);
-    nlohmann::json shown = finding.Summary();
-    for (const auto &bug : bugs)
-      for (const auto &member : bug.members)
-        if (member.id == finding.id)
-          shown["bug"] = bug.id;
-    shown["finding"] = corpus::FindingToJson(finding.finding);
-    out << shown.dump(2) << "\n";
-    return support::kExitNothingFound;
-  }
-  if (options.action == "report") {
-    if (options.report_dir.empty())
-      throw support::InputError("corpus report needs --report DIR");
-    fuzzer::campaign::ReportInput input{.stats = {},
-                                        .findings = findings,
-                                        .known_issues =
-                                            corpus::ReadKnownIssues(options.known_issues),
-                                        .provenance = {{"tool_version", support::ToolVersion()},
-                                                       {"command_line", "corpus report"},
-                                                       {"corpus", options.corpus.string()}}};
-    std::size_t fresh = 0;
-    for (const auto &bug : bugs)
-      if (!bug.Known(input.known_issues)) {
-        ++fresh;
-        for (const auto &member : bug.members)
-          input.new_signatures.insert(member.id);
-      }
-    for (const auto &finding : findings) {
-      fuzzer::campaign::FindingEvent event{.id = finding.id,
-                                           .kind =
-                                               std::string(corpus::KindName(finding.finding.kind)),
-                                           .signature = finding.signature,
-                                           .is_new = true};
-      if (const auto *known =
-              input.known_issues.Match(finding.signature, corpus::BugKey(finding.finding)))
-        event.known_issue = known->id;
-      ++(event.Reportable() ? input.stats.new_by_kind : input.stats.known_by_kind)[event.kind];
-      input.stats.signatures.emplace(finding.id, event);
-    }
-    fuzzer::campaign::WriteReports(options.report_dir, input);
-    out << fmt::format("{} bug(s) from {} signature(s), {} not known; reports in {}\n", bugs.size(),
-                       findings.size(), fresh, options.report_dir.string());
-    return fresh == 0 ? support::kExitNothingFound : support::kExitFindings;
-  }
-  if (options.signatures) {
-    if (options.json) {
-      nlohmann::json list = nlohmann::json::array();
-      for (const auto &finding : findings)
-        list.push_back(finding.Summary());
-      out << list.dump(2) << "\n";
-      return support::kExitNothingFound;
-    }
-    out << fmt::format("{:<40} {:>5}  {:<20}  {}\n", "id", "hits", "last seen", "summary");
-    for (const auto &finding : findings)
-      out << fmt::format("{:<40} {:>5}  {:<20}  {}\n", finding.id, finding.HitCount(),
-                         finding.LastSeen(), finding.finding.summary.substr(0, 100));
-    out << fmt::format("{} signature(s) in {}\n", findings.size(), options.corpus.string());
-    return support::kExitNothingFound;
-  }
-  if (options.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto &bug : bugs)
-      list.push_back(bug.Summary());
-    out << list.dump(2) << "\n";
-    return support::kExitNothingFound;
-  }
-  // Upstream status of a known bug, else how far its delivery got (`fuzz --reduce`).
-  const auto known = std::filesystem::exists(options.known_issues)
-                         ? corpus::ReadKnownIssues(options.known_issues)
-                         : corpus::KnownIssues{};
-  out << fmt::format("{:<21} {:>5} {:>4}  {:<22} {:<20}  {:<28}  {}\n", "bug", "hits", "sigs",
-                     "detectors", "last seen", "status", "summary");
-  for (const auto &bug : bugs) {
-    std::string detectors;
-    for (const auto &detector : bug.detectors)
-      detectors += (detectors.empty() ? "" : ",") + detector;
-    std::string status = "new";
-    if (const auto *issue = bug.Known(known))
-      status = issue->id.substr(0, 16) + ": " + issue->status;
-    else
-      for (const auto &member : bug.members)
-        if (member.delivery)
-          status = fmt::format("new, {}", corpus::DeliveryStatusName(member.delivery->status));
-    out << fmt::format("{:<21} {:>5} {:>4}  {:<22} {:<20}  {:<28}  {}\n", bug.id,
-                       bug.hit_ids.size(), bug.members.size(), detectors, bug.last_seen, status,
-                       bug.members.front().finding.summary.substr(0, 90));
-  }
-  out << fmt::format("{} bug(s) from {} signature(s) in {}\n", bugs.size(), findings.size(),
-                     options.corpus.string());
-  return support::kExitNothingFound;
+// `corpus`: a corpus's bugs, merges, reports and migrations.
+Command AddCorpusCommand(CLI::App &app) {
+  struct State {
+    workflows::CorpusOptions options;
+  };
+  auto state = std::make_shared<State>();
+  auto &options = state->options;
+  auto *command = app.add_subcommand(
+      "corpus", "Look into a campaign's corpus: its bugs (each one cause, holding the signatures "
+                "and detectors that saw it), merge shards' corpora, or migrate one an older "
+                "inductor-fuzz wrote (opening it migrates it too).\n"
+                "Example: inductor-fuzz corpus list --corpus fuzz-corpus\n"
+                "Also: inductor-fuzz corpus show bug-1f2e; inductor-fuzz corpus issue bug-1f2e (a "
+                "bug report in PyTorch's template, from what `fuzz --reduce` made of it; also a "
+                "known issue's id); inductor-fuzz corpus list --signatures; "
+                "inductor-fuzz corpus merge shard-0 shard-1 --into merged; inductor-fuzz corpus "
+                "migrate --corpus old");
+  command->add_option("action", options.action, "list, show, issue, merge, report or migrate")
+      ->required()
+      ->check(CLI::IsMember({"list", "show", "issue", "merge", "report", "migrate"}));
+  command->add_option("args", options.sources,
+                      "show, issue: a bug id or a signature's finding id (or a prefix); "
+                      "issue: also a known issue's id; merge: the corpora to merge");
+  command->add_option("--out", options.out_file, "issue: also write the draft to this file");
+  command->add_flag("--signatures", options.signatures,
+                    "list: one line per signature instead of per bug");
+  command->add_option("--corpus", options.corpus, "The corpus to read")->capture_default_str();
+  command->add_option("--into", options.into, "merge: the corpus to merge into");
+  command->add_flag("--json", options.json, "list: print JSON");
+  command->add_option("--report", options.report_dir,
+                      "report: write summary.json, junit.xml, findings.sarif and "
+                      "report.html for the whole corpus here");
+  command->add_option("--known-issues", options.known_issues,
+                      "report: known issues (default: the project's)");
+  return {command, [state](const Invocation &invocation) {
+            auto options = state->options;
+            if (options.action == "show" || options.action == "issue") {
+              if (options.sources.size() != 1)
+                throw support::InputError(
+                    options.action == "show"
+                        ? "corpus show takes one bug id or finding id"
+                        : "corpus issue takes one bug id, finding id or known-issue id");
+              options.id = options.sources.front().string();
+            }
+            if (options.known_issues.empty())
+              options.known_issues = invocation.paths.project_root / "corpus" / "known-issues.json";
+            if (options.action == "issue")
+              return workflows::CorpusIssue(options, invocation.paths, invocation.out);
+            return workflows::CorpusAction(options, invocation.out);
+          }};
 }
 
 } // namespace cli

@@ -1,270 +1,114 @@
-#include "cli/fuzz_command.h"
+#include "cli/commands.h"
+#include "workflows/fuzz.h"
+#include <CLI/CLI.hpp>
 
-#include "corpus/finding_store.h"
-#include "fuzzer/campaign/baseline_labels.h"
-#include "fuzzer/campaign/campaign.h"
-#include "fuzzer/campaign/delivery.h"
-#include "fuzzer/campaign/reports.h"
-#include "fuzzer/generate/generator.h"
-#include "fuzzer/worker/sanitizer_worker.h"
-#include "support/child_process.h"
-#include "support/errors.h"
-#include "support/scratch_dir.h"
-#include "support/torch_environments.h"
-#include "support/version.h"
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <csignal>
-#include <iostream>
-#include <thread>
-
-#include <unistd.h>
+#include <memory>
 
 namespace cli {
-namespace {
 
-// Set by SIGINT/SIGTERM: the campaign stops dispatching and writes its reports. A signal
-// handler can only reach a flag with static storage.
-std::atomic<bool> stop_requested{false};
-
-extern "C" void RequestStop(int signal_number) {
-  stop_requested = true;
-  std::signal(signal_number, SIG_DFL); // a second Ctrl-C ends it at once
-}
-
-fuzzer::campaign::Shard ParseShard(const std::string &text) {
-  unsigned index = 0, count = 0;
-  char slash = 0;
-  if (std::sscanf(text.c_str(), "%u%c%u", &index, &slash, &count) != 3 || slash != '/' ||
-      count == 0 || index >= count)
-    throw support::InputError(
-        fmt::format("--shard {} is not I/N with 0 <= I < N (e.g. --shard 2/8)", text));
-  return {index, count};
-}
-
-std::map<std::uint64_t, std::string> ParseFaults(const std::string &text) {
-  std::map<std::uint64_t, std::string> faults;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const auto end = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    const auto colon = item.find(':');
-    if (colon == std::string::npos)
-      throw support::InputError(
-          fmt::format("--inject-fault {} is not INDEX:segfault|hang|allocate", item));
-    faults[std::stoull(item.substr(0, colon))] = item.substr(colon + 1);
-    start = end + 1;
-  }
-  return faults;
-}
-
-// The compilers asked for (each must answer, or it is an InputError), else the installed ones
-// of the default matrix.
-std::vector<fuzzer::matrix::Compiler> CampaignCompilers(const std::vector<std::string> &requested) {
-  if (!requested.empty())
-    return fuzzer::matrix::DiscoverCompilers(requested);
-  std::vector<fuzzer::matrix::Compiler> found;
-  for (const auto &name : kCampaignCompilers)
-    if (support::FindOnPath(name))
-      found.push_back(fuzzer::matrix::DescribeCompiler(name));
-  return found;
-}
-
-std::string MatrixDescription(const fuzzer::campaign::CampaignOptions &options) {
-  if (options.matrix_every == 0)
-    return "no compiler matrix";
-  if (options.compilers.empty())
-    return fmt::format("no compiler matrix (none of {} is installed; see --compilers)",
-                       fmt::join(kCampaignCompilers, ", "));
-  std::vector<std::string> names;
-  for (const auto &compiler : options.compilers)
-    names.push_back(compiler.name);
-  return fmt::format("compiler matrix {} on every {} case(s)", fmt::join(names, ","),
-                     options.matrix_every);
-}
-
-} // namespace
-
-long ParseDuration(const std::string &text) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception &) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
-  const long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
-  if (used == 0 || scale == 0 || value <= 0)
-    throw support::InputError(
-        fmt::format("--time {} is not a duration; write e.g. 90s, 10m or 2h", text));
-  return value * scale;
-}
-
-int FuzzCommand(const FuzzOptions &options, const support::ToolPaths &paths, std::ostream &out) {
-  fuzzer::campaign::CampaignOptions campaign_options;
-  if (options.time || !options.cases)
-    campaign_options.time_limit = std::chrono::seconds(ParseDuration(options.time.value_or("5m")));
-  campaign_options.cases = options.cases;
-  campaign_options.jobs =
-      options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  campaign_options.seed = options.seed;
-  campaign_options.shard = ParseShard(options.shard);
-  campaign_options.corpus = std::filesystem::absolute(options.corpus);
-  if (options.policy_file)
-    campaign_options.policy = fuzzer::generate::LoadPolicyFile(*options.policy_file);
-  const auto known_issues_file =
-      options.known_issues.value_or(paths.project_root / "corpus" / "known-issues.json");
-  campaign_options.known_issues = corpus::ReadKnownIssues(known_issues_file);
-  campaign_options.resume = options.resume;
-  campaign_options.static_analysis = options.static_analysis;
-  campaign_options.feedback = options.feedback;
-  campaign_options.matrix_every = options.matrix_every;
-  if (options.matrix_every > 0)
-    campaign_options.compilers = CampaignCompilers(options.compilers);
-  campaign_options.case_timeout = std::chrono::seconds(options.case_timeout_seconds);
-  campaign_options.recycle_after_cases = std::max(1u, options.recycle_after);
-  campaign_options.worker_memory_limit = options.worker_memory_mib << 20;
-  campaign_options.command_line = options.command_line;
-  campaign_options.fault_injection = ParseFaults(options.inject_fault);
-  const auto reduce_which = fuzzer::campaign::ParseReduceWhich(options.reduce);
-  if (reduce_which != fuzzer::campaign::ReduceWhich::kNone)
-    campaign_options.reserve_per_new_bug = std::chrono::seconds(options.reduce_timeout_seconds);
-  if (!options.sanitize.empty())
-    campaign_options.sanitize =
-        fuzzer::worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
-  if (!options.sanitize_crashes.empty())
-    campaign_options.sanitize_crashes =
-        fuzzer::worker::ParseSanitizerOptions(options.sanitize_crashes, options.sanitize_compiler);
-  campaign_options.probe = {.max_runs = options.probe_runs,
-                            .budget = std::chrono::seconds(options.probe_seconds),
-                            .run_timeout = campaign_options.case_timeout};
-  const bool terminal = ::isatty(STDERR_FILENO);
-  campaign_options.progress_interval =
-      terminal ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(30000);
-
-  out << fmt::format("fuzz: seed {}, shard {}, {} job(s), {}, {}, corpus {}\n", options.seed,
-                     options.shard, campaign_options.jobs,
-                     campaign_options.time_limit
-                         ? fmt::format("for {} s", campaign_options.time_limit->count())
-                         : fmt::format("{} case(s)", *options.cases),
-                     MatrixDescription(campaign_options), campaign_options.corpus.string());
-  out.flush();
-  stop_requested = false;
-  std::signal(SIGINT, RequestStop);
-  std::signal(SIGTERM, RequestStop);
-  const fuzzer::campaign::ProgressLine progress = [terminal](const std::string &line, bool final) {
-    if (terminal)
-      std::cerr << "\r\033[K" << line << (final ? "\n" : "") << std::flush;
-    else
-      std::cerr << line << "\n" << std::flush;
+// `fuzz`: the campaign.
+Command AddFuzzCommand(CLI::App &app) {
+  struct State {
+    workflows::FuzzOptions options;
   };
-  // Resolved before the campaign: a missing baseline is a one-line error, not a late one.
-  std::optional<support::TorchEnvironment> baseline;
-  if (options.baseline_torch)
-    baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
-  const auto campaign_started = std::chrono::steady_clock::now();
-  auto stats = fuzzer::campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
-
-  // The new bugs reduced, run standalone on each release and written up, within --time.
-  fuzzer::campaign::DeliveryReport delivered;
-  {
-    const corpus::FindingStore store(campaign_options.corpus);
-    const auto bugs =
-        fuzzer::campaign::ChooseDeliveries(stats, store, reduce_which, campaign_options.resume);
-    if (!bugs.empty() && !stop_requested) {
-      out << fmt::format("fuzz: reducing {} bug(s) (--reduce {}), at most {} s each\n", bugs.size(),
-                         options.reduce, options.reduce_timeout_seconds);
-      out.flush();
-      std::optional<std::chrono::steady_clock::time_point> deadline;
-      if (campaign_options.time_limit)
-        deadline = campaign_started + *campaign_options.time_limit;
-      delivered = fuzzer::campaign::DeliverBugs(
-          {.corpus = campaign_options.corpus,
-           // This very binary, whatever its name: `reduce` runs as its child.
-           .tool_executable = std::filesystem::read_symlink("/proc/self/exe"),
-           .jobs = campaign_options.jobs,
-           .per_bug = std::chrono::seconds(options.reduce_timeout_seconds),
-           .case_timeout = std::min(campaign_options.case_timeout, std::chrono::seconds(300)),
-           .command_line = options.command_line},
-          bugs, paths, deadline, stop_requested,
-          [&](const std::string &line) { progress(line, true); });
-    } else if (!bugs.empty())
-      out << fmt::format("fuzz: interrupted: {} bug(s) left to reduce; --resume reduces them\n",
-                         bugs.size());
-  }
-  stats.reduction_seconds = delivered.seconds;
-  stats.reduced_bugs = delivered.deliveries.size();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-
-  const corpus::FindingStore store(campaign_options.corpus);
-  std::map<std::string, std::string> labels; // finding id -> its label against the baseline
-  if (baseline) {
-    std::vector<std::string> ids;
-    for (const auto &[id, event] : stats.signatures)
-      ids.push_back(id);
-    out << fmt::format("fuzz: running {} finding(s) on the baseline torch {}\n", ids.size(),
-                       baseline->torch_version);
-    out.flush();
-    const support::ScratchDir scratch("fuzz-baseline");
-    for (const auto &label : fuzzer::campaign::LabelAgainstBaseline(
-             store, ids, *baseline, paths, campaign_options.case_timeout, scratch.path()))
-      labels[label.finding_id] = label.label;
-  }
-  fuzzer::campaign::ReportInput input{
-      .stats = stats,
-      .findings = store.List(),
-      .known_issues = campaign_options.known_issues,
-      .new_signatures = fuzzer::campaign::NewBugSignatures(stats),
-      .provenance = {{"tool_version", support::ToolVersion()},
-                     {"torch_version", ""},
-                     {"command_line", options.command_line},
-                     {"seed", options.seed},
-                     {"shard", campaign_options.shard.Name()},
-                     {"generator_version", fuzzer::generate::kGeneratorVersion},
-                     {"policy_sha256", campaign_options.policy.Sha256()}}};
-  for (const auto &finding : input.findings)
-    for (const auto &hit : finding.hits)
-      if (input.provenance["torch_version"] == "")
-        input.provenance["torch_version"] = hit.provenance.value("torch_version", "");
-  const auto report_dir = options.report_dir.value_or(campaign_options.corpus / "report");
-  fuzzer::campaign::WriteReports(report_dir, input);
-
-  const auto bugs = stats.Bugs();
-  std::uint64_t fresh = 0;
-  for (const auto &bug : bugs) {
-    fresh += bug.is_new;
-    std::string here, labelled;
-    for (const auto &id : bug.signatures)
-      if (stats.signatures.contains(id)) {
-        here += (here.empty() ? "" : ", ") + id;
-        if (labels.contains(id))
-          labelled += " [" + labels[id] + "]";
-      }
-    out << fmt::format(
-        "  {:<5} {} {} ({}){}{}\n", bug.is_new ? "NEW" : "known", bug.id, bug.kind, here,
-        bug.known_issue.empty() ? "" : " (known issue " + bug.known_issue + ")", labelled);
-    for (const auto &delivery : delivered.deliveries)
-      if (std::find(bug.signatures.begin(), bug.signatures.end(), delivery.finding_id) !=
-          bug.signatures.end())
-        out << fmt::format(
-            "        {}: repro {} line(s), {} standalone{}; issue draft: {}\n",
-            corpus::DeliveryStatusName(delivery.status), delivery.repro_lines,
-            delivery.reproduces_standalone ? "fails" : "does NOT fail",
-            delivery.release_label.empty() ? "" : ", " + delivery.release_label,
-            (campaign_options.corpus / "findings" / delivery.finding_id / "issue.md").string());
-  }
-  out << fmt::format(
-      "fuzz: {} case(s){}, {} new bug(s), {} bug(s) from {} distinct signature(s); "
-      "{} reduced in {:.0f} s of {:.0f} s; reports in {}\n",
-      stats.cases, stats.interrupted ? " (interrupted)" : "", fresh, bugs.size(),
-      stats.signatures.size(), delivered.deliveries.size(), delivered.seconds,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - campaign_started).count(),
-      report_dir.string());
-  return fresh ? support::kExitFindings : support::kExitNothingFound;
+  auto state = std::make_shared<State>();
+  auto &options = state->options;
+  auto *command = app.add_subcommand(
+      "fuzz",
+      "The campaign: generate cases from a seed, run them on a pool of warm workers (one per "
+      "job) through every oracle (wrong-result, exception, compile-error, crash, timeout), "
+      "store each finding once per signature in the corpus, group the signatures into bugs (one "
+      "cause seen in many kernels or by several detectors is one bug), and write summary.json, "
+      "junit.xml, findings.sarif and report.html. Known issues are reported as known, not new. "
+      "Exit 0: no new bug; 1: new bugs; 2: the tool failed.\n"
+      "Example: inductor-fuzz fuzz --time 10m --jobs 2 --corpus fuzz-corpus");
+  command->add_option("--time", options.time,
+                      "How long to dispatch cases: 90s, 10m, 2h (default 5m, or no limit "
+                      "when --cases is given)");
+  command->add_option("--cases", options.cases,
+                      "Run the first N cases of the seed sequence (this shard's share)");
+  command->add_option("--jobs", options.jobs, "Workers at once (default: the number of cores)");
+  command->add_option("--seed", options.seed, "Seed of the case sequence")->capture_default_str();
+  command
+      ->add_option("--shard", options.shard,
+                   "I/N: run cases i with i % N == I; merge shards with `corpus merge`")
+      ->capture_default_str();
+  command->add_option("--corpus", options.corpus, "Where findings are stored (made if missing)")
+      ->capture_default_str();
+  command->add_option("--report", options.report_dir, "Reports folder (default: CORPUS/report)");
+  command->add_option("--policy", options.policy_file, "Generation policy overrides (JSON)");
+  command->add_option("--known-issues", options.known_issues,
+                      "Known issues (default: the project's corpus/known-issues.json)");
+  command->add_flag("--resume", options.resume,
+                    "Continue this seed and shard's campaign, skipping finished cases");
+  command->add_flag("!--no-feedback", options.feedback,
+                    "Generate every case afresh: do not mutate the cases of CORPUS/queue/ (those "
+                    "that first reached a codegen feature; see `check --features`). Features "
+                    "are still counted and the queue still grows");
+  command->add_flag("!--no-check", options.static_analysis,
+                    "Do not analyse the captured TUs with Clang (see `check`)");
+  command
+      ->add_option("--compilers", options.compilers,
+                   "The compiler matrix: names or paths, comma-separated (default: those of "
+                   "g++-11, clang++-19 installed)")
+      ->delimiter(',');
+  command
+      ->add_option("--matrix-every", options.matrix_every,
+                   "Rebuild every K-th case's TUs on the compiler matrix, load them and replay "
+                   "their recorded calls (runtime differential); 1: every case, 0: never. "
+                   "Builds are cached by content in CORPUS/.cache/builds")
+      ->capture_default_str();
+  command->add_option("--case-timeout", options.case_timeout_seconds, "Seconds per case")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--recycle-after", options.recycle_after,
+                   "Start a fresh worker process after this many cases")
+      ->capture_default_str();
+  command
+      ->add_option("--worker-memory", options.worker_memory_mib,
+                   "MiB of resident memory past which a worker is killed (its case is a "
+                   "crash finding); past half of it the worker is recycled")
+      ->capture_default_str();
+  command->add_option(
+      "--sanitize", options.sanitize,
+      "address, undefined or both: every case's kernels are built with -fsanitize=... and run "
+      "with the runtime preloaded (see run-case --sanitize); slower: every kernel is compiled "
+      "and run instrumented");
+  command->add_option(
+      "--sanitize-crashes", options.sanitize_crashes,
+      "address, undefined or both: a case that crashes runs again with its kernels built with "
+      "-fsanitize=... (see run-case --sanitize); an error in a kernel is a memory-error finding "
+      "naming the kernel and the line");
+  AddSanitizeCompilerOption(command, options.sanitize_compiler);
+  AddProbeOptions(command, options.probe_runs, options.probe_seconds);
+  command->add_option("--baseline-torch", options.baseline_torch,
+                      "Also run each finding's case on this torch release (a version or a "
+                      "venv) and label it \"regression since VERSION\" or \"also in "
+                      "VERSION\" (stored as FINDING/baseline-VERSION.json)");
+  command
+      ->add_option("--reduce", options.reduce,
+                   "After the cases, reduce each new bug (new), every bug hit (all) or none: "
+                   "the case reducer, then the source reducer for a failure in one TU; the "
+                   "reduced repro.py runs standalone on every installed torch release "
+                   "(scripts/setup --with-torch) and an issue draft is written beside it "
+                   "(FINDING/delivery.json, reduced/, issue.md). Reduction counts against "
+                   "--time: cases stop early enough to leave --reduce-timeout per new bug, at "
+                   "most half of --time")
+      ->capture_default_str();
+  command
+      ->add_option("--reduce-timeout", options.reduce_timeout_seconds,
+                   "Seconds of reduction per bug at most; past it the best case so far is kept")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  command->add_option("--inject-fault", options.inject_fault,
+                      "Testing the tool: INDEX:segfault|hang|allocate[,...] makes those "
+                      "cases misbehave");
+  return {command, [state](const Invocation &invocation) {
+            auto options = state->options;
+            options.command_line = invocation.command_line;
+            return workflows::Fuzz(options, invocation.paths, invocation.out);
+          }};
 }
 
 } // namespace cli

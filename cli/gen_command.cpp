@@ -1,38 +1,35 @@
-#include "cli/gen_command.h"
+#include "cli/commands.h"
+#include "workflows/gen.h"
+#include <CLI/CLI.hpp>
 
-#include "fuzzer/worker/repro_script.h"
-
-#include <fmt/format.h>
-
-#include <ostream>
+#include <memory>
 
 namespace cli {
 
-int GenCommand(const GenOptions &options, std::ostream &out) {
-  const fuzzer::generate::GenerationPolicy policy =
-      options.policy_file ? fuzzer::generate::LoadPolicyFile(*options.policy_file)
-                          : fuzzer::generate::GenerationPolicy::Default();
-  if (options.print_policy) {
-    out << policy.ToJson().dump(2) << "\n";
-    return 0;
-  }
-  if (options.stats) {
-    const auto totals = fuzzer::generate::CountFeatures(policy, options.seed, options.count);
-    out << fmt::format("{:<44} {:>8}  (over {} cases from seed {})\n", "feature", "count",
-                       options.count, options.seed);
-    for (const auto &[feature, times] : totals)
-      out << fmt::format("{:<44} {:>8}\n", feature, times);
-    return 0;
-  }
-  for (std::uint64_t i = 0; i < options.count; ++i) {
-    const corpus::Case c =
-        fuzzer::generate::GenerateCase({options.seed, i, options.command_line}, policy).c;
-    if (options.python)
-      out << fuzzer::worker::EmitPythonScript(c) << (i + 1 < options.count ? "\n# ----\n" : "");
-    else
-      out << corpus::CaseToJson(c).dump() << "\n";
-  }
-  return 0;
+// `gen`: cases from a seed.
+Command AddGenCommand(CLI::App &app) {
+  struct State {
+    workflows::GenOptions options;
+  };
+  auto state = std::make_shared<State>();
+  auto &options = state->options;
+  auto *command = app.add_subcommand(
+      "gen", "Generate cases from a seed: mask and score functions, shapes, dtypes and Inductor "
+             "settings. The same seed, tool version and policy give byte-identical cases.\n"
+             "Example: inductor-fuzz gen --seed 7 --count 3 --python");
+  command->add_option("--seed", options.seed, "First seed")->capture_default_str();
+  command->add_option("--count", options.count, "Number of cases")->capture_default_str();
+  command->add_option("--policy", options.policy_file,
+                      "JSON file overriding weights and numbers of the default policy");
+  command->add_flag("--python", options.python, "Print standalone Python scripts, not JSON lines");
+  command->add_flag("--stats", options.stats,
+                    "Print how often each operator, pattern, API, dtype and setting came up");
+  command->add_flag("--print-policy", options.print_policy, "Print the policy in force as JSON");
+  return {command, [state](const Invocation &invocation) {
+            auto options = state->options;
+            options.command_line = invocation.command_line;
+            return workflows::Generate(options, invocation.out);
+          }};
 }
 
 } // namespace cli

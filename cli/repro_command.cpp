@@ -1,84 +1,41 @@
-#include "cli/repro_command.h"
+#include "cli/commands.h"
+#include "workflows/repro.h"
+#include <CLI/CLI.hpp>
 
-#include "corpus/case.h"
-#include "fuzzer/worker/repro_script.h"
-#include "support/child_process.h"
-#include "support/errors.h"
-#include "support/text_file.h"
-
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <ostream>
-#include <vector>
+#include <memory>
 
 namespace cli {
-namespace {
 
-namespace fs = std::filesystem;
-
-// The case behind an input: the file itself, a run record's case.json, or the first record of
-// a corpus finding (findings/ID/records/*/case.json).
-fs::path CaseFileOf(const fs::path &input) {
-  if (!fs::exists(input))
-    throw support::InputError(
-        fmt::format("{} does not exist: give a case file or a finding's folder", input.string()));
-  if (!fs::is_directory(input))
-    return input;
-  if (fs::exists(input / "case.json"))
-    return input / "case.json";
-  std::vector<fs::path> records;
-  if (fs::is_directory(input / "records"))
-    for (const auto &entry : fs::directory_iterator(input / "records"))
-      if (fs::exists(entry.path() / "case.json"))
-        records.push_back(entry.path() / "case.json");
-  if (records.empty())
-    throw support::InputError(fmt::format(
-        "{} holds no case (no case.json, no records/*/case.json): give a case file, a run-case "
-        "folder or a corpus finding's folder",
-        input.string()));
-  std::sort(records.begin(), records.end());
-  return records.front();
-}
-
-} // namespace
-
-int ReproCommand(const ReproOptions &options, const support::ToolPaths &paths, std::ostream &out) {
-  const fs::path case_file = CaseFileOf(options.input);
-  const corpus::Case c = corpus::LoadCaseFile(case_file);
-  const std::string script = fuzzer::worker::EmitPythonScript(c);
-  if (!options.out_file && !options.run) {
-    out << script;
-    return support::kExitNothingFound;
-  }
-  const fs::path file = options.out_file ? *options.out_file
-                                         : fs::temp_directory_path() / ("repro-" + c.name + ".py");
-  if (fs::is_directory(file))
-    throw support::InputError(
-        fmt::format("--out {} is a folder: give the script's file name", file.string()));
-  if (file.has_parent_path())
-    fs::create_directories(file.parent_path());
-  support::WriteFileAtomically(file, script);
-  out << fmt::format("repro: {} (case {} from {})\n", file.string(), c.name, case_file.string());
-  if (!options.run)
-    return support::kExitNothingFound;
-  const fs::path python = paths.venv / "bin" / "python";
-  out << fmt::format("repro: running {} {}\n", python.string(), file.string());
-  out.flush();
-  const auto run =
-      support::RunCommand({python.string(), file.string()}, {}, options.timeout, 8u << 20);
-  out << run.output;
-  if (run.timed_out)
-    throw support::InputError(fmt::format("{} did not finish in {} s: raise --timeout",
-                                          file.string(), options.timeout.count()));
-  if (run.status.exit_code == 2) // the script's INVALID CASE: eager or a contract failed
-    throw support::InputError(fmt::format(
-        "{}: the case is invalid, not a finding: the script stopped before torch.compile ran "
-        "(INVALID CASE above; docs/contracts.md)",
-        file.string()));
-  out << fmt::format("repro: {}: {}\n", run.status.Describe(),
-                     run.status.Succeeded() ? "passes (does not reproduce)" : "fails (reproduces)");
-  return run.status.Succeeded() ? support::kExitNothingFound : support::kExitFindings;
+// `repro`: the standalone script of a case.
+Command AddReproCommand(CLI::App &app) {
+  struct State {
+    workflows::ReproOptions options;
+    long timeout_seconds = 900;
+  };
+  auto state = std::make_shared<State>();
+  auto &options = state->options;
+  auto &timeout_seconds = state->timeout_seconds;
+  auto *command = app.add_subcommand(
+      "repro",
+      "Write the standalone Python script of any case (hand-written, generated, converted, or "
+      "a finding's): it prints the torch version and settings, runs eager and torch.compile "
+      "with the tool's own oracles, and exits 1 on a difference. To stdout, or --out FILE; "
+      "--run runs it with the venv's python (exit 1: it reproduces, 0: it passes).\n"
+      "Example: inductor-fuzz repro corpus/seeds/causal-151290.json --out options.py --run");
+  command
+      ->add_option("input", options.input,
+                   "A case file, a run-case folder, or a corpus finding's folder")
+      ->required();
+  command->add_option("--out", options.out_file, "Write the script here");
+  command->add_flag("--run", options.run, "Run the script with the venv's python");
+  command->add_option("--timeout", timeout_seconds, "Seconds the script may run with --run")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  return {command, [state](const Invocation &invocation) {
+            auto options = state->options;
+            options.timeout = std::chrono::seconds(state->timeout_seconds);
+            return workflows::Repro(options, invocation.paths, invocation.out);
+          }};
 }
 
 } // namespace cli

@@ -3,9 +3,9 @@
 #include "corpus/delivery.h"
 #include "corpus/known_issues.h"
 #include "fuzzer/campaign/issue_draft.h"
-#include "fuzzer/campaign/replay.h"
 #include "support/errors.h"
 #include "support/scratch_dir.h"
+#include "workflows/replay.h"
 
 #include <gtest/gtest.h>
 
@@ -117,8 +117,8 @@ TEST(KnownIssues, ReplayMarksFixedOnlyOnAnotherRelease) {
       .issues = {{.id = "gone", .match = "crash|a", .status = "reported"},
                  {.id = "flaky", .match = "crash|b", .status = "unreported"},
                  {.id = "still", .match = "crash|c", .status = "unreported"}}};
-  using campaign::ReplayVerdict;
-  const std::vector<campaign::ReplayResult> results = {
+  using workflows::ReplayVerdict;
+  const std::vector<workflows::ReplayResult> results = {
       {.id = "crash-a", .bug = "bug-a", .signature = "crash|a", .verdict = ReplayVerdict::kFixed},
       {.id = "crash-b", .bug = "bug-b", .signature = "crash|b", .verdict = ReplayVerdict::kFixed},
       {.id = "crash-c",
@@ -128,7 +128,7 @@ TEST(KnownIssues, ReplayMarksFixedOnlyOnAnotherRelease) {
   const std::vector<corpus::StoredFinding> findings = {Stored("crash-a", "crash|a", "2.15.0"),
                                                        Stored("crash-b", "crash|b", "2.16.0"),
                                                        Stored("crash-c", "crash|c", "2.15.0")};
-  const auto changed = campaign::MarkFixedKnownIssues(results, findings, "2.16.0", known);
+  const auto changed = workflows::MarkFixedKnownIssues(results, findings, "2.16.0", known);
   EXPECT_EQ(changed, std::vector<std::string>{"gone"});
   EXPECT_EQ(known.issues[0].status, "fixed-in 2.16.0");
   EXPECT_EQ(known.issues[1].status, "unreported"); // found on 2.16.0 itself: flaky, not fixed

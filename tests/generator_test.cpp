@@ -1,9 +1,9 @@
 #include "binary_runner.h"
-#include "cli/gen_command.h"
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/worker/repro_script.h"
 #include "fuzzer/worker/worker_python.h"
 #include "support/text_file.h"
+#include "workflows/gen.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

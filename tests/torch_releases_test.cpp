@@ -1,12 +1,12 @@
 // Torch releases without torch: resolving an environment by version, classifying a case on two
 // releases, and kernel fingerprints on a real Inductor TU (the end-to-end test on real torch
 // releases is releases_test).
-#include "fuzzer/campaign/release_compare.h"
 #include "fuzzer/matrix/kernel_fingerprints.h"
 #include "support/errors.h"
 #include "support/scratch_dir.h"
 #include "support/text_file.h"
 #include "support/torch_environments.h"
+#include "workflows/release_compare.h"
 
 #include <gtest/gtest.h>
 
@@ -16,8 +16,8 @@ namespace fuzzer {
 namespace {
 
 namespace fs = std::filesystem;
-using campaign::ReleaseRun;
-using campaign::ReleaseVerdict;
+using workflows::ReleaseRun;
+using workflows::ReleaseVerdict;
 
 const fs::path kSource = INDUCTOR_FUZZ_SOURCE_DIR;
 
@@ -71,18 +71,18 @@ ReleaseRun Outcome(std::string status, std::string signature = "") {
 TEST(ReleaseVerdicts, SayWhatFailsNowThatDidNotBefore) {
   const std::string a = "exception|type=builtins.AssertionError|message=x|frame=f.py:g";
   const std::string b = "compile-error|family=gcc|message=y|option=";
-  EXPECT_EQ(campaign::ClassifyReleases(Outcome("pass"), Outcome("pass")), ReleaseVerdict::kSame);
-  EXPECT_EQ(campaign::ClassifyReleases(Outcome("expected"), Outcome("pass")),
+  EXPECT_EQ(workflows::ClassifyReleases(Outcome("pass"), Outcome("pass")), ReleaseVerdict::kSame);
+  EXPECT_EQ(workflows::ClassifyReleases(Outcome("expected"), Outcome("pass")),
             ReleaseVerdict::kSame);
-  EXPECT_EQ(campaign::ClassifyReleases(Outcome("pass"), Outcome("finding", a)),
+  EXPECT_EQ(workflows::ClassifyReleases(Outcome("pass"), Outcome("finding", a)),
             ReleaseVerdict::kRegressed);
-  EXPECT_EQ(campaign::ClassifyReleases(Outcome("finding", a), Outcome("pass")),
+  EXPECT_EQ(workflows::ClassifyReleases(Outcome("finding", a), Outcome("pass")),
             ReleaseVerdict::kFixed);
-  EXPECT_EQ(campaign::ClassifyReleases(Outcome("finding", a), Outcome("finding", a)),
+  EXPECT_EQ(workflows::ClassifyReleases(Outcome("finding", a), Outcome("finding", a)),
             ReleaseVerdict::kBothFailing);
-  EXPECT_EQ(campaign::ClassifyReleases(Outcome("finding", a), Outcome("finding", b)),
+  EXPECT_EQ(workflows::ClassifyReleases(Outcome("finding", a), Outcome("finding", b)),
             ReleaseVerdict::kFailingDifferently);
-  EXPECT_EQ(campaign::ClassifyReleases(Outcome("invalid-case"), Outcome("finding", b)),
+  EXPECT_EQ(workflows::ClassifyReleases(Outcome("invalid-case"), Outcome("finding", b)),
             ReleaseVerdict::kNotComparable);
 }
 

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "support/tool_paths.h"
+#include "workflows/convert.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+
+namespace workflows {
+
+struct RunCaseOptions {
+  std::filesystem::path case_file;
+  std::filesystem::path out_dir;
+  std::chrono::seconds timeout{600};
+  std::string command_line; // recorded in result.json
+  std::string sanitize;     // "address,undefined": kernels built and run with the sanitizers
+  std::string sanitize_compiler = "g++-12";
+  unsigned probe_runs = 8; // reruns after a wrong result or crash (fuzzer/campaign/probe.h)
+  long probe_seconds = 120;
+  std::filesystem::path known_issues; // the known issues a finding is matched against
+  MaskModuleOptions module;           // when case_file is a Python module
+};
+
+// `inductor-fuzz run-case`: exit 0 pass, 1 finding. Throws InputError for unusable input and
+// WorkerStartError when no worker can run it (both exit 2).
+int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std::ostream &out);
+
+} // namespace workflows
