@@ -174,16 +174,6 @@ private:
     }
   }
 
-  // A wrong result a crash of the case hid, shown by the crash's probe: a rerun of the case with
-  // one setting put back (`c`), the crash's stored id, and where the rerun's files are.
-  struct RevealedRun {
-    corpus::Case c;
-    worker::CaseOutcome outcome;
-    fs::path case_dir;
-    std::string setting;
-    std::string hidden_by;
-  };
-
   void Serve(Slot &slot) {
     while (const auto index = NextIndex()) {
       const auto case_started = Clock::now();
@@ -261,65 +251,24 @@ private:
     slot.worker->Shutdown();
   }
 
-  // What a wrong result or a crash needs: its case again with each setting put back. The
-  // worker is replaced when a rerun kills it, as for any case. A wrong result that a crash hid
-  // and a rerun showed is probed in turn (its own reruns under its rerun's folder) and
-  // returned, to be stored as a finding of its own.
-  // A crash the sanitizer explained is keyed by its memory error; it is probed only for what
-  // it hid, up to the first rerun that does not crash.
+  // The case's probe (ProbeCase), its reruns on this slot's worker; the worker is replaced
+  // when a rerun kills it, as for any case.
   std::optional<RevealedRun> Probe(Slot &slot, const corpus::Case &c, const fs::path &case_dir,
                                    std::vector<corpus::Finding> &findings,
                                    std::optional<corpus::Finding> explained_crash) {
     if (options_.probe.max_runs == 0)
       return std::nullopt;
-    const auto runner = [&](const fs::path &under) {
-      return [&slot, under, this](const corpus::Case &reverted, const std::string &label) {
-        return worker::RunCaseOnWorker(
-            *slot.worker, reverted, under / label / "inductor-cache",
-            std::chrono::duration_cast<std::chrono::milliseconds>(options_.probe.run_timeout));
-      };
+    const auto run = [&slot, this](const corpus::Case &reverted, const fs::path &folder) {
+      return worker::RunCaseOnWorker(
+          *slot.worker, reverted, folder / "inductor-cache",
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.probe.run_timeout));
     };
-    std::vector<corpus::Finding *> probed;
-    for (auto &finding : findings)
-      if (IsProbedKind(finding.kind))
-        probed.push_back(&finding);
-    if (explained_crash)
-      probed.push_back(&*explained_crash);
-    for (auto *probing : probed) {
-      auto &finding = *probing;
-      std::vector<RevealedFailure> revealed;
-      auto probe_options = options_.probe;
-      const bool explained = explained_crash && probing == &*explained_crash;
-      probe_options.until_revealed = explained;
-      finding.detail["probe"] =
-          ProbeFinding(c, finding, runner(case_dir), probe_options, &revealed);
-      std::size_t reruns = finding.detail["probe"]["runs"].size();
-      std::optional<RevealedRun> shown;
-      if (!revealed.empty() && revealed.front().outcome.finding) {
-        auto &first = revealed.front();
-        shown = RevealedRun{.c = std::move(first.c),
-                            .outcome = std::move(first.outcome),
-                            .case_dir = case_dir / first.label,
-                            .setting = first.setting,
-                            .hidden_by = corpus::StoredFindingId(finding)};
-        if (explained) // stored as its memory error
-          for (const auto &error : findings)
-            if (error.kind == corpus::FindingKind::kMemoryError) {
-              shown->hidden_by = corpus::StoredFindingId(error);
-              break;
-            }
-        auto &hidden = *shown->outcome.finding;
-        hidden.detail["probe"] =
-            ProbeFinding(shown->c, hidden, runner(shown->case_dir), options_.probe);
-        reruns += hidden.detail["probe"]["runs"].size();
-      }
-      std::lock_guard lock(mutex_);
-      stats_.probe_reruns += reruns;
-      if (shown)
-        ++stats_.revealed_by_probe;
-      return shown; // one probe per case: its findings share the case
-    }
-    return std::nullopt;
+    auto probed = ProbeCase(c, case_dir, findings, explained_crash, options_.probe, run);
+    std::lock_guard lock(mutex_);
+    stats_.probe_reruns += probed.reruns;
+    if (probed.revealed)
+      ++stats_.revealed_by_probe;
+    return std::move(probed.revealed);
   }
 
   // Case `index`: new from the generator, or, with feedback and a pool, a mutation of a pool
@@ -601,43 +550,9 @@ private:
   }
 
   std::string StatusLine() const {
-    const double elapsed = Elapsed();
-    std::map<std::string, std::uint64_t> new_kinds;
-    std::uint64_t known = 0, bugs = 0;
-    for (const auto &bug : stats_.Bugs()) {
-      ++bugs;
-      if (bug.is_new)
-        ++new_kinds[bug.kind];
-      else
-        ++known;
-    }
-    std::string kinds;
-    for (const auto &[kind, count] : new_kinds)
-      kinds += fmt::format(" {}:{}", kind, count);
-    std::string left;
-    if (options_.time_limit) {
-      const auto reserve = Reserve();
-      left = fmt::format(
-          ", {:.0f} s left{}",
-          std::max(0.0, static_cast<double>(options_.time_limit->count()) - elapsed),
-          reserve.count() ? fmt::format(" ({} s kept for reduction)", reserve.count()) : "");
-    }
-    std::string matrix;
-    if (stats_.matrix_cases > 0)
-      matrix = fmt::format(", matrix on {} case(s) ({}/{} builds cached)", stats_.matrix_cases,
-                           stats_.build_cache_hits, stats_.matrix_builds);
-    const std::string coverage = fmt::format(
-        ", {} codegen feature(s) (queue {}{})", stats_.features.size(), stats_.pool_size,
-        options_.feedback ? fmt::format(", {} mutated case(s), mutating {:.0f}%",
-                                        stats_.mutated_cases, 100 * mutation_share_.Share())
-                          : ", feedback off");
-    return fmt::format("fuzz: {} case(s) in {:.0f} s ({:.1f}/min), {} invalid, new bugs{}{} "
-                       "known {}, {} bug(s) from {} signature(s), {} worker restart(s){}{}{}",
-                       stats_.cases, elapsed, elapsed > 0 ? stats_.cases * 60.0 / elapsed : 0.0,
-                       stats_.by_status.count("invalid-case") ? stats_.by_status.at("invalid-case")
-                                                              : 0,
-                       kinds.empty() ? " 0" : "", kinds, known, bugs, stats_.signatures.size(),
-                       stats_.worker_restarts, coverage, matrix, left);
+    const std::optional<double> mutating =
+        options_.feedback ? std::optional<double>(mutation_share_.Share()) : std::nullopt;
+    return CampaignStatusLine(stats_, Elapsed(), options_.time_limit, Reserve(), mutating);
   }
 
   const CampaignOptions &options_;
@@ -666,58 +581,6 @@ private:
 
 } // namespace
 
-std::uint64_t CampaignStats::NewFindings() const {
-  std::uint64_t total = 0;
-  for (const auto &[kind, count] : new_by_kind)
-    total += count;
-  return total;
-}
-
-std::vector<CampaignBug> CampaignStats::Bugs() const {
-  std::vector<CampaignBug> bugs;
-  for (const auto &[root, members] : grouper.Groups()) {
-    CampaignBug bug;
-    std::vector<std::string> keys;
-    bool hit_here = false, stored_before_here = false;
-    for (const auto &member : members) {
-      keys.push_back(grouper.KeyOf(member));
-      bug.signatures.push_back(member);
-      stored_before_here = stored_before_here || stored_before.contains(member);
-      if (const auto known = known_issue_of.find(member);
-          known != known_issue_of.end() && bug.known_issue.empty())
-        bug.known_issue = known->second;
-      if (const auto event = signatures.find(member); event != signatures.end()) {
-        if (!hit_here)
-          bug.kind = event->second.kind;
-        hit_here = true;
-        bug.detectors.insert(std::string(corpus::DetectorOf(
-            corpus::KindFromName(event->second.kind).value_or(corpus::FindingKind::kException))));
-      }
-      if (const auto hits = hits_of.find(member); hits != hits_of.end())
-        bug.hits.insert(bug.hits.end(), hits->second.begin(), hits->second.end());
-      if (const auto seen = evidence_of.find(member); seen != evidence_of.end())
-        bug.detectors.insert(seen->second.begin(), seen->second.end());
-    }
-    if (!hit_here)
-      continue;
-    std::sort(keys.begin(), keys.end());
-    bug.key = keys.front();
-    bug.id = corpus::BugId(keys);
-    bug.is_new = !stored_before_here && bug.known_issue.empty();
-    bugs.push_back(std::move(bug));
-  }
-  std::sort(bugs.begin(), bugs.end(),
-            [](const CampaignBug &a, const CampaignBug &b) { return a.id < b.id; });
-  return bugs;
-}
-
-std::uint64_t CampaignStats::NewBugs() const {
-  std::uint64_t count = 0;
-  for (const auto &bug : Bugs())
-    count += bug.is_new;
-  return count;
-}
-
 CampaignStats RunCampaign(const CampaignOptions &options, const support::ToolPaths &paths,
                           const std::atomic<bool> &stop, const ProgressLine &progress) {
   if (!options.time_limit && !options.cases)
@@ -727,60 +590,6 @@ CampaignStats RunCampaign(const CampaignOptions &options, const support::ToolPat
                                           options.shard.index, options.shard.count));
   Campaign campaign(options, paths, stop, progress);
   return campaign.Run();
-}
-
-json StatsToJson(const CampaignStats &stats) {
-  json signatures = json::array();
-  for (const auto &[id, event] : stats.signatures)
-    signatures.push_back({{"id", id},
-                          {"kind", event.kind},
-                          {"signature", event.signature},
-                          {"key", event.key},
-                          {"new", event.Reportable()},
-                          {"first_seen_here", event.is_new},
-                          {"known_issue", event.known_issue}});
-  json bugs = json::array();
-  for (const auto &bug : stats.Bugs())
-    bugs.push_back({{"id", bug.id},
-                    {"key", bug.key},
-                    {"kind", bug.kind},
-                    {"new", bug.is_new},
-                    {"known_issue", bug.known_issue},
-                    {"signatures", bug.signatures},
-                    {"detectors", bug.detectors},
-                    {"hits", bug.hits}});
-  return {{"cases", stats.cases},
-          {"by_status", stats.by_status},
-          {"new_bugs", stats.NewBugs()},
-          {"bugs", bugs},
-          {"new_by_kind", stats.new_by_kind},
-          {"known_by_kind", stats.known_by_kind},
-          {"new_findings", stats.NewFindings()},
-          {"signatures", signatures},
-          {"worker_restarts", stats.worker_restarts},
-          {"sanitized_reruns", stats.sanitized_reruns},
-          {"probe_reruns", stats.probe_reruns},
-          {"revealed_by_probe", stats.revealed_by_probe},
-          {"resumed_cases", stats.resumed_cases},
-          {"matrix_cases", stats.matrix_cases},
-          {"matrix_builds", stats.matrix_builds},
-          {"build_cache_hits", stats.build_cache_hits},
-          {"runtime_replays", stats.runtime_replays},
-          {"worker_resident", stats.worker_resident},
-          {"seconds", stats.seconds},
-          {"interrupted", stats.interrupted},
-          {"reduction_seconds", stats.reduction_seconds},
-          {"reduced_bugs", stats.reduced_bugs},
-          {"timeline", stats.timeline},
-          {"case_timeline", stats.case_timeline},
-          {"coverage",
-           {{"features", stats.features.size()},
-            {"features_in_corpus", stats.features_in_corpus},
-            {"queue", stats.pool_size},
-            {"mutated_cases", stats.mutated_cases},
-            {"new_feature_cases", stats.new_feature_cases},
-            {"feature_timeline", stats.feature_timeline},
-            {"feature_list", stats.features}}}};
 }
 
 } // namespace fuzzer::campaign

@@ -142,4 +142,11 @@ CampaignStats RunCampaign(const CampaignOptions &options, const support::ToolPat
 
 nlohmann::json StatsToJson(const CampaignStats &stats);
 
+// The campaign's progress line after `elapsed` seconds: cases, rate, new bugs by kind, known,
+// coverage, the matrix's cache and the time left (`reserve` of it kept for reduction);
+// `mutating` is the share of mutated cases, none without feedback.
+std::string CampaignStatusLine(const CampaignStats &stats, double elapsed,
+                               std::optional<std::chrono::seconds> time_limit,
+                               std::chrono::seconds reserve, std::optional<double> mutating);
+
 } // namespace fuzzer::campaign

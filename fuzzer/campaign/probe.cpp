@@ -1,6 +1,7 @@
 #include "fuzzer/campaign/probe.h"
 
 #include "corpus/finding_kinds.h"
+#include "corpus/finding_store.h"
 #include "corpus/knobs.h"
 
 #include <fmt/format.h>
@@ -178,6 +179,55 @@ std::vector<std::string> ProbedNeeds(const corpus::Finding &finding) {
       if (setting.is_string())
         needs.push_back(setting.get<std::string>());
   return needs;
+}
+
+ProbedCase ProbeCase(const corpus::Case &c, const std::filesystem::path &case_dir,
+                     std::vector<corpus::Finding> &findings,
+                     std::optional<corpus::Finding> explained_crash, const ProbeOptions &options,
+                     const CaseRerun &rerun) {
+  ProbedCase probed;
+  if (options.max_runs == 0)
+    return probed;
+  const auto runner = [&rerun](const std::filesystem::path &under) -> ProbeRunner {
+    return [&rerun, under](const corpus::Case &reverted, const std::string &label) {
+      return rerun(reverted, under / label);
+    };
+  };
+  corpus::Finding *probing = nullptr;
+  for (auto &finding : findings)
+    if (IsProbedKind(finding.kind)) {
+      probing = &finding;
+      break;
+    }
+  const bool explained = !probing && explained_crash;
+  if (explained)
+    probing = &*explained_crash;
+  if (!probing)
+    return probed;
+  auto &finding = *probing;
+  std::vector<RevealedFailure> revealed;
+  auto probe_options = options;
+  probe_options.until_revealed = explained;
+  finding.detail["probe"] = ProbeFinding(c, finding, runner(case_dir), probe_options, &revealed);
+  probed.reruns = finding.detail["probe"]["runs"].size();
+  if (revealed.empty() || !revealed.front().outcome.finding)
+    return probed;
+  auto &first = revealed.front();
+  auto &shown = probed.revealed.emplace(RevealedRun{.c = std::move(first.c),
+                                                    .outcome = std::move(first.outcome),
+                                                    .case_dir = case_dir / first.label,
+                                                    .setting = first.setting,
+                                                    .hidden_by = corpus::StoredFindingId(finding)});
+  if (explained) // stored as its memory error
+    for (const auto &error : findings)
+      if (error.kind == corpus::FindingKind::kMemoryError) {
+        shown.hidden_by = corpus::StoredFindingId(error);
+        break;
+      }
+  auto &hidden = *shown.outcome.finding;
+  hidden.detail["probe"] = ProbeFinding(shown.c, hidden, runner(shown.case_dir), options);
+  probed.reruns += hidden.detail["probe"]["runs"].size();
+  return probed;
 }
 
 } // namespace fuzzer::campaign

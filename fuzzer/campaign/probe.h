@@ -7,7 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstddef>
+#include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +61,38 @@ struct RevealedFailure {
 nlohmann::json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding,
                             const ProbeRunner &run, const ProbeOptions &options,
                             std::vector<RevealedFailure> *revealed = nullptr);
+
+// A wrong result a crash of the case hid, shown by the crash's probe: a rerun of the case with
+// one setting put back (`c`), the crash's stored id, and where the rerun's files are.
+struct RevealedRun {
+  corpus::Case c;
+  worker::CaseOutcome outcome;
+  std::filesystem::path case_dir;
+  std::string setting;
+  std::string hidden_by;
+};
+
+// What probing a case's findings gave: the failure its crash hid (none when nothing did) and
+// how many reruns it took.
+struct ProbedCase {
+  std::optional<RevealedRun> revealed;
+  std::size_t reruns = 0;
+};
+
+// Runs `reverted` with its files under `folder` (CASE/probe-K/...).
+using CaseRerun = std::function<worker::CaseOutcome(const corpus::Case &reverted,
+                                                    const std::filesystem::path &folder)>;
+
+// Probes the first of a case's findings that is probed (IsProbedKind), or the crash its
+// sanitizer rerun explained (`explained_crash`, stored as its memory error: probed only for
+// what it hid, up to the first rerun that does not crash), recording each probe in the
+// finding's detail["probe"]. A wrong result that a rerun showed is probed in turn (its own
+// reruns under its rerun's folder) and returned, to be stored as a finding of its own. One
+// probe per case: its findings share the case.
+ProbedCase ProbeCase(const corpus::Case &c, const std::filesystem::path &case_dir,
+                     std::vector<corpus::Finding> &findings,
+                     std::optional<corpus::Finding> explained_crash, const ProbeOptions &options,
+                     const CaseRerun &rerun);
 
 // Whether a finding of this kind is probed: wrong results and crashes.
 bool IsProbedKind(corpus::FindingKind kind);

@@ -2,6 +2,7 @@
 
 #include "corpus/bug_key.h"
 #include "corpus/run_record.h"
+#include "corpus/sarif.h"
 #include "fuzzer/campaign/issue_draft.h"
 #include "support/text_file.h"
 
@@ -87,19 +88,6 @@ std::string DeliveryLine(const corpus::Delivery &delivery) {
   if (!delivery.detail.empty())
     line += " (" + delivery.detail + ")";
   return line;
-}
-
-// A path as a SARIF artifactLocation.uri, which must be a URI reference: absolute paths become
-// file:// URIs, and bytes outside RFC 3986's unreserved set and '/' are percent-encoded.
-std::string FileUri(const std::string &path) {
-  std::string uri = path.starts_with('/') ? "file://" : "";
-  for (const unsigned char ch : path) {
-    if (std::isalnum(ch) || (ch && std::strchr("-._~/", ch)))
-      uri += static_cast<char>(ch);
-    else
-      uri += fmt::format("%{:02X}", ch);
-  }
-  return uri;
 }
 
 std::string SvgTimeline(const CampaignStats &stats) {
@@ -194,67 +182,43 @@ std::string JunitReport(const ReportInput &input) {
 }
 
 json SarifReport(const ReportInput &input) {
-  json rules = json::array(), results = json::array();
-  std::set<std::string> kinds;
-  auto location = [](const corpus::SourceExcerpt &excerpt) {
-    return json{
-        {"physicalLocation",
-         {{"artifactLocation", {{"uri", FileUri(excerpt.file)}}},
-          {"region",
-           {{"startLine", std::max(1u, excerpt.line)}, {"snippet", {{"text", excerpt.text}}}}}}}};
+  std::vector<corpus::SarifResult> results;
+  const auto location = [](const corpus::SourceExcerpt &excerpt) {
+    return corpus::SarifLocation{
+        .path = excerpt.file, .line = std::max(1u, excerpt.line), .snippet = excerpt.text};
   };
   for (const auto &bug : Ordered(input)) {
     const corpus::StoredFinding &lead = bug.members.front();
-    const std::string kind = KindOf(bug);
-    if (kinds.insert(kind).second)
-      rules.push_back({{"id", kind}, {"shortDescription", {{"text", kind}}}});
-    json locations = json::array(), related = json::array();
+    corpus::SarifResult result{.rule = KindOf(bug),
+                               .level = IsNew(input, bug) ? "error" : "note",
+                               .message = lead.finding.summary.empty() ? lead.signature
+                                                                       : lead.finding.summary,
+                               .signature = lead.signature,
+                               .bug_key = bug.key,
+                               .properties = {{"id", bug.id},
+                                              {"signatures", bug.Signatures()},
+                                              {"detectors", bug.detectors},
+                                              {"hits", bug.hit_ids.size()},
+                                              {"new", IsNew(input, bug)}}};
     for (const auto &excerpt : Excerpts(lead))
-      locations.push_back(location(excerpt));
-    if (locations.empty() && !lead.smallest.empty())
-      locations.push_back(
-          {{"physicalLocation",
-            {{"artifactLocation", {{"uri", FileUri((lead.smallest / "case.json").string())}}}}}});
+      result.locations.push_back(location(excerpt));
+    if (result.locations.empty() && !lead.smallest.empty())
+      result.locations.push_back({.path = (lead.smallest / "case.json").string()});
     // The evidence of the other detectors and signatures of the same bug.
     for (std::size_t i = 1; i < bug.members.size(); ++i)
       for (const auto &excerpt : Excerpts(bug.members[i])) {
-        json other = location(excerpt);
-        other["id"] = related.size();
-        other["message"] = {{"text", bug.members[i].signature}};
-        related.push_back(other);
+        auto other = location(excerpt);
+        other.message = bug.members[i].signature;
+        result.related.push_back(other);
       }
-    json result = {
-        {"ruleId", kind},
-        {"level", IsNew(input, bug) ? "error" : "note"},
-        {"message",
-         {{"text", lead.finding.summary.empty() ? lead.signature : lead.finding.summary}}},
-        {"partialFingerprints", {{"inductorFuzzBug/v1", bug.key}}},
-        {"locations", locations},
-        {"properties",
-         {{"id", bug.id},
-          {"signatures", bug.Signatures()},
-          {"detectors", bug.detectors},
-          {"hits", bug.hit_ids.size()},
-          {"new", IsNew(input, bug)}}}};
     if (const auto *delivered = Delivered(bug)) {
-      result["properties"]["reduced"] = DeliveryLine(*delivered->delivery);
-      result["properties"]["releases"] = delivered->delivery->release_label;
-      result["properties"]["issueDraft"] = (delivered->folder / "issue.md").string();
+      result.properties["reduced"] = DeliveryLine(*delivered->delivery);
+      result.properties["releases"] = delivered->delivery->release_label;
+      result.properties["issueDraft"] = (delivered->folder / "issue.md").string();
     }
-    if (!related.empty())
-      result["relatedLocations"] = related;
-    results.push_back(result);
+    results.push_back(std::move(result));
   }
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs",
-           {{{"tool",
-              {{"driver",
-                {{"name", "inductor-fuzz"},
-                 {"version", input.provenance.value("tool_version", "")},
-                 {"informationUri", "https://github.com/pytorch/pytorch"},
-                 {"rules", rules}}}}},
-             {"results", results}}}}};
+  return corpus::SarifLog(input.provenance.value("tool_version", ""), results);
 }
 
 std::string HtmlReport(const ReportInput &input) {

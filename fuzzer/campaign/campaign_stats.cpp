@@ -1,0 +1,161 @@
+#include "fuzzer/campaign/campaign.h"
+
+#include "corpus/bug_key.h"
+#include "corpus/bugs.h"
+#include "corpus/finding_kinds.h"
+#include "support/errors.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+// What a campaign found, counted and grouped into bugs, and its summary.json numbers.
+namespace fuzzer::campaign {
+
+using nlohmann::json;
+
+std::uint64_t CampaignStats::NewFindings() const {
+  std::uint64_t total = 0;
+  for (const auto &[kind, count] : new_by_kind)
+    total += count;
+  return total;
+}
+
+std::vector<CampaignBug> CampaignStats::Bugs() const {
+  std::vector<CampaignBug> bugs;
+  for (const auto &[root, members] : grouper.Groups()) {
+    CampaignBug bug;
+    std::vector<std::string> keys;
+    bool hit_here = false, stored_before_here = false;
+    for (const auto &member : members) {
+      keys.push_back(grouper.KeyOf(member));
+      bug.signatures.push_back(member);
+      stored_before_here = stored_before_here || stored_before.contains(member);
+      if (const auto known = known_issue_of.find(member);
+          known != known_issue_of.end() && bug.known_issue.empty())
+        bug.known_issue = known->second;
+      if (const auto event = signatures.find(member); event != signatures.end()) {
+        if (!hit_here)
+          bug.kind = event->second.kind;
+        hit_here = true;
+        bug.detectors.insert(std::string(corpus::DetectorOf(
+            corpus::KindFromName(event->second.kind).value_or(corpus::FindingKind::kException))));
+      }
+      if (const auto hits = hits_of.find(member); hits != hits_of.end())
+        bug.hits.insert(bug.hits.end(), hits->second.begin(), hits->second.end());
+      if (const auto seen = evidence_of.find(member); seen != evidence_of.end())
+        bug.detectors.insert(seen->second.begin(), seen->second.end());
+    }
+    if (!hit_here)
+      continue;
+    std::sort(keys.begin(), keys.end());
+    bug.key = keys.front();
+    bug.id = corpus::BugId(keys);
+    bug.is_new = !stored_before_here && bug.known_issue.empty();
+    bugs.push_back(std::move(bug));
+  }
+  std::sort(bugs.begin(), bugs.end(),
+            [](const CampaignBug &a, const CampaignBug &b) { return a.id < b.id; });
+  return bugs;
+}
+
+std::uint64_t CampaignStats::NewBugs() const {
+  std::uint64_t count = 0;
+  for (const auto &bug : Bugs())
+    count += bug.is_new;
+  return count;
+}
+
+json StatsToJson(const CampaignStats &stats) {
+  json signatures = json::array();
+  for (const auto &[id, event] : stats.signatures)
+    signatures.push_back({{"id", id},
+                          {"kind", event.kind},
+                          {"signature", event.signature},
+                          {"key", event.key},
+                          {"new", event.Reportable()},
+                          {"first_seen_here", event.is_new},
+                          {"known_issue", event.known_issue}});
+  json bugs = json::array();
+  for (const auto &bug : stats.Bugs())
+    bugs.push_back({{"id", bug.id},
+                    {"key", bug.key},
+                    {"kind", bug.kind},
+                    {"new", bug.is_new},
+                    {"known_issue", bug.known_issue},
+                    {"signatures", bug.signatures},
+                    {"detectors", bug.detectors},
+                    {"hits", bug.hits}});
+  return {{"cases", stats.cases},
+          {"by_status", stats.by_status},
+          {"new_bugs", stats.NewBugs()},
+          {"bugs", bugs},
+          {"new_by_kind", stats.new_by_kind},
+          {"known_by_kind", stats.known_by_kind},
+          {"new_findings", stats.NewFindings()},
+          {"signatures", signatures},
+          {"worker_restarts", stats.worker_restarts},
+          {"sanitized_reruns", stats.sanitized_reruns},
+          {"probe_reruns", stats.probe_reruns},
+          {"revealed_by_probe", stats.revealed_by_probe},
+          {"resumed_cases", stats.resumed_cases},
+          {"matrix_cases", stats.matrix_cases},
+          {"matrix_builds", stats.matrix_builds},
+          {"build_cache_hits", stats.build_cache_hits},
+          {"runtime_replays", stats.runtime_replays},
+          {"worker_resident", stats.worker_resident},
+          {"seconds", stats.seconds},
+          {"interrupted", stats.interrupted},
+          {"reduction_seconds", stats.reduction_seconds},
+          {"reduced_bugs", stats.reduced_bugs},
+          {"timeline", stats.timeline},
+          {"case_timeline", stats.case_timeline},
+          {"coverage",
+           {{"features", stats.features.size()},
+            {"features_in_corpus", stats.features_in_corpus},
+            {"queue", stats.pool_size},
+            {"mutated_cases", stats.mutated_cases},
+            {"new_feature_cases", stats.new_feature_cases},
+            {"feature_timeline", stats.feature_timeline},
+            {"feature_list", stats.features}}}};
+}
+
+std::string CampaignStatusLine(const CampaignStats &stats, double elapsed,
+                               std::optional<std::chrono::seconds> time_limit,
+                               std::chrono::seconds reserve, std::optional<double> mutating) {
+  std::map<std::string, std::uint64_t> new_kinds;
+  std::uint64_t known = 0, bugs = 0;
+  for (const auto &bug : stats.Bugs()) {
+    ++bugs;
+    if (bug.is_new)
+      ++new_kinds[bug.kind];
+    else
+      ++known;
+  }
+  std::string kinds;
+  for (const auto &[kind, count] : new_kinds)
+    kinds += fmt::format(" {}:{}", kind, count);
+  std::string left;
+  if (time_limit)
+    left = fmt::format(
+        ", {:.0f} s left{}", std::max(0.0, static_cast<double>(time_limit->count()) - elapsed),
+        reserve.count() ? fmt::format(" ({} s kept for reduction)", reserve.count()) : "");
+  std::string matrix;
+  if (stats.matrix_cases > 0)
+    matrix = fmt::format(", matrix on {} case(s) ({}/{} builds cached)", stats.matrix_cases,
+                         stats.build_cache_hits, stats.matrix_builds);
+  const std::string coverage =
+      fmt::format(", {} codegen feature(s) (queue {}{})", stats.features.size(), stats.pool_size,
+                  mutating ? fmt::format(", {} mutated case(s), mutating {:.0f}%",
+                                         stats.mutated_cases, 100 * *mutating)
+                           : ", feedback off");
+  return fmt::format("fuzz: {} case(s) in {:.0f} s ({:.1f}/min), {} invalid, new bugs{}{} "
+                     "known {}, {} bug(s) from {} signature(s), {} worker restart(s){}{}{}",
+                     stats.cases, elapsed, elapsed > 0 ? stats.cases * 60.0 / elapsed : 0.0,
+                     stats.by_status.count("invalid-case") ? stats.by_status.at("invalid-case") : 0,
+                     kinds.empty() ? " 0" : "", kinds, known, bugs, stats.signatures.size(),
+                     stats.worker_restarts, coverage, matrix, left);
+}
+
+} // namespace fuzzer::campaign
