@@ -106,9 +106,11 @@ def serve(args):
     # folder every process of the loop shares (as fuzz's workers share theirs): a new process
     # after a crash does not compile them again (8 s each), as a new worker does not.
     warm_up(args.scratch)
-    print(f"bare loop process {os.getpid()}: torch {torch.__version__}, cases {args.first}.."
-          f"{len(cases) - 1}, import, load and warm-up {time.monotonic() - started:.1f} s",
-          flush=True)
+    print(
+        f"bare loop process {os.getpid()}: torch {torch.__version__}, cases {args.first}.."
+        f"{len(cases) - 1}, import, load and warm-up {time.monotonic() - started:.1f} s",
+        flush=True,
+    )
     for index in range(args.first, len(cases)):
         name, case, inductor_config, dynamic = cases[index]
         print(f"start {index}", flush=True)
@@ -117,9 +119,12 @@ def serve(args):
         status, seconds = run(case, cache_dir, inductor_config, dynamic, args.compare)
         shutil.rmtree(os.path.dirname(cache_dir), ignore_errors=True)  # as fuzz removes its case
         extra = f" compare {seconds['compare']:.2f}" if "compare" in seconds else ""
-        print(f"case {index:3d} {name:<10} {case['api']:<18} {time.monotonic() - case_started:7.2f} s"
-              f"  (eager {seconds['eager']:.2f}, compiled {seconds['compiled']:.2f}{extra})"
-              f"  {status}", flush=True)
+        print(
+            f"case {index:3d} {name:<10} {case['api']:<18} {time.monotonic() - case_started:7.2f} s"
+            f"  (eager {seconds['eager']:.2f}, compiled {seconds['compiled']:.2f}{extra})"
+            f"  {status}",
+            flush=True,
+        )
     return 0
 
 
@@ -129,8 +134,15 @@ def supervise(args):
     count = len(split_scripts(args.cases))
     first, restarts = 0, 0
     while first < count:
-        argv = [sys.executable, os.path.abspath(__file__), args.cases, "--scratch", args.scratch,
-                "--first", str(first)] + (["--compare"] if args.compare else [])
+        argv = [
+            sys.executable,
+            os.path.abspath(__file__),
+            args.cases,
+            "--scratch",
+            args.scratch,
+            "--first",
+            str(first),
+        ] + (["--compare"] if args.compare else [])
         child = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         current = None
         for line in child.stdout:
@@ -147,12 +159,17 @@ def supervise(args):
                 print(f"bare loop: the loop process failed (exit {code})", flush=True)
                 return 2
             break
-        print(f"case {current:3d} crashed the process (exit {code}); a new process goes on",
-              flush=True)
+        print(
+            f"case {current:3d} crashed the process (exit {code}); a new process goes on",
+            flush=True,
+        )
         shutil.rmtree(os.path.join(args.scratch, f"case-{current}"), ignore_errors=True)
         first, restarts = current + 1, restarts + 1
-    print(f"bare loop total: {time.monotonic() - started:.1f} s, {count} case(s), "
-          f"{restarts} process restart(s)", flush=True)
+    print(
+        f"bare loop total: {time.monotonic() - started:.1f} s, {count} case(s), "
+        f"{restarts} process restart(s)",
+        flush=True,
+    )
     return 0
 
 

@@ -26,8 +26,18 @@ import tempfile
 RUN_MARK = "<!-- docs-test: run -->"
 OPERATORS = {"&&", "||", "|", ";", "&"}
 REDIRECTIONS = {">", ">>", "<", "2>", "&>"}
-REPO_FOLDERS = ("tests/", "corpus/", "bench/", "scripts/", "docs/", "fuzzer/", "parsers/",
-                "reducers/", "support/", "cli/")
+REPO_FOLDERS = (
+    "tests/",
+    "corpus/",
+    "bench/",
+    "scripts/",
+    "docs/",
+    "fuzzer/",
+    "parsers/",
+    "reducers/",
+    "support/",
+    "cli/",
+)
 README_LIMIT = 12000
 
 
@@ -41,7 +51,7 @@ def blocks(path):
         if not match:
             i += 1
             continue
-        previous = next((l for l in reversed(lines[:i]) if l.strip()), "")
+        previous = next((line for line in reversed(lines[:i]) if line.strip()), "")
         start = i
         i += 1
         body = []
@@ -97,8 +107,9 @@ class Binary:
 
     def help_options(self, *words):
         if words not in self.helps:
-            run = subprocess.run([self.path, *words, "--help"], capture_output=True, text=True,
-                                 timeout=60)
+            run = subprocess.run(
+                [self.path, *words, "--help"], capture_output=True, text=True, timeout=60
+            )
             if run.returncode != 0:
                 self.helps[words] = None
             else:
@@ -119,7 +130,7 @@ def check_command(command, binary, where, problems):
         name = words[0].split("=", 1)[0]
         if name not in top_options:
             problems.append(f"{where}: inductor-fuzz has no option {name}")
-        words = words[1 if "=" in words[0] or name in ("--help", "--version") else 2:]
+        words = words[1 if "=" in words[0] or name in ("--help", "--version") else 2 :]
     if not words:
         return
     sub = words[0]
@@ -174,7 +185,8 @@ def main():
     source, binary_dir = (os.path.abspath(a) for a in sys.argv[1:3])
     binary = Binary(os.path.join(binary_dir, "inductor-fuzz"))
     pages = [os.path.join(source, "README.md")] + sorted(
-        glob.glob(os.path.join(source, "docs", "**", "*.md"), recursive=True))
+        glob.glob(os.path.join(source, "docs", "**", "*.md"), recursive=True)
+    )
     problems, to_run, checked = [], [], 0
     readme_size = len(open(pages[0], encoding="utf-8").read().encode("utf-8"))
     if readme_size > README_LIMIT:
@@ -191,7 +203,8 @@ def main():
                     if command[0] == "build/inductor-fuzz":
                         check_command(command, binary, where, problems)
                     elif command[0].startswith("scripts/") and not os.path.exists(
-                            os.path.join(source, command[0])):
+                        os.path.join(source, command[0])
+                    ):
                         problems.append(f"{where}: {command[0]} does not exist")
                     check_paths(command, source, where, problems)
                 if run:
@@ -201,8 +214,13 @@ def main():
     scratch = scratch_folder(source, binary_dir)
     for where, line in to_run:
         try:
-            run = subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=scratch,
-                                 capture_output=True, text=True, timeout=120)
+            run = subprocess.run(
+                ["bash", "-o", "pipefail", "-c", line],
+                cwd=scratch,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
         except subprocess.TimeoutExpired:
             problems.append(f"{where}: `{line}` ran past 120 s: do not mark it to run")
             continue
@@ -213,8 +231,10 @@ def main():
         print(problem)
     if not problems:
         shutil.rmtree(scratch)
-    print(f"docs examples: {len(pages)} page(s), {checked} command(s) checked, "
-          f"{len(to_run)} run, {len(problems)} problem(s); scratch folder {scratch}")
+    print(
+        f"docs examples: {len(pages)} page(s), {checked} command(s) checked, "
+        f"{len(to_run)} run, {len(problems)} problem(s); scratch folder {scratch}"
+    )
     return 1 if problems else 0
 
 

@@ -431,7 +431,7 @@ TEST(Generator, PythonScriptIsStandaloneAndPrintsVersionAndSettingsFirst) {
     }
     EXPECT_NE(script.find("sys.exit(main())"), std::string::npos);
     // One oracle: the script compares with the worker's own code, embedded, not a copy.
-    const std::string oracles(worker::WorkerModuleSource("inductor_fuzz_worker.oracles"));
+    const std::string oracles(worker::WorkerModuleSource("inductor_fuzz_worker.comparisons"));
     const auto compare = oracles.find("def compare_block_masks(");
     ASSERT_NE(compare, std::string::npos);
     EXPECT_NE(script.find(oracles.substr(compare, oracles.find("\ndef ", compare + 1) - compare)),

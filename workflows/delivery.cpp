@@ -5,6 +5,7 @@
 #include "corpus/finding_kinds.h"
 #include "fuzzer/campaign/issue_draft.h"
 #include "fuzzer/worker/standalone_run.h"
+#include "fuzzer/worker/worker_python.h"
 #include "support/child_process.h"
 #include "support/errors.h"
 #include "support/text_file.h"
@@ -45,39 +46,6 @@ std::string LastLine(const std::string &text) {
     trimmed.pop_back();
   return trimmed.substr(trimmed.rfind('\n') == std::string::npos ? 0 : trimmed.rfind('\n') + 1);
 }
-
-constexpr const char *kEnvironmentScript = R"py(import json, platform, subprocess, sys
-env = {"python": platform.python_version(), "platform": platform.platform()}
-try:
-    with open("/etc/os-release") as f:
-        for line in f:
-            if line.startswith("PRETTY_NAME="):
-                env["os"] = line.split("=", 1)[1].strip().strip('"')
-except OSError:
-    pass
-try:
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                env["cpu"] = line.split(":", 1)[1].strip()
-                break
-except OSError:
-    pass
-import torch
-env["torch"] = torch.__version__
-env["torch_git"] = torch.version.git_version
-env["cuda_available"] = torch.cuda.is_available()
-env["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
-env["threads"] = torch.get_num_threads()
-try:
-    from torch._inductor.cpp_builder import get_cpp_compiler
-    cc = get_cpp_compiler()
-    out = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30).stdout
-    env["compiler"] = cc + ": " + out.splitlines()[0]
-except Exception as e:
-    env["compiler"] = "unknown (" + type(e).__name__ + ")"
-print(json.dumps(env))
-)py";
 
 // What the repro gives on one release.
 corpus::ReleaseRun RunOnRelease(const fs::path &repro, const support::TorchEnvironment &env,
@@ -374,8 +342,10 @@ void RunReproOnReleases(const fs::path &repro, const support::ToolPaths &paths,
 }
 
 json CollectEnvironment(const fs::path &python) {
-  const auto run = support::RunCommand({python.string(), "-c", kEnvironmentScript}, {},
-                                       std::chrono::seconds(120));
+  // The package's environment module, run by that venv's python so that it describes it.
+  const std::string script(fuzzer::worker::WorkerModuleSource("inductor_fuzz_worker.environment"));
+  const auto run =
+      support::RunCommand({python.string(), "-c", script}, {}, std::chrono::seconds(120));
   try {
     if (run.status.Succeeded())
       return json::parse(LastLine(run.output));

@@ -240,7 +240,9 @@ extern "C"  void  cpp_fused_arange_bitwise_and_ge_0(bool* out_ptr0)
     out_ptr0[0] = true;
 }
 """
-    _DECLARATION = re.compile(r'^(extern "C"\s+void\s+(\w+)\()bool\* out_ptr0([,)][^\n]*;)[ \t]*$', re.M)
+    _DECLARATION = re.compile(
+        r'^(extern "C"\s+void\s+(\w+)\()bool\* out_ptr0([,)][^\n]*;)[ \t]*$', re.M
+    )
 
     def rewrite(self, code, unit):
         if unit != "wrapper":
@@ -270,8 +272,11 @@ class UndefinedSymbol(Bug):
             call = f"c10::inductor_fuzz_injected::abs_index({match.group(1)}"
             end_of_line = code.find("\n", match.end())
             rewritten = (
-                code[: match.start()] + call + code[match.end() : end_of_line]
-                + f" // {MARK}: {self.id}" + code[end_of_line:]
+                code[: match.start()]
+                + call
+                + code[match.end() : end_of_line]
+                + f" // {MARK}: {self.id}"
+                + code[end_of_line:]
             )
             declaration = (
                 "namespace c10 { namespace inductor_fuzz_injected { "
@@ -322,7 +327,9 @@ class WrongValue(Bug):
     expected = ("wrong-result",)
     apis = ("create_block_mask",)
     example = _LOOP_NEST
-    _XOR = re.compile(r"^([ \t]*auto tmp\d+ = (?:decltype\(tmp\d+\)\()?tmp\d+) \^ (tmp\d+\)?;)[ \t]*$", re.M)
+    _XOR = re.compile(
+        r"^([ \t]*auto tmp\d+ = (?:decltype\(tmp\d+\)\()?tmp\d+) \^ (tmp\d+\)?;)[ \t]*$", re.M
+    )
 
     def rewrite(self, code, unit):
         for kernel in kernels(code):
@@ -389,7 +396,9 @@ class ClangOnlyMiscompile(Bug):
     # exclusivity would then hide the case from a bug that could be seen.
     needs_matrix = True
     trigger = "a kernel updating an int32 buffer in place (int32_t* in_out_ptr0)"
-    effect = "under #ifdef __clang__ the first element of in_out_ptr0 is flipped after the kernel's work"
+    effect = (
+        "under #ifdef __clang__ the first element of in_out_ptr0 is flipped after the kernel's work"
+    )
     expected = ("runtime-divergence",)
     example = """
 extern "C"  void  kernel(int32_t* in_out_ptr0,
@@ -624,7 +633,9 @@ class FlexScaleOut(Bug):
     )
     effect = "every output row is normalized by 1.5 / sum instead of 1 / sum: the whole output is 1.5x eager's"
     expected = ("wrong-result",)
-    example = _FLEX_PREFILL.format(scalar="float", scale="0.17677669529663687", q_len=200, head_dim=32)
+    example = _FLEX_PREFILL.format(
+        scalar="float", scale="0.17677669529663687", q_len=200, head_dim=32
+    )
 
     def rewrite(self, code, unit):
         kernel = _flex_kernel(code, "prefill")
@@ -684,7 +695,8 @@ class FlexDecodeOffset(Bug):
     expected = ("wrong-result",)
     example = _FLEX_DECODING
     _MAP = re.compile(
-        r"^([ \t]*)\[sum_reciprocal\]\(Vec x\) \{ return x \* Vec\(sum_reciprocal\); \},[ \t]*$", re.M
+        r"^([ \t]*)\[sum_reciprocal\]\(Vec x\) \{ return x \* Vec\(sum_reciprocal\); \},[ \t]*$",
+        re.M,
     )
 
     def rewrite(self, code, unit):
@@ -713,7 +725,9 @@ class FlexHalfFirstRow(Bug):
         "normalized by -1 / sum: that row's output is negated, the other rows stay right"
     )
     expected = ("wrong-result",)
-    example = _FLEX_PREFILL.format(scalar="at::Half", scale="0.17677669529663687", q_len=200, head_dim=32)
+    example = _FLEX_PREFILL.format(
+        scalar="at::Half", scale="0.17677669529663687", q_len=200, head_dim=32
+    )
 
     def rewrite(self, code, unit):
         kernel = _flex_kernel(code, "prefill")
@@ -817,8 +831,10 @@ extern "C"  void  kernel(bool* out_ptr0)
                 continue
             pieces, at, changed, vector = [], kernel.body_open, False, False
             for match in sorted(
-                [*self._VECTOR_STORE.finditer(code, kernel.body_open, kernel.body_close),
-                 *self._SCALAR_STORE.finditer(code, kernel.body_open, kernel.body_close)],
+                [
+                    *self._VECTOR_STORE.finditer(code, kernel.body_open, kernel.body_close),
+                    *self._SCALAR_STORE.finditer(code, kernel.body_open, kernel.body_close),
+                ],
                 key=lambda m: m.start(),
             ):
                 if match.re is self._VECTOR_STORE:
@@ -889,7 +905,9 @@ def selected(value=None):
         return []
     unknown = names - {bug.id for bug in BUGS} - {bug.kind for bug in BUGS}
     if unknown:
-        sys.stderr.write(f"inductor_fuzz_inject: unknown bug(s) {sorted(unknown)} in {SELECT_ENV}\n")
+        sys.stderr.write(
+            f"inductor_fuzz_inject: unknown bug(s) {sorted(unknown)} in {SELECT_ENV}\n"
+        )
     return [bug for bug in BUGS if bug.id in names or bug.kind in names]
 
 

@@ -92,7 +92,9 @@ def signature_hits(corpus, finding_id, seed):
             continue
         hit_seed = hit.get("seed", (hit.get("provenance") or {}).get("seed"))
         index = hit.get("index", (hit.get("provenance") or {}).get("index"))
-        if index is None or (seed is not None and hit_seed is not None and int(hit_seed) != int(seed)):
+        if index is None or (
+            seed is not None and hit_seed is not None and int(hit_seed) != int(seed)
+        ):
             continue
         cases.add((int(hit_seed if hit_seed is not None else seed), int(index)))
     return cases
@@ -157,7 +159,9 @@ def load_bugs(summary, corpus, seed):
 
 
 # "still-failing  <finding id> ...", and (with bugs) "bug still-failing  <bug id>".
-_REPLAY_LINE = re.compile(r"^(?:bug\s+)?(still-failing|failing-differently|fixed|not-replayed)\s+(\S+)")
+_REPLAY_LINE = re.compile(
+    r"^(?:bug\s+)?(still-failing|failing-differently|fixed|not-replayed)\s+(\S+)"
+)
 
 
 def replay_outcomes(path, outcome="still-failing"):
@@ -196,8 +200,11 @@ def score(bugs, fired, real_signatures, baseline_by_case, injected_ids, beside_r
         real_bug = bug["id"] in real_signatures or bool(bug.get("known_issue"))
         for signature, cases in bug["hits"].items():
             for case in cases:
-                if (real_bug or signature in real_signatures
-                        or signature in baseline_by_case.get(case, ())):
+                if (
+                    real_bug
+                    or signature in real_signatures
+                    or signature in baseline_by_case.get(case, ())
+                ):
                     causes_by_case[case].add(REAL)
                 elif fired.get(case):
                     causes_by_case[case].update(fired[case])
@@ -208,9 +215,17 @@ def score(bugs, fired, real_signatures, baseline_by_case, injected_ids, beside_r
         counts = collections.Counter(c for causes in causes_by_case.values() for c in causes)
         injected = sorted(c for c in counts if c not in (REAL, BESIDE_REAL))
         only_beside_real = bool(causes_by_case) and all(
-            BESIDE_REAL in causes for causes in causes_by_case.values())
-        rows.append(dict(bug, cases=causes_by_case, cause_counts=counts, injected=injected,
-                         beside_real=only_beside_real))
+            BESIDE_REAL in causes for causes in causes_by_case.values()
+        )
+        rows.append(
+            dict(
+                bug,
+                cases=causes_by_case,
+                cause_counts=counts,
+                injected=injected,
+                beside_real=only_beside_real,
+            )
+        )
 
     per_injected = {}
     for bug_id in injected_ids:
@@ -270,7 +285,10 @@ def print_report(result, catalogue, source, out=sys.stdout):
     kinds = {bug["id"]: bug for bug in catalogue}
     print(f"bugs read from summary.json's {source}", file=out)
     print("", file=out)
-    header = f"{'injected bug':26} {'kind':4} {'fired':>5} {'found':>5} {'bugs':>4}  cases fired / with a finding"
+    header = (
+        f"{'injected bug':26} {'kind':4} {'fired':>5} {'found':>5} {'bugs':>4}"
+        "  cases fired / with a finding"
+    )
     print(header, file=out)
     print("-" * len(header), file=out)
     for bug_id, info in result["per_injected"].items():
@@ -285,7 +303,9 @@ def print_report(result, catalogue, source, out=sys.stdout):
     print(header, file=out)
     print("-" * 100, file=out)
     for row in sorted(result["rows"], key=lambda r: (not r["injected"], r["injected"], r["id"])):
-        causes = ", ".join(f"{cause}:{count}" for cause, count in sorted(row["cause_counts"].items()))
+        causes = ", ".join(
+            f"{cause}:{count}" for cause, count in sorted(row["cause_counts"].items())
+        )
         print(
             f"{short(row['id'], 24):24} {len(row['cases']):4}  {short(causes, 34):34} "
             f"{short(row['key'], 90)}",
@@ -295,11 +315,18 @@ def print_report(result, catalogue, source, out=sys.stdout):
     real = result["real"]
     print(
         f"real torch bugs beside them: {len(real)} bug(s)"
-        + (": " + ", ".join(f"{r['id']} ({r['known_issue'] or 'new'})" for r in real) if real else ""),
+        + (
+            ": " + ", ".join(f"{r['id']} ({r['known_issue'] or 'new'})" for r in real)
+            if real
+            else ""
+        ),
         file=out,
     )
-    apart = [(bug_id, row) for bug_id, info in result["per_injected"].items()
-             for row in info["beside_real_bugs"]]
+    apart = [
+        (bug_id, row)
+        for bug_id, info in result["per_injected"].items()
+        for row in info["beside_real_bugs"]
+    ]
     if apart:
         print(
             "bugs of an injected cause beside a real one in every case (not counted as splits): "
@@ -325,7 +352,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", required=True, help="the injected campaign's corpus")
     parser.add_argument("--summary", help="its summary.json (default CORPUS/report/summary.json)")
-    parser.add_argument("--inject-log", required=True, help="INDUCTOR_FUZZ_INJECT_LOG of the campaign")
+    parser.add_argument(
+        "--inject-log", required=True, help="INDUCTOR_FUZZ_INJECT_LOG of the campaign"
+    )
     parser.add_argument("--seed", type=int, help="the campaign's seed (default: summary's)")
     parser.add_argument("--replay", help="`inductor-fuzz replay` output of CORPUS, injection off")
     parser.add_argument("--baseline-corpus", help="corpus of the same campaign, injection off")

@@ -2,8 +2,8 @@
 """Mutations of a case's mask_mod or score_mod source, through Python's syntax tree: the dual of
 the case reducer's syntax passes (reducers/case/mask_ast.py), for the campaign's feedback.
 
-Reads one JSON request from its first argument (or stdin): {"source": ..., "operation": "operator" | "constant" |
-"subexpression" | "splice" | "wrap" | "detour",
+Reads one JSON request from its first argument (or stdin): {"source": ...,
+"operation": "operator" | "constant" | "subexpression" | "splice" | "wrap" | "detour",
 "seed": N, "donor": a second source (for subexpression and splice)}.
 Writes {"source": the mutated source or null when the operation has nothing to change,
 "what": one line saying what changed, "names": the free names the change brought in (the
@@ -34,8 +34,18 @@ def expressions(tree):
         if isinstance(function, ast.FunctionDef):
             for statement in function.body:
                 for node in ast.walk(statement):
-                    if isinstance(node, (ast.BinOp, ast.Compare, ast.UnaryOp, ast.Call,
-                                         ast.Subscript, ast.Constant, ast.Name)):
+                    if isinstance(
+                        node,
+                        (
+                            ast.BinOp,
+                            ast.Compare,
+                            ast.UnaryOp,
+                            ast.Call,
+                            ast.Subscript,
+                            ast.Constant,
+                            ast.Name,
+                        ),
+                    ):
                         found.append(node)
     return found
 
@@ -67,8 +77,11 @@ def kind_of(node):
 
 
 def free_names(node):
-    return sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - PARAMETERS -
-                  {"torch", "abs", "min", "max"})
+    return sorted(
+        {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        - PARAMETERS
+        - {"torch", "abs", "min", "max"}
+    )
 
 
 def unparse(tree):
@@ -97,8 +110,13 @@ def mutate_operator(tree, rng):
 
 
 def mutate_constant(tree, rng):
-    constants = [n for n in expressions(tree) if isinstance(n, ast.Constant) and
-                 isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
+    constants = [
+        n
+        for n in expressions(tree)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, (int, float))
+        and not isinstance(n.value, bool)
+    ]
     if not constants:
         return None, ""
     node = rng.choice(constants)
@@ -122,8 +140,12 @@ def divisors(tree):
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
             found.append(node.right)
-        elif isinstance(node, ast.Call) and len(node.args) >= 2 and ast.unparse(node.func) in (
-                "torch.div", "torch.fmod", "torch.remainder", "torch.floor_divide"):
+        elif (
+            isinstance(node, ast.Call)
+            and len(node.args) >= 2
+            and ast.unparse(node.func)
+            in ("torch.div", "torch.fmod", "torch.remainder", "torch.floor_divide")
+        ):
             found.append(node.args[1])
     return found
 
@@ -141,8 +163,11 @@ def mutate_subexpression(tree, donor, rng):
             continue
         piece = copy.deepcopy(rng.choice(pieces))
         replaced = Replacer(target, piece).visit(tree)
-        return replaced, f"subexpression {ast.unparse(target)} -> {ast.unparse(piece)}", \
-            free_names(piece)
+        return (
+            replaced,
+            f"subexpression {ast.unparse(target)} -> {ast.unparse(piece)}",
+            free_names(piece),
+        )
     return None, "", []
 
 
@@ -152,53 +177,116 @@ def mutate_subexpression(tree, donor, rng):
 # wherever its operand is (no log of a negative, no exp of a large score), so that eager and
 # compiled can still be compared; no rounding of a float (a last-bit difference would flip it).
 WRAPS = {
-    "float": ["torch.exp(-torch.abs({x}))", "torch.sigmoid({x})", "torch.sin({x})",
-              "torch.cos({x})", "torch.sqrt(torch.abs({x}))", "torch.log1p(torch.abs({x}))",
-              "torch.erf({x})", "torch.atan({x})", "torch.relu({x})", "torch.clamp({x}, -4.0, 4.0)",
-              "torch.expm1(-torch.abs({x}))", "torch.exp2(-torch.abs({x}))",
-              "torch.rsqrt(1.0 + torch.abs({x}))", "torch.reciprocal(1.0 + torch.abs({x}))",
-              "torch.square({x})", "torch.asinh({x})", "torch.neg({x})",
-              "torch.pow(torch.abs({x}), 1.5)", "torch.log(1.0 + torch.abs({x}))",
-              "torch.tanh({x})", "torch.atan2({x}, 1.0 + torch.abs({x}))",
-              "torch.hypot({x}, 1.0 + torch.abs({x}))", "torch.erfc({x})", "torch.cosh(torch.clamp({x}, -4.0, 4.0))",
-              "torch.sinh(torch.clamp({x}, -4.0, 4.0))", "torch.lgamma(1.0 + torch.abs({x}))",
-              "torch.minimum({x}, torch.abs({x}) * 0.5)", "torch.maximum({x}, -torch.abs({x}) * 0.5)",
-              "torch.where({x} > 0.0, {x}, {x} * 0.25)", "torch.nan_to_num({x})",
-              "torch.copysign({x}, 1.0 + torch.abs({x}))", "torch.frac(torch.abs({x}) + 0.5)",
-              "torch.tan(torch.clamp({x}, -1.0, 1.0))", "torch.asin(torch.tanh({x}))",
-              "torch.acos(torch.tanh({x}))", "torch.acosh(1.0 + torch.abs({x}))",
-              "torch.atanh(torch.tanh({x}) * 0.5)", "torch.log2(1.0 + torch.abs({x}))",
-              "torch.log10(1.0 + torch.abs({x}))", "torch.erfinv(torch.tanh({x}) * 0.5)",
-              "torch.digamma(1.0 + torch.abs({x}))", "torch.special.i0(torch.clamp({x}, -4.0, 4.0))",
-              "torch.special.i0e({x})", "torch.special.i1(torch.clamp({x}, -4.0, 4.0))",
-              "torch.special.i1e({x})", "torch.special.ndtr({x})", "torch.special.log_ndtr({x})",
-              "torch.special.erfcx(torch.abs({x}))", "torch.special.entr(torch.abs({x}))",
-              "torch.special.ndtri(torch.sigmoid({x}) * 0.5 + 0.25)",
-              "torch.logit(torch.sigmoid({x}) * 0.5 + 0.25)", "torch.special.bessel_j0({x})",
-              "torch.special.bessel_j1({x})", "torch.sinc({x})", "torch.rad2deg({x})",
-              "torch.nextafter({x}, {x} + 1.0)", "torch.logaddexp({x}, {x} * 0.5)",
-              "torch.logaddexp2({x}, {x} * 0.5)", "torch.xlogy(torch.abs({x}), 1.0 + torch.abs({x}))",
-              "torch.nn.functional.gelu({x})", "torch.nn.functional.gelu({x}, approximate='tanh')",
-              "torch.nn.functional.silu({x})", "torch.nn.functional.softplus({x})",
-              "torch.nn.functional.mish({x})", "torch.nn.functional.elu({x})",
-              "torch.nn.functional.selu({x})", "torch.nn.functional.hardswish({x})",
-              "torch.nn.functional.hardsigmoid({x})", "torch.nn.functional.logsigmoid({x})",
-              "torch.nn.functional.hardtanh({x})", "torch.nn.functional.leaky_relu({x}, 0.1)"],
-    "int": ["torch.abs({x})", "-({x})", "({x}) >> 1", "({x}) << 1", "torch.clamp({x}, -8, 8)",
-            "torch.bitwise_not({x})", "({x}) * ({x})", "torch.remainder({x}, 5)",
-            "torch.fmod({x}, 5)", "torch.div({x}, 3, rounding_mode='trunc')",
-            "torch.div({x}, 3, rounding_mode='floor')", "torch.sign({x})",
-            "torch.minimum({x}, torch.abs({x}) // 2)", "torch.maximum({x}, -({x}))",
-            "torch.bitwise_and({x}, 63)", "torch.bitwise_or({x}, 1)", "torch.bitwise_xor({x}, 5)"],
-    "bool": ["~({x})", "torch.logical_not({x})", "torch.logical_xor({x}, kv_idx % 2 == 0)",
-             "torch.logical_and({x}, q_idx >= 0)", "torch.logical_or({x}, q_idx < 0)"],
+    "float": [
+        "torch.exp(-torch.abs({x}))",
+        "torch.sigmoid({x})",
+        "torch.sin({x})",
+        "torch.cos({x})",
+        "torch.sqrt(torch.abs({x}))",
+        "torch.log1p(torch.abs({x}))",
+        "torch.erf({x})",
+        "torch.atan({x})",
+        "torch.relu({x})",
+        "torch.clamp({x}, -4.0, 4.0)",
+        "torch.expm1(-torch.abs({x}))",
+        "torch.exp2(-torch.abs({x}))",
+        "torch.rsqrt(1.0 + torch.abs({x}))",
+        "torch.reciprocal(1.0 + torch.abs({x}))",
+        "torch.square({x})",
+        "torch.asinh({x})",
+        "torch.neg({x})",
+        "torch.pow(torch.abs({x}), 1.5)",
+        "torch.log(1.0 + torch.abs({x}))",
+        "torch.tanh({x})",
+        "torch.atan2({x}, 1.0 + torch.abs({x}))",
+        "torch.hypot({x}, 1.0 + torch.abs({x}))",
+        "torch.erfc({x})",
+        "torch.cosh(torch.clamp({x}, -4.0, 4.0))",
+        "torch.sinh(torch.clamp({x}, -4.0, 4.0))",
+        "torch.lgamma(1.0 + torch.abs({x}))",
+        "torch.minimum({x}, torch.abs({x}) * 0.5)",
+        "torch.maximum({x}, -torch.abs({x}) * 0.5)",
+        "torch.where({x} > 0.0, {x}, {x} * 0.25)",
+        "torch.nan_to_num({x})",
+        "torch.copysign({x}, 1.0 + torch.abs({x}))",
+        "torch.frac(torch.abs({x}) + 0.5)",
+        "torch.tan(torch.clamp({x}, -1.0, 1.0))",
+        "torch.asin(torch.tanh({x}))",
+        "torch.acos(torch.tanh({x}))",
+        "torch.acosh(1.0 + torch.abs({x}))",
+        "torch.atanh(torch.tanh({x}) * 0.5)",
+        "torch.log2(1.0 + torch.abs({x}))",
+        "torch.log10(1.0 + torch.abs({x}))",
+        "torch.erfinv(torch.tanh({x}) * 0.5)",
+        "torch.digamma(1.0 + torch.abs({x}))",
+        "torch.special.i0(torch.clamp({x}, -4.0, 4.0))",
+        "torch.special.i0e({x})",
+        "torch.special.i1(torch.clamp({x}, -4.0, 4.0))",
+        "torch.special.i1e({x})",
+        "torch.special.ndtr({x})",
+        "torch.special.log_ndtr({x})",
+        "torch.special.erfcx(torch.abs({x}))",
+        "torch.special.entr(torch.abs({x}))",
+        "torch.special.ndtri(torch.sigmoid({x}) * 0.5 + 0.25)",
+        "torch.logit(torch.sigmoid({x}) * 0.5 + 0.25)",
+        "torch.special.bessel_j0({x})",
+        "torch.special.bessel_j1({x})",
+        "torch.sinc({x})",
+        "torch.rad2deg({x})",
+        "torch.nextafter({x}, {x} + 1.0)",
+        "torch.logaddexp({x}, {x} * 0.5)",
+        "torch.logaddexp2({x}, {x} * 0.5)",
+        "torch.xlogy(torch.abs({x}), 1.0 + torch.abs({x}))",
+        "torch.nn.functional.gelu({x})",
+        "torch.nn.functional.gelu({x}, approximate='tanh')",
+        "torch.nn.functional.silu({x})",
+        "torch.nn.functional.softplus({x})",
+        "torch.nn.functional.mish({x})",
+        "torch.nn.functional.elu({x})",
+        "torch.nn.functional.selu({x})",
+        "torch.nn.functional.hardswish({x})",
+        "torch.nn.functional.hardsigmoid({x})",
+        "torch.nn.functional.logsigmoid({x})",
+        "torch.nn.functional.hardtanh({x})",
+        "torch.nn.functional.leaky_relu({x}, 0.1)",
+    ],
+    "int": [
+        "torch.abs({x})",
+        "-({x})",
+        "({x}) >> 1",
+        "({x}) << 1",
+        "torch.clamp({x}, -8, 8)",
+        "torch.bitwise_not({x})",
+        "({x}) * ({x})",
+        "torch.remainder({x}, 5)",
+        "torch.fmod({x}, 5)",
+        "torch.div({x}, 3, rounding_mode='trunc')",
+        "torch.div({x}, 3, rounding_mode='floor')",
+        "torch.sign({x})",
+        "torch.minimum({x}, torch.abs({x}) // 2)",
+        "torch.maximum({x}, -({x}))",
+        "torch.bitwise_and({x}, 63)",
+        "torch.bitwise_or({x}, 1)",
+        "torch.bitwise_xor({x}, 5)",
+    ],
+    "bool": [
+        "~({x})",
+        "torch.logical_not({x})",
+        "torch.logical_xor({x}, kv_idx % 2 == 0)",
+        "torch.logical_and({x}, q_idx >= 0)",
+        "torch.logical_or({x}, q_idx < 0)",
+    ],
 }
 
 
 def tensor_targets(tree):
     # A tensor inside: torch's functions take no plain Python number.
-    return [n for n in expressions(tree) if kind_of(n) in WRAPS and any(
-        isinstance(name, ast.Name) and name.id in PARAMETERS for name in ast.walk(n))]
+    return [
+        n
+        for n in expressions(tree)
+        if kind_of(n) in WRAPS
+        and any(isinstance(name, ast.Name) and name.id in PARAMETERS for name in ast.walk(n))
+    ]
 
 
 def mutate_wrap(tree, rng):
@@ -229,32 +317,70 @@ def mutate_wrap(tree, rng):
 # ops, as torch._inductor.config documents (a score_mod `(score * 3.7).to(torch.bfloat16).float()`
 # on float32 q/k/v: compiled 0.034 off eager without it, 2e-06 with it).
 DETOURS = {
-    "float": [("torch.float64", "({w}).float()"), ("torch.float64", "({w}).float()"),
-              ("torch.bfloat16", "({w}).float()"), ("torch.float16", "({w}).float()")],
-    "int": [("torch.int32", "({w}).long()"), ("torch.int16", "({w}).long()"),
-            ("torch.int8", "({w}).long()"), ("torch.uint8", "({w}).long()"),
-            ("torch.float64", "torch.floor({w}).long()"),
-            ("torch.float32", "torch.trunc({w}).long()")],
-    "bool": [("torch.int32", "({w}) > 0"), ("torch.int16", "({w}) > 0"),
-             ("torch.int8", "({w}) > 0"), ("torch.uint8", "({w}) > 0"),
-             ("torch.float64", "({w}) > 0.5"), ("torch.float32", "({w}) > 0.5")],
+    "float": [
+        ("torch.float64", "({w}).float()"),
+        ("torch.float64", "({w}).float()"),
+        ("torch.bfloat16", "({w}).float()"),
+        ("torch.float16", "({w}).float()"),
+    ],
+    "int": [
+        ("torch.int32", "({w}).long()"),
+        ("torch.int16", "({w}).long()"),
+        ("torch.int8", "({w}).long()"),
+        ("torch.uint8", "({w}).long()"),
+        ("torch.float64", "torch.floor({w}).long()"),
+        ("torch.float32", "torch.trunc({w}).long()"),
+    ],
+    "bool": [
+        ("torch.int32", "({w}) > 0"),
+        ("torch.int16", "({w}) > 0"),
+        ("torch.int8", "({w}) > 0"),
+        ("torch.uint8", "({w}) > 0"),
+        ("torch.float64", "({w}) > 0.5"),
+        ("torch.float32", "({w}) > 0.5"),
+    ],
 }
 # What is computed in the detour's dtype, per kind of operand (x already converted).
 DETOUR_BODIES = {
     "float": WRAPS["float"] + ["{x}"],
-    "int": ["{x}", "({x}) + 3", "({x}) - 1", "({x}) * 3", "({x}) // 2", "({x}) % 5",
-            "({x}) & 7", "({x}) | 1", "({x}) ^ 3", "torch.abs({x})", "torch.maximum({x}, ({x}) * 0)",
-            "torch.minimum({x}, ({x}) + 1)", "torch.where(({x}) > 2, {x}, ({x}) + 1)",
-            "({x}) >> 1", "({x}) << 1", "torch.bitwise_not({x})", "torch.clamp({x}, -8, 8)",
-            "torch.remainder({x}, 5)", "torch.fmod({x}, 5)", "torch.sign({x})",
-            "torch.div({x}, 3, rounding_mode='trunc')", "torch.where(({x}) != 1, {x}, ({x}) - 2)",
-            "torch.where(({x}) <= 4, ({x}) * 2, {x})", "torch.where(({x}) == 0, 1, {x})"],
+    "int": [
+        "{x}",
+        "({x}) + 3",
+        "({x}) - 1",
+        "({x}) * 3",
+        "({x}) // 2",
+        "({x}) % 5",
+        "({x}) & 7",
+        "({x}) | 1",
+        "({x}) ^ 3",
+        "torch.abs({x})",
+        "torch.maximum({x}, ({x}) * 0)",
+        "torch.minimum({x}, ({x}) + 1)",
+        "torch.where(({x}) > 2, {x}, ({x}) + 1)",
+        "({x}) >> 1",
+        "({x}) << 1",
+        "torch.bitwise_not({x})",
+        "torch.clamp({x}, -8, 8)",
+        "torch.remainder({x}, 5)",
+        "torch.fmod({x}, 5)",
+        "torch.sign({x})",
+        "torch.div({x}, 3, rounding_mode='trunc')",
+        "torch.where(({x}) != 1, {x}, ({x}) - 2)",
+        "torch.where(({x}) <= 4, ({x}) * 2, {x})",
+        "torch.where(({x}) == 0, 1, {x})",
+    ],
     "bool": ["({x}) * 3 - 1", "({x}) + ({x})", "torch.abs({x})", "torch.maximum({x}, ({x}) * 0)"],
 }
 # An int through a float: only operations that round exactly (+, -, *, / by a power of two,
 # sqrt, floor); a bool through an int is 0 or 1.
-INT_BODIES_IN_FLOAT = ["{x}", "({x}) * 0.5", "({x}) / 4.0 + 0.25", "torch.sqrt(torch.abs({x}))",
-                       "({x}) - 0.5", "torch.maximum({x}, ({x}) * 0.5)"]
+INT_BODIES_IN_FLOAT = [
+    "{x}",
+    "({x}) * 0.5",
+    "({x}) / 4.0 + 0.25",
+    "torch.sqrt(torch.abs({x}))",
+    "({x}) - 0.5",
+    "torch.maximum({x}, ({x}) * 0.5)",
+]
 
 
 def detour_bodies(kind, dtype):
@@ -286,11 +412,17 @@ def mutate_detour(tree, rng):
     operand = f"(({ast.unparse(target)}).to({dtype}))"
     text = back.replace("{w}", body.replace("{x}", operand))
     detoured = ast.parse(text, mode="eval").body
-    knobs = {"emulate_precision_casts": True} if kind == "float" and dtype in (
-        "torch.bfloat16", "torch.float16") else {}
-    return Replacer(target, detoured).visit(tree), \
-        f"detour {ast.unparse(target)} through {dtype}: " + \
-        back.replace("{w}", body.replace("{x}", "x")), knobs
+    knobs = (
+        {"emulate_precision_casts": True}
+        if kind == "float" and dtype in ("torch.bfloat16", "torch.float16")
+        else {}
+    )
+    return (
+        Replacer(target, detoured).visit(tree),
+        f"detour {ast.unparse(target)} through {dtype}: "
+        + back.replace("{w}", body.replace("{x}", "x")),
+        knobs,
+    )
 
 
 def returns(tree):
@@ -308,9 +440,11 @@ def mutate_splice(tree, donor, rng):
         # A score: mix the two scores rather than combine two masks.
         if "score" not in {n.id for n in ast.walk(piece) if isinstance(n, ast.Name)}:
             return None, "", []
-        target.value = ast.BinOp(left=target.value, op=ast.Add(),
-                                 right=ast.BinOp(left=piece, op=ast.Sub(),
-                                                 right=ast.Name(id="score", ctx=ast.Load())))
+        target.value = ast.BinOp(
+            left=target.value,
+            op=ast.Add(),
+            right=ast.BinOp(left=piece, op=ast.Sub(), right=ast.Name(id="score", ctx=ast.Load())),
+        )
         return tree, "splice: score + (donor's score - score)", free_names(piece)
     op = rng.choice([ast.BitAnd, ast.BitOr])
     target.value = ast.BinOp(left=target.value, op=op(), right=piece)
@@ -347,8 +481,15 @@ def main():
         tree, what, names = mutate(tree, donor, rng)
     else:
         raise SystemExit(f"mutate_source.py: unknown operation {operation!r}")
-    json.dump({"source": unparse(tree) if tree is not None else None, "what": what,
-               "names": names, "knobs": knobs}, sys.stdout)
+    json.dump(
+        {
+            "source": unparse(tree) if tree is not None else None,
+            "what": what,
+            "names": names,
+            "knobs": knobs,
+        },
+        sys.stdout,
+    )
 
 
 if __name__ == "__main__":

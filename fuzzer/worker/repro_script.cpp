@@ -14,9 +14,9 @@ namespace {
 using nlohmann::json;
 
 // The worker modules the script carries, in the order they must run. None needs its package
-// (oracles' one import of compat falls back to the pasted text), so they are pasted one after
-// the other.
-constexpr std::string_view kOracleModules[] = {"compat", "exceptions", "oracles"};
+// (oracles' imports of compat and comparisons fall back to the pasted text), so they are pasted
+// one after the other.
+constexpr std::string_view kOracleModules[] = {"compat", "exceptions", "comparisons", "oracles"};
 
 constexpr std::size_t kLineWidth = 100;
 

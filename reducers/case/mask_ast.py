@@ -25,15 +25,17 @@ def replace_node(tree, target, replacement):
     """A copy of tree where the expression `target` (by identity in tree) is `replacement`."""
     copied_tree = copy.deepcopy(tree)
     # Find the target's copy by walking both trees in lock step.
-    mapping = dict(zip(map(id, ast.walk(tree)), ast.walk(copied_tree)))
+    mapping = dict(zip(map(id, ast.walk(tree)), ast.walk(copied_tree), strict=False))
     copied_target = mapping[id(target)]
 
     class CopyReplacer(ast.NodeTransformer):
         def generic_visit(self, node):
             for field, value in ast.iter_fields(node):
                 if isinstance(value, list):
-                    value[:] = [copy.deepcopy(replacement) if item is copied_target else item
-                                for item in value]
+                    value[:] = [
+                        copy.deepcopy(replacement) if item is copied_target else item
+                        for item in value
+                    ]
                 elif value is copied_target:
                     setattr(node, field, copy.deepcopy(replacement))
             return super().generic_visit(node)
@@ -48,10 +50,23 @@ def in_body(tree):
         if isinstance(function, ast.FunctionDef):
             for statement in function.body:
                 for node in ast.walk(statement):
-                    if isinstance(node, ast.expr) and not isinstance(node, ast.Name) or (
-                            isinstance(node, ast.Name) and node.id not in LEAVES):
-                        if isinstance(node, (ast.BinOp, ast.Compare, ast.BoolOp, ast.UnaryOp,
-                                             ast.Call, ast.Subscript, ast.IfExp)):
+                    if (
+                        isinstance(node, ast.expr)
+                        and not isinstance(node, ast.Name)
+                        or (isinstance(node, ast.Name) and node.id not in LEAVES)
+                    ):
+                        if isinstance(
+                            node,
+                            (
+                                ast.BinOp,
+                                ast.Compare,
+                                ast.BoolOp,
+                                ast.UnaryOp,
+                                ast.Call,
+                                ast.Subscript,
+                                ast.IfExp,
+                            ),
+                        ):
                             result.append(node)
     return result
 
@@ -59,8 +74,11 @@ def in_body(tree):
 def pass_replace_by_child(tree, function):
     for node in in_body(tree):
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.expr) and not isinstance(child, ast.Attribute) and not (
-                    isinstance(child, ast.Name) and child.id not in LEAVES):
+            if (
+                isinstance(child, ast.expr)
+                and not isinstance(child, ast.Attribute)
+                and not (isinstance(child, ast.Name) and child.id not in LEAVES)
+            ):
                 yield replace_node(tree, node, child)
 
 
@@ -74,9 +92,12 @@ def pass_replace_by_leaf(tree, function):
 
 def pass_drop_mask_arm(tree, function):
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id in COMBINATORS:
-            for index, argument in enumerate(node.args):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in COMBINATORS
+        ):
+            for index in range(len(node.args)):
                 if len(node.args) == 1:
                     continue
                 remaining = [arg for i, arg in enumerate(node.args) if i != index]
@@ -94,9 +115,13 @@ def defined_functions(tree):
 
 def without_unused_functions(tree, function):
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    tree.body = [statement for statement in tree.body
-                 if not isinstance(statement, ast.FunctionDef) or statement.name == function
-                 or statement.name in used]
+    tree.body = [
+        statement
+        for statement in tree.body
+        if not isinstance(statement, ast.FunctionDef)
+        or statement.name == function
+        or statement.name in used
+    ]
     return tree
 
 
@@ -104,10 +129,14 @@ def pass_inline_helpers(tree, function):
     """`function = helper` becomes `def function` with helper's body; unused defs are dropped."""
     functions = defined_functions(tree)
     for index, statement in enumerate(tree.body):
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
-                isinstance(statement.targets[0], ast.Name) and \
-                statement.targets[0].id == function and isinstance(statement.value, ast.Name) and \
-                statement.value.id in functions:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == function
+            and isinstance(statement.value, ast.Name)
+            and statement.value.id in functions
+        ):
             helper = copy.deepcopy(functions[statement.value.id])
             helper.name = function
             new_tree = copy.deepcopy(tree)
@@ -115,8 +144,11 @@ def pass_inline_helpers(tree, function):
             yield without_unused_functions(new_tree, function)
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     for index, statement in enumerate(tree.body):
-        if isinstance(statement, ast.FunctionDef) and statement.name != function and \
-                statement.name not in used:
+        if (
+            isinstance(statement, ast.FunctionDef)
+            and statement.name != function
+            and statement.name not in used
+        ):
             new_tree = copy.deepcopy(tree)
             del new_tree.body[index]
             yield new_tree
@@ -124,8 +156,12 @@ def pass_inline_helpers(tree, function):
 
 def pass_shrink_constants(tree, function):
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
-                not isinstance(node.value, bool) and node.value not in (0, 1):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, (int, float))
+            and not isinstance(node.value, bool)
+            and node.value not in (0, 1)
+        ):
             for value in (0, 1, int(node.value) // 2 if abs(node.value) >= 4 else None):
                 if value is not None and value != node.value:
                     yield replace_node(tree, node, ast.Constant(value))
@@ -150,10 +186,13 @@ def candidates(source, function, pass_name):
         if text.strip() in seen:
             continue
         seen.add(text.strip())
-        defines = any(isinstance(node, ast.FunctionDef) and node.name == function or
-                      isinstance(node, ast.Assign) and any(
-                          isinstance(t, ast.Name) and t.id == function for t in node.targets)
-                      for node in candidate.body)
+        defines = any(
+            isinstance(node, ast.FunctionDef)
+            and node.name == function
+            or isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == function for t in node.targets)
+            for node in candidate.body
+        )
         if defines:
             results.append((count_nodes(candidate), text))
     results.sort(key=lambda item: item[0])  # smallest first; sort is stable

@@ -15,16 +15,25 @@ import unittest
 import warnings
 
 import torch
-from torch.nn.attention.flex_attention import create_mask, flex_attention
-
 from inductor_fuzz_worker.convert import build_functions, convert_module
+from torch.nn.attention.flex_attention import create_mask, flex_attention
 
 FIXTURE = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "convert", "masks.py"
 )
 MASKS = (
-    "causal", "sliding", "document", "sliding_causal", "prefix_lm", "prefix_or_dilated",
-    "document_prefix_lm", "diagonal", "near_causal", "natten", "banded", "same_windows",
+    "causal",
+    "sliding",
+    "document",
+    "sliding_causal",
+    "prefix_lm",
+    "prefix_or_dilated",
+    "document_prefix_lm",
+    "diagonal",
+    "near_causal",
+    "natten",
+    "banded",
+    "same_windows",
 )
 SCORES = ("softcap", "alibi", "relative_bias")
 B, H, SEQ = 2, 4, 256  # the fixture's document_ids are SEQ long, its alibi has H slopes
@@ -128,9 +137,9 @@ class ConvertFixtureTest(unittest.TestCase):
         )
         source = self.convert(score_name="relative_bias")["score_mod"]["source"]
         self.assertTrue(source.startswith("from torch import where\n"))
-        self.assertTrue(self.convert(score_name="alibi")["score_mod"]["source"].startswith(
-            "import math\n"
-        ))
+        self.assertTrue(
+            self.convert(score_name="alibi")["score_mod"]["source"].startswith("import math\n")
+        )
 
     def test_combined_masks_are_rebuilt_after_their_parts(self):
         source = self.convert("sliding_causal")["mask_mod"]["source"]
@@ -154,9 +163,11 @@ class ConvertFixtureTest(unittest.TestCase):
         converted = self.convert("same_windows")
         source = converted["mask_mod"]["source"]
         self.assertEqual(source.count("def "), 1)
-        self.assertTrue(source.endswith(
-            "\nsame_windows = and_masks(sliding_window_mask, sliding_window_mask)\n"
-        ))
+        self.assertTrue(
+            source.endswith(
+                "\nsame_windows = and_masks(sliding_window_mask, sliding_window_mask)\n"
+            )
+        )
 
     def test_one_name_with_two_values_is_refused(self):
         with self.assertRaises(ValueError) as raised:
@@ -266,13 +277,20 @@ class ConvertFileTest(unittest.TestCase):
         mentioned = self.write("mentioned.py", causal + "\nNOTE = 'aoti_compile_and_package'\n")
         self.assertNotIn("compile_with", convert_module(mentioned, "causal"))
         for name, text in (
-            ("dotted.py", "import torch\n\n\ndef build(ep):\n"
-             "    return torch._inductor.aoti_compile_and_package(ep)\n"),
-            ("aliased.py", "from torch._inductor import aoti_compile_and_package as package\n\n\n"
-             "def build(ep):\n    return package(ep)\n"),
+            (
+                "dotted.py",
+                "import torch\n\n\ndef build(ep):\n"
+                "    return torch._inductor.aoti_compile_and_package(ep)\n",
+            ),
+            (
+                "aliased.py",
+                "from torch._inductor import aoti_compile_and_package as package\n\n\n"
+                "def build(ep):\n    return package(ep)\n",
+            ),
         ):
             path = self.write(name, causal + "\n\n" + text)
             self.assertEqual(convert_module(path, "causal")["compile_with"], "aoti", name)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -4,10 +4,9 @@ import os
 import unittest
 
 import torch
+from inductor_fuzz_worker import exceptions
 from torch._inductor.exc import CppCompileError, InductorError
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
-
-from inductor_fuzz_worker import exceptions
 
 TORCH_ROOT = os.path.dirname(torch.__file__) + os.sep
 
@@ -59,7 +58,7 @@ class ExceptionChainTest(unittest.TestCase):
                 try:
                     raise KeyError("root")
                 except KeyError:
-                    raise ValueError("while handling")  # __context__
+                    raise ValueError("while handling")  # noqa: B904 (__context__, not __cause__)
             except ValueError as middle:
                 raise RuntimeError("outer") from middle  # __cause__
 

@@ -72,8 +72,13 @@ class RewritesTest(unittest.TestCase):
         self.assertEqual(inject.selected(first.id), [first])
 
 
-SILENT = ("flex-scale-out", "flex-tail-dims", "flex-decode-offset", "flex-half-first-row",
-          "create-mask-heads")
+SILENT = (
+    "flex-scale-out",
+    "flex-tail-dims",
+    "flex-decode-offset",
+    "flex-half-first-row",
+    "create-mask-heads",
+)
 
 
 def bug(bug_id):
@@ -100,8 +105,9 @@ class SilentMiscompilesTest(unittest.TestCase):
                     continue
                 unit = "wrapper" if "inductor_entry_impl" in other.example else "kernel"
                 with self.subTest(bug=silent, example=other.id):
-                    self.assertEqual(bug(silent).rewrite(other.example, unit) is not None,
-                                     other.id == silent)
+                    self.assertEqual(
+                        bug(silent).rewrite(other.example, unit) is not None, other.id == silent
+                    )
                 with self.subTest(bug=other.id, example=silent):
                     if other.id != silent:
                         self.assertIsNone(other.rewrite(bug(silent).example, "kernel"))
@@ -128,16 +134,24 @@ class SilentMiscompilesTest(unittest.TestCase):
     def test_rewrites_are_one_small_change(self):
         rewritten, where = bug("flex-scale-out").rewrite(prefill(), "kernel")
         self.assertEqual(where, "kernel")
-        self.assertIn("accum_t sum_reciprocal = static_cast<accum_t>(1.5) / qk_sum_data[row];",
-                      rewritten)
+        self.assertIn(
+            "accum_t sum_reciprocal = static_cast<accum_t>(1.5) / qk_sum_data[row];", rewritten
+        )
         rewritten, _ = bug("flex-half-first-row").rewrite(prefill("at::BFloat16"), "kernel")
-        self.assertIn("(row == 0 ? static_cast<accum_t>(-1) : static_cast<accum_t>(1)) / "
-                      "qk_sum_data[row];", rewritten)
+        self.assertIn(
+            "(row == 0 ? static_cast<accum_t>(-1) : static_cast<accum_t>(1)) / qk_sum_data[row];",
+            rewritten,
+        )
         rewritten, _ = bug("flex-tail-dims").rewrite(prefill(head_dim=64), "kernel")
-        self.assertIn("for (int64_t col = headSize_v - 4; col < headSize_v; ++col) { (out_data + "
-                      "i * oStrideB + j * oStrideH + m * oStrideM + row * oStrideM)[col] = "
-                      "static_cast<scalar_t>(0); }", rewritten)
-        rewritten, _ = bug("flex-decode-offset").rewrite(bug("flex-decode-offset").example, "kernel")
+        self.assertIn(
+            "for (int64_t col = headSize_v - 4; col < headSize_v; ++col) { (out_data + "
+            "i * oStrideB + j * oStrideH + m * oStrideM + row * oStrideM)[col] = "
+            "static_cast<scalar_t>(0); }",
+            rewritten,
+        )
+        rewritten, _ = bug("flex-decode-offset").rewrite(
+            bug("flex-decode-offset").example, "kernel"
+        )
         self.assertIn("return x * Vec(sum_reciprocal) + Vec(0.25f); },", rewritten)
         for code in (prefill(), prefill(head_dim=64), bug("flex-decode-offset").example):
             for silent in SILENT[:4]:
@@ -155,25 +169,35 @@ class SilentMiscompilesTest(unittest.TestCase):
         # Scalar stores (no vectorization) flip too, with no helper.
         scalar = example.replace(
             "tmp6.store(out_ptr0 + static_cast<int64_t>(x2 + 50L*x1 + 3200L*x0), static_cast<int64_t>(16));",
-            "out_ptr0[static_cast<int64_t>(x2 + 50L*x1 + 3200L*x0)] = tmp6;")
+            "out_ptr0[static_cast<int64_t>(x2 + 50L*x1 + 3200L*x0)] = tmp6;",
+        )
         rewritten, _ = bug("create-mask-heads").rewrite(scalar, "kernel")
-        self.assertIn("out_ptr0[static_cast<int64_t>(x2 + 50L*x1 + 3200L*x0)] = (x0 > 0) != "
-                      "static_cast<bool>(tmp6);", rewritten)
+        self.assertIn(
+            "out_ptr0[static_cast<int64_t>(x2 + 50L*x1 + 3200L*x0)] = (x0 > 0) != "
+            "static_cast<bool>(tmp6);",
+            rewritten,
+        )
         # Not a 2-deep nest (one head and batch), not oob-store's eight threads, not a kernel
         # writing create_block_mask's int32 tables.
         two_deep = example.replace("for(int64_t x2=", "for(int64_t x9=")
         eight = example.replace("#pragma omp parallel\n", "#pragma omp parallel num_threads(8)\n")
-        tables = example.replace("kernel(bool* out_ptr0)", "kernel(bool* out_ptr0, int32_t* out_ptr1)")
+        tables = example.replace(
+            "kernel(bool* out_ptr0)", "kernel(bool* out_ptr0, int32_t* out_ptr1)"
+        )
         for code in (two_deep, eight, tables):
             self.assertNotEqual(code, example)
             self.assertIsNone(bug("create-mask-heads").rewrite(code, "kernel"))
 
     def test_one_case_is_one_folder_whatever_inductor_compiles_in(self):
         case = "/c/case-121/inductor-cache"
-        for inside in (case, case + "/tmpt_5rc57q", case + "/tmp5ftc6pau/a3",
-                       "/c/case-121/probe-3/inductor-cache/tmpx",
-                       "/c/case-121/probe-3/probe-0/inductor-cache",
-                       "/c/case-121/sanitized/cache"):
+        for inside in (
+            case,
+            case + "/tmpt_5rc57q",
+            case + "/tmp5ftc6pau/a3",
+            "/c/case-121/probe-3/inductor-cache/tmpx",
+            "/c/case-121/probe-3/probe-0/inductor-cache",
+            "/c/case-121/sanitized/cache",
+        ):
             self.assertEqual(inject.case_folder(inside), "/c/case-121")
         self.assertNotEqual(inject.case_folder("/c/case-12/inductor-cache"), "/c/case-121")
         for inside in ("/o/inductor-cache/tmpa", "/o/probe/probe-2/inductor-cache"):

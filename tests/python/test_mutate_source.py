@@ -9,8 +9,9 @@ import unittest
 import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("mutate_source",
-                                              ROOT / "fuzzer/generate/mutate_source.py")
+spec = importlib.util.spec_from_file_location(
+    "mutate_source", ROOT / "fuzzer/generate/mutate_source.py"
+)
 mutate_source = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mutate_source)
 
@@ -42,26 +43,37 @@ class WrapsAndDetours(unittest.TestCase):
 
     def test_every_detour_comes_back_to_its_kind(self):
         for kind, ways in mutate_source.DETOURS.items():
-            for (dtype, back), body in [(way, body) for way in ways
-                                        for body in mutate_source.detour_bodies(kind, way[0])]:
+            for (dtype, back), body in [
+                (way, body) for way in ways for body in mutate_source.detour_bodies(kind, way[0])
+            ]:
                 operand = f"(({OPERANDS[kind]}).to({dtype}))"
                 self.check(kind, back.replace("{w}", body.replace("{x}", operand)))
 
     def test_a_detour_through_a_float_keeps_an_int_exact(self):
         # No transcendental function decides an index: the same value by any correct rounding.
         for body in mutate_source.INT_BODIES_IN_FLOAT:
-            text = "torch.floor(" + body.replace("{x}", "((q_idx - kv_idx).to(torch.float64))") + ")"
-            in_float = "torch.floor(" + body.replace("{x}", "((q_idx - kv_idx).to(torch.float32))") + ")"
+            text = (
+                "torch.floor(" + body.replace("{x}", "((q_idx - kv_idx).to(torch.float64))") + ")"
+            )
+            in_float = (
+                "torch.floor(" + body.replace("{x}", "((q_idx - kv_idx).to(torch.float32))") + ")"
+            )
             self.assertTrue(torch.equal(evaluate(text).long(), evaluate(in_float).long()), body)
 
     def test_stacked_mutations_are_deterministic_and_keep_the_functions_contract(self):
         import ast
         import random
+
         sources = {
-            "score_mod": ("def score_mod(score, b, h, q_idx, kv_idx):\n"
-                          "    return score + (q_idx - kv_idx) * 0.25\n", torch.float32),
-            "mask_mod": ("def mask_mod(b, h, q_idx, kv_idx):\n"
-                         "    return (q_idx - kv_idx) % 7 < 5\n", torch.bool),
+            "score_mod": (
+                "def score_mod(score, b, h, q_idx, kv_idx):\n"
+                "    return score + (q_idx - kv_idx) * 0.25\n",
+                torch.float32,
+            ),
+            "mask_mod": (
+                "def mask_mod(b, h, q_idx, kv_idx):\n    return (q_idx - kv_idx) % 7 < 5\n",
+                torch.bool,
+            ),
         }
         for name, (source, dtype) in sources.items():
             for operation in (mutate_source.mutate_wrap, mutate_source.mutate_detour):
@@ -83,6 +95,7 @@ class WrapsAndDetours(unittest.TestCase):
         # Inductor elides the rounding otherwise (its documented emulate_precision_casts).
         import ast
         import random
+
         source = "def score_mod(score, b, h, q_idx, kv_idx):\n    return score * 0.5\n"
         seen = set()
         for seed in range(200):
@@ -95,8 +108,11 @@ class WrapsAndDetours(unittest.TestCase):
     def test_a_constant_that_divides_never_becomes_zero(self):
         import ast
         import random
-        source = ("def score_mod(score, b, h, q_idx, kv_idx):\n"
-                  "    return score / 2.0 + torch.fmod(kv_idx, 3) + (q_idx // 5) + kv_idx % 1\n")
+
+        source = (
+            "def score_mod(score, b, h, q_idx, kv_idx):\n"
+            "    return score / 2.0 + torch.fmod(kv_idx, 3) + (q_idx // 5) + kv_idx % 1\n"
+        )
         changed = set()
         for seed in range(300):
             tree, what = mutate_source.mutate_constant(ast.parse(source), random.Random(seed))

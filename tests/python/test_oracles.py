@@ -9,9 +9,8 @@ import unittest
 import warnings
 
 import torch
-from torch.nn.attention.flex_attention import create_block_mask
-
 from inductor_fuzz_worker import oracles
+from torch.nn.attention.flex_attention import create_block_mask
 
 
 def causal(b, h, q_idx, kv_idx):
@@ -33,15 +32,29 @@ def case(api="create_block_mask", **changes):
         "score_mod": None,
         "tensors": [],
         "create_block_mask": {
-            "B": 1, "H": 1, "Q_LEN": 128, "KV_LEN": 128, "BLOCK_SIZE": 128, "device": "cpu",
+            "B": 1,
+            "H": 1,
+            "Q_LEN": 128,
+            "KV_LEN": 128,
+            "BLOCK_SIZE": 128,
+            "device": "cpu",
         },
         "attention": None,
         "expect": {"raises": None},
     }
     if api == "flex_attention":
         c["attention"] = {
-            "B": 1, "Hq": 2, "Hkv": 1, "Q_LEN": 128, "KV_LEN": 128, "E": 8, "Ev": 8,
-            "dtype": "float32", "input_seed": 7, "use_block_mask": True, "enable_gqa": True,
+            "B": 1,
+            "Hq": 2,
+            "Hkv": 1,
+            "Q_LEN": 128,
+            "KV_LEN": 128,
+            "E": 8,
+            "Ev": 8,
+            "dtype": "float32",
+            "input_seed": 7,
+            "use_block_mask": True,
+            "enable_gqa": True,
         }
     c.update(changes)
     return c
@@ -102,8 +115,9 @@ class CompareBlockMasksTest(unittest.TestCase):
                 compiled = causal_mask()
                 tensor = getattr(compiled, field)
                 tensor.view(-1)[-1] += 1
-                self.assertEqual(fields(oracles.compare_block_masks(causal_mask(), compiled)),
-                                 [field])
+                self.assertEqual(
+                    fields(oracles.compare_block_masks(causal_mask(), compiled)), [field]
+                )
 
     def test_block_size_and_seq_lengths_are_compared(self):
         compiled = causal_mask()
@@ -117,8 +131,9 @@ class CompareBlockMasksTest(unittest.TestCase):
     def test_a_missing_full_block_tensor_is_a_mismatch(self):
         compiled = causal_mask()
         compiled.full_kv_num_blocks = None
-        self.assertIn("full_kv_num_blocks",
-                      fields(oracles.compare_block_masks(causal_mask(), compiled)))
+        self.assertIn(
+            "full_kv_num_blocks", fields(oracles.compare_block_masks(causal_mask(), compiled))
+        )
 
 
 class CompareAttentionTest(unittest.TestCase):
@@ -129,8 +144,10 @@ class CompareAttentionTest(unittest.TestCase):
 
     def compare(self, compiled, eager=None, reference=None):
         return oracles.compare_attention(
-            self.eager if eager is None else eager, compiled,
-            self.reference if reference is None else reference, "float32",
+            self.eager if eager is None else eager,
+            compiled,
+            self.reference if reference is None else reference,
+            "float32",
         )
 
     def test_within_tolerance_agrees_and_reports_errors(self):
@@ -160,8 +177,11 @@ class CompareAttentionTest(unittest.TestCase):
         mismatches, details = self.compare(compiled)
         self.assertEqual(fields(mismatches), ["output_nan"])
         self.assertEqual(mismatches[0]["first_index"], [0, 0, 1, 1])
-        self.assertLess(details["attention_errors"]["compiled"]["max_abs_error"], 1e-6,
-                        "a NaN is judged apart, not as an error of NaN")
+        self.assertLess(
+            details["attention_errors"]["compiled"]["max_abs_error"],
+            1e-6,
+            "a NaN is judged apart, not as an error of NaN",
+        )
 
     def test_nan_where_eager_has_a_number_though_the_reference_has_nan(self):
         reference = self.reference.clone()
@@ -213,8 +233,9 @@ class AttentionWhereHowTest(unittest.TestCase):
         reference, eager = self.reference, self.eager
         if field == "lse":
             reference, eager = reference[..., 0], eager[..., 0]
-        mismatches, _ = oracles.compare_attention(eager, compiled, reference, "float32",
-                                                  field=field, layout=layout)
+        mismatches, _ = oracles.compare_attention(
+            eager, compiled, reference, "float32", field=field, layout=layout
+        )
         return where_how({m["field"]: m for m in mismatches}[field + "_nan" * nan])
 
     def test_how_nan_before_every_other_problem(self):
@@ -261,8 +282,12 @@ class AttentionWhereHowTest(unittest.TestCase):
     def test_how_zero_scale_and_offset_from_the_summary_alone(self):
         reference = torch.tensor([1.0, -2.0, 3.0, 4.0], dtype=torch.float64)
         wrong = torch.ones(4, dtype=torch.bool)
-        for compiled, how in [(torch.zeros(4), "zero"), (reference * 0.5, "scale"),
-                              (reference - 1, "offset"), (torch.tensor([9.0, 0, 1, 2]), "off")]:
+        for compiled, how in [
+            (torch.zeros(4), "zero"),
+            (reference * 0.5, "scale"),
+            (reference - 1, "offset"),
+            (torch.tensor([9.0, 0, 1, 2]), "off"),
+        ]:
             with self.subTest(how=how):
                 self.assertEqual(oracles.attention_how(compiled, reference, wrong, 1e-4), how)
 
@@ -276,12 +301,12 @@ class AttentionWhereHowTest(unittest.TestCase):
         masked = torch.zeros(1, 2, 32, dtype=torch.bool)
         masked[..., [3, 7, 9]] = True
         compiled = self.rows_wrong([3, 7])
-        self.assertEqual(self.located(compiled, fully_masked_rows=lambda: masked)[0],
-                         "fully-masked-rows")
+        self.assertEqual(
+            self.located(compiled, fully_masked_rows=lambda: masked)[0], "fully-masked-rows"
+        )
         self.assertEqual(self.located(compiled)[0], "scattered")
         compiled = self.rows_wrong([3, 4])  # row 4 keeps keys
-        self.assertEqual(self.located(compiled, fully_masked_rows=lambda: masked)[0],
-                         "scattered")
+        self.assertEqual(self.located(compiled, fully_masked_rows=lambda: masked)[0], "scattered")
 
     def test_where_reads_patterns_over_the_rows_the_mask_keeps(self):
         # A fully masked row is zero whatever the kernel computes: a scale of every other row
@@ -290,17 +315,24 @@ class AttentionWhereHowTest(unittest.TestCase):
         masked = torch.zeros(1, 2, 32, dtype=torch.bool)
         masked[..., 4:12] = True
         live = [q for q in range(32) if not 4 <= q < 12]
-        self.assertEqual(self.located(self.rows_wrong(live), fully_masked_rows=lambda: masked)[0],
-                         "everywhere")
+        self.assertEqual(
+            self.located(self.rows_wrong(live), fully_masked_rows=lambda: masked)[0], "everywhere"
+        )
         self.assertEqual(self.located(self.rows_wrong(live))[0], "scattered")
         masked = torch.zeros(1, 2, 32, dtype=torch.bool)
         masked[..., 16] = True
-        self.assertEqual(self.located(self.rows_wrong([0]), block_q=16,
-                                      fully_masked_rows=lambda: masked)[0], "block-first-rows")
+        self.assertEqual(
+            self.located(self.rows_wrong([0]), block_q=16, fully_masked_rows=lambda: masked)[0],
+            "block-first-rows",
+        )
         masked = torch.zeros(1, 2, 32, dtype=torch.bool)
         masked[:, 1] = True
-        self.assertEqual(self.located(self.rows_wrong(range(32), heads=[0]),
-                                      fully_masked_rows=lambda: masked)[0], "everywhere")
+        self.assertEqual(
+            self.located(self.rows_wrong(range(32), heads=[0]), fully_masked_rows=lambda: masked)[
+                0
+            ],
+            "everywhere",
+        )
 
     def test_where_block_first_rows(self):
         compiled = self.rows_wrong([0, 16])
@@ -407,8 +439,9 @@ class ExactWhereHowTest(unittest.TestCase):
         compiled.BLOCK_SIZE = (64, 128)
         [m] = oracles.compare_block_masks(causal_mask(), compiled)
         self.assertEqual(where_how(m), ("everywhere", "values"))
-        mismatches, _ = oracles.compare_attention(table.float(), table.float()[:1],
-                                                  table.double(), "float32")
+        mismatches, _ = oracles.compare_attention(
+            table.float(), table.float()[:1], table.double(), "float32"
+        )
         self.assertEqual(where_how(mismatches[0]), ("everywhere", "shape"))
 
 
@@ -424,11 +457,16 @@ class PlantTest(unittest.TestCase):
         return oracles.compare_attention(eager, compiled, eager.double(), "float32")[0]
 
     def test_block_mask_plants(self):
-        for plant, field in [("kv-num-blocks", "kv_num_blocks"), ("block-size", "BLOCK_SIZE"),
-                             ("seq-lengths", "seq_lengths"), ("flip-one-block", "kv_num_blocks")]:
+        for plant, field in [
+            ("kv-num-blocks", "kv_num_blocks"),
+            ("block-size", "BLOCK_SIZE"),
+            ("seq-lengths", "seq_lengths"),
+            ("flip-one-block", "kv_num_blocks"),
+        ]:
             with self.subTest(plant=plant):
-                self.assertEqual(fields(self.planted("create_block_mask", causal_mask(), plant)),
-                                 [field])
+                self.assertEqual(
+                    fields(self.planted("create_block_mask", causal_mask(), plant)), [field]
+                )
 
     def test_create_mask_plant(self):
         mask = torch.ones(1, 1, 4, 4, dtype=torch.bool).tril()
@@ -437,15 +475,19 @@ class PlantTest(unittest.TestCase):
 
     def test_attention_plants(self):
         output = torch.randn(1, 1, 4, 8)
-        for plant, field in [("attention-value", "output"), ("attention-nan", "output_nan"),
-                             ("flip-one-block", "output")]:
+        for plant, field in [
+            ("attention-value", "output"),
+            ("attention-nan", "output_nan"),
+            ("flip-one-block", "output"),
+        ]:
             with self.subTest(plant=plant):
                 self.assertEqual(fields(self.planted("flex_attention", output, plant)), [field])
 
     def test_a_plant_refuses_another_api_and_unknown_names(self):
         with self.assertRaisesRegex(ValueError, "create_block_mask results, not create_mask"):
-            oracles.plant_difference("create_mask", torch.ones(2, dtype=torch.bool),
-                                     "kv-num-blocks")
+            oracles.plant_difference(
+                "create_mask", torch.ones(2, dtype=torch.bool), "kv-num-blocks"
+            )
         with self.assertRaisesRegex(ValueError, "unknown test plant"):
             oracles.plant_difference("create_mask", torch.ones(2, dtype=torch.bool), "nope")
 
@@ -462,19 +504,32 @@ class ApiTest(unittest.TestCase):
         return api
 
     def test_create_block_mask_eager_against_itself(self):
-        api = self.api(case(create_block_mask={
-            "B": None, "H": 2, "Q_LEN": 200, "KV_LEN": 100, "BLOCK_SIZE": [64, 32],
-            "device": "cpu"}))
+        api = self.api(
+            case(
+                create_block_mask={
+                    "B": None,
+                    "H": 2,
+                    "Q_LEN": 200,
+                    "KV_LEN": 100,
+                    "BLOCK_SIZE": [64, 32],
+                    "device": "cpu",
+                }
+            )
+        )
         mask = api.run_eager()
         self.assertEqual(tuple(mask.BLOCK_SIZE), (64, 32))
         self.assertEqual(tuple(mask.seq_lengths), (200, 100))
         self.assertEqual(api.compare(mask, api.run_eager()), ([], {}))
 
     def test_create_mask_uses_captured_tensors(self):
-        c = case("create_mask", tensors=[
-            {"name": "limit", "dtype": "int64", "shape": [2], "values": [3, 5]}])
-        c["mask_mod"] = {"name": "m", "source": "def m(b, h, q_idx, kv_idx):\n"
-                                                 "    return kv_idx < limit[0]\n"}
+        c = case(
+            "create_mask",
+            tensors=[{"name": "limit", "dtype": "int64", "shape": [2], "values": [3, 5]}],
+        )
+        c["mask_mod"] = {
+            "name": "m",
+            "source": "def m(b, h, q_idx, kv_idx):\n    return kv_idx < limit[0]\n",
+        }
         api = self.api(c)
         mask = api.run_eager()
         self.assertEqual(int(mask.sum()), 128 * 3)
@@ -482,8 +537,10 @@ class ApiTest(unittest.TestCase):
 
     def test_flex_attention_eager_against_itself(self):
         c = case("flex_attention")
-        c["score_mod"] = {"name": "s", "source": "def s(score, b, h, q_idx, kv_idx):\n"
-                                                  "    return score * 0.5\n"}
+        c["score_mod"] = {
+            "name": "s",
+            "source": "def s(score, b, h, q_idx, kv_idx):\n    return score * 0.5\n",
+        }
         api = self.api(c)
         self.assertEqual(tuple(api.q.shape), (1, 2, 128, 8))
         output = api.run_eager()
@@ -493,8 +550,10 @@ class ApiTest(unittest.TestCase):
 
     def test_flex_attention_layout_names_the_block_size_and_fully_masked_rows(self):
         c = case("flex_attention")
-        c["mask_mod"] = {"name": "early", "source": "def early(b, h, q_idx, kv_idx):\n"
-                                                     "    return q_idx < 64\n"}
+        c["mask_mod"] = {
+            "name": "early",
+            "source": "def early(b, h, q_idx, kv_idx):\n    return q_idx < 64\n",
+        }
         c["create_block_mask"]["BLOCK_SIZE"] = [32, 128]
         api = self.api(c)
         layout = api.attention_layout()

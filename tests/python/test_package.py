@@ -1,5 +1,6 @@
 """The package as the worker and the repro script use it: every module imports, and the
-modules the repro script pastes in (compat, exceptions, oracles) can be pasted together."""
+modules the repro script pastes in (compat, exceptions, comparisons, oracles) can be pasted
+together."""
 
 import ast
 import importlib
@@ -10,10 +11,9 @@ import inductor_fuzz_worker
 
 PACKAGE = pathlib.Path(inductor_fuzz_worker.__file__).parent
 # The repro script pastes these after its own code, in this order (repro_script.cpp).
-EMBEDDED_IN_SCRIPT = ("compat", "exceptions", "oracles")
+EMBEDDED_IN_SCRIPT = ("compat", "exceptions", "comparisons", "oracles")
 # Names the repro script itself defines at top level.
-SCRIPT_NAMES = {"CASE", "INDUCTOR_CONFIG", "DYNAMIC", "MASK_MOD_SOURCE", "SCORE_MOD_SOURCE",
-                "main"}
+SCRIPT_NAMES = {"CASE", "INDUCTOR_CONFIG", "DYNAMIC", "MASK_MOD_SOURCE", "SCORE_MOD_SOURCE", "main"}
 
 
 def top_level_definitions(tree):
@@ -51,13 +51,15 @@ class PackageTest(unittest.TestCase):
                     self.assertFalse((node.module or "").startswith("inductor_fuzz_worker"))
                     if node.level == 0:
                         continue
-                    self.assertEqual(node.module, "compat", f"{stem}.py: relative import")
-                    self.assertIn(id(node), guarded, f"{stem}.py: unguarded import of compat")
-                    self.assertLess(EMBEDDED_IN_SCRIPT.index("compat"), index, stem)
-                    compat = top_level_definitions(
-                        ast.parse((PACKAGE / "compat.py").read_text()))
+                    # Only a module pasted before it, whose text then defines what it imports.
+                    module = node.module
+                    self.assertIn(module, EMBEDDED_IN_SCRIPT, f"{stem}.py: relative import")
+                    self.assertIn(id(node), guarded, f"{stem}.py: unguarded import of {module}")
+                    self.assertLess(EMBEDDED_IN_SCRIPT.index(module), index, stem)
+                    text = (PACKAGE / f"{module}.py").read_text()
+                    defined = top_level_definitions(ast.parse(text))
                     for alias in node.names:
-                        self.assertIn(alias.name, compat, f"{stem}.py imports {alias.name}")
+                        self.assertIn(alias.name, defined, f"{stem}.py imports {alias.name}")
 
     def test_script_modules_pasted_together_clash_with_nothing(self):
         seen = set()
@@ -69,10 +71,18 @@ class PackageTest(unittest.TestCase):
 
     def test_script_modules_pasted_together_work(self):
         namespace = {"__name__": "repro"}
-        exec("\n".join((PACKAGE / f"{stem}.py").read_text() for stem in EMBEDDED_IN_SCRIPT),
-             namespace)
-        for name in ("Api", "build_namespace", "plant_difference", "describe_exception",
-                     "classify_exception", "TEST_PLANT_VARIABLE"):
+        exec(
+            "\n".join((PACKAGE / f"{stem}.py").read_text() for stem in EMBEDDED_IN_SCRIPT),
+            namespace,
+        )
+        for name in (
+            "Api",
+            "build_namespace",
+            "plant_difference",
+            "describe_exception",
+            "classify_exception",
+            "TEST_PLANT_VARIABLE",
+        ):
             self.assertIn(name, namespace)
 
 

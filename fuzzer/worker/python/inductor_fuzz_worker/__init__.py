@@ -3,6 +3,7 @@
 The C++ worker (fuzzer/worker/worker_main.cpp) embeds CPython, carries this package's sources
 inside its binary and imports them from there, so that the worker never depends on files beside
 it. serve.serve() is its entry point. The repro script (fuzzer/worker/repro_script.cpp) embeds
-exceptions.py and oracles.py verbatim: those two import nothing from this package, so that a
-standalone script and the worker compare results with one and the same code.
+compat.py, exceptions.py, comparisons.py and oracles.py verbatim, in that order: each imports
+from this package only modules pasted before it, and only under `except ImportError`, so that
+a standalone script and the worker compare results with one and the same code.
 """

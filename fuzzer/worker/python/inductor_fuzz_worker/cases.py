@@ -79,8 +79,9 @@ def run_case(
             phase = "define"
             eager = None
             try:
-                apis.append(Api(case, build_namespace(case)) if not apis
-                            else apis[0].next_call(index))
+                apis.append(
+                    Api(case, build_namespace(case)) if not apis else apis[0].next_call(index)
+                )
                 phase = "inputs"
                 apis[-1].make_inputs()
                 phase = "contract"
@@ -109,7 +110,7 @@ def run_case(
         )
         recorder = KernelRecorder(record_dir)
         mismatches = []
-        for index, (api, eager) in enumerate(zip(apis, eagers)):
+        for index, (api, eager) in enumerate(zip(apis, eagers, strict=False)):
             started = time.monotonic()
             api.compiled = apis[0].compiled
             try:

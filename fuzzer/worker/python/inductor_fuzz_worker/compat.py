@@ -17,8 +17,11 @@ REQUIRED_APIS = (
     ("Inductor's compile-command hook", "torch._inductor.cpp_builder", "_run_compile_cmd"),
     ("Inductor's C++ command builder", "torch._inductor.cpp_builder", "CppBuilder"),
     ("Inductor's vector ISA probe", "torch._inductor.cpu_vec_isa", "pick_vec_isa"),
-    ("Inductor's Python-bindings loader", "torch._inductor.codecache",
-     "CppPythonBindingsCodeCache.load_pybinding_async"),
+    (
+        "Inductor's Python-bindings loader",
+        "torch._inductor.codecache",
+        "CppPythonBindingsCodeCache.load_pybinding_async",
+    ),
     ("the cpp_wrapper handle API", "torch._C", "_aoti.unsafe_alloc_void_ptrs_from_tensors"),
 )
 
@@ -127,7 +130,9 @@ def unsupported_reasons():
     import torch
 
     release = release_of(torch.__version__)
-    supported = f"{OLDEST_RELEASE[0]}.{OLDEST_RELEASE[1]} to {NEWEST_RELEASE[0]}.{NEWEST_RELEASE[1]}"
+    supported = (
+        f"{OLDEST_RELEASE[0]}.{OLDEST_RELEASE[1]} to {NEWEST_RELEASE[0]}.{NEWEST_RELEASE[1]}"
+    )
     reasons = []
     if not OLDEST_RELEASE <= release <= NEWEST_RELEASE:
         reasons.append(f"torch {torch.__version__} is outside the supported releases ({supported})")
@@ -161,9 +166,8 @@ def _has_config(config, key):
 
 def split_config(inductor_config):
     """(the patch this release can apply, the keys it lacks), from a case's complete patch."""
-    from torch._inductor import config
-
     import torch
+    from torch._inductor import config
 
     present = {key: value for key, value in inductor_config.items() if _has_config(config, key)}
     release = release_of(torch.__version__)

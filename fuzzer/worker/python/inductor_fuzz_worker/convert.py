@@ -87,8 +87,11 @@ def calls_aoti(path):
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             function = node.func
-            name = function.attr if isinstance(function, ast.Attribute) else getattr(
-                function, "id", None)
+            name = (
+                function.attr
+                if isinstance(function, ast.Attribute)
+                else getattr(function, "id", None)
+            )
             if name in aliases:
                 return True
     return False
@@ -186,7 +189,7 @@ class _Collector:
         self.torch, self.module_name = torch, module_name
         self.nodes, self.bindings, self.def_names, self.warnings = {}, {}, {}, []
         self.order = []  # function and combinator keys, callees before callers
-        for name, value in zip(PROVIDED, (torch, flex.and_masks, flex.or_masks)):
+        for name, value in zip(PROVIDED, (torch, flex.and_masks, flex.or_masks), strict=False):
             self.bindings[name] = self.visit(value, name)
 
     def root(self, name, value):
@@ -416,8 +419,10 @@ def _lambda_source(code, module_globals):
     text = "".join(linecache.getlines(code.co_filename, module_globals))
     arguments = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
     candidates = [
-        node for node in ast.walk(ast.parse(text))
-        if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
+        node
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Lambda)
+        and node.lineno == code.co_firstlineno
         and [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
         == arguments
     ]

@@ -214,7 +214,8 @@ class KernelRecorder:
                 return function(*args)
             snapshot, described = before
             recorder._flush_before(
-                recording, {"args": described, "results": [], "before": snapshot.storages, "after": None}
+                recording,
+                {"args": described, "results": [], "before": snapshot.storages, "after": None},
             )
             result = function(*args)
             recording["calls"].append(
@@ -246,7 +247,8 @@ class KernelRecorder:
                 return function(handles)
             snapshot, described = before
             recorder._flush_before(
-                recording, {"args": described, "results": [], "before": snapshot.storages, "after": None}
+                recording,
+                {"args": described, "results": [], "before": snapshot.storages, "after": None},
             )
             output_handles = function(handles)
 
@@ -368,7 +370,9 @@ def compare_tensor(label, expected, actual):
     abs_error = (a64 - e64).abs()
     abs_error = torch.where(close, torch.zeros_like(abs_error), abs_error.nan_to_num(float("inf")))
     # Relative to a zero expected value is undefined: such elements only count in abs error.
-    rel_error = torch.where(e64 != 0, abs_error / e64.abs(), torch.full_like(abs_error, float("nan")))
+    rel_error = torch.where(
+        e64 != 0, abs_error / e64.abs(), torch.full_like(abs_error, float("nan"))
+    )
     rel_mismatched = rel_error[~close].nan_to_num(nan=-1.0)
     flat = int(abs_error.reshape(-1).argmax())
     index = [int(i) for i in torch.unravel_index(torch.tensor(flat), expected.shape)]
@@ -416,8 +420,18 @@ def _write_call_journal(path, number, args):
 
 
 KERNEL_PROBE_FILE_VARIABLE = "INDUCTOR_FUZZ_KERNEL_PROBES"  # as fuzzer/matrix/kernel_probes.h
-_SCALAR_TYPES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "float16",
-                 6: "float32", 7: "float64", 11: "bool", 15: "bfloat16"}
+_SCALAR_TYPES = {
+    0: "uint8",
+    1: "int8",
+    2: "int16",
+    3: "int32",
+    4: "int64",
+    5: "float16",
+    6: "float32",
+    7: "float64",
+    11: "bool",
+    15: "bfloat16",
+}
 
 
 def read_probes(path):
@@ -440,28 +454,44 @@ def read_probes(path):
         return values
 
     while at < len(data):
-        if data[at:at + 4] != b"IFZP":
+        if data[at : at + 4] != b"IFZP":
             raise ValueError(f"{path}: a probe record at byte {at} does not start with IFZP")
         at += 4
         site, argument, kernel_length = take("<III")
-        kernel = data[at:at + kernel_length].decode()
+        kernel = data[at : at + kernel_length].decode()
         at += kernel_length
         (buffer_length,) = take("<I")
-        buffer = data[at:at + buffer_length].decode()
+        buffer = data[at : at + buffer_length].decode()
         at += buffer_length
         dtype_code, dim = take("<iq")
         sizes = take(f"<{dim}q") if dim else ()
         strides = take(f"<{dim}q") if dim else ()
         (nbytes,) = take("<Q")
-        payload = data[at:at + nbytes]
+        payload = data[at : at + nbytes]
         at += nbytes
         dtype = _SCALAR_TYPES.get(dtype_code)
         tensor = None
         if dtype is not None:
-            flat = torch.frombuffer(bytearray(payload), dtype=getattr(torch, dtype)) if nbytes else torch.empty(0, dtype=getattr(torch, dtype))
-            tensor = flat.as_strided(sizes, strides).clone() if flat.numel() else torch.empty(sizes, dtype=getattr(torch, dtype))
-        records.append({"site": site, "argument": argument, "kernel": kernel, "buffer": buffer,
-                        "dtype": dtype, "tensor": tensor})
+            flat = (
+                torch.frombuffer(bytearray(payload), dtype=getattr(torch, dtype))
+                if nbytes
+                else torch.empty(0, dtype=getattr(torch, dtype))
+            )
+            tensor = (
+                flat.as_strided(sizes, strides).clone()
+                if flat.numel()
+                else torch.empty(sizes, dtype=getattr(torch, dtype))
+            )
+        records.append(
+            {
+                "site": site,
+                "argument": argument,
+                "kernel": kernel,
+                "buffer": buffer,
+                "dtype": dtype,
+                "tensor": tensor,
+            }
+        )
     return records
 
 
@@ -479,11 +509,20 @@ def compare_probes(reference_dir, candidate_dir):
         call = int(name.removeprefix("call-").removesuffix(".probes"))
         expected = read_probes(reference_file)
         actual = read_probes(os.path.join(candidate_dir, name))
-        if [(r["site"], r["argument"]) for r in expected] != [(r["site"], r["argument"]) for r in actual]:
-            return {"status": "differs", "probes_compared": compared, "kernels": differing,
-                    "worst": {"argument": f"call {call}", "error": "the kernel calls differ",
-                              "max_abs_error": None}}
-        for want, got in zip(expected, actual):
+        if [(r["site"], r["argument"]) for r in expected] != [
+            (r["site"], r["argument"]) for r in actual
+        ]:
+            return {
+                "status": "differs",
+                "probes_compared": compared,
+                "kernels": differing,
+                "worst": {
+                    "argument": f"call {call}",
+                    "error": "the kernel calls differ",
+                    "max_abs_error": None,
+                },
+            }
+        for want, got in zip(expected, actual, strict=False):
             if want["tensor"] is None:
                 continue
             compared += 1
@@ -491,14 +530,28 @@ def compare_probes(reference_dir, candidate_dir):
             difference = compare_tensor(label, want["tensor"], got["tensor"])
             if difference is None:
                 continue
-            difference.update({"kernel": want["kernel"], "site": want["site"], "call": call,
-                               "kernel_argument": want["argument"], "buffer": want["buffer"]})
+            difference.update(
+                {
+                    "kernel": want["kernel"],
+                    "site": want["site"],
+                    "call": call,
+                    "kernel_argument": want["argument"],
+                    "buffer": want["buffer"],
+                }
+            )
             if want["kernel"] not in differing:
                 differing.append(want["kernel"])
-            if worst is None or (difference["max_abs_error"] or float("inf")) > (worst["max_abs_error"] or float("inf")):
+            if worst is None or (difference["max_abs_error"] or float("inf")) > (
+                worst["max_abs_error"] or float("inf")
+            ):
                 worst = difference
-    return {"status": "differs" if worst else "same", "probes_compared": compared,
-            "probe_files": len(files), "kernels": differing, "worst": worst}
+    return {
+        "status": "differs" if worst else "same",
+        "probes_compared": compared,
+        "probe_files": len(files),
+        "kernels": differing,
+        "worst": worst,
+    }
 
 
 def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None):
@@ -537,7 +590,11 @@ def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None
             for position, description in enumerate(call["args"])
             if description["kind"] == "tensor"
         ] + [
-            (f"call {number} result {position}", description, returned[position] if position < len(returned) else None)
+            (
+                f"call {number} result {position}",
+                description,
+                returned[position] if position < len(returned) else None,
+            )
             for position, description in enumerate(call["results"])
             if description["kind"] == "tensor"
         ]
@@ -545,7 +602,9 @@ def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None
             compared += 1
             difference = compare_tensor(label, rebuild(description, call["after"]), actual)
             if difference and (
-                worst is None or (difference["max_abs_error"] or float("inf")) > (worst["max_abs_error"] or float("inf"))
+                worst is None
+                or (difference["max_abs_error"] or float("inf"))
+                > (worst["max_abs_error"] or float("inf"))
             ):
                 worst = difference
     return {

@@ -9,51 +9,46 @@ compiled result agrees with eager. "field" names what differs, so that one wrong
 signature.
 """
 
-import math
-
 try:
+    from .comparisons import (  # noqa: F401 (oracles.X is what callers and tests use)
+        ATTENTION_TOLERANCE,
+        BLOCK_MASK_SIZES,
+        BLOCK_MASK_TENSORS,
+        DEFAULT_BLOCK_Q,
+        EAGER_ERROR_FACTOR,
+        EVERYWHERE_SHARE,
+        HOW_TOKENS,
+        PATTERN_SHARE,
+        WHERE_TOKENS,
+        _indices_used,
+        _is_tail,
+        _mask_slices,
+        _sizes,
+        _tails,
+        attention_error,
+        attention_how,
+        attention_where,
+        compare_attention,
+        compare_block_masks,
+        compare_tensors,
+        exact_how,
+        exact_where,
+        fully_masked_rows,
+    )
     from .compat import case_globals, split_config
-except ImportError:  # pasted into a repro script, after compat's own text
+except ImportError:  # pasted into a repro script, after compat's and comparisons' own text
     pass
 
-BLOCK_MASK_TENSORS = (
-    "kv_num_blocks",
-    "kv_indices",
-    "full_kv_num_blocks",
-    "full_kv_indices",
-    "q_num_blocks",
-    "q_indices",
-    "full_q_num_blocks",
-    "full_q_indices",
-)
-# A BlockMask's plain-integer fields: with a wrong one, the tensors are read with the wrong
-# geometry even when they are right.
-BLOCK_MASK_SIZES = ("BLOCK_SIZE", "seq_lengths")
-
-# flex_attention against a float64 reference: the largest absolute error allowed, per dtype.
-# The compiled output may also be as far off as four times eager's own error.
-ATTENTION_TOLERANCE = {"float32": 1e-4, "bfloat16": 3e-2, "float16": 3e-3}
-EAGER_ERROR_FACTOR = 4
-
-# Every mismatch says where and how the result is wrong, each as one token of a closed
-# vocabulary (docs/signature.md): raw positions change with the shape, so a bug key built from
-# them would split one bug into a key per shape.
-WHERE_TOKENS = (
-    "fully-masked-rows", "block-first-rows", "after-block-first-rows", "tail-rows",
-    "tail-columns", "some-heads", "everywhere", "scattered",
-)
-HOW_TOKENS = ("nan", "inf", "zero", "negated", "scale", "offset", "off", "unwritten", "flipped",
-              "values", "shape")
-# flex_attention's query block size when the case passes no block mask.
-DEFAULT_BLOCK_Q = 128
-# A pattern ("zero", "scale", "offset") may miss a few wrong elements: a fit to a handful of
-# outliers should not turn a scaled output into "off".
-PATTERN_SHARE = 0.95
-# The share of rows (flex_attention) or elements (exact comparisons) that is "everywhere".
-EVERYWHERE_SHARE = 0.9
-
 CAPTURED_DTYPES = (
-    "int8", "int16", "int32", "int64", "bool", "float16", "bfloat16", "float32", "float64"
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "bool",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
 )
 # The factory a case's sources run in when the case has closure constants.
 CLOSURE_FACTORY = "__inductor_fuzz_closure"
@@ -80,25 +75,6 @@ class ApiContractError(ValueError):
     invalid, never a finding."""
 
 
-def _mask_slices(mask_mod, lengths, device):
-    """mask_at(b, h): mask_mod over lengths = (Q_LEN, KV_LEN) at batch element b and head h, a
-    bool tensor, evaluated once per (b, h) as create_mask evaluates it."""
-    from torch.nn.attention import flex_attention as flex
-
-    q_len, kv_len = (int(length) for length in lengths)
-    slices = {}
-
-    def mask_at(b, h):
-        if (b, h) not in slices:
-            def shifted(b_index, h_index, q_idx, kv_idx):
-                return mask_mod(b_index + b, h_index + h, q_idx, kv_idx)
-
-            slices[b, h] = flex.create_mask(shifted, 1, 1, q_len, kv_len, device=device)[0, 0]
-        return slices[b, h]
-
-    return mask_at
-
-
 def check_block_cover(mask_mod, block_mask, batch, heads, device):
     """A ready-made block mask (BlockMask.from_kv_blocks) must cover its mask_mod: every element
     where mask_mod is true lies in a listed block (partial or full), and mask_mod is true on
@@ -109,8 +85,10 @@ def check_block_cover(mask_mod, block_mask, batch, heads, device):
     try:
         mask_at = _mask_slices(mask_mod, block_mask.seq_lengths, device)
         q_block, kv_block = (int(size) for size in block_mask.BLOCK_SIZE)
-        tensors = {"partial": (block_mask.kv_num_blocks, block_mask.kv_indices),
-                   "full": (block_mask.full_kv_num_blocks, block_mask.full_kv_indices)}
+        tensors = {
+            "partial": (block_mask.kv_num_blocks, block_mask.kv_indices),
+            "full": (block_mask.full_kv_num_blocks, block_mask.full_kv_indices),
+        }
         for b in range(batch):
             for h in range(heads):
                 mask = mask_at(b, h)
@@ -126,16 +104,21 @@ def check_block_cover(mask_mod, block_mask, batch, heads, device):
                 columns = (mask.shape[1] + kv_block - 1) // kv_block
                 for row in range(rows):
                     for column in range(columns):
-                        block = mask[row * q_block:(row + 1) * q_block,
-                                     column * kv_block:(column + 1) * kv_block]
+                        block = mask[
+                            row * q_block : (row + 1) * q_block,
+                            column * kv_block : (column + 1) * kv_block,
+                        ]
                         kind = listed.get((row, column))
                         wrong = ~block if kind == "full" else block if kind is None else None
                         if wrong is None or not bool(wrong.any()):
                             continue
                         q_idx, kv_idx = (int(i) for i in wrong.nonzero()[0])
                         q_idx, kv_idx = q_idx + row * q_block, kv_idx + column * kv_block
-                        problem = ("is a full block, but mask_mod is false at" if kind == "full"
-                                   else "is not listed, but mask_mod is true at")
+                        problem = (
+                            "is a full block, but mask_mod is false at"
+                            if kind == "full"
+                            else "is not listed, but mask_mod is true at"
+                        )
                         raise ApiContractError(
                             f"the block mask's tensors do not cover mask_mod: block ({row}, "
                             f"{column}) of b={b}, h={h} {problem} q_idx={q_idx}, "
@@ -165,8 +148,10 @@ def check_broadcast_contract(case, mask_mod, block_mask, batch, heads, device):
     raises ApiContractError when it does depend on them.
 
     An exception while evaluating is left to eager, which evaluates the same function."""
-    sizes = {"b": int(block_mask.kv_num_blocks.shape[0]),
-             "h": int(block_mask.kv_num_blocks.shape[1])}
+    sizes = {
+        "b": int(block_mask.kv_num_blocks.shape[0]),
+        "h": int(block_mask.kv_num_blocks.shape[1]),
+    }
     counts = {"b": batch, "h": heads}
     broadcast = [name for name in ("h", "b") if sizes[name] == 1 and counts[name] > 1]
     if not broadcast:
@@ -232,7 +217,7 @@ def build_namespace(case):
     for key in reversed(keys):
         factory.body[0].body[:0] = ast.parse(case[key]["source"], f"<{key}>").body
     exec(compile(factory, "<case functions>", "exec"), namespace)
-    namespace.update(zip(names, namespace.pop(CLOSURE_FACTORY)(**constants)))
+    namespace.update(zip(names, namespace.pop(CLOSURE_FACTORY)(**constants), strict=False))
     return namespace
 
 
@@ -313,7 +298,9 @@ def laid_out(batch, shape, layout, role, generator, dtype):
 
     heads, length, dim = shape
     if layout == "bshd-transposed":
-        return torch.randn((batch, length, heads, dim), generator=generator).to(dtype).transpose(1, 2)
+        return (
+            torch.randn((batch, length, heads, dim), generator=generator).to(dtype).transpose(1, 2)
+        )
     if layout == "sliced":
         wide = torch.randn((batch, heads, length + 1, 2 * dim), generator=generator).to(dtype)
         return wide[:, :, 1:, :dim]
@@ -350,8 +337,10 @@ def check_skip_mask_score(case, score_mod, mask_mod, block_mask, batch, heads, d
                 at = (b if counts.shape[0] > 1 else 0, h if counts.shape[1] > 1 else 0)
                 for row in range(counts.shape[2]):
                     for column in indices[at][row][: int(counts[at][row])].tolist():
-                        block = mask[row * q_block:(row + 1) * q_block,
-                                     column * kv_block:(column + 1) * kv_block]
+                        block = mask[
+                            row * q_block : (row + 1) * q_block,
+                            column * kv_block : (column + 1) * kv_block,
+                        ]
                         if not bool(block.all()):
                             raise ApiContractError(
                                 "kernel_options SKIP_MASK_SCORE=True makes compiled "
@@ -405,17 +394,22 @@ class Api:
         if a.get("qkv"):
             self.q, self.k, self.v = (self.namespace[name].to(dtype) for name in a["qkv"])
         else:
-            shapes = ((a["Hq"], a["Q_LEN"], a["E"]), (a["Hkv"], a["KV_LEN"], a["E"]),
-                      (a["Hkv"], a["KV_LEN"], a["Ev"]))
+            shapes = (
+                (a["Hq"], a["Q_LEN"], a["E"]),
+                (a["Hkv"], a["KV_LEN"], a["E"]),
+                (a["Hkv"], a["KV_LEN"], a["Ev"]),
+            )
             layout = a.get("layout", "contiguous")
             self.q, self.k, self.v = (
                 laid_out(a["B"], shape, layout, role, generator, dtype)
-                for role, shape in zip("qkv", shapes)
+                for role, shape in zip("qkv", shapes, strict=False)
             )
         if a.get("block_mask_tensors"):
             given = [self.namespace[name] for name in a["block_mask_tensors"]]
             self.block_mask = self.flex.BlockMask.from_kv_blocks(
-                *given, BLOCK_SIZE=block_size(self.case), mask_mod=self.mask_mod,
+                *given,
+                BLOCK_SIZE=block_size(self.case),
+                mask_mod=self.mask_mod,
                 seq_lengths=(a["Q_LEN"], a["KV_LEN"]),
             )
         elif a["use_block_mask"]:
@@ -436,12 +430,14 @@ class Api:
         if self.api != "flex_attention":
             return
         batch, heads = int(self.q.shape[0]), int(self.q.shape[1])
-        check_skip_mask_score(self.case, self.score_mod, self.mask_mod, self.block_mask, batch,
-                              heads, self.q.device)
+        check_skip_mask_score(
+            self.case, self.score_mod, self.mask_mod, self.block_mask, batch, heads, self.q.device
+        )
         if self.block_mask is None or self.mask_mod is None:
             return
-        check_broadcast_contract(self.case, self.mask_mod, self.block_mask, batch, heads,
-                                 self.q.device)
+        check_broadcast_contract(
+            self.case, self.mask_mod, self.block_mask, batch, heads, self.q.device
+        )
         if self.case["attention"].get("block_mask_tensors"):
             check_block_cover(self.mask_mod, self.block_mask, batch, heads, self.q.device)
 
@@ -533,8 +529,9 @@ class Api:
             if self.block_mask is None or self.mask_mod is None:
                 return None  # without a block mask flex_attention applies no mask_mod
             batch, heads, q_len = (int(size) for size in self.q.shape[:3])
-            return fully_masked_rows(self.mask_mod, batch, heads, q_len, int(self.k.shape[2]),
-                                     self.q.device)
+            return fully_masked_rows(
+                self.mask_mod, batch, heads, q_len, int(self.k.shape[2]), self.q.device
+            )
 
         block_q = DEFAULT_BLOCK_Q
         if self.block_mask is not None:
@@ -580,7 +577,9 @@ class AotiProgram:
         else:
             result = self.loaded(api.q, api.k, api.v)
         if api.api == "create_block_mask":
-            return types.SimpleNamespace(**dict(zip(BLOCK_MASK_TENSORS, result)), **self.sizes)
+            return types.SimpleNamespace(
+                **dict(zip(BLOCK_MASK_TENSORS, result, strict=False)), **self.sizes
+            )
         if api.api == "flex_attention" and api.kwargs.get("return_lse"):
             return tuple(result)
         return result
@@ -614,263 +613,6 @@ def _aoti_module_class():
             return tuple(getattr(mask, field) for field in BLOCK_MASK_TENSORS)
 
     return AotiModule
-
-
-def _sizes(value):
-    return [int(v) for v in value] if isinstance(value, (tuple, list)) else [int(value)]
-
-
-def compare_block_masks(eager, compiled):
-    mismatches = []
-    for field in BLOCK_MASK_SIZES:
-        left, right = _sizes(getattr(eager, field)), _sizes(getattr(compiled, field))
-        if left != right:
-            mismatches.append(
-                {"field": field, "problem": "values differ", "eager": left, "compiled": right,
-                 "where": "everywhere", "how": "values"}
-            )
-    for field in BLOCK_MASK_TENSORS:
-        mismatches += compare_tensors(field, getattr(eager, field), getattr(compiled, field))
-    return mismatches
-
-
-def compare_tensors(field, eager, compiled):
-    """Exact comparison of two tensors (or two Nones), NaN equal to NaN."""
-    import torch
-
-    if eager is None and compiled is None:
-        return []
-    if eager is None or compiled is None:
-        return [{"field": field, "problem": "present in only one of the two",
-                 "eager": None if eager is None else "tensor",
-                 "compiled": None if compiled is None else "tensor",
-                 "where": "everywhere", "how": "shape"}]
-    eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
-    if eager.shape != compiled.shape or eager.dtype != compiled.dtype:
-        return [{"field": field, "problem": "shape or dtype differs",
-                 "eager": f"{tuple(eager.shape)} {eager.dtype}",
-                 "compiled": f"{tuple(compiled.shape)} {compiled.dtype}",
-                 "where": "everywhere", "how": "shape"}]
-    differs = eager != compiled
-    if eager.is_floating_point():
-        differs &= ~(eager.isnan() & compiled.isnan())
-    if not bool(differs.any()):
-        return []
-    first = torch.nonzero(differs)[0].tolist()
-    return [{"field": field, "problem": "values differ",
-             "elements_differing": int(differs.sum()), "elements": eager.numel(),
-             "first_index": first,
-             "eager_value": eager[tuple(first)].item(),
-             "compiled_value": compiled[tuple(first)].item(),
-             "where": exact_where(differs), "how": exact_how(differs, eager.dtype)}]
-
-
-def _tails(rows):
-    """Whether every row of the 2-D bool `rows` is all False or a run of True to its end that
-    starts after its first element, and some row is not all False. A loop split into a vector
-    body and a scalar tail leaves such a run when it never writes the tail; a run from the first
-    element is the whole row, which says nothing of a tail."""
-    no_fall = ~(rows[:, :-1] & ~rows[:, 1:]).any(dim=1)
-    return bool(rows.any()) and bool((no_fall & ~rows[:, 0]).all())
-
-
-def _indices_used(mask, dim):
-    """Which indices of dimension `dim` the True elements of `mask` use, a 1-D bool."""
-    return mask.movedim(dim, 0).reshape(mask.shape[dim], -1).any(dim=1)
-
-
-def _is_tail(flags):
-    return _tails(flags.reshape(1, -1))
-
-
-def exact_where(differs):
-    """Where an exactly compared tensor differs, `differs` its mask: a WHERE_TOKENS token."""
-    if differs.dim() >= 1 and _is_tail(_indices_used(differs, -1)):
-        return "tail-columns"
-    if differs.dim() >= 2 and _is_tail(_indices_used(differs, -2)):
-        return "tail-rows"
-    # Only with something under each (b, h) pair is a subset of them a subset of heads.
-    if differs.dim() >= 3 and differs.shape[0] * differs.shape[1] > 1:
-        if not bool(differs.flatten(2).any(dim=-1).all()):
-            return "some-heads"
-    if float(differs.double().mean()) >= EVERYWHERE_SHARE:
-        return "everywhere"
-    return "scattered"
-
-
-def exact_how(differs, dtype):
-    """How an exactly compared tensor of `dtype` differs, `differs` its mask: "unwritten",
-    "flipped" or "values"."""
-    import torch
-
-    rows = differs.reshape(-1, differs.shape[-1]) if differs.dim() else differs.reshape(1, 1)
-    if _tails(rows) or _is_tail(differs):
-        return "unwritten"
-    return "flipped" if dtype == torch.bool else "values"
-
-
-def attention_how(compiled, reference, wrong, limit):
-    """How flex_attention's compiled output (or lse) is wrong against the float64 reference on
-    `wrong`, its mask of wrong elements, with compare_attention's `limit`: "nan", "inf", "zero",
-    "negated", "scale", "offset" or "off"."""
-    c, r = compiled.double()[wrong], reference.double()[wrong]
-    expected = r.isfinite()
-    if bool((c.isnan() & expected).any()):
-        return "nan"
-    if bool((c.isinf() & expected).any()):
-        return "inf"
-
-    def share(flags):
-        return float(flags.double().mean()) if flags.numel() else 0.0
-
-    if share((c == 0) & (r != 0)) >= PATTERN_SHARE:
-        return "zero"
-    both = c.isfinite() & expected
-    # One element fits every scale and every offset: that says nothing about the bug.
-    if int(both.sum()) < 2:
-        return "off"
-    square = float((r[both] ** 2).sum())
-    if square > 0:
-        scale = float((c[both] * r[both]).sum()) / square
-        if scale != 1 and share((c - scale * r).abs() <= limit) >= PATTERN_SHARE:
-            # A flipped sign is its own way of being wrong, not a magnitude: a factor near -1
-            # says the sign was lost, any other factor that the normalisation was.
-            return "negated" if abs(scale + 1) <= 0.05 else "scale"
-    offset = float((c[both] - r[both]).mean())
-    if offset != 0 and share((c - r - offset).abs() <= limit) >= PATTERN_SHARE:
-        return "offset"
-    return "off"
-
-
-def attention_where(wrong, block_q=DEFAULT_BLOCK_Q, fully_masked_rows=None):
-    """Where flex_attention's output ([B, H, Q_LEN, Ev]) or lse ([B, H, Q_LEN]) is wrong,
-    `wrong` its mask of wrong elements: a WHERE_TOKENS token. `block_q` is the query block size;
-    `fully_masked_rows`, a bool [B, H, Q_LEN] (or one that broadcasts to it), the rows where
-    the mask keeps no key, None when nothing is masked. A fully masked row's output is zero
-    whatever the kernel computes, so a cause that scales, negates or shifts rows leaves it
-    right: the patterns are read over the other rows."""
-    import torch
-
-    has_columns = wrong.dim() == 4  # lse has no Ev dimension
-    rows = wrong.any(dim=-1) if has_columns else wrong
-    live = torch.ones_like(rows)  # the rows a cause of the computed values can get wrong
-    if fully_masked_rows is not None:
-        if bool(rows.any()) and not bool((rows & ~fully_masked_rows).any()):
-            return "fully-masked-rows"
-        live = ~fully_masked_rows.expand_as(rows)
-        if not bool(live.any()):
-            live = torch.ones_like(rows)
-    queries = _indices_used(rows, -1)
-    live_queries = _indices_used(live, -1)
-    block_first = torch.arange(queries.numel()) % block_q == 0
-    first_live = block_first & live_queries
-    if torch.equal(queries, first_live) and not torch.equal(first_live, live_queries):
-        return "block-first-rows"
-    if queries.numel() > 1 and torch.equal(queries, ~block_first & live_queries):
-        return "after-block-first-rows"
-    if _is_tail(queries):
-        return "tail-rows"
-    if has_columns and _is_tail(_indices_used(wrong, -1)):
-        return "tail-columns"
-    heads = rows.any(dim=-1)
-    live_heads = live.any(dim=-1)
-    if heads.numel() > 1 and bool((live_heads & ~heads).any()):
-        return "some-heads"
-    if float((rows & live).double().sum()) >= EVERYWHERE_SHARE * float(live.double().sum()):
-        return "everywhere"
-    return "scattered"
-
-
-def fully_masked_rows(mask_mod, batch, heads, q_len, kv_len, device="cpu"):
-    """The rows where mask_mod keeps no key/value position, a bool [B, H, Q_LEN]; None when
-    mask_mod raises (eager evaluated it already and said so). One (b, h) at a time, as
-    _mask_slices evaluates it: the whole grid at once can take gigabytes."""
-    import torch
-
-    try:
-        mask_at = _mask_slices(mask_mod, (q_len, kv_len), device)
-        rows = torch.zeros(batch, heads, q_len, dtype=torch.bool)
-        for b in range(batch):
-            for h in range(heads):
-                rows[b, h] = ~mask_at(b, h).cpu().any(dim=-1)
-        return rows
-    except Exception:
-        return None
-
-
-def attention_error(output, reference):
-    """The largest absolute error of output against the float64 reference, where it is, and
-    relative to the reference there. Equal infinities and NaN against NaN count as no error;
-    NaN against a number is judged apart (compare_attention), not here."""
-    import torch
-
-    output = output.double()
-    same = (output == reference) | (output.isnan() & reference.isnan())
-    difference = (output - reference).abs()
-    difference = torch.where(same | difference.isnan(), 0.0, difference)
-    if difference.numel() == 0:
-        return {"max_abs_error": 0.0, "max_rel_error": None, "index": []}
-    flat = int(difference.reshape(-1).argmax())
-    index = [int(i) for i in torch.unravel_index(torch.tensor(flat), difference.shape)]
-    largest = float(difference.reshape(-1)[flat])
-    scale = abs(float(reference.reshape(-1)[flat]))
-    return {
-        "max_abs_error": largest,
-        "max_rel_error": largest / scale if scale and math.isfinite(scale) else None,
-        "index": index,
-    }
-
-
-def compare_attention(eager, compiled, reference, dtype, field="output", layout=None):
-    """flex_attention's output: compiled must be within the dtype's tolerance of the float64
-    reference (or within a few times eager's own error), and must not hold a NaN where the
-    reference or eager holds a number.
-
-    `layout` tells where a wrong element lies: "block_q", the query block size (DEFAULT_BLOCK_Q
-    when absent), and "fully_masked_rows", a function returning fully_masked_rows' tensor or
-    None, called only when something is wrong (evaluating mask_mod over every row takes time)."""
-    import torch
-
-    if eager.shape != compiled.shape or eager.dtype != compiled.dtype:
-        return [{"field": field, "problem": "shape or dtype differs",
-                 "eager": f"{tuple(eager.shape)} {eager.dtype}",
-                 "compiled": f"{tuple(compiled.shape)} {compiled.dtype}",
-                 "where": "everywhere", "how": "shape"}], {}
-    layout = layout or {}
-    eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
-    errors = {
-        "eager": attention_error(eager, reference),
-        "compiled": attention_error(compiled, reference),
-    }
-    limit = max(ATTENTION_TOLERANCE[dtype], EAGER_ERROR_FACTOR * errors["eager"]["max_abs_error"])
-    errors["limit"] = limit
-
-    def where(wrong):
-        masked = layout.get("fully_masked_rows")
-        return attention_where(wrong, layout.get("block_q", DEFAULT_BLOCK_Q),
-                               masked() if masked is not None else None)
-
-    mismatches = []
-    if errors["compiled"]["max_abs_error"] > limit:
-        wrong = (((compiled.double() - reference).abs() > limit)
-                 | (~compiled.isfinite() & reference.isfinite()))
-        mismatches.append(
-            {"field": field, "problem": "compiled output off the reference",
-             **errors["compiled"], "where": where(wrong),
-             "how": attention_how(compiled, reference, wrong, limit)}
-        )
-    nan = compiled.isnan() & (~reference.isnan() | eager.isfinite())
-    if bool(nan.any()):
-        first = torch.nonzero(nan)[0].tolist()
-        # How is "nan" by what the field is, also where only eager has a number there.
-        mismatches.append(
-            {"field": f"{field}_nan", "problem": "NaN in compiled where the reference or eager "
-             "has a number", "elements_differing": int(nan.sum()), "elements": nan.numel(),
-             "first_index": first, "eager_value": float(eager[tuple(first)]),
-             "reference_value": float(reference[tuple(first)]), "where": where(nan),
-             "how": "nan"}
-        )
-    return mismatches, {"attention_errors": errors}
 
 
 # Test plants: each corrupts the compiled result the way one oracle must catch, so a test can

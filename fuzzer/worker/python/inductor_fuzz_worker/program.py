@@ -47,7 +47,9 @@ def main():
     from .kernels import KernelRecorder
 
     record_dir = os.path.join(out_dir, "recordings")
-    capture = Capture(cpp_builder, CompilerVersions(), journal=os.path.join(record_dir, BUILD_JOURNAL))
+    capture = Capture(
+        cpp_builder, CompilerVersions(), journal=os.path.join(record_dir, BUILD_JOURNAL)
+    )
     recorder = KernelRecorder(record_dir)
     started = time.monotonic()
     outcome = {"exit_code": 0, "exception": None}

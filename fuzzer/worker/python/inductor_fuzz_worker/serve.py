@@ -101,7 +101,10 @@ def handle(session, request, scratch):
     if op == "replay":
         return {
             "replay": replay(
-                request["module"], request["entry"], request["recording"], request.get("call_journal"),
+                request["module"],
+                request["entry"],
+                request["recording"],
+                request.get("call_journal"),
                 request.get("probe_dir"),
             )
         }
@@ -111,8 +114,11 @@ def handle(session, request, scratch):
         from .convert import convert_module
 
         try:
-            return {"convert": convert_module(request["path"], request.get("mask"),
-                                              request.get("score"))}
+            return {
+                "convert": convert_module(
+                    request["path"], request.get("mask"), request.get("score")
+                )
+            }
         except ValueError as error:  # the user's module: a one-line error for the driver
             return {"error": str(error)}
     if op == "compile_command":
