@@ -3,6 +3,7 @@
 #include "parsers/codegen_features.h"
 #include "parsers/conflict.h"
 #include "parsers/gcc_checks.h"
+#include "parsers/precompiled_prefix.h"
 
 #include <filesystem>
 #include <map>
@@ -74,19 +75,6 @@ std::vector<Conflict> CompareLinkedUnits(const std::vector<TranslationUnitReport
 // Flags every analysis adds: syntax only, all errors, Clang's own resource dir, and an omp.h
 // (Debian's libomp headers exist for one LLVM version at a time; gcc's omp.h parses the same).
 std::vector<std::string> AnalysisBaseArguments(bool report_shadowing);
-
-// The #include lines a TU opens with (Inductor's cpp_prefix.h and friends), comments and blank
-// lines left out: what is worth precompiling once and sharing. Empty when it opens otherwise.
-std::string LeadingIncludeBlock(const std::string &text);
-
-// Every `#include <...>` line of a TU, in order of first appearance: what the analysis
-// precompiles once per flag set.
-std::string IncludedHeaders(const std::string &text);
-
-// What of a TU can be precompiled ahead of it without changing what it means: its `#define`
-// and `#include <...>` lines, in order. Empty when hoisting could change the meaning: the TU
-// has conditional directives, `#undef` or `#include "..."`.
-std::string HoistableDirectives(const std::string &text);
 
 // The folder holding the omp.h every Clang of ours parses with.
 std::string OmpIncludeDirectory();

@@ -1,6 +1,7 @@
 #include "workflows/check.h"
 
 #include "corpus/run_record.h"
+#include "corpus/sarif.h"
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/flag_translation.h"
@@ -63,42 +64,22 @@ std::string Where(const parsers::SourcePosition &p) {
 }
 
 json Sarif(const std::vector<parsers::Conflict> &findings) {
-  std::map<std::string, json> rules;
-  json results = json::array();
-  auto location = [](const parsers::SourcePosition &p) {
-    return json{
-        {"physicalLocation",
-         {{"artifactLocation", {{"uri", p.file}}},
-          {"region",
-           {{"startLine", std::max(1u, p.line)}, {"startColumn", std::max(1u, p.column)}}}}}};
+  std::vector<corpus::SarifResult> results;
+  const auto location = [](const parsers::SourcePosition &p) {
+    return corpus::SarifLocation{
+        .path = p.file, .line = std::max(1u, p.line), .column = std::max(1u, p.column)};
   };
   for (const auto &finding : findings) {
-    rules[finding.check] = {{"id", finding.check},
-                            {"name", finding.check},
-                            {"shortDescription", {{"text", finding.kind + ": " + finding.check}}}};
-    json result = {
-        {"ruleId", finding.check},
-        {"level", finding.severity == "error" ? "error" : "warning"},
-        {"message", {{"text", finding.message}}},
-        {"locations", json::array({location(finding.location)})},
-        {"partialFingerprints",
-         {{"inductorFuzzSignature/v1", corpus::Signature(parsers::ToFinding(finding))}}}};
+    corpus::SarifResult result{.rule = finding.check,
+                               .level = finding.severity == "error" ? "error" : "warning",
+                               .message = finding.message,
+                               .locations = {location(finding.location)},
+                               .signature = corpus::Signature(parsers::ToFinding(finding))};
     if (finding.previous.line)
-      result["relatedLocations"] = json::array({location(finding.previous)});
-    results.push_back(result);
+      result.related.push_back(location(finding.previous));
+    results.push_back(std::move(result));
   }
-  json rule_list = json::array();
-  for (auto &[id, rule] : rules)
-    rule_list.push_back(rule);
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", json::array({{{"tool",
-                                  {{"driver",
-                                    {{"name", "inductor-fuzz"},
-                                     {"version", support::ToolVersion()},
-                                     {"informationUri", "https://pypi.org/project/torch/"},
-                                     {"rules", rule_list}}}}},
-                                 {"results", results}}})}};
+  return corpus::SarifLog(support::ToolVersion(), results);
 }
 
 // A TU our Clang accepts but a gcc of the matrix rejects: gcc's own JSON diagnostics, its

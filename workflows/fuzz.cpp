@@ -7,6 +7,7 @@
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "support/child_process.h"
 #include "support/errors.h"
+#include "support/interrupt.h"
 #include "support/scratch_dir.h"
 #include "support/torch_environments.h"
 #include "support/version.h"
@@ -16,23 +17,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <csignal>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
 
 namespace workflows {
 namespace {
-
-// Set by SIGINT/SIGTERM: the campaign stops dispatching and writes its reports. A signal
-// handler can only reach a flag with static storage.
-std::atomic<bool> stop_requested{false};
-
-extern "C" void RequestStop(int signal_number) {
-  stop_requested = true;
-  std::signal(signal_number, SIG_DFL); // a second Ctrl-C ends it at once
-}
 
 fuzzer::campaign::Shard ParseShard(const std::string &text) {
   unsigned index = 0, count = 0;
@@ -152,9 +144,10 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
                          : fmt::format("{} case(s)", *options.cases),
                      MatrixDescription(campaign_options), campaign_options.corpus.string());
   out.flush();
-  stop_requested = false;
-  std::signal(SIGINT, RequestStop);
-  std::signal(SIGTERM, RequestStop);
+  // Ctrl-C or SIGTERM: the campaign stops dispatching, writes its reports and delivers nothing
+  // more; a second one ends it at once.
+  std::optional<support::StopOnInterrupt> interrupt(std::in_place);
+  const auto &stop_requested = interrupt->requested();
   const fuzzer::campaign::ProgressLine progress = [terminal](const std::string &line, bool final) {
     if (terminal)
       std::cerr << "\r\033[K" << line << (final ? "\n" : "") << std::flush;
@@ -197,8 +190,7 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
   }
   stats.reduction_seconds = delivered.seconds;
   stats.reduced_bugs = delivered.deliveries.size();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  interrupt.reset(); // from here a Ctrl-C ends the process, as before the campaign
 
   const corpus::FindingStore store(campaign_options.corpus);
   std::map<std::string, std::string> labels; // finding id -> its label against the baseline

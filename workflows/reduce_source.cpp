@@ -14,6 +14,7 @@
 #include "reducers/source/token_edits.h"
 #include "support/child_process.h"
 #include "support/errors.h"
+#include "support/interrupt.h"
 #include "support/scratch_dir.h"
 #include "support/text_file.h"
 #include "support/version.h"
@@ -22,7 +23,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <csignal>
 #include <iostream>
 #include <thread>
 
@@ -35,13 +35,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr std::size_t kSourceLimit = 16u << 20;
-
-std::atomic<bool> source_stop_requested{false};
-
-extern "C" void RequestSourceStop(int signal_number) {
-  source_stop_requested = true;
-  std::signal(signal_number, SIG_DFL);
-}
 
 // What to reduce and the test that says a candidate still fails.
 struct SourceInput {
@@ -423,13 +416,12 @@ int ReduceSource(const ReduceOptions &options, const support::ToolPaths &paths, 
             fs::create_directories(out_dir); // not before the source is known to fail
             support::WriteFileAtomically(reduced_file, best.reduced);
           }};
-  source_stop_requested = false;
-  std::signal(SIGINT, RequestSourceStop);
-  std::signal(SIGTERM, RequestSourceStop);
-  const auto reduction = reducers::ReduceSource(input.text, *input.test, reduce, context,
-                                                source_stop_requested, callbacks);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  // Ctrl-C or SIGTERM stops the reducer; the best source so far stays.
+  const auto reduction = [&] {
+    const support::StopOnInterrupt interrupt;
+    return reducers::ReduceSource(input.text, *input.test, reduce, context, interrupt.requested(),
+                                  callbacks);
+  }();
   if (terminal)
     std::cerr << "\n";
   fs::create_directories(out_dir);

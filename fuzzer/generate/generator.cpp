@@ -1,5 +1,6 @@
 #include "fuzzer/generate/generator.h"
 
+#include "fuzzer/generate/case_builder.h"
 #include "fuzzer/generate/expression.h"
 #include "fuzzer/generate/random.h"
 #include "support/sha256.h"
@@ -35,115 +36,9 @@ void CollectLiterals(Expression &e, std::vector<Expression *> &out) {
 // The mask patterns that read b or h (through a table indexed by it).
 const std::map<std::string, std::string> kPatternReads = {{"jagged", "b"}, {"head_offset", "h"}};
 
-// Phase 1: what the case is made of, before any concrete number.
-struct Structure {
-  std::string api;
-  std::string mask_form;               // pattern, composed, random_expression, none
-  std::vector<std::string> mask_parts; // pattern names, or "random_expression"
-  bool and_masks = true;
-  std::string score_pattern; // empty: no score_mod
-  std::string q_length_class, kv_length_class, block_size_class;
-  bool batch_none = false, heads_none = false;
-  // What the mask may not read: create_block_mask's B=None (H=None) means the mask is the same
-  // for every batch element (head), so a mask made with it reads no b (h), not even through a
-  // table (docs/contracts.md). Score functions read both freely.
-  std::set<std::string> mask_may_not_read;
-  std::string dtype, head_dim_class, value_dim_class;
-  bool grouped_query = false;
-  bool data_dependent = false;
-  corpus::InductorKnobs knobs;
-  // A call sequence: what each call after the first changes (empty: one call).
-  std::vector<std::string> call_changes;
-  // The families drawn from their own stream (DrawFamilies): flex_attention's decode shapes,
-  // kernel_options, input layout and a score_mod over a captured float table.
-  bool decode = false;
-  nlohmann::json kernel_options; // null, or the options
-  std::string layout = corpus::kContiguousLayout;
-  std::string float_table_score; // empty, or the pattern
-  std::string float_table_dtype;
-};
+} // namespace
 
-class Builder {
-public:
-  // Call sequences draw from their own stream, so that a case without one is the case the same
-  // seed gave before sequences existed.
-  Builder(Random &random, Random &sequence_random, Random &family_random,
-          const GenerationPolicy &policy)
-      : random_(random), sequence_random_(sequence_random), family_random_(family_random),
-        policy_(policy) {}
-
-  std::string Draw(const std::string &category) { return DrawFrom(random_, category); }
-  // A draw of `category` that is none of `excluded`: drawn again until it is not, so that a
-  // draw that was never excluded takes what it took before. With no weight left outside
-  // `excluded`, the first other option, drawing nothing.
-  std::string DrawExcept(const std::string &category, const std::set<std::string> &excluded) {
-    std::string option;
-    double allowed = 0;
-    for (const auto &[name, weight] : policy_.weights.at(category))
-      if (!excluded.contains(name)) {
-        allowed += weight;
-        if (option.empty())
-          option = name;
-      }
-    if (allowed > 0)
-      do
-        option = policy_.Draw(random_, category);
-      while (excluded.contains(option));
-    ++features_[category + ":" + option];
-    return option;
-  }
-  std::string DrawFrom(Random &random, const std::string &category) {
-    const std::string &option = policy_.Draw(random, category);
-    ++features_[category + ":" + option];
-    return option;
-  }
-  bool Chance(const std::string &name, const std::string &feature = "") {
-    const bool yes = policy_.Chance(random_, name);
-    if (yes && !feature.empty())
-      ++features_[feature];
-    return yes;
-  }
-
-  bool ChanceFrom(Random &random, const std::string &name, const std::string &feature) {
-    const bool yes = policy_.Chance(random, name);
-    if (yes)
-      ++features_[feature];
-    return yes;
-  }
-
-  Structure DrawStructure();
-  void DrawFamilies(Structure &s);
-  void DrawValues(const Structure &structure, corpus::Case &c);
-
-  std::map<std::string, int> features_;
-
-private:
-  // Phase 2 helpers: captured tensors and expressions, given the lengths.
-  std::string AddTable(const std::string &stem, const std::string &dtype, std::int64_t length,
-                       const std::function<double(std::int64_t)> &value);
-  E IntLeaf();
-  E IntConstant();
-  E Int(int depth);
-  E IndexedInt(int depth);
-  E Bool(int depth);
-  E MaskPattern(const std::string &pattern);
-  E ScorePattern(const std::string &pattern);
-  E FloatTableScore(const std::string &pattern, const std::string &dtype, E score);
-  void DrawDecodeShape(const Structure &s);
-  E TableLookup(ValueType type, int depth);
-  std::int64_t LengthOf(const std::string &length_class);
-  void DrawCallSequence(const Structure &structure, std::vector<E *> literals, corpus::Case &c);
-
-  Random &random_;
-  Random &sequence_random_;
-  Random &family_random_; // the families' draws: a case without them is the case it was
-  const GenerationPolicy &policy_;
-  corpus::Case *case_ = nullptr;
-  std::int64_t q_len_ = 1, kv_len_ = 1, batch_ = 1, heads_ = 1;
-  std::set<std::string> leaves_excluded_; // while drawing the mask: the indices it may not read
-};
-
-Structure Builder::DrawStructure() {
+Structure CaseBuilder::DrawStructure() {
   Structure s;
   s.api = Draw("api");
   s.mask_form = Draw("mask_form");
@@ -240,7 +135,7 @@ Structure Builder::DrawStructure() {
 
 // The families from their own stream, so that with their probabilities at 0 every case is the
 // case the same seed gave before they existed.
-void Builder::DrawFamilies(Structure &s) {
+void CaseBuilder::DrawFamilies(Structure &s) {
   Random &random = family_random_;
   for (const auto &knob : corpus::InductorKnobTable())
     if (knob.optional && ChanceFrom(random, std::string(knob.policy_probability), "knob:optional"))
@@ -276,7 +171,7 @@ void Builder::DrawFamilies(Structure &s) {
 // Decode shapes: a handful of query rows against a long KV, so that with static shapes and a
 // partition size that is a multiple of the KV block size the CPU template's flash decoding
 // (Q_LEN 1, KV_LEN / B >= max(2 * PARTITION_SIZE, 512)) is reached.
-void Builder::DrawDecodeShape(const Structure &s) {
+void CaseBuilder::DrawDecodeShape(const Structure &s) {
   Random &random = family_random_;
   q_len_ = DrawFrom(random, "decode_q_len") == "1" ? 1 : random.Between(2, 16);
   const std::string kv = DrawFrom(random, "decode_kv_len");
@@ -290,245 +185,7 @@ void Builder::DrawDecodeShape(const Structure &s) {
   (void)s;
 }
 
-std::int64_t Builder::LengthOf(const std::string &length_class) {
-  if (length_class == "below_128")
-    return random_.Between(2, 126);
-  if (length_class == "non_multiple") {
-    std::int64_t length = random_.Between(130, 511);
-    return length % 128 == 0 ? length + 1 : length;
-  }
-  return std::stoll(length_class);
-}
-
-std::string Builder::AddTable(const std::string &stem, const std::string &dtype,
-                              std::int64_t length,
-                              const std::function<double(std::int64_t)> &value) {
-  const std::string name = fmt::format("{}_{}", stem, case_->tensors.size());
-  corpus::CapturedTensor tensor{name, dtype, {length}, {}, {}};
-  for (std::int64_t i = 0; i < length; ++i) {
-    if (corpus::FindTensorDtype(dtype)->floating)
-      tensor.reals.push_back(value(i));
-    else
-      tensor.integers.push_back(static_cast<std::int64_t>(value(i)));
-  }
-  case_->tensors.push_back(std::move(tensor));
-  return name;
-}
-
-E Builder::IntConstant() {
-  const std::string kind = Draw("int_constant");
-  if (kind == "small")
-    return E::Int(random_.Between(0, 16));
-  if (kind == "negative")
-    return E::Int(random_.Between(-300, -1));
-  if (kind == "large")
-    return E::Int(random_.Pick(std::vector<std::int64_t>{1 << 20, (1 << 20) + 1, 1000003}));
-  const std::int64_t length = std::max(q_len_, kv_len_);
-  return E::Int(random_.Pick(
-      std::vector<std::int64_t>{63, 64, 127, 128, 129, 255, 256, length - 1, length, length + 1}));
-}
-
-E Builder::IntLeaf() {
-  const std::string leaf = DrawExcept("int_leaf", leaves_excluded_);
-  if (leaf == "constant")
-    return IntConstant();
-  return E::Var(leaf, ValueType::kInt);
-}
-
-E Builder::IndexedInt(int depth) {
-  E value = Int(depth);
-  if (!value.indexed)
-    value = E::Binary("+", E::Var(random_.Chance(0.5) ? "q_idx" : "kv_idx", ValueType::kInt),
-                      std::move(value));
-  return value;
-}
-
-E Builder::TableLookup(ValueType type, int depth) {
-  const std::int64_t length = random_.Between(1, 64);
-  const std::string name =
-      type == ValueType::kBool
-          ? AddTable("flags", "bool", length, [this](std::int64_t) { return random_.Below(2); })
-          : AddTable("table", "int64", length,
-                     [this](std::int64_t) { return random_.Between(-16, 16); });
-  // Python's % with a positive divisor is never negative: the index stays in range.
-  return E::Table(name, type, E::Binary("%", IndexedInt(depth), E::Int(length)));
-}
-
-E Builder::Int(int depth) {
-  if (depth <= 0 || random_.Chance(0.3))
-    return IntLeaf();
-  const std::string op = Draw("int_operator");
-  if (op == "//" || op == "%") {
-    std::int64_t divisor = random_.Between(1, 130);
-    if (Chance("p_negative_divisor", "negative_divisor"))
-      divisor = -divisor;
-    return E::Binary(op, Int(depth - 1), E::Int(divisor));
-  }
-  if (op == "*") // one small factor keeps products far from int64 overflow
-    return E::Binary(op, Int(depth - 1), E::Int(random_.Between(-8, 8)));
-  if (op == "~")
-    return E::Unary("~", Int(depth - 1));
-  if (op == "abs")
-    return E::Unary("abs", Int(depth - 1));
-  if (op == "minimum" || op == "maximum")
-    return E::Call("torch." + op, {IndexedInt(depth - 1), Int(depth - 1)}, ValueType::kInt);
-  if (op == "where")
-    return E::Call("torch.where", {Bool(depth - 1), IndexedInt(depth - 1), Int(depth - 1)},
-                   ValueType::kInt);
-  if (op == "table")
-    return TableLookup(ValueType::kInt, depth - 1);
-  return E::Binary(op, Int(depth - 1), Int(depth - 1)); // + - & | ^
-}
-
-E Builder::Bool(int depth) {
-  const std::string op =
-      depth <= 0 ? random_.Pick(std::vector<std::string>{"<=", ">="}) : Draw("bool_operator");
-  if (op == "&" || op == "|" || op == "^")
-    return E::Binary(op, Bool(depth - 1), Bool(depth - 1));
-  if (op == "~")
-    return E::Unary("~", Bool(depth - 1));
-  if (op == "where")
-    return E::Call("torch.where", {Bool(depth - 1), Bool(depth - 1), Bool(depth - 1)},
-                   ValueType::kBool);
-  if (op == "table")
-    return TableLookup(ValueType::kBool, depth - 1);
-  return E::Binary(op, IndexedInt(depth - 1), Int(depth - 1)); // a comparison
-}
-
-E Builder::MaskPattern(const std::string &pattern) {
-  const E q = E::Var("q_idx", ValueType::kInt), kv = E::Var("kv_idx", ValueType::kInt);
-  const std::int64_t length = std::max(q_len_, kv_len_);
-  if (pattern == "random_expression")
-    return Bool(static_cast<int>(policy_.Number("max_expression_depth")));
-  if (pattern == "block_causal") { // whole blocks only: what SKIP_MASK_SCORE asks for
-    const auto &size = case_->create_block_mask.block_size;
-    return E::Binary(">=", E::Binary("//", q, E::Int(size.front())),
-                     E::Binary("//", kv, E::Int(size.back())));
-  }
-  if (pattern == "causal") {
-    if (q_len_ != kv_len_ && random_.Chance(0.5)) // bottom-right aligned
-      return E::Binary(">=", E::Binary("+", q, E::Int(kv_len_ - q_len_)), kv);
-    return E::Binary(">=", q, kv);
-  }
-  if (pattern == "sliding_window")
-    return E::Binary("<=", E::Unary("abs", E::Binary("-", q, kv)),
-                     E::Int(random_.Between(0, length)));
-  if (pattern == "prefix_lm")
-    return E::Binary("|", E::Binary("<", kv, E::Int(random_.Between(0, length))),
-                     E::Binary(">=", q, kv));
-  if (pattern == "document") {
-    std::int64_t document = 0;
-    const std::string table = AddTable("document_id", "int64", length, [&](std::int64_t) {
-      document += random_.Chance(0.02) ? 1 : 0;
-      return document;
-    });
-    return E::Binary("==", E::Table(table, ValueType::kInt, q),
-                     E::Table(table, ValueType::kInt, kv));
-  }
-  if (pattern == "jagged") {
-    const std::string table = AddTable("sequence_length", "int64", batch_,
-                                       [&](std::int64_t) { return random_.Between(1, kv_len_); });
-    const E b = E::Var("b", ValueType::kInt);
-    return E::Binary("&", E::Binary("<", kv, E::Table(table, ValueType::kInt, b)),
-                     E::Binary("<", q, E::Table(table, ValueType::kInt, b)));
-  }
-  if (pattern == "dilated")
-    return E::Binary("==", E::Binary("%", E::Binary("-", q, kv), E::Int(random_.Between(2, 8))),
-                     E::Int(0));
-  if (pattern == "chunked") {
-    const std::int64_t chunk = random_.Pick(std::vector<std::int64_t>{16, 64, 100, 128, 256});
-    return E::Binary("==", E::Binary("//", q, E::Int(chunk)), E::Binary("//", kv, E::Int(chunk)));
-  }
-  // head_offset: each head sees a differently shifted causal band.
-  const std::string table = AddTable("head_offset", "int64", heads_,
-                                     [&](std::int64_t) { return random_.Between(-64, 64); });
-  return E::Binary(
-      ">=", E::Binary("+", q, E::Table(table, ValueType::kInt, E::Var("h", ValueType::kInt))), kv);
-}
-
-E Builder::ScorePattern(const std::string &pattern) {
-  const E score = E::Var("score", ValueType::kFloat);
-  const E q = E::Var("q_idx", ValueType::kInt), kv = E::Var("kv_idx", ValueType::kInt);
-  const E h = E::Var("h", ValueType::kInt);
-  auto eighths = [this](std::int64_t low, std::int64_t high) {
-    return E::Float(static_cast<double>(random_.Between(low, high)) / 8.0);
-  };
-  if (pattern == "alibi") {
-    const std::string slopes = AddTable("alibi_slope", "float32", heads_, [](std::int64_t i) {
-      return 1.0 / static_cast<double>(std::int64_t{2} << std::min<std::int64_t>(i, 20));
-    });
-    return E::Binary("+", score,
-                     E::Binary("*", E::Table(slopes, ValueType::kFloat, h), E::Binary("-", kv, q)));
-  }
-  if (pattern == "soft_cap") {
-    const E cap = E::Float(random_.Pick(std::vector<double>{5.0, 20.0, 50.0}));
-    return E::Binary("*", cap,
-                     E::Call("torch.tanh", {E::Binary("/", score, cap)}, ValueType::kFloat));
-  }
-  if (pattern == "relative_bias") {
-    const std::string bias =
-        AddTable("relative_bias", "float32", q_len_ + kv_len_ - 1,
-                 [&](std::int64_t) { return random_.Between(-64, 64) / 32.0; });
-    return E::Binary("+", score,
-                     E::Table(bias, ValueType::kFloat,
-                              E::Binary("+", E::Binary("-", q, kv), E::Int(kv_len_ - 1))));
-  }
-  if (pattern == "head_bias") {
-    const std::string bias = AddTable("head_bias", "float32", heads_, [&](std::int64_t) {
-      return random_.Between(-64, 64) / 32.0;
-    });
-    return E::Binary("+", score, E::Table(bias, ValueType::kFloat, h));
-  }
-  if (pattern == "scale_shift")
-    return E::Binary("+", E::Binary("*", score, eighths(1, 24)), eighths(-16, 16));
-  if (pattern == "masked_penalty")
-    return E::Call("torch.where", {Bool(1), score, E::Binary("-", score, eighths(8, 64))},
-                   ValueType::kFloat);
-  // random_expression: an integer expression of the indices, scaled into the score.
-  return E::Binary("+", score,
-                   E::Binary("*", E::Binary("%", IndexedInt(2), E::Int(7)), eighths(1, 4)));
-}
-
-// A score_mod that reads a captured float table (float32, bfloat16 or float16) through a
-// computed, gather-like index, on top of `score` (the drawn score_mod's expression, or the
-// plain score). Values are multiples of 1/32 in [-2, 2] (slopes: powers of two), exact in
-// every dtype.
-E Builder::FloatTableScore(const std::string &pattern, const std::string &dtype, E score) {
-  Random &random = family_random_;
-  const E q = E::Var("q_idx", ValueType::kInt), kv = E::Var("kv_idx", ValueType::kInt);
-  const E h = E::Var("h", ValueType::kInt);
-  auto values = [&](std::int64_t) { return random.Between(-64, 64) / 32.0; };
-  if (pattern == "head_slopes") { // score * slopes[h]
-    const std::string slopes = AddTable("slopes", dtype, heads_, [&](std::int64_t i) {
-      return 1.0 / static_cast<double>(std::int64_t{1} << std::min<std::int64_t>(i, 12));
-    });
-    return E::Binary("*", std::move(score), E::Table(slopes, ValueType::kFloat, h));
-  }
-  if (pattern == "head_distance_bias") { // score + bias[h, abs(q_idx - kv_idx) % 17]
-    const std::int64_t buckets = random.Pick(std::vector<std::int64_t>{5, 17, 32});
-    const std::string bias = AddTable("distance_bias", dtype, heads_ * buckets, values);
-    case_->tensors.back().shape = {heads_, buckets};
-    E lookup = E::Table(bias, ValueType::kFloat,
-                        E::Binary("%", E::Unary("abs", E::Binary("-", q, kv)), E::Int(buckets)));
-    lookup.args.insert(lookup.args.begin(), h);
-    return E::Binary("+", std::move(score), std::move(lookup));
-  }
-  if (pattern == "kv_bucket_bias") { // score + bias[kv_idx // width]
-    const std::int64_t width = random.Pick(std::vector<std::int64_t>{1, 8, 64});
-    const std::string bias = AddTable("kv_bias", dtype, (kv_len_ + width - 1) / width, values);
-    return E::Binary("+", std::move(score),
-                     E::Table(bias, ValueType::kFloat, E::Binary("//", kv, E::Int(width))));
-  }
-  // mixed_index_bias: score + bias[(q_idx * 3 + kv_idx) % n]
-  const std::int64_t length = random.Between(7, 40);
-  const std::string bias = AddTable("mixed_bias", dtype, length, values);
-  return E::Binary(
-      "+", std::move(score),
-      E::Table(bias, ValueType::kFloat,
-               E::Binary("%", E::Binary("+", E::Binary("*", q, E::Int(3)), kv), E::Int(length))));
-}
-
-void Builder::DrawValues(const Structure &s, corpus::Case &c) {
+void CaseBuilder::DrawValues(const Structure &s, corpus::Case &c) {
   case_ = &c;
   q_len_ = LengthOf(s.q_length_class);
   kv_len_ = s.kv_length_class == s.q_length_class && !features_.contains("shape:q_len!=kv_len")
@@ -632,6 +289,8 @@ void Builder::DrawValues(const Structure &s, corpus::Case &c) {
 
 // A later call's value of a closure constant: the same sign, never zero where it was not (a
 // divisor stays a divisor), and different.
+namespace {
+
 nlohmann::json ChangedConstant(const E &literal, Random &random) {
   if (literal.op == "float") {
     const double factor = random.Pick(std::vector<double>{0.5, 0.75, 1.5, 2.0});
@@ -641,7 +300,9 @@ nlohmann::json ChangedConstant(const E &literal, Random &random) {
   return literal.integer >= 0 ? literal.integer + step : literal.integer - step;
 }
 
-void Builder::DrawCallSequence(const Structure &s, std::vector<E *> literals, corpus::Case &c) {
+} // namespace
+
+void CaseBuilder::DrawCallSequence(const Structure &s, std::vector<E *> literals, corpus::Case &c) {
   // Some of the literals become constants the functions close over, named in order.
   const auto wanted = static_cast<std::size_t>(policy_.Number("max_closure_constants"));
   std::vector<E *> lifted;
@@ -692,8 +353,6 @@ void Builder::DrawCallSequence(const Structure &s, std::vector<E *> literals, co
   }
 }
 
-} // namespace
-
 bool AotiApplies(const corpus::Case &c) {
   // One call only: an exported program has fixed shapes and closure constants. A case meant to
   // raise stays with torch.compile, where its expectation was defined.
@@ -704,7 +363,7 @@ GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPol
   Random random(CaseSeed(request.seed, request.index));
   Random sequence_random(CaseSeed(request.seed, request.index) ^ 0x9e3779b97f4a7c15ULL);
   Random family_random(CaseSeed(request.seed, request.index) ^ 0x5851f42d4c957f2dULL);
-  Builder builder(random, sequence_random, family_random, policy);
+  CaseBuilder builder(random, sequence_random, family_random, policy);
   GeneratedCase generated;
   corpus::Case &c = generated.c;
   c.name = fmt::format("s{}-{}", request.seed, request.index);

@@ -9,6 +9,7 @@
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/diagnostics.h"
+#include "parsers/precompiled_prefix.h"
 #include "support/child_process.h"
 #include "support/text_file.h"
 
@@ -112,24 +113,15 @@ Prefix BuildPrefix(const CapturedTu &tu, const Compiler &compiler, const MatrixO
                    const CompilerTemporaries &temporaries) {
   const auto folder = options.work_dir / "prefixes" / FileSafeName(compiler.name);
   std::filesystem::create_directories(folder);
-  Prefix prefix{.header = folder / fmt::format("prefix-{}.h", index)};
-  prefix.precompiled =
-      prefix.header.string() + (compiler.family == CompilerFamily::kGcc ? ".gch" : ".pch");
+  const auto paths =
+      parsers::PrefixBeside(folder / fmt::format("prefix-{}.h", index), compiler.family);
+  Prefix prefix{.header = paths.header, .precompiled = paths.precompiled};
   std::ofstream(prefix.header) << block;
-  std::vector<std::string> argv;
-  for (const auto &argument :
-       CommandForCompiler(tu.argv, compiler, prefix.header, prefix.precompiled, openmp)) {
-    if (argument == "-shared" || argument.starts_with("-l") || argument.starts_with("-L") ||
-        argument.starts_with("-Wl,"))
-      continue; // a header is compiled, not linked
-    if (argument == prefix.header.string())
-      argv.insert(argv.end(), {"-x", "c++-header"});
-    argv.push_back(argument);
-  }
-  // Clang can also instantiate the header's templates once, in the prefix, instead of at the
-  // end of every TU that includes it: a third of what remains of a kernel's build.
-  if (compiler.family == CompilerFamily::kClang)
-    argv.insert(argv.begin() + 1, "-fpch-instantiate-templates");
+  // Clang instantiates the header's templates once, in the prefix: a third of what remains of
+  // a kernel's build.
+  const auto argv = parsers::PrecompileCommand(
+      CommandForCompiler(tu.argv, compiler, prefix.header, prefix.precompiled, openmp), paths,
+      compiler.family, /*instantiate_templates=*/true);
   const support::SpawnOptions spawn = temporaries.Spawn(folder, options.memory_limit_bytes);
   const auto result = support::RunCommand(argv, spawn, options.timeout);
   prefix.built = result.status.Succeeded() && std::filesystem::exists(prefix.precompiled);

@@ -1,6 +1,7 @@
 #include "reducers/source/compile_probe.h"
 
 #include "parsers/clang_analysis.h"
+#include "parsers/precompiled_prefix.h"
 #include "support/child_process.h"
 #include "support/text_file.h"
 
@@ -155,8 +156,7 @@ std::vector<std::string> CompileProbe::Flags() const {
     }
     // Linking would turn the header into a shared object: no inputs, libraries or -shared.
     const std::string &word = argv_[i];
-    if (word.empty() || word[0] != '-' || word.starts_with("-l") || word.starts_with("-L") ||
-        word.starts_with("-Wl,") || word == "-shared")
+    if (word.empty() || word[0] != '-' || parsers::IsLinkArgument(word))
       if (!(i > 0 && (argv_[i - 1] == "-D" || argv_[i - 1] == "-I" || argv_[i - 1] == "-U" ||
                       argv_[i - 1] == "-isystem" || argv_[i - 1] == "-iquote")))
         continue;
@@ -168,13 +168,16 @@ std::vector<std::string> CompileProbe::Flags() const {
 std::string CompileProbe::BuildPrefix(const fs::path &folder, const std::string &block) {
   fs::create_directories(folder);
   std::ofstream(folder / "prefix.h", std::ios::trunc) << own_includes_ + block;
-  std::vector<std::string> argv = {argv_[0]};
+  const auto prefix = parsers::PrefixBeside(folder / "prefix.h", family_);
+  std::vector<std::string> compile = {argv_[0]};
   const auto flags = Flags();
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  const std::string output =
-      (folder / (family_ == parsers::CompilerFamily::kGcc ? "prefix.h.gch" : "prefix.h.pch"))
-          .string();
-  argv.insert(argv.end(), {"-x", "c++-header", (folder / "prefix.h").string(), "-o", output});
+  compile.insert(compile.end(), flags.begin(), flags.end());
+  compile.insert(compile.end(), {prefix.header.string(), "-o", prefix.precompiled.string()});
+  // Its templates are instantiated in each candidate, as in the original build: an error in
+  // one is reported where the TU's own build reports it.
+  const auto argv = parsers::PrecompileCommand(compile, prefix, family_,
+                                               /*instantiate_templates=*/false);
+  const std::string output = prefix.precompiled.string();
   const auto result = RunCommand(argv, {}, timeout_ * 4, 1 << 20);
   if (result.timed_out)
     return fmt::format("timed out after {} s", (timeout_ * 4).count());
