@@ -3,14 +3,18 @@
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/generate/mutator.h"
 #include "support/child_process.h"
+#include "support/text_file.h"
 
 #include <gtest/gtest.h>
 
 namespace fuzzer::generate {
 namespace {
 
-const std::filesystem::path kMutator =
-    std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "fuzzer/generate/mutate_source.py";
+// The module's source as the campaign passes it (from the package compiled into the binary).
+const std::string kMutator =
+    support::ReadTextFile(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                              "fuzzer/worker/python/inductor_fuzz_worker/mutate_source.py",
+                          "mutate_source.py", 1 << 20);
 
 MutationRequest Request(std::uint64_t index) {
   return {.seed = 9,

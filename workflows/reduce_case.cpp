@@ -104,9 +104,10 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
           : fs::path(fmt::format("reduced-{}", input.c.name.empty() ? "case" : input.c.name));
   const fs::path out_dir = fs::absolute(options.out_dir.value_or(default_out));
   const fs::path python = paths.venv / "bin" / "python";
-  const reducers::PassContext context{.python = python,
-                                      .mask_ast_script =
-                                          paths.project_root / "reducers" / "case" / "mask_ast.py"};
+  const reducers::PassContext context{
+      .python = python,
+      .mask_ast_source =
+          std::string(fuzzer::worker::WorkerModuleSource("inductor_fuzz_worker.mask_ast"))};
   support::ScratchDir scratch("reduce");
   reducers::CaseReduceOptions reduce{
       .jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency()),

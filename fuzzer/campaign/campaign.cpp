@@ -14,6 +14,7 @@
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/repro_script.h"
 #include "fuzzer/worker/worker_client.h"
+#include "fuzzer/worker/worker_python.h"
 #include "parsers/clang_analysis.h"
 #include "support/scratch_dir.h"
 #include "support/text_file.h"
@@ -298,7 +299,8 @@ private:
            .parent_id = parent->id,
            .donor_id = donor ? donor->id
                              : fmt::format("generated s{}-{}", options_.seed, index | (1ull << 62)),
-           .source_mutator = paths_.project_root / "fuzzer" / "generate" / "mutate_source.py",
+           .source_mutator =
+               std::string(worker::WorkerModuleSource("inductor_fuzz_worker.mutate_source")),
            .python = paths_.venv / "bin" / "python"},
           options_.policy);
       std::lock_guard lock(mutex_);

@@ -281,11 +281,11 @@ private:
                           {"seed", random_.Next() >> 12},
                           {"donor", donor_function ? donor_function->source : ""}};
     const auto result = support::RunCommand(
-        {request_.python.string(), request_.source_mutator.string(), request.dump()}, {},
+        {request_.python.string(), "-c", request_.source_mutator, request.dump()}, {},
         std::chrono::seconds(20));
     if (!result.status.Succeeded())
-      throw std::runtime_error(fmt::format("{} failed ({}): {}", request_.source_mutator.string(),
-                                           result.status.Describe(), result.output));
+      throw std::runtime_error(
+          fmt::format("mutate_source.py failed ({}): {}", result.status.Describe(), result.output));
     const json answer = json::parse(result.output);
     if (answer["source"].is_null())
       return "";
@@ -301,9 +301,9 @@ private:
       if (std::none_of(table.begin(), table.end(), [&](const corpus::KnobSpec &knob) {
             return knob.optional && knob.name == name;
           }))
-        throw std::runtime_error(fmt::format("{} asked for knob {}, which is not an optional knob "
-                                             "of the table (corpus/knobs.cpp)",
-                                             request_.source_mutator.string(), name));
+        throw std::runtime_error(fmt::format("mutate_source.py asked for knob {}, which is not an "
+                                             "optional knob of the table (corpus/knobs.cpp)",
+                                             name));
       c_.inductor.optional[name] = value;
       knobs += fmt::format(", knob {}={}", name, value.dump());
     }

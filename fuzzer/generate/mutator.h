@@ -16,8 +16,9 @@ struct MutationRequest {
   std::string command_line;
   std::string parent_id; // the pool entries the case derives from, recorded in it
   std::string donor_id;
-  // mutate_source.py (the syntax-tree mutations) and the python that runs it (no torch needed).
-  std::filesystem::path source_mutator;
+  // The source of mutate_source.py (the syntax-tree mutations, a module of the worker's package
+  // compiled into the binary), run by `python -c` (no torch needed).
+  std::string source_mutator;
   std::filesystem::path python = "python3";
 };
 

@@ -26,8 +26,8 @@ json AskMaskAst(const std::string &source, const std::string &function, std::str
   support::WriteFileAtomically(
       request, json{{"source", source}, {"function", function}, {"pass", pass}}.dump());
   const auto result =
-      support::RunCommand({"sh", "-c", "exec \"$0\" \"$1\" < \"$2\"", context.python.string(),
-                           context.mask_ast_script.string(), request.string()},
+      support::RunCommand({"sh", "-c", "exec \"$0\" -c \"$1\" < \"$2\"", context.python.string(),
+                           context.mask_ast_source, request.string()},
                           {.stderr_file = scratch / "stderr"}, std::chrono::seconds(60));
   json answer = json::parse(result.output, nullptr, false);
   if (!result.status.Succeeded() || answer.is_discarded() || !answer.is_object())

@@ -9,11 +9,11 @@
 
 namespace reducers {
 
-// What the passes need besides the case: the interpreter and script of the syntax-tree passes
-// (mask_ast.py, standard library only).
+// What the passes need besides the case: the interpreter and the source of the syntax-tree
+// passes (mask_ast.py of the worker's package, standard library only, run by `python -c`).
 struct PassContext {
   std::filesystem::path python = "python3";
-  std::filesystem::path mask_ast_script;
+  std::string mask_ast_source;
 };
 
 // A deterministic reduction pass: every case one change away from `c`, the biggest cut first.

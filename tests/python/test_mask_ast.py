@@ -1,5 +1,5 @@
-"""reducers/case/mask_ast.py: the syntax-tree passes of the case reducer. Each candidate is one
-change away from the source, still defines the function the case calls, and the same request
+"""inductor_fuzz_worker/mask_ast.py: the syntax-tree passes of the case reducer. Each candidate
+is one change away from the source, still defines the function the case calls, and the same request
 always gives the same candidates."""
 
 import ast
@@ -9,7 +9,16 @@ import subprocess
 import sys
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "reducers", "case", "mask_ast.py")
+SCRIPT = os.path.join(
+    os.path.dirname(__file__),
+    "..",
+    "..",
+    "fuzzer",
+    "worker",
+    "python",
+    "inductor_fuzz_worker",
+    "mask_ast.py",
+)
 
 THREE_ARMS = """\
 def mask_part0(b, h, q_idx, kv_idx):

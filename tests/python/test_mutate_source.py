@@ -1,6 +1,6 @@
-"""The feedback's source mutations (fuzzer/generate/mutate_source.py) on eager torch: every wrap
-and detour form keeps its operand's kind and stays finite, so that a mutated case is a case that
-can be compared, not an invalid one."""
+"""The feedback's source mutations (inductor_fuzz_worker/mutate_source.py) on eager torch: every
+wrap and detour form keeps its operand's kind and stays finite, so that a mutated case is a case
+that can be compared, not an invalid one."""
 
 import importlib.util
 import pathlib
@@ -10,7 +10,7 @@ import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location(
-    "mutate_source", ROOT / "fuzzer/generate/mutate_source.py"
+    "mutate_source", ROOT / "fuzzer/worker/python/inductor_fuzz_worker/mutate_source.py"
 )
 mutate_source = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mutate_source)

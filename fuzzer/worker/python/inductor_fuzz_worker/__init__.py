@@ -5,5 +5,9 @@ inside its binary and imports them from there, so that the worker never depends 
 it. serve.serve() is its entry point. The repro script (fuzzer/worker/repro_script.cpp) embeds
 compat.py, exceptions.py, comparisons.py and oracles.py verbatim, in that order: each imports
 from this package only modules pasted before it, and only under `except ImportError`, so that
-a standalone script and the worker compare results with one and the same code.
+a standalone script and the worker compare results with one and the same code. Four modules
+are programs the C++ side runs with a venv's python (`python -c SOURCE`, the source from the
+binary): environment.py and first_call.py (workflows/), mask_ast.py (the case reducer) and
+mutate_source.py (the campaign's mutator). The package is the only Python the tool ships, and
+the binary is the only place it is read from.
 """

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Mutations of a case's mask_mod or score_mod source, through Python's syntax tree: the dual of
-the case reducer's syntax passes (reducers/case/mask_ast.py), for the campaign's feedback.
+the case reducer's syntax passes (mask_ast.py, beside it), for the campaign's feedback.
 
 Reads one JSON request from its first argument (or stdin): {"source": ...,
 "operation": "operator" | "constant" | "subexpression" | "splice" | "wrap" | "detour",

@@ -5,7 +5,8 @@ Reads one JSON request on stdin: {"source": ..., "function": the name the case c
 a pass name or "count"}. Writes {"candidates": [source, ...], "nodes": N}: every candidate is the
 source with one change, smallest change first, each still defining `function`. Deterministic: the
 same request gives the same candidates in the same order. Needs only the standard library (no
-torch), so it runs with any python3 >= 3.9.
+torch), so it runs with any python3 >= 3.9. A module of the worker's package so that it ships
+inside the binary: the case reducer runs its source with `python -c` (case_passes.cpp).
 """
 
 import ast
