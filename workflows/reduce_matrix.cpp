@@ -1,5 +1,7 @@
 #include "workflows/reduce_matrix.h"
 
+#include "workflows/templates.h"
+
 #include "corpus/case.h"
 #include "corpus/finding_kinds.h"
 #include "corpus/matrix_record.h"
@@ -52,6 +54,8 @@ const corpus::MatrixRow *RowWithFinding(const corpus::MatrixRecord &record,
   return same_kind;
 }
 
+} // namespace
+
 // repro.sh of a matrix finding: the reduced case's TU (kernel.cpp beside it) built by each
 // compiler with the command the matrix ran; for a load error or a runtime divergence each module
 // built is then loaded and run on the calls Inductor's own run of the reduced case recorded
@@ -59,30 +63,7 @@ const corpus::MatrixRow *RowWithFinding(const corpus::MatrixRecord &record,
 // per compiler; exit 1 while they disagree, 0 when they agree.
 std::string MatrixReproScript(const corpus::MatrixRow &row, bool replay,
                               const std::string &signature, const fs::path &python) {
-  std::string script = fmt::format(
-      "#!/bin/sh\n# {}\n# {}'s TU (kernel.cpp) built by each compiler as the compiler matrix "
-      "builds it{}.\n# One line per compiler; exit 1 while they disagree, 0 when they agree.\n"
-      "dir=$(cd \"$(dirname \"$0\")\" && pwd)\nout=$(mktemp -d)\ntrap 'rm -rf \"$out\"' EXIT\n"
-      "keys=\nverdict() {{ echo \"$1: $2\"; keys=\"$keys|${{2%%:*}}\"; }}\n",
-      signature, row.tu,
-      replay ? ", each module then loaded and run on the kernel calls recorded in Inductor's own "
-               "run (calls.pt) and compared with what Inductor's build wrote"
-             : "");
-  if (replay)
-    script += fmt::format(
-        "replay() {{\n  {} - \"$1\" \"$dir/calls.pt\" <<'EOF'\n"
-        "import os, sys\nsys.path.insert(0, os.environ['REPRO_DIR'])\nimport torch, kernels\n"
-        "try:\n    result = kernels.replay(sys.argv[1], None, sys.argv[2])\n"
-        "except Exception as error:\n"
-        "    print('does not load or run:', type(error).__name__, str(error).split(chr(10))[0])\n"
-        "    sys.exit(0)\nworst = result['worst']\nif not worst:\n"
-        "    print('same: every tensor as Inductor\\'s build left it')\nelse:\n"
-        "    print('differs: {{}} ({{}}) at {{}}: {{}} instead of {{}}, {{}} element(s) "
-        "differ'.format(\n"
-        "        worst.get('argument'), worst.get('dtype'), worst.get('index'), "
-        "worst.get('actual'),\n"
-        "        worst.get('expected'), worst.get('mismatched_elements')))\nEOF\n}}\n",
-        reducers::ShellQuote(python.string()));
+  std::string builds;
   std::size_t index = 0;
   for (const auto &build : row.builds) {
     auto argv = CommandOfBuild(build);
@@ -101,7 +82,7 @@ std::string MatrixReproScript(const corpus::MatrixRow &row, bool replay,
     const std::string output = fmt::format("\"$out\"/build-{}.so", index);
     command.replace(command.find("@SOURCE@"), 8, "\"$dir\"/kernel.cpp");
     command.replace(command.find("@OUTPUT@"), 8, output);
-    script += fmt::format(
+    builds += fmt::format(
         "if {} >\"$out\"/build-{}.log 2>&1; then\n"
         "  {}\nelse\n  verdict {} \"does not build: $(grep -m1 'error' \"$out\"/build-{}.log)\"\n"
         "fi\n",
@@ -113,9 +94,20 @@ std::string MatrixReproScript(const corpus::MatrixRow &row, bool replay,
         reducers::ShellQuote(build.compiler), index);
     ++index;
   }
-  script += "if [ \"$(echo \"${keys#|}\" | tr '|' '\\n' | sort -u | wc -l)\" -gt 1 ]; then\n"
-            "  echo 'the compilers disagree'; exit 1\nfi\necho 'the compilers agree'; exit 0\n";
-  return script;
+  const std::string replay_function =
+      replay ? FillTemplate(Template("matrix_replay.sh.tmpl"),
+                            {{"PYTHON", reducers::ShellQuote(python.string())}})
+             : "";
+  return FillTemplate(
+      Template("matrix_repro.sh.tmpl"),
+      {{"SIGNATURE", signature},
+       {"TU", row.tu},
+       {"REPLAY_NOTE", replay ? ", each module then loaded and run on the kernel calls recorded "
+                                "in Inductor's own run (calls.pt) and compared with what "
+                                "Inductor's build wrote"
+                              : ""},
+       {"REPLAY_FUNCTION", replay_function},
+       {"BUILDS", builds}});
 }
 
 // A main for a Python-wrapper kernel's TU: kernel() once on the first recorded call's inputs
@@ -127,22 +119,10 @@ std::string KernelMain(const json &call, const fs::path &folder) {
       {"int32", {"int", "%d"}},          {"int64", {"long long", "%lld"}},
       {"bool", {"bool", "%d"}},          {"int8", {"signed char", "%d"}},
       {"uint8", {"unsigned char", "%d"}}};
-  std::string text = fmt::format(
-      "\n// inductor-fuzz: runs kernel() once on the first call Inductor's run recorded (its "
-      "storages in\n// {}) and prints what each tensor argument holds.\n#include <cstdio>\n"
-      "#include <fstream>\n#include <iterator>\n#include <vector>\n"
-      "namespace inductor_fuzz_main {{\nstruct Pointer {{\n  char *p;\n  template <class T> "
-      "operator T *() const {{ return reinterpret_cast<T *>(p); }}\n}};\n"
-      "std::vector<char> Read(const char *path) {{\n  std::ifstream in(path, std::ios::binary);\n"
-      "  return {{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()}};\n}}\n"
-      "unsigned long long Hash(const std::vector<char> &bytes) {{\n"
-      "  unsigned long long hash = 1469598103934665603ull;\n  for (char c : bytes)\n"
-      "    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;\n  return hash;\n}}\n"
-      "}} // namespace inductor_fuzz_main\nint main() {{\n  using namespace inductor_fuzz_main;\n",
-      folder.string());
+  std::string reads;
   for (int number = 0; number < call.value("storages", 0); ++number)
-    text += fmt::format("  std::vector<char> s{} = Read(\"{}\");\n", number,
-                        (folder / fmt::format("storage-{}.bin", number)).string());
+    reads += fmt::format("  std::vector<char> s{} = Read(\"{}\");\n", number,
+                         (folder / fmt::format("storage-{}.bin", number)).string());
   std::string arguments;
   std::string prints;
   int position = 0;
@@ -176,9 +156,13 @@ std::string KernelMain(const json &call, const fs::path &folder) {
     arguments += (arguments.empty() ? "" : ", ") + value;
     ++position;
   }
-  text += "  kernel(" + arguments + ");\n" + prints + "  return 0;\n}\n";
-  return text;
+  return FillTemplate(Template("kernel_main.cpp.tmpl"), {{"STORAGE_FOLDER", folder.string()},
+                                                         {"READS", reads},
+                                                         {"ARGUMENTS", arguments},
+                                                         {"PRINTS", prints}});
 }
+
+namespace {
 
 // A runtime divergence of a Python-wrapper kernel, as a program: the TU with a main that runs
 // the first recorded call (OUT/program/), reduced with `reduce --cpp --compilers --run` on the
