@@ -294,6 +294,111 @@ CapturedTensor ReadTensor(const json &value, const std::string &where,
   return tensor;
 }
 
+namespace {
+
+// The create_block_mask arguments every case has (flex_attention's block mask too).
+BlockMaskArguments ReadCreateBlockMask(FieldReader &top) {
+  BlockMaskArguments mask;
+  FieldReader args(top.Required("create_block_mask"), "create_block_mask");
+  mask.batch = args.IntegerOrNull("B", 1);
+  mask.heads = args.IntegerOrNull("H", 1);
+  mask.q_len = args.Integer("Q_LEN", 1);
+  mask.kv_len = args.Integer("KV_LEN", 1);
+  mask.block_size = ReadBlockSize(args);
+  mask.device = args.String("device");
+  if (mask.device != "cpu")
+    throw CaseError(fmt::format("{} is '{}'; only \"cpu\" runs on this machine",
+                                args.Label("device"), mask.device));
+  args.RejectUnknown();
+  return mask;
+}
+
+// flex_attention's arguments agree with the block mask's shapes and name tensors the case holds.
+void CheckAttentionAgrees(const Case &c) {
+  CheckShapesAgree(c.create_block_mask, *c.attention);
+  std::set<std::string> names;
+  for (const auto &tensor : c.tensors)
+    names.insert(tensor.name);
+  for (const auto *list : {&c.attention->qkv, &c.attention->block_mask_tensors})
+    for (const auto &name : *list)
+      if (!names.contains(name))
+        throw CaseError(fmt::format("field 'attention' uses the tensor '{}', which 'tensors' "
+                                    "does not hold",
+                                    name));
+}
+
+// The calls after the first: what each changes of the case (constants, tensors, dtype).
+std::vector<CallChange> ReadCalls(FieldReader &top, const Case &c,
+                                  const std::optional<std::filesystem::path> &sidecar_dir) {
+  std::vector<CallChange> changes;
+  if (const json *calls = top.Optional("calls")) {
+    if (!calls->is_array())
+      throw CaseError(fmt::format("field 'calls' must be a list, got {}", TypeName(*calls)));
+    for (std::size_t i = 0; i < calls->size(); ++i) {
+      CallChange call = ReadCall((*calls)[i], fmt::format("calls[{}]", i), sidecar_dir);
+      for (const auto &[name, value] : call.constants.items())
+        if (!c.constants.contains(name))
+          throw CaseError(fmt::format("field 'calls[{}].constants' changes '{}', which the case's "
+                                      "'constants' does not declare",
+                                      i, name));
+      for (const auto &tensor : call.tensors)
+        if (std::none_of(c.tensors.begin(), c.tensors.end(),
+                         [&](const CapturedTensor &t) { return t.name == tensor.name; }))
+          throw CaseError(fmt::format("field 'calls[{}].tensors' replaces '{}', which the case's "
+                                      "'tensors' does not hold",
+                                      i, tensor.name));
+      if (!call.dtype.empty() && c.api != "flex_attention")
+        throw CaseError(fmt::format("field 'calls[{}].dtype' is only used by flex_attention", i));
+      changes.push_back(std::move(call));
+    }
+  }
+  return changes;
+}
+
+// The Inductor knobs of the knob table: version 1 gives every knob it knew of, version 2 leaves
+// out those at Inductor's default.
+InductorKnobs ReadKnobs(FieldReader &top, std::int64_t version) {
+  InductorKnobs inductor;
+  FieldReader knobs(top.Required("inductor"), "inductor");
+  for (const auto &knob : InductorKnobTable()) {
+    const std::string key(knob.name);
+    if (knob.optional) {
+      if (const json *value = knobs.Optional(key))
+        inductor.optional[key] = ReadOptionalKnob(knobs, knob, *value);
+      continue;
+    }
+    if (!knobs.Optional(key)) {
+      if (version >= 2)
+        inductor.defaulted.insert(key);
+      else if (knob.required)
+        knobs.Required(key); // throws: version 1 gives every knob it knew of
+      continue;
+    }
+    if (key == "dynamic" && knobs.Optional(key)->is_null() && version >= 2) {
+      inductor.defaulted.insert(key);
+      continue;
+    }
+    switch (knob.type) {
+    case KnobType::kBool:
+      inductor.*knob.flag = knobs.Boolean(key);
+      break;
+    case KnobType::kInt:
+      inductor.*knob.number = static_cast<int>(knobs.Integer(key, 1));
+      break;
+    case KnobType::kOptionalInt:
+      if (const auto value = knobs.IntegerOrNull(key, 0))
+        inductor.*knob.optional_number = static_cast<int>(*value);
+      break;
+    case KnobType::kString: // only optional knobs are strings
+      break;
+    }
+  }
+  knobs.RejectUnknown();
+  return inductor;
+}
+
+} // namespace
+
 Case CaseFromJson(const json &document, const std::optional<std::filesystem::path> &sidecar_dir) {
   FieldReader top(document, "");
   Case c;
@@ -321,17 +426,7 @@ Case CaseFromJson(const json &document, const std::optional<std::filesystem::pat
     throw CaseError("a version 1 case holds int64, bool and float32 tensors only; set "
                     "format_version to 2 for other dtypes");
 
-  FieldReader args(top.Required("create_block_mask"), "create_block_mask");
-  c.create_block_mask.batch = args.IntegerOrNull("B", 1);
-  c.create_block_mask.heads = args.IntegerOrNull("H", 1);
-  c.create_block_mask.q_len = args.Integer("Q_LEN", 1);
-  c.create_block_mask.kv_len = args.Integer("KV_LEN", 1);
-  c.create_block_mask.block_size = ReadBlockSize(args);
-  c.create_block_mask.device = args.String("device");
-  if (c.create_block_mask.device != "cpu")
-    throw CaseError(fmt::format("{} is '{}'; only \"cpu\" runs on this machine",
-                                args.Label("device"), c.create_block_mask.device));
-  args.RejectUnknown();
+  c.create_block_mask = ReadCreateBlockMask(top);
 
   if (const json *attention = top.Optional("attention"); attention && !attention->is_null())
     c.attention = ReadAttention(*attention, c.create_block_mask, static_cast<int>(version));
@@ -340,79 +435,15 @@ Case CaseFromJson(const json &document, const std::optional<std::filesystem::pat
                     "flex_attention");
   if (c.attention && c.api != "flex_attention")
     throw CaseError("field 'attention' is only used by flex_attention; set it to null");
-  if (c.attention) {
-    CheckShapesAgree(c.create_block_mask, *c.attention);
-    std::set<std::string> names;
-    for (const auto &tensor : c.tensors)
-      names.insert(tensor.name);
-    for (const auto *list : {&c.attention->qkv, &c.attention->block_mask_tensors})
-      for (const auto &name : *list)
-        if (!names.contains(name))
-          throw CaseError(fmt::format("field 'attention' uses the tensor '{}', which 'tensors' "
-                                      "does not hold",
-                                      name));
-  }
+  if (c.attention)
+    CheckAttentionAgrees(c);
 
   c.constants = ReadConstants(top, "constants");
-  if (const json *calls = top.Optional("calls")) {
-    if (!calls->is_array())
-      throw CaseError(fmt::format("field 'calls' must be a list, got {}", TypeName(*calls)));
-    for (std::size_t i = 0; i < calls->size(); ++i) {
-      CallChange call = ReadCall((*calls)[i], fmt::format("calls[{}]", i), sidecar_dir);
-      for (const auto &[name, value] : call.constants.items())
-        if (!c.constants.contains(name))
-          throw CaseError(fmt::format("field 'calls[{}].constants' changes '{}', which the case's "
-                                      "'constants' does not declare",
-                                      i, name));
-      for (const auto &tensor : call.tensors)
-        if (std::none_of(c.tensors.begin(), c.tensors.end(),
-                         [&](const CapturedTensor &t) { return t.name == tensor.name; }))
-          throw CaseError(fmt::format("field 'calls[{}].tensors' replaces '{}', which the case's "
-                                      "'tensors' does not hold",
-                                      i, tensor.name));
-      if (!call.dtype.empty() && c.api != "flex_attention")
-        throw CaseError(fmt::format("field 'calls[{}].dtype' is only used by flex_attention", i));
-      c.calls.push_back(std::move(call));
-    }
-  }
+  c.calls = ReadCalls(top, c, sidecar_dir);
   if (version == 1 && (!c.constants.empty() || !c.calls.empty()))
     throw CaseError("'constants' and 'calls' need format_version 2");
 
-  FieldReader knobs(top.Required("inductor"), "inductor");
-  for (const auto &knob : InductorKnobTable()) {
-    const std::string key(knob.name);
-    if (knob.optional) {
-      if (const json *value = knobs.Optional(key))
-        c.inductor.optional[key] = ReadOptionalKnob(knobs, knob, *value);
-      continue;
-    }
-    if (!knobs.Optional(key)) {
-      if (version >= 2)
-        c.inductor.defaulted.insert(key);
-      else if (knob.required)
-        knobs.Required(key); // throws: version 1 gives every knob it knew of
-      continue;
-    }
-    if (key == "dynamic" && knobs.Optional(key)->is_null() && version >= 2) {
-      c.inductor.defaulted.insert(key);
-      continue;
-    }
-    switch (knob.type) {
-    case KnobType::kBool:
-      c.inductor.*knob.flag = knobs.Boolean(key);
-      break;
-    case KnobType::kInt:
-      c.inductor.*knob.number = static_cast<int>(knobs.Integer(key, 1));
-      break;
-    case KnobType::kOptionalInt:
-      if (const auto value = knobs.IntegerOrNull(key, 0))
-        c.inductor.*knob.optional_number = static_cast<int>(*value);
-      break;
-    case KnobType::kString: // only optional knobs are strings
-      break;
-    }
-  }
-  knobs.RejectUnknown();
+  c.inductor = ReadKnobs(top, version);
 
   if (const json *expect = top.Optional("expect")) {
     FieldReader reader(*expect, "expect");
