@@ -94,103 +94,111 @@ int ReduceFailingSource(const ReduceOptions &options, const fs::path &out_dir,
   return support::kExitFindings;
 }
 
-} // namespace
+// What a case's reduction runs with beyond its input: set up once and kept in place, since the
+// matrix stage refers to its compilers and its build cache.
+struct ReductionSetup {
+  ReductionSetup() = default;
+  ReductionSetup(const ReductionSetup &) = delete;
+  ReductionSetup &operator=(const ReductionSetup &) = delete;
 
-int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, std::ostream &out) {
-  const CaseInput input = ReadCaseOrFinding(options.input);
-  const fs::path default_out =
-      input.finding_folder
-          ? *input.finding_folder / "reduced"
-          : fs::path(fmt::format("reduced-{}", input.c.name.empty() ? "case" : input.c.name));
-  const fs::path out_dir = fs::absolute(options.out_dir.value_or(default_out));
-  const fs::path python = paths.venv / "bin" / "python";
-  const reducers::PassContext context{
-      .python = python,
-      .mask_ast_source =
-          std::string(fuzzer::worker::WorkerModuleSource("inductor_fuzz_worker.mask_ast"))};
-  support::ScratchDir scratch("reduce");
-  reducers::CaseReduceOptions reduce{
-      .jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency()),
-      .confirm = options.confirm,
-      .case_timeout = std::chrono::seconds(options.case_timeout_seconds),
-      .passes = reducers::LoadCasePassOrder(
-          options.passes_file.value_or(paths.project_root / "reducers" / "case" / "passes.json")),
-      .signature = input.signature,
-      .needs = input.needs,
-      .scratch = scratch.path()};
-  // A memory error is only seen sanitized; other failures may be reduced sanitized on request.
-  if (!options.sanitize.empty() || IsKind(input.signature, corpus::FindingKind::kMemoryError))
+  std::string CompilerNames() const {
+    std::string names;
+    for (const auto &compiler : matrix_compilers)
+      names += (names.empty() ? "" : ",") + compiler.name;
+    return names;
+  }
+
+  reducers::CaseReduceOptions reduce;
+  std::string prelude; // a sanitized repro's first lines
+  bool sanitizing_a_crash = false;
+  bool matrix_finding = false;
+  std::vector<fuzzer::matrix::Compiler> matrix_compilers;
+  std::optional<fuzzer::matrix::BuildCache> build_cache;
+  std::optional<support::TorchEnvironment> baseline;
+};
+
+// A memory error is only seen sanitized; other failures may be reduced sanitized on request.
+void SetUpSanitizer(const ReduceOptions &options, ReductionSetup &setup) {
+  auto &reduce = setup.reduce;
+  if (!options.sanitize.empty() || IsKind(reduce.signature, corpus::FindingKind::kMemoryError))
     reduce.sanitizer = fuzzer::worker::ParseSanitizerOptions(
         options.sanitize.empty() ? "address,undefined" : options.sanitize,
         options.sanitize_compiler);
-  const std::string prelude =
-      reduce.sanitizer ? fuzzer::worker::SanitizedReproPrelude(*reduce.sanitizer) : "";
+  setup.prelude = reduce.sanitizer ? fuzzer::worker::SanitizedReproPrelude(*reduce.sanitizer) : "";
   // A crash finding reduced sanitized: what the sanitizer reports of the untouched case is the
   // signature to keep, not the stored crash's (the heap corruption it caused).
-  const bool sanitizing_a_crash = reduce.sanitizer && !reduce.signature.empty() &&
-                                  !IsKind(reduce.signature, corpus::FindingKind::kMemoryError);
-  if (sanitizing_a_crash)
+  setup.sanitizing_a_crash = reduce.sanitizer && !reduce.signature.empty() &&
+                             !IsKind(reduce.signature, corpus::FindingKind::kMemoryError);
+  if (setup.sanitizing_a_crash)
     reduce.signature.clear();
-  // A matrix finding: each candidate's TUs are rebuilt on the finding's compilers, loaded and
-  // replayed, as the campaign and `replay` do, and the matrix's findings are its signature.
-  const bool matrix_finding = input.kind && fuzzer::campaign::IsMatrixKind(*input.kind);
-  if (!options.compilers.empty() && !matrix_finding)
+}
+
+// A matrix finding: each candidate's TUs are rebuilt on the finding's compilers, loaded and
+// replayed, as the campaign and `replay` do, and the matrix's findings are its signature.
+void SetUpMatrixStage(const ReduceOptions &options, const CaseInput &input, const fs::path &out_dir,
+                      ReductionSetup &setup) {
+  setup.matrix_finding = input.kind && fuzzer::campaign::IsMatrixKind(*input.kind);
+  if (!options.compilers.empty() && !setup.matrix_finding)
     throw support::InputError(
         "--compilers with a finding's folder goes with a matrix finding (compiler-divergence, "
         "load-error, runtime-divergence); for a TU use reduce --cpp FILE --compilers A,B -- "
         "COMMAND");
-  std::vector<fuzzer::matrix::Compiler> matrix_compilers;
-  std::optional<fuzzer::matrix::BuildCache> build_cache;
-  if (matrix_finding) {
-    matrix_compilers =
-        fuzzer::campaign::MatrixCompilersOf(options.compilers, input.smallest, input.id);
-    // The corpus's own cache: the untouched case's builds are there from the campaign.
-    build_cache.emplace(input.finding_folder->parent_path().parent_path() / ".cache" / "builds");
-    if (!options.compilers.empty())
-      reduce.signature.clear(); // other compilers: the untouched case's divergence is kept
-    const corpus::FindingKind kind = *input.kind;
-    const std::chrono::seconds timeout(options.case_timeout_seconds);
-    reduce.stage = [&matrix_compilers, &build_cache, kind,
-                    timeout](fuzzer::worker::Worker &worker, const corpus::Case &c,
-                             const fuzzer::worker::CaseOutcome &outcome, const fs::path &case_dir) {
-      std::vector<corpus::Finding> findings;
-      if (!fuzzer::campaign::CapturedAnyBuild(outcome))
-        return findings;
-      const auto run = fuzzer::campaign::RunMatrixOnCase(
-          worker, c, outcome, case_dir, matrix_compilers, &*build_cache, timeout, findings);
-      corpus::WriteMatrixRecord(case_dir / "matrix.json", run.record);
-      std::erase_if(findings, [kind](const corpus::Finding &f) { return f.kind != kind; });
+  if (!setup.matrix_finding)
+    return;
+  setup.matrix_compilers =
+      fuzzer::campaign::MatrixCompilersOf(options.compilers, input.smallest, input.id);
+  // The corpus's own cache: the untouched case's builds are there from the campaign.
+  setup.build_cache.emplace(input.finding_folder->parent_path().parent_path() / ".cache" /
+                            "builds");
+  if (!options.compilers.empty())
+    setup.reduce.signature.clear(); // other compilers: the untouched case's divergence is kept
+  const corpus::FindingKind kind = *input.kind;
+  const std::chrono::seconds timeout(options.case_timeout_seconds);
+  setup.reduce.stage = [&setup, kind, timeout](
+                           fuzzer::worker::Worker &worker, const corpus::Case &c,
+                           const fuzzer::worker::CaseOutcome &outcome, const fs::path &case_dir) {
+    std::vector<corpus::Finding> findings;
+    if (!fuzzer::campaign::CapturedAnyBuild(outcome))
       return findings;
-    };
-    reduce.final_run_dir = out_dir / "reduced-run";
-  }
-  std::optional<support::TorchEnvironment> baseline;
-  if (options.baseline_torch) {
-    baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
-    reduce.baseline_venv = baseline->venv;
-  }
-  fs::create_directories(out_dir);
-  corpus::SaveCaseFile(out_dir / "original-case.json", input.c);
+    const auto run =
+        fuzzer::campaign::RunMatrixOnCase(worker, c, outcome, case_dir, setup.matrix_compilers,
+                                          &*setup.build_cache, timeout, findings);
+    corpus::WriteMatrixRecord(case_dir / "matrix.json", run.record);
+    std::erase_if(findings, [kind](const corpus::Finding &f) { return f.kind != kind; });
+    return findings;
+  };
+  setup.reduce.final_run_dir = out_dir / "reduced-run";
+}
+
+void AnnounceReduction(const ReduceOptions &options, const CaseInput &input,
+                       const ReductionSetup &setup, const fs::path &out_dir, std::ostream &out) {
   out << fmt::format("reduce: {} with {} worker(s); best case so far in {}\n",
-                     options.input.string(), reduce.jobs, (out_dir / "case.json").string());
-  if (matrix_finding) {
-    std::string names;
-    for (const auto &compiler : matrix_compilers)
-      names += (names.empty() ? "" : ",") + compiler.name;
+                     options.input.string(), setup.reduce.jobs, (out_dir / "case.json").string());
+  if (setup.matrix_finding) {
     out << fmt::format("reduce: a {}: each candidate's TUs are rebuilt on {}, loaded and "
                        "replayed on its recorded calls (the compiler matrix)\n",
-                       corpus::KindName(*input.kind), names);
+                       corpus::KindName(*input.kind), setup.CompilerNames());
     if (!options.compilers.empty())
       out << fmt::format("reduce: on --compilers, the signature kept is the untouched case's {} "
                          "on them, not the finding's {}\n",
                          corpus::KindName(*input.kind), input.signature);
   }
-  if (sanitizing_a_crash)
+  if (setup.sanitizing_a_crash)
     out << fmt::format("reduce: sanitized, so the signature kept is the sanitizer's report on the "
                        "untouched case, not the finding's {}\n",
                        input.signature);
   out.flush();
+}
 
+// The reducer run with progress on stderr (one updated line on a terminal) and the best case so
+// far saved as it improves. Ctrl-C or SIGTERM (delivery's time limit) stops it; the best case
+// so far stays.
+reducers::CaseReduction RunCaseReducer(const CaseInput &input, const ReductionSetup &setup,
+                                       const support::ToolPaths &paths, const fs::path &out_dir) {
+  const reducers::PassContext context{
+      .python = paths.venv / "bin" / "python",
+      .mask_ast_source =
+          std::string(fuzzer::worker::WorkerModuleSource("inductor_fuzz_worker.mask_ast"))};
   const bool terminal = ::isatty(STDERR_FILENO);
   reducers::ReduceCallbacks callbacks{.progress =
                                           [terminal](const std::string &line) {
@@ -206,19 +214,39 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
                                             reduced.provenance["reduced_from"] = input.c.name;
                                             corpus::SaveCaseFile(out_dir / "case.json", reduced);
                                           }};
-  // Ctrl-C or SIGTERM (delivery's time limit) stops the reducer; the best case so far stays.
   const auto reduction = [&] {
     const support::StopOnInterrupt interrupt;
-    return reducers::ReduceCase(input.c, reduce, context, paths, interrupt.requested(), callbacks);
+    return reducers::ReduceCase(input.c, setup.reduce, context, paths, interrupt.requested(),
+                                callbacks);
   }();
   if (terminal)
     std::cerr << "\n";
   callbacks.improved(reduction);
+  return reduction;
+}
 
-  // The script: the minimal configuration if it reproduces alone, else the complete one.
+struct WrittenRepro {
   std::string script;
   reducers::StandaloneRun standalone;
-  // A regression's script says which release passes and which fails, and is run on both.
+  reducers::StandaloneRun on_baseline; // run only with a baseline torch
+};
+
+// repro.py: the minimal configuration if it reproduces alone, else the complete one. A
+// regression's script says which release passes and which fails, and is run on both. A matrix
+// finding's is the case as it runs, eager against compiled: it passes (the compilers disagree,
+// not Inductor and eager); its repro.sh shows the divergence.
+WrittenRepro WriteRepro(const reducers::CaseReduction &reduction, const ReductionSetup &setup,
+                        const support::ToolPaths &paths, const fs::path &out_dir) {
+  WrittenRepro repro;
+  const fs::path script_path = out_dir / "repro.py";
+  if (setup.matrix_finding) {
+    repro.script = reducers::EmitMinimalRepro(reduction.reduced, reduction.signature,
+                                              reducers::ReproConfig::kComplete, setup.prelude);
+    support::WriteFileAtomically(script_path, repro.script);
+    repro.standalone.how = "not run: the divergence is between compilers (see repro.sh)";
+    return repro;
+  }
+  const auto &baseline = setup.baseline;
   const std::string releases_note =
       baseline
           ? fmt::format("# Regression: passes on torch {} ({}), fails as above on torch {} "
@@ -226,29 +254,27 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
                         baseline->torch_version, baseline->venv.filename().string(),
                         support::InstalledTorchVersion(paths.venv), paths.venv.filename().string())
           : "";
-  if (matrix_finding) {
-    // The case as it runs, eager against compiled: it passes (the compilers disagree, not
-    // Inductor and eager); repro.sh below shows the divergence.
-    script = reducers::EmitMinimalRepro(reduction.reduced, reduction.signature,
-                                        reducers::ReproConfig::kComplete, prelude);
-    support::WriteFileAtomically(out_dir / "repro.py", script);
-    standalone.how = "not run: the divergence is between compilers (see repro.sh)";
-  }
   for (const auto config : {reducers::ReproConfig::kMinimal, reducers::ReproConfig::kComplete}) {
-    if (matrix_finding)
-      break;
-    script = reducers::EmitMinimalRepro(reduction.reduced, reduction.signature, config, prelude);
-    script.insert(script.find('\n') + 1, releases_note);
-    support::WriteFileAtomically(out_dir / "repro.py", script);
-    standalone = reducers::RunStandalone(out_dir / "repro.py", python, reduction.signature,
-                                         reduce.case_timeout, reduction.confirm_runs);
-    if (standalone.reproduces)
+    repro.script =
+        reducers::EmitMinimalRepro(reduction.reduced, reduction.signature, config, setup.prelude);
+    repro.script.insert(repro.script.find('\n') + 1, releases_note);
+    support::WriteFileAtomically(script_path, repro.script);
+    repro.standalone =
+        reducers::RunStandalone(script_path, paths.venv / "bin" / "python", reduction.signature,
+                                setup.reduce.case_timeout, reduction.confirm_runs);
+    if (repro.standalone.reproduces)
       break;
   }
-  reducers::StandaloneRun on_baseline;
   if (baseline)
-    on_baseline = reducers::RunStandalone(out_dir / "repro.py", baseline->venv / "bin" / "python",
-                                          reduction.signature, reduce.case_timeout);
+    repro.on_baseline = reducers::RunStandalone(script_path, baseline->venv / "bin" / "python",
+                                                reduction.signature, setup.reduce.case_timeout);
+  return repro;
+}
+
+// reduction.json: what was reduced, how, and whether the script reproduces.
+json ReductionReport(const reducers::CaseReduction &reduction, const ReductionSetup &setup,
+                     const WrittenRepro &repro, const ReduceOptions &options,
+                     const support::ToolPaths &paths) {
   json report = {{"signature", reduction.signature},
                  {"confirm_runs", reduction.confirm_runs},
                  {"reproduced", reduction.reproduced},
@@ -262,32 +288,65 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
                  {"volume_after", reducers::CaseVolume(reduction.reduced)},
                  {"accepted_passes", reduction.accepted_passes},
                  {"interrupted", reduction.interrupted},
-                 {"repro_lines", Lines(script)},
-                 {"repro_reproduces", standalone.reproduces},
-                 {"repro_run", standalone.how},
-                 {"repro_runs", standalone.runs},
+                 {"repro_lines", Lines(repro.script)},
+                 {"repro_reproduces", repro.standalone.reproduces},
+                 {"repro_run", repro.standalone.how},
+                 {"repro_runs", repro.standalone.runs},
                  {"tool_version", support::ToolVersion()},
                  {"command_line", options.command_line}};
-  if (reduce.sanitizer)
-    report["sanitizer"] = {{"checks", reduce.sanitizer->checks},
-                           {"compiler", reduce.sanitizer->compiler},
-                           {"flags", fuzzer::worker::SanitizerFlags(*reduce.sanitizer)}};
-  if (baseline) {
-    report["baseline_torch"] = baseline->torch_version;
+  if (const auto &sanitizer = setup.reduce.sanitizer)
+    report["sanitizer"] = {{"checks", sanitizer->checks},
+                           {"compiler", sanitizer->compiler},
+                           {"flags", fuzzer::worker::SanitizerFlags(*sanitizer)}};
+  if (setup.baseline) {
+    report["baseline_torch"] = setup.baseline->torch_version;
     report["candidate_torch"] = support::InstalledTorchVersion(paths.venv);
     report["baseline_runs"] = reduction.baseline_runs;
-    report["repro_passes_on_baseline"] = !on_baseline.reproduces;
-    report["repro_run_on_baseline"] = on_baseline.how;
+    report["repro_passes_on_baseline"] = !repro.on_baseline.reproduces;
+    report["repro_run_on_baseline"] = repro.on_baseline.how;
   }
-  if (matrix_finding) {
-    std::string names;
-    for (const auto &compiler : matrix_compilers)
-      names += (names.empty() ? "" : ",") + compiler.name;
-    report["matrix_compilers"] = names;
+  if (setup.matrix_finding) {
+    report["matrix_compilers"] = setup.CompilerNames();
     report["repro_py"] = "the reduced case, eager against compiled (it passes: the compilers "
                          "disagree, not Inductor and eager)";
   }
-  if (!matrix_finding)
+  return report;
+}
+
+} // namespace
+
+int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  const CaseInput input = ReadCaseOrFinding(options.input);
+  const fs::path default_out =
+      input.finding_folder
+          ? *input.finding_folder / "reduced"
+          : fs::path(fmt::format("reduced-{}", input.c.name.empty() ? "case" : input.c.name));
+  const fs::path out_dir = fs::absolute(options.out_dir.value_or(default_out));
+  support::ScratchDir scratch("reduce");
+  ReductionSetup setup;
+  setup.reduce = {
+      .jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency()),
+      .confirm = options.confirm,
+      .case_timeout = std::chrono::seconds(options.case_timeout_seconds),
+      .passes = reducers::LoadCasePassOrder(
+          options.passes_file.value_or(paths.project_root / "reducers" / "case" / "passes.json")),
+      .signature = input.signature,
+      .needs = input.needs,
+      .scratch = scratch.path()};
+  SetUpSanitizer(options, setup);
+  SetUpMatrixStage(options, input, out_dir, setup);
+  if (options.baseline_torch) {
+    setup.baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
+    setup.reduce.baseline_venv = setup.baseline->venv;
+  }
+  fs::create_directories(out_dir);
+  corpus::SaveCaseFile(out_dir / "original-case.json", input.c);
+  AnnounceReduction(options, input, setup, out_dir, out);
+
+  const auto reduction = RunCaseReducer(input, setup, paths, out_dir);
+  const WrittenRepro repro = WriteRepro(reduction, setup, paths, out_dir);
+  json report = ReductionReport(reduction, setup, repro, options, paths);
+  if (!setup.matrix_finding)
     support::WriteFileAtomically(out_dir / "reduction.json", report.dump(2) + "\n");
   out << fmt::format("reduce: {} -> {} expression nodes, {} step(s), {} candidate(s) in {:.0f} "
                      "s{}; the untouched case failed {}/{} time(s)\n",
@@ -295,7 +354,7 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
                      reduction.tried, reduction.seconds,
                      reduction.interrupted ? " (interrupted)" : "", reduction.reproduced,
                      reduction.confirm_runs);
-  if (matrix_finding) {
+  if (setup.matrix_finding) {
     const int matrix_status =
         FinishMatrixReduction(options, out_dir, reduction, *input.kind, paths, report, out);
     support::WriteFileAtomically(out_dir / "reduction.json", report.dump(2) + "\n");
@@ -304,14 +363,16 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
     return matrix_status;
   }
   out << fmt::format("reduce: {} ({} lines): {} standalone ({}; run {} time(s))\n",
-                     (out_dir / "repro.py").string(), Lines(script),
-                     standalone.reproduces ? "fails the same way" : "DOES NOT reproduce",
-                     standalone.how, standalone.runs);
-  if (baseline)
-    out << fmt::format("reduce: on the baseline torch {}: {} ({})\n", baseline->torch_version,
-                       on_baseline.reproduces ? "FAILS TOO" : "passes", on_baseline.how);
-  int status = standalone.reproduces && !on_baseline.reproduces ? support::kExitNothingFound
-                                                                : support::kExitFindings;
+                     (out_dir / "repro.py").string(), Lines(repro.script),
+                     repro.standalone.reproduces ? "fails the same way" : "DOES NOT reproduce",
+                     repro.standalone.how, repro.standalone.runs);
+  if (setup.baseline)
+    out << fmt::format("reduce: on the baseline torch {}: {} ({})\n", setup.baseline->torch_version,
+                       repro.on_baseline.reproduces ? "FAILS TOO" : "passes",
+                       repro.on_baseline.how);
+  int status = repro.standalone.reproduces && !repro.on_baseline.reproduces
+                   ? support::kExitNothingFound
+                   : support::kExitFindings;
   if (IsSourceFailure(reduction.signature) && !reduction.interrupted) {
     out << "reduce: the failure lives in a TU: reducing its source\n";
     status =

@@ -59,8 +59,8 @@ const corpus::MatrixRow *RowWithFinding(const corpus::MatrixRecord &record,
 // repro.sh of a matrix finding: the reduced case's TU (kernel.cpp beside it) built by each
 // compiler with the command the matrix ran; for a load error or a runtime divergence each module
 // built is then loaded and run on the calls Inductor's own run of the reduced case recorded
-// (calls.pt, replayed by kernels.py, the worker's own replay), with the venv's torch. One line
-// per compiler; exit 1 while they disagree, 0 when they agree.
+// (calls.pt, replayed by kernel_replay.py, the worker's own replay.py), with the venv's torch. One
+// line per compiler; exit 1 while they disagree, 0 when they agree.
 std::string MatrixReproScript(const corpus::MatrixRow &row, bool replay,
                               const std::string &signature, const fs::path &python) {
   std::string builds;
@@ -95,10 +95,10 @@ std::string MatrixReproScript(const corpus::MatrixRow &row, bool replay,
     ++index;
   }
   const std::string replay_function =
-      replay ? FillTemplate(Template("matrix_replay.sh.tmpl"),
-                            {{"PYTHON", reducers::ShellQuote(python.string())}})
+      replay ? support::FillTemplate(Template("matrix_replay.sh.tmpl"),
+                                     {{"PYTHON", reducers::ShellQuote(python.string())}})
              : "";
-  return FillTemplate(
+  return support::FillTemplate(
       Template("matrix_repro.sh.tmpl"),
       {{"SIGNATURE", signature},
        {"TU", row.tu},
@@ -156,10 +156,11 @@ std::string KernelMain(const json &call, const fs::path &folder) {
     arguments += (arguments.empty() ? "" : ", ") + value;
     ++position;
   }
-  return FillTemplate(Template("kernel_main.cpp.tmpl"), {{"STORAGE_FOLDER", folder.string()},
-                                                         {"READS", reads},
-                                                         {"ARGUMENTS", arguments},
-                                                         {"PRINTS", prints}});
+  return support::FillTemplate(Template("kernel_main.cpp.tmpl"),
+                               {{"STORAGE_FOLDER", folder.string()},
+                                {"READS", reads},
+                                {"ARGUMENTS", arguments},
+                                {"PRINTS", prints}});
 }
 
 namespace {
@@ -264,9 +265,9 @@ int FinishMatrixReduction(const ReduceOptions &options, const fs::path &out_dir,
   fs::copy_file(row->source, out_dir / "kernel.cpp", fs::copy_options::overwrite_existing);
   if (replay) {
     fs::copy_file(row->recording, out_dir / "calls.pt", fs::copy_options::overwrite_existing);
-    fs::copy_file(paths.project_root / "fuzzer" / "worker" / "python" / "inductor_fuzz_worker" /
-                      "kernels.py",
-                  out_dir / "kernels.py", fs::copy_options::overwrite_existing);
+    support::WriteFileAtomically(
+        out_dir / "kernel_replay.py",
+        std::string(fuzzer::worker::WorkerModuleSource("inductor_fuzz_worker.replay")));
   }
   const fs::path repro = out_dir / "repro.sh";
   support::WriteFileAtomically(

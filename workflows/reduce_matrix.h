@@ -21,7 +21,7 @@ namespace workflows {
 // status and fills in the report.
 // repro.sh of a matrix finding (templates/matrix_repro.sh.tmpl): the row's TU, kernel.cpp beside
 // the script, built by each compiler with the command the matrix ran; with `replay` each module
-// is then loaded and run on the recorded calls (calls.pt, by kernels.py beside it) with
+// is then loaded and run on the recorded calls (calls.pt, by kernel_replay.py beside it) with
 // `python`. One line per compiler; exit 1 while they disagree, 0 when they agree.
 std::string MatrixReproScript(const corpus::MatrixRow &row, bool replay,
                               const std::string &signature, const std::filesystem::path &python);

@@ -9,7 +9,7 @@
 namespace fuzzer::matrix {
 
 // Where a sanitizer's bad address lies among the tensor arguments of the call it stopped.
-// `call` is the journal the replay wrote before that call (kernels.py, _write_call_journal):
+// `call` is the journal the replay wrote before that call (replay.py, _write_call_journal):
 // each tensor argument's position, dtype, element count, data pointer and storage.
 //
 // An argument matches when its storage is the region the report names (`region_start`,

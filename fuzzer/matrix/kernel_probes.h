@@ -20,7 +20,7 @@ struct ProbedSource {
   std::vector<ProbeSite> sites;
 };
 
-// The entry of a cpp_wrapper module (kernels.py's WRAPPER_ENTRY): the kernels are inside it.
+// The entry of a cpp_wrapper module (replay.py's WRAPPER_ENTRY): the kernels are inside it.
 inline constexpr std::string_view kWrapperEntry = "inductor_entry_cpp";
 
 // The environment variable a probed build reads: the file each probe appends its record to.

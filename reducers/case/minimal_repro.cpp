@@ -1,5 +1,8 @@
 #include "reducers/case/minimal_repro.h"
 
+#include "reducers/templates.h"
+#include "support/templates.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -71,27 +74,6 @@ std::string TensorLine(const corpus::CapturedTensor &tensor) {
 
 // Whether the case needs the general form of the repro: a call sequence, closure constants,
 // or flex_attention inputs and options the short form does not spell.
-// An aoti case's compiled API: each call exported in an nn.Module (the tensor arguments its
-// inputs, the rest constants), compiled and packaged by AOTInductor, loaded and run. A BlockMask
-// is no pytree output: the module returns its tensors, made a BlockMask again outside.
-constexpr const char *kAotiHelper = R"PY(
-def aoti(api):  # api through AOTInductor: torch.export, aoti_compile_and_package, aoti_load_package
-    def compiled(*args, **kwargs):
-        inputs, sizes = tuple(a for a in args if isinstance(a, torch.Tensor)), {}
-        class Module(torch.nn.Module):
-            def forward(self, *tensors):
-                given = iter(tensors)
-                out = api(*(next(given) if isinstance(a, torch.Tensor) else a for a in args), **kwargs)
-                if not isinstance(out, BlockMask):
-                    return out
-                sizes.update(BLOCK_SIZE=out.BLOCK_SIZE, seq_lengths=out.seq_lengths)
-                return out.kv_num_blocks, out.kv_indices, out.full_kv_num_blocks, out.full_kv_indices
-        program = torch.export.export(Module(), inputs, strict=False)
-        out = torch._inductor.aoti_load_package(torch._inductor.aoti_compile_and_package(program))(*inputs)
-        return BlockMask.from_kv_blocks(*out, **sizes) if sizes else out if torch.is_tensor(out) else tuple(out)
-    return compiled
-
-)PY";
 
 // How the script compiles the case's API: torch.compile, or the aoti helper above.
 std::string CompiledApi(const corpus::Case &c) {
@@ -103,8 +85,41 @@ std::string CompiledApi(const corpus::Case &c) {
                                                           : "False");
 }
 
+// An aoti case's compiled API (templates/aoti_helper.py.tmpl): each call exported in an
+// nn.Module (the tensor arguments its inputs, the rest constants), compiled and packaged by
+// AOTInductor, loaded and run. A BlockMask is no pytree output: the module returns its tensors,
+// made a BlockMask again outside.
 std::string AotiHelperFor(const corpus::Case &c) {
-  return c.compile_with == corpus::kAoti ? kAotiHelper : "";
+  return c.compile_with == corpus::kAoti
+             ? "\n" + std::string(Template("aoti_helper.py.tmpl")) + "\n"
+             : "";
+}
+
+std::string TensorLines(const corpus::Case &c) {
+  std::string lines;
+  for (const auto &tensor : c.tensors)
+    lines += TensorLine(tensor) + "\n";
+  return lines;
+}
+
+std::string FunctionSources(const corpus::Case &c) {
+  std::string sources;
+  for (const auto *function : {&c.mask_mod, &c.score_mod})
+    if (*function)
+      sources += (*function)->source + ((*function)->source.ends_with('\n') ? "" : "\n");
+  return sources;
+}
+
+std::string BlockSizeLiteral(const corpus::BlockMaskArguments &mask) {
+  return mask.block_size.size() == 1
+             ? std::to_string(mask.block_size.front())
+             : fmt::format("({}, {})", mask.block_size[0], mask.block_size[1]);
+}
+
+std::string WithoutLastNewline(std::string text) {
+  if (text.ends_with('\n'))
+    text.pop_back();
+  return text;
 }
 
 bool NeedsGeneralForm(const corpus::Case &c) {
@@ -189,45 +204,11 @@ json CallSettings(const corpus::Case &c, std::size_t index) {
   return settings;
 }
 
-// The general form: every call of the sequence, each eager reference on its own, then the
-// calls of one compiled function in order.
-std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature,
-                             ReproConfig config) {
-  std::string script = fmt::format("# {}\n# Reduced by inductor-fuzz from case {}.\nimport torch\n"
-                                   "from torch.nn.attention.flex_attention import BlockMask, "
-                                   "and_masks, or_masks, create_block_mask, create_mask, "
-                                   "flex_attention\n\n",
-                                   signature.substr(0, 200), c.name);
-  script += "print(\"torch\", torch.__version__)\n";
-  script +=
-      fmt::format("config = {}\nprint(\"inductor config:\", config)\n", ConfigLiteral(c, config));
-  for (const auto &tensor : c.tensors)
-    script += TensorLine(tensor) + "\n";
-  std::vector<std::string> names;
-  for (const auto *function : {&c.mask_mod, &c.score_mod})
-    names.push_back(*function ? (*function)->name : "None");
-  std::vector<std::string> parameters;
-  for (const auto &[name, value] : c.constants.items())
-    parameters.push_back(name);
-  script += fmt::format("\n\ndef functions({}):  # the mask_mod and score_mod, closing over "
-                        "the constants\n",
-                        fmt::join(parameters, ", "));
-  for (const auto *function : {&c.mask_mod, &c.score_mod})
-    if (*function)
-      script += Indented((*function)->source);
-  script += fmt::format("    return {}, {}\n\n\n", names[0], names[1]);
-  std::vector<std::string> calls;
-  for (std::size_t i = 0; i <= c.calls.size(); ++i)
-    calls.push_back("    " + PyLiteral(CallSettings(c, i)) + ",");
-  script += fmt::format("CALLS = [\n{}\n]\n\n\n", fmt::join(calls, "\n"));
-  const auto &mask = c.create_block_mask;
-  const std::string block_size =
-      mask.block_size.size() == 1 ? std::to_string(mask.block_size.front())
-                                  : fmt::format("({}, {})", mask.block_size[0], mask.block_size[1]);
-  script += "def run(api, call):\n";
-  script += "    globals().update({k: torch.tensor(v, dtype=globals()[k].dtype).reshape(globals()"
-            "[k].shape) for k, v in call.get(\"tables\", {}).items()})\n";
-  script += "    mask_mod, score_mod = functions(**call[\"constants\"])\n";
+// The body of the general form's run(api, call): the call's inputs, its block mask and its
+// options, as the worker makes them for that call.
+std::string GeneralRunBody(const corpus::Case &c) {
+  std::string script;
+  const std::string block_size = BlockSizeLiteral(c.create_block_mask);
   if (c.api == "flex_attention" && c.attention) {
     const auto &a = *c.attention;
     script += "    dtype = getattr(torch, call[\"dtype\"])\n";
@@ -271,40 +252,60 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
     if (!a.kernel_options.is_null())
       options += fmt::format(", kernel_options={}", PyLiteral(a.kernel_options));
     script += fmt::format("    return api(q, k, v, score_mod=score_mod, block_mask={}, "
-                          "enable_gqa={}{})\n\n\n",
+                          "enable_gqa={}{})\n",
                           block_mask, a.enable_gqa ? "True" : "False", options);
   } else {
-    script += fmt::format("    return api(mask_mod, *call[\"mask\"], device=\"cpu\"{})\n\n\n",
+    script += fmt::format("    return api(mask_mod, *call[\"mask\"], device=\"cpu\"{})\n",
                           c.api == "create_block_mask" ? ", BLOCK_SIZE=" + block_size : "");
   }
-  script += "expected = []\n"
-            "for call in CALLS:  # each eager reference on its own: eager compiles internally\n"
-            "    torch._dynamo.reset()\n"
-            "    expected.append(run(" +
-            c.api + ", call))\n";
-  script += "torch._dynamo.reset()\n";
-  script += AotiHelperFor(c);
-  script += fmt::format("compiled = {}\n", CompiledApi(c));
-  script += "with torch._inductor.config.patch(config):\n"
-            "    for number, (call, want) in enumerate(zip(CALLS, expected)):\n"
-            "        print(\"call\", number, call[\"constants\"])\n"
-            "        got = run(compiled, call)\n";
-  if (c.api == "create_block_mask")
-    script += "        torch.testing.assert_close(got.to_dense(), want.to_dense())\n";
-  else if (c.api == "create_mask")
-    script += "        torch.testing.assert_close(got, want)\n";
-  else
-    script += "        atol = {\"bfloat16\": 3e-2, \"float16\": 3e-3}.get(call[\"dtype\"], 1e-4)\n"
-              "        torch.testing.assert_close(got, want, atol=atol, rtol=0, equal_nan=True)\n";
-  script += "print(\"PASS: compiled and eager agree\")\n";
   return script;
 }
 
-// A call sequence as a person writes one, for a failure in the compiled calls themselves (a
-// compile error, an exception, a crash or a hang: no eager reference needed): the calls unrolled in
-// order, each saying only what changes from the call before it; the tables the functions read and
-// nothing else. Nothing: the case needs the general form (a wrong result compares every call with
-// eager, AOTInductor, custom inputs).
+// The general form (templates/general_repro.py.tmpl): every call of the sequence, each eager
+// reference on its own, then the calls of one compiled function in order.
+std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature,
+                             ReproConfig config) {
+  std::vector<std::string> parameters;
+  for (const auto &[name, value] : c.constants.items())
+    parameters.push_back(name);
+  std::string functions;
+  for (const auto *function : {&c.mask_mod, &c.score_mod})
+    if (*function)
+      functions += Indented((*function)->source);
+  std::vector<std::string> calls;
+  for (std::size_t i = 0; i <= c.calls.size(); ++i)
+    calls.push_back("    " + PyLiteral(CallSettings(c, i)) + ",");
+  std::string assertion;
+  if (c.api == "create_block_mask")
+    assertion = "        torch.testing.assert_close(got.to_dense(), want.to_dense())";
+  else if (c.api == "create_mask")
+    assertion = "        torch.testing.assert_close(got, want)";
+  else
+    assertion =
+        "        atol = {\"bfloat16\": 3e-2, \"float16\": 3e-3}.get(call[\"dtype\"], 1e-4)\n"
+        "        torch.testing.assert_close(got, want, atol=atol, rtol=0, equal_nan=True)";
+  return support::FillTemplate(Template("general_repro.py.tmpl"),
+                               {{"SIGNATURE", signature.substr(0, 200)},
+                                {"CASE", c.name},
+                                {"CONFIG", ConfigLiteral(c, config)},
+                                {"TENSORS", TensorLines(c)},
+                                {"PARAMETERS", fmt::format("{}", fmt::join(parameters, ", "))},
+                                {"FUNCTIONS", functions},
+                                {"MASK_MOD", c.mask_mod ? c.mask_mod->name : "None"},
+                                {"SCORE_MOD", c.score_mod ? c.score_mod->name : "None"},
+                                {"CALLS", fmt::format("{}", fmt::join(calls, "\n"))},
+                                {"RUN", WithoutLastNewline(GeneralRunBody(c))},
+                                {"API", c.api},
+                                {"AOTI_HELPER", AotiHelperFor(c)},
+                                {"COMPILED", CompiledApi(c)},
+                                {"ASSERTION", assertion}});
+}
+
+// A call sequence as a person writes one (templates/unrolled_repro.py.tmpl), for a failure in the
+// compiled calls themselves (a compile error, an exception, a crash or a hang: no eager reference
+// needed): the calls unrolled in order, each saying only what changes from the call before it; the
+// tables the functions read and nothing else. Nothing: the case needs the general form (a wrong
+// result compares every call with eager, AOTInductor, custom inputs).
 std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::string &signature,
                                              ReproConfig config) {
   const std::string kind = signature.substr(0, signature.find('|'));
@@ -337,13 +338,10 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::s
   for (const std::string name : {"and_masks", "or_masks"})
     if (reads(name))
       imports.insert(imports.begin(), name);
-  std::string script = fmt::format("# {}\n# Reduced by inductor-fuzz from case {}.\nimport torch\n"
-                                   "from torch.nn.attention.flex_attention import {}\n\n",
-                                   signature.substr(0, 200), c.name, fmt::join(imports, ", "));
-  script += "print(\"torch\", torch.__version__)\n";
+  std::string tensors;
   for (const auto &tensor : c.tensors)
     if (reads(tensor.name))
-      script += TensorLine(tensor) + "\n";
+      tensors += TensorLine(tensor) + "\n";
   const std::string mask_name = c.mask_mod ? c.mask_mod->name : "None";
   const std::string score_name = c.score_mod ? c.score_mod->name : "None";
   std::vector<std::string> names;
@@ -354,22 +352,16 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::s
   std::vector<std::string> parameters;
   for (const auto &[name, value] : c.constants.items())
     parameters.push_back(name);
+  std::string functions = FunctionSources(c);
   if (!parameters.empty()) {
-    script += fmt::format("\n\ndef functions({}):\n", fmt::join(parameters, ", "));
+    functions = fmt::format("\n\ndef functions({}):\n", fmt::join(parameters, ", "));
     for (const auto *function : {&c.mask_mod, &c.score_mod})
       if (*function)
-        script += Indented((*function)->source);
-    script += fmt::format("    return {}\n\n\n", fmt::join(names, ", "));
-  } else {
-    for (const auto *function : {&c.mask_mod, &c.score_mod})
-      if (*function)
-        script += (*function)->source + ((*function)->source.ends_with('\n') ? "" : "\n");
+        functions += Indented((*function)->source);
+    functions += fmt::format("    return {}\n\n\n", fmt::join(names, ", "));
   }
-  const std::string block_size =
-      mask.block_size.size() == 1 ? std::to_string(mask.block_size.front())
-                                  : fmt::format("({}, {})", mask.block_size[0], mask.block_size[1]);
-  script += fmt::format("compiled = {}\n", CompiledApi(c));
-  script += fmt::format("with torch._inductor.config.patch({}):\n", ConfigLiteral(c, config));
+  const std::string block_size = BlockSizeLiteral(mask);
+  std::string script;
   json constants = c.constants;
   std::int64_t batch = attention ? c.attention->batch : mask.batch.value_or(1);
   std::int64_t q_len = attention ? c.attention->q_len : mask.q_len;
@@ -431,56 +423,28 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::s
                                : "None",
                     a.enable_gqa ? ", enable_gqa=True" : "");
   }
-  script += "print(\"PASS: every call compiled and ran\")\n";
-  return script;
+  return support::FillTemplate(Template("unrolled_repro.py.tmpl"),
+                               {{"SIGNATURE", signature.substr(0, 200)},
+                                {"CASE", c.name},
+                                {"IMPORTS", fmt::format("{}", fmt::join(imports, ", "))},
+                                {"TENSORS", tensors},
+                                {"FUNCTIONS", functions},
+                                {"COMPILED", CompiledApi(c)},
+                                {"CONFIG", ConfigLiteral(c, config)},
+                                {"CALLS", script}});
 }
 
-std::string EmitShortRepro(const corpus::Case &c, const std::string &signature, ReproConfig config);
-
-} // namespace
-
-std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
-                             ReproConfig config, const std::string &prelude) {
-  std::string script;
-  if (!NeedsGeneralForm(c))
-    script = EmitShortRepro(c, signature, config);
-  else if (auto unrolled = c.calls.empty() ? std::nullopt : EmitUnrolledRepro(c, signature, config))
-    script = std::move(*unrolled);
-  else
-    script = EmitGeneralRepro(c, signature, config);
-  // Before torch is imported: the prelude may run the script again in another environment.
-  script.insert(script.find("import torch\n"), prelude);
-  return script;
-}
-
-namespace {
-
+// The short form (templates/short_repro.py.tmpl): one call, eager against compiled.
 std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
                            ReproConfig config) {
-  std::string script = fmt::format("# {}\n# Reduced by inductor-fuzz from case {}.\nimport torch\n"
-                                   "from torch.nn.attention.flex_attention import {}and_masks, "
-                                   "or_masks, create_block_mask, create_mask, flex_attention\n\n",
-                                   signature.substr(0, 200), c.name,
-                                   c.compile_with == corpus::kAoti ? "BlockMask, " : "");
-  script += "print(\"torch\", torch.__version__)\n";
-  script +=
-      fmt::format("config = {}\nprint(\"inductor config:\", config)\n", ConfigLiteral(c, config));
-  for (const auto &tensor : c.tensors)
-    script += TensorLine(tensor) + "\n";
-  for (const auto *function : {&c.mask_mod, &c.score_mod})
-    if (*function)
-      script += (*function)->source + ((*function)->source.ends_with('\n') ? "" : "\n");
   const auto &mask = c.create_block_mask;
-  const std::string block_size =
-      mask.block_size.size() == 1 ? std::to_string(mask.block_size.front())
-                                  : fmt::format("({}, {})", mask.block_size[0], mask.block_size[1]);
+  const std::string block_size = BlockSizeLiteral(mask);
   const std::string mask_args =
       c.mask_mod ? fmt::format("{}, {}, {}, {}, {}", c.mask_mod->name, OptionalSize(mask.batch),
                                OptionalSize(mask.heads), mask.q_len, mask.kv_len)
                  : "";
   const std::string compiled = CompiledApi(c);
-  script += AotiHelperFor(c);
-  script += "with torch._inductor.config.patch(config):\n";
+  std::string script;
   if (c.api == "flex_attention" && c.attention) {
     const auto &a = *c.attention;
     script += fmt::format("    g = torch.Generator().manual_seed({})\n", a.input_seed);
@@ -513,10 +477,32 @@ std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
     script += block ? "    torch.testing.assert_close(actual.to_dense(), expected.to_dense())\n"
                     : "    torch.testing.assert_close(actual, expected)\n";
   }
-  script += "print(\"PASS: compiled and eager agree\")\n";
-  return script;
+  return support::FillTemplate(
+      Template("short_repro.py.tmpl"),
+      {{"SIGNATURE", signature.substr(0, 200)},
+       {"CASE", c.name},
+       {"BLOCK_MASK_IMPORT", c.compile_with == corpus::kAoti ? "BlockMask, " : ""},
+       {"CONFIG", ConfigLiteral(c, config)},
+       {"TENSORS", TensorLines(c)},
+       {"FUNCTIONS", FunctionSources(c)},
+       {"AOTI_HELPER", AotiHelperFor(c)},
+       {"BODY", script}});
 }
 
 } // namespace
+
+std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
+                             ReproConfig config, const std::string &prelude) {
+  std::string script;
+  if (!NeedsGeneralForm(c))
+    script = EmitShortRepro(c, signature, config);
+  else if (auto unrolled = c.calls.empty() ? std::nullopt : EmitUnrolledRepro(c, signature, config))
+    script = std::move(*unrolled);
+  else
+    script = EmitGeneralRepro(c, signature, config);
+  // Before torch is imported: the prelude may run the script again in another environment.
+  script.insert(script.find("import torch\n"), prelude);
+  return script;
+}
 
 } // namespace reducers

@@ -9,7 +9,7 @@ import unittest
 import warnings
 
 import torch
-from inductor_fuzz_worker import oracles
+from inductor_fuzz_worker import oracles, plants
 from torch.nn.attention.flex_attention import create_block_mask
 
 
@@ -449,7 +449,7 @@ class PlantTest(unittest.TestCase):
     """Each plant makes exactly the oracle it is named for fire."""
 
     def planted(self, api, eager, plant):
-        compiled = oracles.plant_difference(api, copy.deepcopy(eager), plant)
+        compiled = plants.plant_difference(api, copy.deepcopy(eager), plant)
         if api == "create_block_mask":
             return oracles.compare_block_masks(eager, compiled)
         if api == "create_mask":
@@ -485,11 +485,9 @@ class PlantTest(unittest.TestCase):
 
     def test_a_plant_refuses_another_api_and_unknown_names(self):
         with self.assertRaisesRegex(ValueError, "create_block_mask results, not create_mask"):
-            oracles.plant_difference(
-                "create_mask", torch.ones(2, dtype=torch.bool), "kv-num-blocks"
-            )
+            plants.plant_difference("create_mask", torch.ones(2, dtype=torch.bool), "kv-num-blocks")
         with self.assertRaisesRegex(ValueError, "unknown test plant"):
-            oracles.plant_difference("create_mask", torch.ones(2, dtype=torch.bool), "nope")
+            plants.plant_difference("create_mask", torch.ones(2, dtype=torch.bool), "nope")
 
 
 class ApiTest(unittest.TestCase):

@@ -17,7 +17,8 @@ from .capture import BUILD_JOURNAL, Capture, collect_wrapper_code
 from .compat import clear_inductor_caches, split_config
 from .exceptions import classify_exception, describe_exception
 from .kernels import KernelRecorder
-from .oracles import Api, build_namespace, call_count, plant_difference
+from .oracles import Api, build_namespace, call_count
+from .plants import plant_difference
 
 
 @contextlib.contextmanager

@@ -10,6 +10,19 @@ signature.
 """
 
 try:
+    from .case_calls import (  # noqa: F401 (oracles.X is what callers and tests use)
+        CAPTURED_DTYPES,
+        CLOSURE_FACTORY,
+        LAYOUTS,
+        attention_arguments,
+        block_size,
+        build_namespace,
+        call_count,
+        case_for_call,
+        function_of,
+        laid_out,
+        mask_arguments,
+    )
     from .comparisons import (  # noqa: F401 (oracles.X is what callers and tests use)
         ATTENTION_TOLERANCE,
         BLOCK_MASK_SIZES,
@@ -35,30 +48,13 @@ try:
         exact_where,
         fully_masked_rows,
     )
-    from .compat import case_globals, split_config
-except ImportError:  # pasted into a repro script, after compat's and comparisons' own text
+    from .compat import split_config
+except ImportError:  # pasted into a repro script, after the text of the modules above
     pass
-
-CAPTURED_DTYPES = (
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "bool",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-)
-# The factory a case's sources run in when the case has closure constants.
-CLOSURE_FACTORY = "__inductor_fuzz_closure"
 
 # How a case's function is compiled (the case's "compile_with"; absent means torch.compile).
 TORCH_COMPILE = "torch.compile"
 AOTI = "aoti"
-
-# Where the repro script reads a test plant from, so that a test can plant into it too.
-TEST_PLANT_VARIABLE = "INDUCTOR_FUZZ_TEST_PLANT"
 
 
 def forget_vec_isa_list():
@@ -181,135 +177,6 @@ def check_broadcast_contract(case, mask_mod, block_mask, batch, heads, device):
         raise
     except Exception:  # eager evaluates mask_mod too, and says what is wrong with it
         return
-
-
-def build_namespace(case):
-    """The globals the case's mask_mod and score_mod are defined in: torch, the mask
-    combinators and the captured tensors. Raises what defining the source raises."""
-    import torch
-    from torch.nn.attention import flex_attention as flex
-
-    namespace = case_globals("inductor_fuzz_case")
-    namespace.update(torch=torch, and_masks=flex.and_masks, or_masks=flex.or_masks)
-    for tensor in case.get("tensors") or []:
-        if tensor["dtype"] not in CAPTURED_DTYPES:
-            raise ValueError(f"captured tensor {tensor['name']!r} has dtype {tensor['dtype']!r}")
-        namespace[tensor["name"]] = torch.tensor(
-            tensor["values"], dtype=getattr(torch, tensor["dtype"])
-        ).reshape(tensor["shape"])
-    keys = [key for key in ("mask_mod", "score_mod") if case.get(key)]
-    constants = case.get("constants") or {}
-    if not constants:
-        for key in keys:
-            exec(compile(case[key]["source"], f"<{key}>", "exec"), namespace)
-        return namespace
-    # The functions close over the constants, as a user's factory-made closures do: a later
-    # call's new values reach Dynamo as closure cells, not as globals. The factory is built from
-    # parsed code, not by indenting text, so that a multi-line string keeps its lines.
-    import ast
-
-    names = [case[key]["name"] for key in keys]
-    for name in list(constants) + names:
-        if not name.isidentifier() or name in ("torch", "and_masks", "or_masks"):
-            raise ValueError(f"{name!r} cannot name a constant or a function of a case")
-    returned = "".join(f"{name}, " for name in names)
-    factory = ast.parse(f"def {CLOSURE_FACTORY}({', '.join(constants)}):\n    return ({returned})")
-    for key in reversed(keys):
-        factory.body[0].body[:0] = ast.parse(case[key]["source"], f"<{key}>").body
-    exec(compile(factory, "<case functions>", "exec"), namespace)
-    namespace.update(zip(names, namespace.pop(CLOSURE_FACTORY)(**constants), strict=False))
-    return namespace
-
-
-def case_for_call(case, index):
-    """The case as call `index` sees it: call 0 is the case itself, call i > 0 applies
-    case["calls"][i - 1] (new closure constants, shape, captured tensors or dtype)."""
-    if index == 0:
-        return case
-    change = case["calls"][index - 1]
-    call = dict(case)
-    call["constants"] = {**(case.get("constants") or {}), **change.get("constants", {})}
-    replaced = {tensor["name"]: tensor for tensor in change.get("tensors", [])}
-    call["tensors"] = [replaced.get(t["name"], t) for t in case.get("tensors") or []]
-    mask = dict(case["create_block_mask"])
-    attention = dict(case["attention"]) if case.get("attention") else None
-    for key in ("B", "Q_LEN", "KV_LEN"):
-        if key in change:
-            if key != "B" or mask["B"] is not None:
-                mask[key] = change[key]
-            if attention is not None:
-                attention[key] = change[key]
-    if attention is not None and "dtype" in change:
-        attention["dtype"] = change["dtype"]
-    call["create_block_mask"], call["attention"] = mask, attention
-    return call
-
-
-def call_count(case):
-    return 1 + len(case.get("calls") or [])
-
-
-def attention_arguments(case):
-    """The case's attention arguments, with what a version 2 case gives once (B, Q_LEN,
-    KV_LEN) taken from the block mask, and the optional ones filled in."""
-    a = dict(case["attention"])
-    mask = case["create_block_mask"]
-    for key in ("B", "Q_LEN", "KV_LEN"):
-        if key not in a:
-            a[key] = mask[key]
-    a.setdefault("scale", None)
-    a.setdefault("return_lse", False)
-    a.setdefault("kernel_options", None)
-    return a
-
-
-def function_of(namespace, case, key):
-    if not case.get(key):
-        return None
-    name = case[key]["name"]
-    if not callable(namespace.get(name)):
-        raise NameError(f"the case's {key} source defines no function named {name!r}")
-    return namespace[name]
-
-
-def mask_arguments(case, mask_mod):
-    args = case["create_block_mask"]
-    return (mask_mod, args["B"], args["H"], args["Q_LEN"], args["KV_LEN"]), {
-        "device": args["device"]
-    }
-
-
-def block_size(case):
-    size = case["create_block_mask"]["BLOCK_SIZE"]
-    return tuple(size) if isinstance(size, list) else size
-
-
-LAYOUTS = ("contiguous", "bshd-transposed", "sliced", "expanded-kv")
-
-
-def laid_out(batch, shape, layout, role, generator, dtype):
-    """One of flex_attention's inputs, of logical shape (batch,) + shape = (B, H, S, D), drawn
-    from `generator` in `dtype` and laid out in memory as the case's attention.layout says:
-    "contiguous"; "bshd-transposed", allocated (B, S, H, D) and transposed; "sliced", a view
-    into a (B, H, S + 1, 2 * D) tensor (a storage offset and a row stride of 2 * D);
-    "expanded-kv", key and value allocated with one head and expanded to H (stride 0). The cast
-    comes before the view: a cast would make a non-dense view contiguous again."""
-    import torch
-
-    heads, length, dim = shape
-    if layout == "bshd-transposed":
-        return (
-            torch.randn((batch, length, heads, dim), generator=generator).to(dtype).transpose(1, 2)
-        )
-    if layout == "sliced":
-        wide = torch.randn((batch, heads, length + 1, 2 * dim), generator=generator).to(dtype)
-        return wide[:, :, 1:, :dim]
-    if layout == "expanded-kv" and role != "q":
-        one = torch.randn((batch, 1, length, dim), generator=generator).to(dtype)
-        return one.expand(batch, heads, length, dim)
-    if layout not in LAYOUTS:
-        raise ValueError(f"attention.layout {layout!r} is not one of {', '.join(LAYOUTS)}")
-    return torch.randn((batch,) + shape, generator=generator).to(dtype)
 
 
 def check_skip_mask_score(case, score_mod, mask_mod, block_mask, batch, heads, device):
@@ -613,63 +480,3 @@ def _aoti_module_class():
             return tuple(getattr(mask, field) for field in BLOCK_MASK_TENSORS)
 
     return AotiModule
-
-
-# Test plants: each corrupts the compiled result the way one oracle must catch, so a test can
-# prove that oracle fires, in the worker (request "test_plant") and in the repro script
-# (TEST_PLANT_VARIABLE). Never used on a real run.
-
-
-def _first_index(tensor):
-    return (0,) * tensor.dim()
-
-
-def _bump_first(tensor):
-    import torch
-
-    index = _first_index(tensor)
-    if tensor.dtype == torch.bool:
-        tensor[index] = ~tensor[index]
-    else:
-        tensor[index] += 1
-
-
-def _plant_block_size(mask):
-    q, kv = mask.BLOCK_SIZE
-    mask.BLOCK_SIZE = (q * 2, kv)
-
-
-def _plant_seq_lengths(mask):
-    q, kv = mask.seq_lengths
-    mask.seq_lengths = (q, kv + 1)
-
-
-def _plant_nan(output):
-    output[_first_index(output)] = float("nan")
-
-
-def _plant_flip_one_block(result):
-    _bump_first(result if not hasattr(result, "kv_num_blocks") else result.kv_num_blocks)
-
-
-# name: (the API whose result it corrupts, or None for any, what it does in place)
-TEST_PLANTS = {
-    "flip-one-block": (None, _plant_flip_one_block),
-    "kv-num-blocks": ("create_block_mask", lambda mask: _bump_first(mask.kv_num_blocks)),
-    "block-size": ("create_block_mask", _plant_block_size),
-    "seq-lengths": ("create_block_mask", _plant_seq_lengths),
-    "create-mask": ("create_mask", _bump_first),
-    "attention-value": ("flex_attention", _bump_first),
-    "attention-nan": ("flex_attention", _plant_nan),
-}
-
-
-def plant_difference(api, compiled, plant):
-    """Test-only: corrupts the compiled result of `api` (the API's name) with plant `plant`."""
-    if plant not in TEST_PLANTS:
-        raise ValueError(f"unknown test plant {plant!r}; known: {', '.join(TEST_PLANTS)}")
-    wanted, corrupt = TEST_PLANTS[plant]
-    if wanted is not None and wanted != api:
-        raise ValueError(f"test plant {plant!r} corrupts {wanted} results, not {api}")
-    corrupt(compiled)
-    return compiled

@@ -15,7 +15,7 @@ import sys
 from .capture import CompilerVersions, compile_command
 from .cases import fresh_inductor_state, run_case
 from .compat import prefix_header_include
-from .kernels import compare_probes, replay
+from .replay import compare_probes, replay
 
 
 def resident_bytes():

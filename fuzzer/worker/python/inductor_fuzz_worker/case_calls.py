@@ -1,0 +1,154 @@
+"""A case's functions, calls and inputs: the namespace its mask_mod and score_mod are defined
+in, the case as each call of its sequence sees it, and the inputs laid out as the case says.
+
+The oracles (oracles.py) run what this module builds. Like them, the repro script embeds this
+file verbatim: it imports nothing from its package but compat, with a fallback.
+"""
+
+try:
+    from .compat import case_globals
+except ImportError:  # pasted into a repro script, after compat's own text
+    pass
+
+CAPTURED_DTYPES = (
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "bool",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+)
+# The factory a case's sources run in when the case has closure constants.
+CLOSURE_FACTORY = "__inductor_fuzz_closure"
+
+
+def build_namespace(case):
+    """The globals the case's mask_mod and score_mod are defined in: torch, the mask
+    combinators and the captured tensors. Raises what defining the source raises."""
+    import torch
+    from torch.nn.attention import flex_attention as flex
+
+    namespace = case_globals("inductor_fuzz_case")
+    namespace.update(torch=torch, and_masks=flex.and_masks, or_masks=flex.or_masks)
+    for tensor in case.get("tensors") or []:
+        if tensor["dtype"] not in CAPTURED_DTYPES:
+            raise ValueError(f"captured tensor {tensor['name']!r} has dtype {tensor['dtype']!r}")
+        namespace[tensor["name"]] = torch.tensor(
+            tensor["values"], dtype=getattr(torch, tensor["dtype"])
+        ).reshape(tensor["shape"])
+    keys = [key for key in ("mask_mod", "score_mod") if case.get(key)]
+    constants = case.get("constants") or {}
+    if not constants:
+        for key in keys:
+            exec(compile(case[key]["source"], f"<{key}>", "exec"), namespace)
+        return namespace
+    # The functions close over the constants, as a user's factory-made closures do: a later
+    # call's new values reach Dynamo as closure cells, not as globals. The factory is built from
+    # parsed code, not by indenting text, so that a multi-line string keeps its lines.
+    import ast
+
+    names = [case[key]["name"] for key in keys]
+    for name in list(constants) + names:
+        if not name.isidentifier() or name in ("torch", "and_masks", "or_masks"):
+            raise ValueError(f"{name!r} cannot name a constant or a function of a case")
+    returned = "".join(f"{name}, " for name in names)
+    factory = ast.parse(f"def {CLOSURE_FACTORY}({', '.join(constants)}):\n    return ({returned})")
+    for key in reversed(keys):
+        factory.body[0].body[:0] = ast.parse(case[key]["source"], f"<{key}>").body
+    exec(compile(factory, "<case functions>", "exec"), namespace)
+    namespace.update(zip(names, namespace.pop(CLOSURE_FACTORY)(**constants), strict=False))
+    return namespace
+
+
+def case_for_call(case, index):
+    """The case as call `index` sees it: call 0 is the case itself, call i > 0 applies
+    case["calls"][i - 1] (new closure constants, shape, captured tensors or dtype)."""
+    if index == 0:
+        return case
+    change = case["calls"][index - 1]
+    call = dict(case)
+    call["constants"] = {**(case.get("constants") or {}), **change.get("constants", {})}
+    replaced = {tensor["name"]: tensor for tensor in change.get("tensors", [])}
+    call["tensors"] = [replaced.get(t["name"], t) for t in case.get("tensors") or []]
+    mask = dict(case["create_block_mask"])
+    attention = dict(case["attention"]) if case.get("attention") else None
+    for key in ("B", "Q_LEN", "KV_LEN"):
+        if key in change:
+            if key != "B" or mask["B"] is not None:
+                mask[key] = change[key]
+            if attention is not None:
+                attention[key] = change[key]
+    if attention is not None and "dtype" in change:
+        attention["dtype"] = change["dtype"]
+    call["create_block_mask"], call["attention"] = mask, attention
+    return call
+
+
+def call_count(case):
+    return 1 + len(case.get("calls") or [])
+
+
+def attention_arguments(case):
+    """The case's attention arguments, with what a version 2 case gives once (B, Q_LEN,
+    KV_LEN) taken from the block mask, and the optional ones filled in."""
+    a = dict(case["attention"])
+    mask = case["create_block_mask"]
+    for key in ("B", "Q_LEN", "KV_LEN"):
+        if key not in a:
+            a[key] = mask[key]
+    a.setdefault("scale", None)
+    a.setdefault("return_lse", False)
+    a.setdefault("kernel_options", None)
+    return a
+
+
+def function_of(namespace, case, key):
+    if not case.get(key):
+        return None
+    name = case[key]["name"]
+    if not callable(namespace.get(name)):
+        raise NameError(f"the case's {key} source defines no function named {name!r}")
+    return namespace[name]
+
+
+def mask_arguments(case, mask_mod):
+    args = case["create_block_mask"]
+    return (mask_mod, args["B"], args["H"], args["Q_LEN"], args["KV_LEN"]), {
+        "device": args["device"]
+    }
+
+
+def block_size(case):
+    size = case["create_block_mask"]["BLOCK_SIZE"]
+    return tuple(size) if isinstance(size, list) else size
+
+
+LAYOUTS = ("contiguous", "bshd-transposed", "sliced", "expanded-kv")
+
+
+def laid_out(batch, shape, layout, role, generator, dtype):
+    """One of flex_attention's inputs, of logical shape (batch,) + shape = (B, H, S, D), drawn
+    from `generator` in `dtype` and laid out in memory as the case's attention.layout says:
+    "contiguous"; "bshd-transposed", allocated (B, S, H, D) and transposed; "sliced", a view
+    into a (B, H, S + 1, 2 * D) tensor (a storage offset and a row stride of 2 * D);
+    "expanded-kv", key and value allocated with one head and expanded to H (stride 0). The cast
+    comes before the view: a cast would make a non-dense view contiguous again."""
+    import torch
+
+    heads, length, dim = shape
+    if layout == "bshd-transposed":
+        return (
+            torch.randn((batch, length, heads, dim), generator=generator).to(dtype).transpose(1, 2)
+        )
+    if layout == "sliced":
+        wide = torch.randn((batch, heads, length + 1, 2 * dim), generator=generator).to(dtype)
+        return wide[:, :, 1:, :dim]
+    if layout == "expanded-kv" and role != "q":
+        one = torch.randn((batch, 1, length, dim), generator=generator).to(dtype)
+        return one.expand(batch, heads, length, dim)
+    if layout not in LAYOUTS:
+        raise ValueError(f"attention.layout {layout!r} is not one of {', '.join(LAYOUTS)}")
+    return torch.randn((batch,) + shape, generator=generator).to(dtype)

@@ -1,0 +1,25 @@
+# inductor_fuzz_embed_templates(<output variable> <header> <namespace>): the templates of the
+# calling folder (templates/*.tmpl) compiled in as one table, behind `<namespace>::Template(name)`
+# as declared in <header>. Sets <output variable> to the generated source, which the caller adds
+# to its library. Written when CMake configures: an edited template configures again.
+function(inductor_fuzz_embed_templates output header namespace)
+  set(INDUCTOR_FUZZ_TEMPLATES "")
+  file(GLOB template_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/templates/*.tmpl)
+  list(SORT template_files)
+  foreach(file ${template_files})
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
+    get_filename_component(name ${file} NAME)
+    file(READ ${file} text)
+    string(FIND "${text}" ")IFZT\"" delimiter_at)
+    if(NOT delimiter_at EQUAL -1)
+      message(FATAL_ERROR "${file} contains )IFZT\", which ends the C++ raw string it is put in")
+    endif()
+    string(APPEND INDUCTOR_FUZZ_TEMPLATES "    {\"${name}\", R\"IFZT(${text})IFZT\"},\n")
+  endforeach()
+  set(INDUCTOR_FUZZ_TEMPLATE_HEADER ${header})
+  set(INDUCTOR_FUZZ_TEMPLATE_NAMESPACE ${namespace})
+  file(RELATIVE_PATH INDUCTOR_FUZZ_TEMPLATE_FOLDER ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  set(generated ${CMAKE_CURRENT_BINARY_DIR}/templates.cpp)
+  configure_file(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/templates_table.cpp.in ${generated} @ONLY)
+  set(${output} ${generated} PARENT_SCOPE)
+endfunction()
