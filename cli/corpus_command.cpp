@@ -31,6 +31,10 @@ Command AddCorpusCommand(CLI::App &app) {
                       "show, issue: a bug id or a signature's finding id (or a prefix); "
                       "issue: also a known issue's id; merge: the corpora to merge");
   command->add_option("--out", options.out_file, "issue: also write the draft to this file");
+  command->add_option("--upstream", options.upstream,
+                      "issue: a JSON export of PyTorch's issues (gh issue list --repo "
+                      "pytorch/pytorch --json number,title,body,state --limit 5000): the draft "
+                      "lists those that hold most of the bug's key terms");
   command->add_flag("--signatures", options.signatures,
                     "list: one line per signature instead of per bug");
   command->add_option("--corpus", options.corpus, "The corpus to read")->capture_default_str();

@@ -25,6 +25,8 @@ struct FindingKindRow {
   bool flaky = false;     // a run may show it and the next not: a reduction confirms it 3 times
   bool in_one_tu = false; // it lives in one TU: `reduce` reduces the source after the case
   int delivery_order = 3; // of a bug's findings, delivery reduces the lowest first
+  // What fails, in a draft's title ("[inductor][cpu] API: <title>: <facts>"): a few words.
+  std::string_view title;
   // A draft's "Expected:" sentence; "{api}" stands for the API the case calls.
   std::string_view expected;
 };

@@ -147,6 +147,8 @@ json StoredFinding::Summary() const {
       list.push_back(value);
   };
   for (const auto &hit : hits) {
+    if (!hit.provenance.is_object()) // a hit recorded without provenance says nothing here
+      continue;
     add_unique(torch_versions, hit.provenance.value("torch_version", json()));
     add_unique(tools, hit.provenance.value("tool_version", json()));
     add_unique(command_lines, hit.provenance.value("command_line", json()));

@@ -1,6 +1,7 @@
 // The command line on bad input: one line on stderr that says what to do, exit 2, and nothing
 // stored is touched. None of these needs torch: input is checked before a worker starts.
 #include "cli_fixture.h"
+#include "corpus/delivery.h"
 
 #include <sstream>
 
@@ -186,6 +187,52 @@ TEST_F(CliTest, DeliveryAndIssueDraftsRefuseBadInput) {
       RunInductorFuzz({"corpus", "list", "--corpus", (folder_ / "corpus").string()});
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_NE(listed.out.find("1 bug(s) from 1 signature(s)"), std::string::npos) << listed.out;
+  // --upstream is read before anything runs: a missing file or one that is no export.
+  const auto id = store.List().front().id;
+  ExpectOneLineError({"corpus", "issue", id, "--corpus", (folder_ / "corpus").string(),
+                      "--upstream", (folder_ / "missing.json").string()},
+                     "no such file; export the tracker's issues with `gh issue list");
+  ExpectOneLineError({"corpus", "issue", id, "--corpus", (folder_ / "corpus").string(),
+                      "--upstream", Write("issues.json", "[{\"number\": 1}]").string()},
+                     "has no integer \"number\" and string \"title\"");
+}
+
+// A delivered bug whose repro did not fail standalone has no draft: `corpus issue` says why in
+// one line and exits 1, and the report shows the reason where the draft and its Copy button go.
+TEST_F(CliTest, ABugWhoseReproDoesNotFailStandaloneHasNoDraft) {
+  const auto c = corpus::LoadCaseFile(kSeed);
+  corpus::Finding finding{.kind = corpus::FindingKind::kCrash};
+  finding.essence.Add("api", "create_block_mask").Add("signal", "11");
+  corpus::FindingStore store(folder_ / "corpus");
+  store.Record(finding, corpus::MakeHit(c, {}, "2026-11-25T00:00:00Z"),
+               [&](const std::filesystem::path &dir) {
+                 std::ofstream(dir / "case.json") << corpus::CaseToJson(c).dump(2);
+               });
+  const auto stored = store.List().front();
+  corpus::WriteDelivery(stored.folder,
+                        {.bug = "bug-x",
+                         .finding_id = stored.id,
+                         .signature = stored.signature,
+                         .status = corpus::DeliveryStatus::kReduced,
+                         .reproduces_standalone = false,
+                         .standalone_how = "exit 0: PASS: compiled and eager agree"});
+  const auto issue =
+      RunInductorFuzz({"corpus", "issue", stored.id, "--corpus", (folder_ / "corpus").string()});
+  EXPECT_EQ(issue.exit_code, 1) << issue.err;
+  EXPECT_EQ(issue.out, "corpus issue: " + stored.id +
+                           ": no draft: not reproduced standalone: its repro.py does not fail on "
+                           "its own (exit 0: PASS: compiled and eager agree); the next delivery "
+                           "tries again\n");
+  EXPECT_FALSE(std::filesystem::exists(stored.folder / "issue.md"));
+  const auto report =
+      RunInductorFuzz({"corpus", "report", "--corpus", (folder_ / "corpus").string(), "--report",
+                       (folder_ / "report").string()});
+  ASSERT_EQ(report.exit_code, 1) << report.err;
+  std::ifstream html_file(folder_ / "report" / "report.html");
+  const std::string html((std::istreambuf_iterator<char>(html_file)), {});
+  EXPECT_NE(html.find("<b>no issue draft</b>"), std::string::npos) << html;
+  EXPECT_NE(html.find("not reproduced standalone"), std::string::npos);
+  EXPECT_EQ(html.find("onclick=\"copyDraft("), std::string::npos);
 }
 
 TEST_F(CliTest, UnknownOptionsAndMissingVenv) {

@@ -104,9 +104,8 @@ bool HasError(const parsers::TranslationUnitReport &report) {
                      [](const parsers::Conflict &finding) { return finding.severity == "error"; });
 }
 
-} // namespace
-
-int Check(const CheckOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+// Rejects unusable input before any analysis starts, so a typo costs no Clang run.
+void ValidateInputs(const CheckOptions &options) {
   if (options.files.empty())
     throw support::InputError("check needs at least one C++ file");
   if (options.format != "text" && options.format != "json" && options.format != "sarif")
@@ -119,50 +118,72 @@ int Check(const CheckOptions &options, const support::ToolPaths &paths, std::ost
           file.string(), file.string()));
     support::ReadTextFile(file, "C++ source", kLargestSource);
   }
-  const auto commands =
-      options.commands ? LoadCommands(*options.commands) : std::vector<CommandEntry>{};
+}
 
+// The captured command that compiled `file`; the last one wins when several list it.
+const CommandEntry *CommandCompiling(const std::filesystem::path &file,
+                                     const std::vector<CommandEntry> &commands) {
+  const CommandEntry *entry = nullptr;
+  const auto canonical = std::filesystem::weakly_canonical(file).string();
+  for (const auto &candidate : commands)
+    if (candidate.source_paths.contains(canonical) ||
+        candidate.source_paths.contains(std::filesystem::absolute(file).string()))
+      entry = &candidate;
+  return entry;
+}
+
+// Clang sees a file with the flags it was really built with: its captured command, else the
+// flags after `--`, else torch's include paths.
+std::vector<std::string> ClangArguments(const CommandEntry *entry, const CheckOptions &options,
+                                        const support::ToolPaths &paths) {
+  if (entry)
+    return parsers::TranslateForClang(entry->command.argv).clang_args;
+  if (!options.compile_args.empty()) {
+    std::vector<std::string> argv = {"c++"};
+    argv.insert(argv.end(), options.compile_args.begin(), options.compile_args.end());
+    return parsers::TranslateForClang(argv).clang_args;
+  }
+  return DefaultArguments(paths);
+}
+
+struct AnalysedFiles {
+  std::vector<parsers::TranslationUnitReport> reports;
+  // Indices into `reports` per captured compile command: a link command's inputs name these.
+  std::map<const CommandEntry *, std::vector<std::size_t>> by_command;
+};
+
+AnalysedFiles AnalyseFiles(const CheckOptions &options, const support::ToolPaths &paths,
+                           const std::vector<CommandEntry> &commands) {
   parsers::Analyzer analyzer(
       {.prefix_cache_dir = options.cache_dir.value_or(DefaultPrefixCacheDir()),
        .use_prefix_cache = options.prefix_cache,
        .report_shadowing = options.shadowing});
-  std::vector<parsers::TranslationUnitReport> reports;
-  std::map<const CommandEntry *, std::vector<std::size_t>> by_command;
+  AnalysedFiles analysed;
   for (const auto &file : options.files) {
     parsers::TranslationUnitInput input{.path = std::filesystem::absolute(file),
                                         .display_name = file.string()};
-    const CommandEntry *entry = nullptr;
-    const auto canonical = std::filesystem::weakly_canonical(file).string();
-    for (const auto &candidate : commands)
-      if (candidate.source_paths.contains(canonical) ||
-          candidate.source_paths.contains(std::filesystem::absolute(file).string()))
-        entry = &candidate;
+    const CommandEntry *entry = CommandCompiling(file, commands);
     if (options.commands && !entry)
       throw support::InputError(fmt::format("{} is not a source of any command in {}",
                                             file.string(), options.commands->string()));
-    if (entry) {
-      input.clang_args = parsers::TranslateForClang(entry->command.argv).clang_args;
-    } else if (!options.compile_args.empty()) {
-      std::vector<std::string> argv = {"c++"};
-      argv.insert(argv.end(), options.compile_args.begin(), options.compile_args.end());
-      input.clang_args = parsers::TranslateForClang(argv).clang_args;
-    } else {
-      input.clang_args = DefaultArguments(paths);
-    }
-    reports.push_back(analyzer.Analyze(input));
+    input.clang_args = ClangArguments(entry, options, paths);
+    analysed.reports.push_back(analyzer.Analyze(input));
     if (entry)
-      by_command[entry].push_back(reports.size() - 1);
+      analysed.by_command[entry].push_back(analysed.reports.size() - 1);
   }
+  return analysed;
+}
 
-  std::vector<parsers::Conflict> findings;
-  for (const auto &report : reports)
-    findings.insert(findings.end(), report.findings.begin(), report.findings.end());
-  // Units linked together: every file (--linked), or the sources whose objects one captured
-  // command links.
+// Units linked together: every file (--linked), or the sources whose objects one captured
+// command links.
+std::vector<std::vector<std::size_t>>
+LinkedGroups(const CheckOptions &options, const std::vector<CommandEntry> &commands,
+             const std::map<const CommandEntry *, std::vector<std::size_t>> &by_command,
+             std::size_t report_count) {
   std::vector<std::vector<std::size_t>> groups;
   if (options.linked) {
     groups.emplace_back();
-    for (std::size_t i = 0; i < reports.size(); ++i)
+    for (std::size_t i = 0; i < report_count; ++i)
       groups.back().push_back(i);
   }
   for (const auto &link : commands) {
@@ -174,6 +195,12 @@ int Check(const CheckOptions &options, const support::ToolPaths &paths, std::ost
     if (group.size() > 1)
       groups.push_back(group);
   }
+  return groups;
+}
+
+void AppendCrossUnitFindings(const std::vector<std::vector<std::size_t>> &groups,
+                             const std::vector<parsers::TranslationUnitReport> &reports,
+                             std::vector<parsers::Conflict> &findings) {
   for (const auto &group : groups) {
     std::vector<parsers::TranslationUnitReport> members;
     for (auto index : group)
@@ -181,106 +208,174 @@ int Check(const CheckOptions &options, const support::ToolPaths &paths, std::ost
     const auto cross = parsers::CompareLinkedUnits(members);
     findings.insert(findings.end(), cross.begin(), cross.end());
   }
+}
 
-  // With --compilers, every file is also built on each compiler with its own command.
+// Each compiler of the matrix builds a file with its captured command, which matches only by
+// canonical path; without one, `c++` with the flags after `--`.
+fuzzer::matrix::CapturedTu MatrixTu(const std::filesystem::path &file, const CheckOptions &options,
+                                    const std::vector<CommandEntry> &commands) {
+  fuzzer::matrix::CapturedTu tu{.label = file.string(), .source = std::filesystem::absolute(file)};
+  const auto canonical = std::filesystem::weakly_canonical(file).string();
+  for (const auto &candidate : commands)
+    if (candidate.source_paths.contains(canonical))
+      tu.argv = candidate.command.argv;
+  if (tu.argv.empty()) {
+    tu.argv = {"c++"};
+    tu.argv.insert(tu.argv.end(), options.compile_args.begin(), options.compile_args.end());
+    tu.argv.insert(tu.argv.end(), {"-c", tu.source.string(), "-o", "check.o"});
+  }
+  return tu;
+}
+
+void AppendGccFindings(const std::vector<fuzzer::matrix::TuMatrix> &matrix,
+                       const std::vector<parsers::TranslationUnitReport> &reports,
+                       std::vector<parsers::Conflict> &findings) {
+  for (std::size_t i = 0; i < matrix.size(); ++i) {
+    if (HasError(reports[i]))
+      continue; // Clang already reports this TU
+    for (const auto &build : matrix[i].builds)
+      if (!build.built && !build.timed_out && !build.compiler_crashed &&
+          parsers::FamilyOfCompiler(build.compiler) == parsers::CompilerFamily::kGcc) {
+        const auto conflicts = GccConflicts(build, reports[i]);
+        findings.insert(findings.end(), conflicts.begin(), conflicts.end());
+      }
+  }
+}
+
+json Divergences(const std::vector<fuzzer::matrix::TuMatrix> &matrix) {
   json divergences = json::array();
-  if (!options.compilers.empty()) {
-    std::vector<fuzzer::matrix::CapturedTu> tus;
-    for (const auto &file : options.files) {
-      fuzzer::matrix::CapturedTu tu{.label = file.string(),
-                                    .source = std::filesystem::absolute(file)};
-      const auto canonical = std::filesystem::weakly_canonical(file).string();
-      for (const auto &candidate : commands)
-        if (candidate.source_paths.contains(canonical))
-          tu.argv = candidate.command.argv;
-      if (tu.argv.empty()) {
-        tu.argv = {"c++"};
-        tu.argv.insert(tu.argv.end(), options.compile_args.begin(), options.compile_args.end());
-        tu.argv.insert(tu.argv.end(), {"-c", tu.source.string(), "-o", "check.o"});
-      }
-      tus.push_back(std::move(tu));
+  for (const auto &row : matrix)
+    if (auto finding = fuzzer::matrix::DivergenceFinding(row)) {
+      json divergence = finding->detail;
+      divergence["kind"] = corpus::KindName(finding->kind);
+      divergence["signature"] = corpus::Signature(*finding);
+      divergences.push_back(divergence);
     }
-    const support::ScratchDir scratch("check");
-    const auto matrix = fuzzer::matrix::BuildMatrix(
-        tus,
-        {.compilers = fuzzer::matrix::DiscoverCompilers(options.compilers),
-         .work_dir = scratch.path()},
-        {});
-    for (std::size_t i = 0; i < matrix.size(); ++i) {
-      if (HasError(reports[i]))
-        continue; // Clang already reports this TU
-      for (const auto &build : matrix[i].builds)
-        if (!build.built && !build.timed_out && !build.compiler_crashed &&
-            parsers::FamilyOfCompiler(build.compiler) == parsers::CompilerFamily::kGcc) {
-          const auto conflicts = GccConflicts(build, reports[i]);
-          findings.insert(findings.end(), conflicts.begin(), conflicts.end());
-        }
-    }
-    for (const auto &row : matrix)
-      if (auto finding = fuzzer::matrix::DivergenceFinding(row)) {
-        json divergence = finding->detail;
-        divergence["kind"] = corpus::KindName(finding->kind);
-        divergence["signature"] = corpus::Signature(*finding);
-        divergences.push_back(divergence);
-      }
-  }
+  return divergences;
+}
 
+// With --compilers, every file is also built on each compiler with its own command. The gcc
+// diagnostics rerun the matrix's commands, so they run while its scratch folder exists.
+json CompareOnCompilers(const CheckOptions &options, const std::vector<CommandEntry> &commands,
+                        const std::vector<parsers::TranslationUnitReport> &reports,
+                        std::vector<parsers::Conflict> &findings) {
+  std::vector<fuzzer::matrix::CapturedTu> tus;
+  for (const auto &file : options.files)
+    tus.push_back(MatrixTu(file, options, commands));
+  const support::ScratchDir scratch("check");
+  const auto matrix = fuzzer::matrix::BuildMatrix(
+      tus,
+      {.compilers = fuzzer::matrix::DiscoverCompilers(options.compilers),
+       .work_dir = scratch.path()},
+      {});
+  AppendGccFindings(matrix, reports, findings);
+  return Divergences(matrix);
+}
+
+struct CheckResults {
+  std::vector<parsers::TranslationUnitReport> reports;
+  std::vector<parsers::Conflict> findings;
+  json divergences = json::array();
   // Errors are findings; warnings (shadowed-local) are counted apart and change no exit code.
-  std::size_t errors = divergences.size(), warnings = 0;
-  for (const auto &finding : findings)
-    (finding.severity == "error" ? errors : warnings) += 1;
-  if (options.format == "json") {
-    json document = {{"tool_version", support::ToolVersion()},
-                     {"findings", json::array()},
-                     {"compiler_divergence", divergences},
-                     {"files", json::array()}};
-    for (const auto &finding : findings)
-      document["findings"].push_back(parsers::ConflictToJson(finding));
-    for (const auto &report : reports)
-      document["files"].push_back({{"file", report.display_name},
-                                   {"seconds", report.seconds},
-                                   {"precompiled_prefix", report.used_prefix_cache},
-                                   {"fatal_errors", report.fatal_errors},
-                                   {"features", report.features}});
-    document["errors"] = errors;
-    document["warnings"] = warnings;
-    out << document.dump(2) << "\n";
-  } else if (options.format == "sarif") {
-    out << Sarif(findings).dump(2) << "\n";
-  } else {
-    for (const auto &finding : findings) {
-      out << fmt::format("{}: {}: {} [{}{}] '{}'{}{}{}{}\n", Where(finding.location),
-                         finding.severity, finding.kind, finding.check,
-                         finding.clang_diagnostic.empty() ? "" : " " + finding.clang_diagnostic,
-                         finding.name, finding.type.empty() ? "" : " (" + finding.type + ")",
-                         finding.kernel.empty() ? "" : " in " + finding.kernel,
-                         finding.scope == "function" ? " (function scope)" : "",
-                         finding.reported_by.empty() ? "" : " reported by " + finding.reported_by);
-      if (finding.origin == "torch-headers")
-        out << "  in torch's own headers: points at the environment, not the kernel\n";
-      if (finding.check == "unclassified-error")
-        out << "  " << finding.message << "\n";
-      if (finding.previous.line)
-        out << fmt::format("{}: note: previous declaration{}\n", Where(finding.previous),
-                           finding.previous_type.empty() ? "" : " (" + finding.previous_type + ")");
-    }
-    for (const auto &divergence : divergences)
-      out << fmt::format("{}: error: compiler-divergence: builds with {}, fails with {}\n",
-                         divergence["tu"].get<std::string>(),
-                         fmt::join(divergence["built_by"].get<std::vector<std::string>>(), ", "),
-                         fmt::join(divergence["failed_on"].get<std::vector<std::string>>(), ", "));
-    if (options.features)
-      for (const auto &report : reports)
-        out << fmt::format("{}: {} codegen feature(s)\n  {}\n", report.display_name,
-                           report.features.size(), fmt::join(report.features, "\n  "));
-    out << fmt::format("{} file(s), {} finding(s), {} warning(s)\n", reports.size(), errors,
-                       warnings);
-  }
+  std::size_t errors = 0, warnings = 0;
+};
+
+void CountSeverities(CheckResults &results) {
+  results.errors = results.divergences.size();
+  results.warnings = 0;
+  for (const auto &finding : results.findings)
+    (finding.severity == "error" ? results.errors : results.warnings) += 1;
+}
+
+void WriteJson(const CheckResults &results, std::ostream &out) {
+  json document = {{"tool_version", support::ToolVersion()},
+                   {"findings", json::array()},
+                   {"compiler_divergence", results.divergences},
+                   {"files", json::array()}};
+  for (const auto &finding : results.findings)
+    document["findings"].push_back(parsers::ConflictToJson(finding));
+  for (const auto &report : results.reports)
+    document["files"].push_back({{"file", report.display_name},
+                                 {"seconds", report.seconds},
+                                 {"precompiled_prefix", report.used_prefix_cache},
+                                 {"fatal_errors", report.fatal_errors},
+                                 {"features", report.features}});
+  document["errors"] = results.errors;
+  document["warnings"] = results.warnings;
+  out << document.dump(2) << "\n";
+}
+
+void WriteTextFinding(const parsers::Conflict &finding, std::ostream &out) {
+  out << fmt::format("{}: {}: {} [{}{}] '{}'{}{}{}{}\n", Where(finding.location), finding.severity,
+                     finding.kind, finding.check,
+                     finding.clang_diagnostic.empty() ? "" : " " + finding.clang_diagnostic,
+                     finding.name, finding.type.empty() ? "" : " (" + finding.type + ")",
+                     finding.kernel.empty() ? "" : " in " + finding.kernel,
+                     finding.scope == "function" ? " (function scope)" : "",
+                     finding.reported_by.empty() ? "" : " reported by " + finding.reported_by);
+  if (finding.origin == "torch-headers")
+    out << "  in torch's own headers: points at the environment, not the kernel\n";
+  if (finding.check == "unclassified-error")
+    out << "  " << finding.message << "\n";
+  if (finding.previous.line)
+    out << fmt::format("{}: note: previous declaration{}\n", Where(finding.previous),
+                       finding.previous_type.empty() ? "" : " (" + finding.previous_type + ")");
+}
+
+void WriteText(const CheckOptions &options, const CheckResults &results, std::ostream &out) {
+  for (const auto &finding : results.findings)
+    WriteTextFinding(finding, out);
+  for (const auto &divergence : results.divergences)
+    out << fmt::format("{}: error: compiler-divergence: builds with {}, fails with {}\n",
+                       divergence["tu"].get<std::string>(),
+                       fmt::join(divergence["built_by"].get<std::vector<std::string>>(), ", "),
+                       fmt::join(divergence["failed_on"].get<std::vector<std::string>>(), ", "));
+  if (options.features)
+    for (const auto &report : results.reports)
+      out << fmt::format("{}: {} codegen feature(s)\n  {}\n", report.display_name,
+                         report.features.size(), fmt::join(report.features, "\n  "));
+  out << fmt::format("{} file(s), {} finding(s), {} warning(s)\n", results.reports.size(),
+                     results.errors, results.warnings);
+}
+
+void WriteResults(const CheckOptions &options, const CheckResults &results, std::ostream &out) {
+  if (options.format == "json")
+    WriteJson(results, out);
+  else if (options.format == "sarif")
+    out << Sarif(results.findings).dump(2) << "\n";
+  else
+    WriteText(options, results, out);
+}
+
+// Thrown after the report is written, so the findings of the files that did parse still show.
+void ThrowOnFatalErrors(const std::vector<parsers::TranslationUnitReport> &reports) {
   for (const auto &report : reports)
     if (!report.fatal_errors.empty())
       throw support::InputError(fmt::format("could not analyse {}: {}", report.display_name,
                                             report.fatal_errors.front()));
-  return errors ? 1 : 0;
+}
+
+} // namespace
+
+int Check(const CheckOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  ValidateInputs(options);
+  const auto commands =
+      options.commands ? LoadCommands(*options.commands) : std::vector<CommandEntry>{};
+  auto analysed = AnalyseFiles(options, paths, commands);
+
+  CheckResults results{.reports = std::move(analysed.reports)};
+  for (const auto &report : results.reports)
+    results.findings.insert(results.findings.end(), report.findings.begin(), report.findings.end());
+  AppendCrossUnitFindings(
+      LinkedGroups(options, commands, analysed.by_command, results.reports.size()), results.reports,
+      results.findings);
+  if (!options.compilers.empty())
+    results.divergences = CompareOnCompilers(options, commands, results.reports, results.findings);
+  CountSeverities(results);
+
+  WriteResults(options, results, out);
+  ThrowOnFatalErrors(results.reports);
+  return results.errors ? 1 : 0;
 }
 
 std::filesystem::path DefaultPrefixCacheDir() {

@@ -20,6 +20,7 @@ struct CorpusOptions {
   bool json = false;
   bool signatures = false;        // list: per signature, not per bug
   std::filesystem::path out_file; // issue: also written here
+  std::filesystem::path upstream; // issue: a JSON export of PyTorch's issues, for duplicates
 };
 
 // `inductor-fuzz corpus list|show ID|merge SRC... --into DIR|report --report DIR|migrate`.

@@ -223,6 +223,20 @@ ReduceWhich ParseReduceWhich(const std::string &text) {
       fmt::format("--reduce {} is not one of new (the default), all, none", text));
 }
 
+// A delivery that needs no other try: its repro fails standalone, or no try can change that (a
+// compiler divergence's repro.py never fails, the untouched case no longer fails). A repro that
+// did not fail standalone, or a reduction that could not run, is tried again by the next
+// delivery (a later night, fuzz --resume, reduce).
+bool IsDone(const corpus::Delivery &delivery) {
+  if (delivery.status == corpus::DeliveryStatus::kPending ||
+      delivery.status == corpus::DeliveryStatus::kFailed)
+    return false;
+  if (delivery.status == corpus::DeliveryStatus::kNotReproducible)
+    return true;
+  const auto *row = corpus::RowOfSignature(delivery.signature);
+  return delivery.reproduces_standalone || (row && row->detector == corpus::Detector::kMatrix);
+}
+
 std::vector<BugToDeliver> ChooseDeliveries(const fuzzer::campaign::CampaignStats &stats,
                                            const corpus::FindingStore &store, ReduceWhich which,
                                            bool resume) {
@@ -244,8 +258,7 @@ std::vector<BugToDeliver> ChooseDeliveries(const fuzzer::campaign::CampaignStats
       if (found == by_id.end())
         continue;
       const auto &finding = *found->second;
-      delivered = delivered || (finding.delivery &&
-                                finding.delivery->status != corpus::DeliveryStatus::kPending);
+      delivered = delivered || (finding.delivery && IsDone(*finding.delivery));
       if (finding.smallest.empty())
         continue;
       const auto rank = [](const corpus::StoredFinding &f) {
@@ -289,9 +302,15 @@ DeliveryReport DeliverBugs(const DeliveryOptions &options, const std::vector<Bug
     auto delivery = deliverer.Deliver(bugs[i], bugs.size() - i);
     const fs::path folder = options.corpus / "findings" / bugs[i].finding_id;
     try {
-      const auto stored = corpus::FindingStore(options.corpus).Load(bugs[i].finding_id);
-      support::WriteFileAtomically(folder / "issue.md",
-                                   fuzzer::campaign::IssueDraft(stored, delivery));
+      // A draft only for a repro that fails on its own: a stale one goes, and the report says why.
+      if (const auto why = fuzzer::campaign::WhyNoDraft(delivery)) {
+        fs::remove(folder / "issue.md");
+        progress(fmt::format("fuzz: no issue draft for {}: {}", bugs[i].bug_id, *why));
+      } else {
+        const auto stored = corpus::FindingStore(options.corpus).Load(bugs[i].finding_id);
+        support::WriteFileAtomically(folder / "issue.md",
+                                     fuzzer::campaign::IssueDraft(stored, delivery));
+      }
     } catch (const support::InputError &error) {
       progress(fmt::format("fuzz: no issue draft for {}: {}", bugs[i].bug_id, error.what()));
     }

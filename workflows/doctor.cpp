@@ -150,19 +150,40 @@ json CheckEnvironment(const support::TorchEnvironment &environment, const suppor
   return entry;
 }
 
-} // namespace
-
-int Doctor(const DoctorOptions &options, const support::ToolPaths &paths, std::ostream &out) {
-  json report = {{"tool_version", support::ToolVersion()},
-                 {"venv", paths.venv.string()},
-                 {"worker_executable", paths.worker_executable.string()},
-                 {"clang_analysis_version", parsers::LinkedClangVersion()},
-                 {"nvcc_version", NvccVersion()},
-                 {"cpu_vector_isa", CpuVectorIsa()},
-                 {"compilers", json::array()}};
+// The report that `--json` prints whole, and the problems that make the exit code 2.
+struct Diagnosis {
+  json report;
   std::vector<std::string> problems;
-  const support::ScratchDir scratch_dir("doctor");
-  const std::filesystem::path &scratch = scratch_dir.path();
+};
+
+json FirstFacts(const support::ToolPaths &paths) {
+  return {{"tool_version", support::ToolVersion()},
+          {"venv", paths.venv.string()},
+          {"worker_executable", paths.worker_executable.string()},
+          {"clang_analysis_version", parsers::LinkedClangVersion()},
+          {"nvcc_version", NvccVersion()},
+          {"cpu_vector_isa", CpuVectorIsa()},
+          {"compilers", json::array()}};
+}
+
+void RecordWorkerInfo(const json &info, Diagnosis &diagnosis) {
+  diagnosis.report.update(info);
+  diagnosis.report["libtorch_copies"] = info["libtorch_cpu_copies"].size();
+  if (diagnosis.report["libtorch_copies"] != 1)
+    diagnosis.problems.push_back(fmt::format(
+        "the worker maps {} copies of libtorch_cpu.so ({}); anything that links libtorch must "
+        "use the wheel's torch/lib",
+        info["libtorch_cpu_copies"].size(), info["libtorch_cpu_copies"].dump()));
+  if (!info.value("sys_executable_runs_python", false))
+    diagnosis.problems.push_back(fmt::format("sys.executable ({}) does not start Python; torch's "
+                                             "helper processes would fail",
+                                             info.value("sys_executable", "?")));
+}
+
+// The worker forms each compiler's command one at a time; the builds then run side by side
+// once it has shut down.
+void CheckWorkerAndCompilers(const DoctorOptions &options, const support::ToolPaths &paths,
+                             const std::filesystem::path &scratch, Diagnosis &diagnosis) {
   try {
     fuzzer::worker::Worker worker(
         fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
@@ -172,18 +193,7 @@ int Doctor(const DoctorOptions &options, const support::ToolPaths &paths, std::o
     const auto reply = worker.Request({{"op", "info"}}, 120s);
     if (reply.status != fuzzer::worker::ReplyStatus::kOk)
       throw support::WorkerStartError(reply.detail);
-    const json info = reply.message.at("info");
-    report.update(info);
-    report["libtorch_copies"] = info["libtorch_cpu_copies"].size();
-    if (report["libtorch_copies"] != 1)
-      problems.push_back(fmt::format(
-          "the worker maps {} copies of libtorch_cpu.so ({}); anything that links libtorch must "
-          "use the wheel's torch/lib",
-          info["libtorch_cpu_copies"].size(), info["libtorch_cpu_copies"].dump()));
-    if (!info.value("sys_executable_runs_python", false))
-      problems.push_back(fmt::format("sys.executable ({}) does not start Python; torch's helper "
-                                     "processes would fail",
-                                     info.value("sys_executable", "?")));
+    RecordWorkerInfo(reply.message.at("info"), diagnosis);
     std::vector<json> probes;
     for (const auto &compiler : options.compilers)
       probes.push_back(ProbeCompiler(worker, compiler, scratch));
@@ -192,14 +202,18 @@ int Doctor(const DoctorOptions &options, const support::ToolPaths &paths, std::o
     for (auto &probe : probes)
       builds.push_back(std::async(std::launch::async, BuildProbe, probe, scratch));
     for (auto &build : builds)
-      report["compilers"].push_back(build.get());
+      diagnosis.report["compilers"].push_back(build.get());
   } catch (const support::WorkerStartError &error) {
-    report["torch_version"] = nullptr;
-    report["libtorch_copies"] = 0;
-    problems.push_back(error.what());
+    diagnosis.report["torch_version"] = nullptr;
+    diagnosis.report["libtorch_copies"] = 0;
+    diagnosis.problems.push_back(error.what());
   }
+}
 
-  // Every other environment with torch, checked side by side.
+// Every other environment with torch, checked side by side; the one in use was checked above.
+void CheckEnvironments(const support::ToolPaths &paths, const std::filesystem::path &scratch,
+                       Diagnosis &diagnosis) {
+  json &report = diagnosis.report;
   report["environments"] = json::array();
   std::vector<std::future<json>> environment_checks;
   for (const auto &environment : support::FindTorchEnvironments(paths.project_root)) {
@@ -219,72 +233,99 @@ int Doctor(const DoctorOptions &options, const support::ToolPaths &paths, std::o
   for (auto &check : environment_checks) {
     json entry = check.get();
     if (!entry["runs_worker"].get<bool>())
-      problems.push_back(
+      diagnosis.problems.push_back(
           entry.value("error", fmt::format("{}: the worker maps {} copies of libtorch_cpu.so",
                                            entry["venv"].get<std::string>(),
                                            entry.value("libtorch_copies", 0))));
     report["environments"].push_back(std::move(entry));
   }
+}
 
+// Only meaningful when torch loaded: without it every probe fails for that reason instead.
+void CheckSomeCompilerBuilds(Diagnosis &diagnosis) {
   std::size_t usable = 0;
-  for (const auto &compiler : report["compilers"])
+  for (const auto &compiler : diagnosis.report["compilers"])
     usable += compiler["builds_inductor_tu"].get<bool>();
-  if (report["torch_version"].is_string() && usable == 0)
-    problems.push_back("no compiler builds an Inductor TU; run scripts/setup to install "
-                       "g++-11, g++-12 and clang++-14/15/16/19");
-  report["problems"] = problems;
+  if (diagnosis.report["torch_version"].is_string() && usable == 0)
+    diagnosis.problems.push_back("no compiler builds an Inductor TU; run scripts/setup to install "
+                                 "g++-11, g++-12 and clang++-14/15/16/19");
+}
 
-  if (options.json) {
-    out << report.dump(2) << "\n";
-  } else {
-    out << fmt::format("inductor-fuzz {}\n", report["tool_version"].get<std::string>());
-    out << fmt::format("venv             {}\n", report["venv"].get<std::string>());
-    if (report["torch_version"].is_string()) {
-      out << fmt::format("torch            {} at {}\n", report["torch_version"].get<std::string>(),
-                         report.value("torch_path", "?"));
-      out << fmt::format("python           {} (sys.executable {})\n",
-                         report.value("python_version", "?"), report.value("sys_executable", "?"));
-      out << fmt::format("libtorch_cpu.so  {} cop{} mapped in the worker\n",
-                         report["libtorch_copies"].get<int>(),
-                         report["libtorch_copies"] == 1 ? "y" : "ies");
-      out << fmt::format("C++11 ABI        {}\n",
-                         report.value("glibcxx_use_cxx11_abi", false) ? "1" : "0");
-      out << fmt::format("Inductor vec ISA {} (widest simdlen {})\n",
-                         report.value("picked_vec_isa", "?"), report.value("widest_simdlen", 0));
+void WriteTorchSummary(json &report, std::ostream &out) {
+  out << fmt::format("torch            {} at {}\n", report["torch_version"].get<std::string>(),
+                     report.value("torch_path", "?"));
+  out << fmt::format("python           {} (sys.executable {})\n",
+                     report.value("python_version", "?"), report.value("sys_executable", "?"));
+  out << fmt::format("libtorch_cpu.so  {} cop{} mapped in the worker\n",
+                     report["libtorch_copies"].get<int>(),
+                     report["libtorch_copies"] == 1 ? "y" : "ies");
+  out << fmt::format("C++11 ABI        {}\n",
+                     report.value("glibcxx_use_cxx11_abi", false) ? "1" : "0");
+  out << fmt::format("Inductor vec ISA {} (widest simdlen {})\n",
+                     report.value("picked_vec_isa", "?"), report.value("widest_simdlen", 0));
+}
+
+void WriteCompilerLines(const json &compilers, std::ostream &out) {
+  for (const auto &compiler : compilers) {
+    if (!compiler["found"].get<bool>()) {
+      out << fmt::format("  {:<11} not installed\n", compiler["name"].get<std::string>());
+      continue;
     }
-    out << fmt::format("CPU vector ISA   {}\n", report["cpu_vector_isa"].get<std::string>());
-    out << fmt::format("analysis Clang   {}\n",
-                       report["clang_analysis_version"].get<std::string>());
-    out << fmt::format("nvcc             {}\n", report["nvcc_version"].is_string()
-                                                    ? report["nvcc_version"].get<std::string>()
-                                                    : "not found");
-    for (const auto &compiler : report["compilers"]) {
-      if (!compiler["found"].get<bool>()) {
-        out << fmt::format("  {:<11} not installed\n", compiler["name"].get<std::string>());
-        continue;
-      }
-      out << fmt::format(
-          "  {:<11} {:<45} {}\n", compiler["name"].get<std::string>(),
-          compiler.value("version", ""),
-          compiler["builds_inductor_tu"].get<bool>()
-              ? fmt::format("builds Inductor TU ({:.1f} s)", compiler.value("build_seconds", 0.0))
-              : "FAILS: " + compiler.value("build_error", compiler.value("error", "")));
-    }
-    out << "torch environments (scripts/setup --with-torch VERSION adds one; --torch VERSION "
-           "picks one):\n";
-    for (const auto &environment : report["environments"])
-      out << fmt::format(
-          "  {:<22} torch {:<16} {}\n",
-          std::filesystem::path(environment["venv"].get<std::string>()).filename().string(),
-          environment["installed_torch"].get<std::string>(),
-          environment["runs_worker"].get<bool>()
-              ? (environment.value("in_use", false) ? "runs the worker (in use)"
-                                                    : "runs the worker")
-              : "CANNOT run the worker (see problem below)");
-    for (const auto &problem : problems)
-      out << "problem: " << problem << "\n";
+    out << fmt::format(
+        "  {:<11} {:<45} {}\n", compiler["name"].get<std::string>(), compiler.value("version", ""),
+        compiler["builds_inductor_tu"].get<bool>()
+            ? fmt::format("builds Inductor TU ({:.1f} s)", compiler.value("build_seconds", 0.0))
+            : "FAILS: " + compiler.value("build_error", compiler.value("error", "")));
   }
-  return problems.empty() ? 0 : 2;
+}
+
+void WriteEnvironmentLines(const json &environments, std::ostream &out) {
+  out << "torch environments (scripts/setup --with-torch VERSION adds one; --torch VERSION "
+         "picks one):\n";
+  for (const auto &environment : environments)
+    out << fmt::format(
+        "  {:<22} torch {:<16} {}\n",
+        std::filesystem::path(environment["venv"].get<std::string>()).filename().string(),
+        environment["installed_torch"].get<std::string>(),
+        environment["runs_worker"].get<bool>()
+            ? (environment.value("in_use", false) ? "runs the worker (in use)" : "runs the worker")
+            : "CANNOT run the worker (see problem below)");
+}
+
+// The report is not const: a key absent from it (nvcc_version where no nvcc was found) reads as
+// null, where a const report's operator[] would be undefined behaviour.
+void WriteText(Diagnosis &diagnosis, std::ostream &out) {
+  json &report = diagnosis.report;
+  out << fmt::format("inductor-fuzz {}\n", report["tool_version"].get<std::string>());
+  out << fmt::format("venv             {}\n", report["venv"].get<std::string>());
+  if (report["torch_version"].is_string())
+    WriteTorchSummary(report, out);
+  out << fmt::format("CPU vector ISA   {}\n", report["cpu_vector_isa"].get<std::string>());
+  out << fmt::format("analysis Clang   {}\n", report["clang_analysis_version"].get<std::string>());
+  out << fmt::format("nvcc             {}\n", report["nvcc_version"].is_string()
+                                                  ? report["nvcc_version"].get<std::string>()
+                                                  : "not found");
+  WriteCompilerLines(report["compilers"], out);
+  WriteEnvironmentLines(report["environments"], out);
+  for (const auto &problem : diagnosis.problems)
+    out << "problem: " << problem << "\n";
+}
+
+} // namespace
+
+int Doctor(const DoctorOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  Diagnosis diagnosis{.report = FirstFacts(paths)};
+  const support::ScratchDir scratch_dir("doctor");
+  CheckWorkerAndCompilers(options, paths, scratch_dir.path(), diagnosis);
+  CheckEnvironments(paths, scratch_dir.path(), diagnosis);
+  CheckSomeCompilerBuilds(diagnosis);
+  diagnosis.report["problems"] = diagnosis.problems;
+
+  if (options.json)
+    out << diagnosis.report.dump(2) << "\n";
+  else
+    WriteText(diagnosis, out);
+  return diagnosis.problems.empty() ? 0 : 2;
 }
 
 } // namespace workflows

@@ -77,26 +77,18 @@ std::string MatrixDescription(const fuzzer::campaign::CampaignOptions &options) 
                      options.matrix_every);
 }
 
-} // namespace
+// The campaign's options from the command line's, and what the steps after the campaign need
+// of them.
+struct CampaignPlan {
+  fuzzer::campaign::CampaignOptions campaign;
+  workflows::ReduceWhich reduce_which = workflows::ReduceWhich::kNone;
+  bool terminal = false; // stderr is a terminal: progress redraws one line
+};
 
-long ParseDuration(const std::string &text) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception &) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
-  const long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
-  if (used == 0 || scale == 0 || value <= 0)
-    throw support::InputError(
-        fmt::format("--time {} is not a duration; write e.g. 90s, 10m or 2h", text));
-  return value * scale;
-}
-
-int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostream &out) {
-  fuzzer::campaign::CampaignOptions campaign_options;
+// Of several bad options, the first parsed here is the one reported: keep the order.
+CampaignPlan PlanCampaign(const FuzzOptions &options, const support::ToolPaths &paths) {
+  CampaignPlan plan;
+  fuzzer::campaign::CampaignOptions &campaign_options = plan.campaign;
   if (options.time || !options.cases)
     campaign_options.time_limit = std::chrono::seconds(ParseDuration(options.time.value_or("5m")));
   campaign_options.cases = options.cases;
@@ -121,8 +113,8 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
   campaign_options.worker_memory_limit = options.worker_memory_mib << 20;
   campaign_options.command_line = options.command_line;
   campaign_options.fault_injection = ParseFaults(options.inject_fault);
-  const auto reduce_which = workflows::ParseReduceWhich(options.reduce);
-  if (reduce_which != workflows::ReduceWhich::kNone)
+  plan.reduce_which = workflows::ParseReduceWhich(options.reduce);
+  if (plan.reduce_which != workflows::ReduceWhich::kNone)
     campaign_options.reserve_per_new_bug = std::chrono::seconds(options.reduce_timeout_seconds);
   if (!options.sanitize.empty())
     campaign_options.sanitize =
@@ -133,10 +125,15 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
   campaign_options.probe = {.max_runs = options.probe_runs,
                             .budget = std::chrono::seconds(options.probe_seconds),
                             .run_timeout = campaign_options.case_timeout};
-  const bool terminal = ::isatty(STDERR_FILENO);
+  plan.terminal = ::isatty(STDERR_FILENO);
   campaign_options.progress_interval =
-      terminal ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(30000);
+      plan.terminal ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(30000);
+  return plan;
+}
 
+void PrintCampaignHeader(const FuzzOptions &options,
+                         const fuzzer::campaign::CampaignOptions &campaign_options,
+                         std::ostream &out) {
   out << fmt::format("fuzz: seed {}, shard {}, {} job(s), {}, {}, corpus {}\n", options.seed,
                      options.shard, campaign_options.jobs,
                      campaign_options.time_limit
@@ -144,68 +141,77 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
                          : fmt::format("{} case(s)", *options.cases),
                      MatrixDescription(campaign_options), campaign_options.corpus.string());
   out.flush();
-  // Ctrl-C or SIGTERM: the campaign stops dispatching, writes its reports and delivers nothing
-  // more; a second one ends it at once.
-  std::optional<support::StopOnInterrupt> interrupt(std::in_place);
-  const auto &stop_requested = interrupt->requested();
-  const fuzzer::campaign::ProgressLine progress = [terminal](const std::string &line, bool final) {
+}
+
+// On a terminal the progress line is redrawn in place; in a log each one is a line of its own.
+fuzzer::campaign::ProgressLine ProgressPrinter(bool terminal) {
+  return [terminal](const std::string &line, bool final) {
     if (terminal)
       std::cerr << "\r\033[K" << line << (final ? "\n" : "") << std::flush;
     else
       std::cerr << line << "\n" << std::flush;
   };
-  // Resolved before the campaign: a missing baseline is a one-line error, not a late one.
-  std::optional<support::TorchEnvironment> baseline;
-  if (options.baseline_torch)
-    baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
-  const auto campaign_started = std::chrono::steady_clock::now();
-  auto stats = fuzzer::campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
+}
 
-  // The new bugs reduced, run standalone on each release and written up, within --time.
+// The new bugs reduced, run standalone on each release and written up, within --time. An
+// interrupted campaign reduces nothing: --resume picks the bugs up.
+workflows::DeliveryReport
+DeliverCampaignBugs(const FuzzOptions &options, const CampaignPlan &plan,
+                    const fuzzer::campaign::CampaignStats &stats, const support::ToolPaths &paths,
+                    std::chrono::steady_clock::time_point campaign_started,
+                    const std::atomic<bool> &stop_requested,
+                    const fuzzer::campaign::ProgressLine &progress, std::ostream &out) {
+  const auto &campaign_options = plan.campaign;
   workflows::DeliveryReport delivered;
-  {
-    const corpus::FindingStore store(campaign_options.corpus);
-    const auto bugs =
-        workflows::ChooseDeliveries(stats, store, reduce_which, campaign_options.resume);
-    if (!bugs.empty() && !stop_requested) {
-      out << fmt::format("fuzz: reducing {} bug(s) (--reduce {}), at most {} s each\n", bugs.size(),
-                         options.reduce, options.reduce_timeout_seconds);
-      out.flush();
-      std::optional<std::chrono::steady_clock::time_point> deadline;
-      if (campaign_options.time_limit)
-        deadline = campaign_started + *campaign_options.time_limit;
-      delivered = workflows::DeliverBugs(
-          {.corpus = campaign_options.corpus,
-           // This very binary, whatever its name: `reduce` runs as its child.
-           .tool_executable = std::filesystem::read_symlink("/proc/self/exe"),
-           .jobs = campaign_options.jobs,
-           .per_bug = std::chrono::seconds(options.reduce_timeout_seconds),
-           .case_timeout = std::min(campaign_options.case_timeout, std::chrono::seconds(300)),
-           .command_line = options.command_line},
-          bugs, paths, deadline, stop_requested,
-          [&](const std::string &line) { progress(line, true); });
-    } else if (!bugs.empty())
-      out << fmt::format("fuzz: interrupted: {} bug(s) left to reduce; --resume reduces them\n",
-                         bugs.size());
-  }
-  stats.reduction_seconds = delivered.seconds;
-  stats.reduced_bugs = delivered.deliveries.size();
-  interrupt.reset(); // from here a Ctrl-C ends the process, as before the campaign
-
   const corpus::FindingStore store(campaign_options.corpus);
-  std::map<std::string, std::string> labels; // finding id -> its label against the baseline
-  if (baseline) {
-    std::vector<std::string> ids;
-    for (const auto &[id, event] : stats.signatures)
-      ids.push_back(id);
-    out << fmt::format("fuzz: running {} finding(s) on the baseline torch {}\n", ids.size(),
-                       baseline->torch_version);
+  const auto bugs =
+      workflows::ChooseDeliveries(stats, store, plan.reduce_which, campaign_options.resume);
+  if (!bugs.empty() && !stop_requested) {
+    out << fmt::format("fuzz: reducing {} bug(s) (--reduce {}), at most {} s each\n", bugs.size(),
+                       options.reduce, options.reduce_timeout_seconds);
     out.flush();
-    const support::ScratchDir scratch("fuzz-baseline");
-    for (const auto &label : workflows::LabelAgainstBaseline(
-             store, ids, *baseline, paths, campaign_options.case_timeout, scratch.path()))
-      labels[label.finding_id] = label.label;
-  }
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    if (campaign_options.time_limit)
+      deadline = campaign_started + *campaign_options.time_limit;
+    delivered = workflows::DeliverBugs(
+        {.corpus = campaign_options.corpus,
+         // This very binary, whatever its name: `reduce` runs as its child.
+         .tool_executable = std::filesystem::read_symlink("/proc/self/exe"),
+         .jobs = campaign_options.jobs,
+         .per_bug = std::chrono::seconds(options.reduce_timeout_seconds),
+         .case_timeout = std::min(campaign_options.case_timeout, std::chrono::seconds(300)),
+         .command_line = options.command_line},
+        bugs, paths, deadline, stop_requested,
+        [&](const std::string &line) { progress(line, true); });
+  } else if (!bugs.empty())
+    out << fmt::format("fuzz: interrupted: {} bug(s) left to reduce; --resume reduces them\n",
+                       bugs.size());
+  return delivered;
+}
+
+// Finding id -> its label against the baseline torch ("regression since", "also in").
+std::map<std::string, std::string> LabelFindingsAgainstBaseline(
+    const corpus::FindingStore &store, const fuzzer::campaign::CampaignStats &stats,
+    const support::TorchEnvironment &baseline, const support::ToolPaths &paths,
+    std::chrono::seconds case_timeout, std::ostream &out) {
+  std::map<std::string, std::string> labels;
+  std::vector<std::string> ids;
+  for (const auto &[id, event] : stats.signatures)
+    ids.push_back(id);
+  out << fmt::format("fuzz: running {} finding(s) on the baseline torch {}\n", ids.size(),
+                     baseline.torch_version);
+  out.flush();
+  const support::ScratchDir scratch("fuzz-baseline");
+  for (const auto &label :
+       workflows::LabelAgainstBaseline(store, ids, baseline, paths, case_timeout, scratch.path()))
+    labels[label.finding_id] = label.label;
+  return labels;
+}
+
+// Returns the folder the reports went to: the summary line names it.
+std::filesystem::path WriteCampaignReports(
+    const FuzzOptions &options, const fuzzer::campaign::CampaignOptions &campaign_options,
+    const fuzzer::campaign::CampaignStats &stats, const corpus::FindingStore &store) {
   fuzzer::campaign::ReportInput input{
       .stats = stats,
       .findings = store.List(),
@@ -224,8 +230,16 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
         input.provenance["torch_version"] = hit.provenance.value("torch_version", "");
   const auto report_dir = options.report_dir.value_or(campaign_options.corpus / "report");
   fuzzer::campaign::WriteReports(report_dir, input);
+  return report_dir;
+}
 
-  const auto bugs = stats.Bugs();
+// One line per bug hit, with the signatures this campaign hit of it, then a line per delivery
+// of it. Returns how many of the bugs are new.
+std::uint64_t PrintBugs(const std::vector<fuzzer::campaign::CampaignBug> &bugs,
+                        const fuzzer::campaign::CampaignStats &stats,
+                        const std::map<std::string, std::string> &labels,
+                        const workflows::DeliveryReport &delivered,
+                        const std::filesystem::path &corpus, std::ostream &out) {
   std::uint64_t fresh = 0;
   for (const auto &bug : bugs) {
     fresh += bug.is_new;
@@ -234,7 +248,7 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
       if (stats.signatures.contains(id)) {
         here += (here.empty() ? "" : ", ") + id;
         if (labels.contains(id))
-          labelled += " [" + labels[id] + "]";
+          labelled += " [" + labels.at(id) + "]";
       }
     out << fmt::format(
         "  {:<5} {} {} ({}){}{}\n", bug.is_new ? "NEW" : "known", bug.id, bug.kind, here,
@@ -242,13 +256,62 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
     for (const auto &delivery : delivered.deliveries)
       if (std::find(bug.signatures.begin(), bug.signatures.end(), delivery.finding_id) !=
           bug.signatures.end())
-        out << fmt::format(
-            "        {}: repro {} line(s), {} standalone{}; issue draft: {}\n",
-            corpus::DeliveryStatusName(delivery.status), delivery.repro_lines,
-            delivery.reproduces_standalone ? "fails" : "does NOT fail",
-            delivery.release_label.empty() ? "" : ", " + delivery.release_label,
-            (campaign_options.corpus / "findings" / delivery.finding_id / "issue.md").string());
+        out << fmt::format("        {}: repro {} line(s), {} standalone{}; issue draft: {}\n",
+                           corpus::DeliveryStatusName(delivery.status), delivery.repro_lines,
+                           delivery.reproduces_standalone ? "fails" : "does NOT fail",
+                           delivery.release_label.empty() ? "" : ", " + delivery.release_label,
+                           (corpus / "findings" / delivery.finding_id / "issue.md").string());
   }
+  return fresh;
+}
+
+} // namespace
+
+long ParseDuration(const std::string &text) {
+  std::size_t used = 0;
+  long value = 0;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception &) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  const long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (used == 0 || scale == 0 || value <= 0)
+    throw support::InputError(
+        fmt::format("--time {} is not a duration; write e.g. 90s, 10m or 2h", text));
+  return value * scale;
+}
+
+int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  const CampaignPlan plan = PlanCampaign(options, paths);
+  const auto &campaign_options = plan.campaign;
+  PrintCampaignHeader(options, campaign_options, out);
+  // Ctrl-C or SIGTERM: the campaign stops dispatching, writes its reports and delivers nothing
+  // more; a second one ends it at once.
+  std::optional<support::StopOnInterrupt> interrupt(std::in_place);
+  const auto &stop_requested = interrupt->requested();
+  const fuzzer::campaign::ProgressLine progress = ProgressPrinter(plan.terminal);
+  // Resolved before the campaign: a missing baseline is a one-line error, not a late one.
+  std::optional<support::TorchEnvironment> baseline;
+  if (options.baseline_torch)
+    baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
+  const auto campaign_started = std::chrono::steady_clock::now();
+  auto stats = fuzzer::campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
+  const workflows::DeliveryReport delivered = DeliverCampaignBugs(
+      options, plan, stats, paths, campaign_started, stop_requested, progress, out);
+  stats.reduction_seconds = delivered.seconds;
+  stats.reduced_bugs = delivered.deliveries.size();
+  interrupt.reset(); // from here a Ctrl-C ends the process, as before the campaign
+
+  const corpus::FindingStore store(campaign_options.corpus);
+  const auto labels = baseline ? LabelFindingsAgainstBaseline(store, stats, *baseline, paths,
+                                                              campaign_options.case_timeout, out)
+                               : std::map<std::string, std::string>{};
+  const auto report_dir = WriteCampaignReports(options, campaign_options, stats, store);
+  const auto bugs = stats.Bugs();
+  const std::uint64_t fresh =
+      PrintBugs(bugs, stats, labels, delivered, campaign_options.corpus, out);
   out << fmt::format(
       "fuzz: {} case(s){}, {} new bug(s), {} bug(s) from {} distinct signature(s); "
       "{} reduced in {:.0f} s of {:.0f} s; reports in {}\n",

@@ -60,95 +60,90 @@ void ClearPreviousRun(const std::filesystem::path &out_dir) {
       std::filesystem::remove(entry.path());
 }
 
-} // namespace
-
-int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std::ostream &out) {
-  const bool from_module = options.case_file.extension() == ".py";
+// A case file names its own mask and score functions: only a Python module takes them from the
+// command line. A module's case is only known once a worker has run it, so it starts empty.
+corpus::Case LoadCaseUnlessModule(const RunCaseOptions &options, bool from_module) {
   if (!from_module && !(options.module.mask.empty() && options.module.score.empty()))
     throw support::InputError("--mask and --score name functions of a Python module; a case file "
                               "names its own");
-  corpus::Case c = from_module ? corpus::Case{} : corpus::LoadCaseFile(options.case_file);
-  // Read before the run, so that a broken file stops it at once.
-  const corpus::KnownIssues known = std::filesystem::exists(options.known_issues)
-                                        ? corpus::ReadKnownIssues(options.known_issues)
-                                        : corpus::KnownIssues{};
-  const auto out_dir = std::filesystem::absolute(options.out_dir);
-  PrepareOutputFolder(out_dir);
-  std::optional<fuzzer::worker::SanitizerOptions> sanitizer;
-  if (!options.sanitize.empty())
-    sanitizer = fuzzer::worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
-  std::filesystem::create_directories(out_dir);
-  std::filesystem::remove_all(out_dir / "sanitizer");
-  fuzzer::worker::Worker worker(fuzzer::worker::WorkerOptions{
+  return from_module ? corpus::Case{} : corpus::LoadCaseFile(options.case_file);
+}
+
+corpus::KnownIssues ReadKnownIssuesIfPresent(const std::filesystem::path &file) {
+  return std::filesystem::exists(file) ? corpus::ReadKnownIssues(file) : corpus::KnownIssues{};
+}
+
+// The worker's scratch and log live in the output folder, so that a failed run leaves its log
+// where the user looks; under a sanitizer, its reports land there too.
+fuzzer::worker::WorkerOptions
+WorkerOptionsIn(const std::filesystem::path &out_dir, const support::ToolPaths &paths,
+                const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer) {
+  return fuzzer::worker::WorkerOptions{
       .worker_executable = paths.worker_executable,
       .venv = paths.venv,
       .scratch_dir = out_dir / "scratch",
       .log_file = out_dir / "worker.log",
       .environment = sanitizer
                          ? fuzzer::worker::SanitizerEnvironment(*sanitizer, out_dir / "sanitizer")
-                         : std::map<std::string, std::string>{}});
-  const json ready = worker.Ready();
-  if (from_module) {
-    MaskModuleOptions module = options.module;
-    module.command_line = options.command_line;
-    c = CaseFromMaskModule(worker, options.case_file, module, out);
-  }
-  ClearPreviousRun(out_dir);
-  out << fmt::format("run-case {}: torch {}, worker pid {}\n", c.name,
-                     ready.value("torch_version", "?"), ready.value("pid", 0));
-  const auto started = std::chrono::steady_clock::now();
-  fuzzer::worker::CaseOutcome outcome = fuzzer::worker::RunCaseOnWorker(
-      worker, c, out_dir / "inductor-cache",
-      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
-      {.record_dir = out_dir / "recordings"});
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (sanitizer) {
-    // The sanitizer stopped the worker at the first error: that error is the finding, whatever
-    // the dying worker or the oracles said.
-    if (auto errors =
-            fuzzer::worker::CollectMemoryErrors(out_dir / "sanitizer", out_dir / "inductor-cache");
-        !errors.empty()) {
-      errors.front().subject = c.name;
-      outcome.result["superseded"] = outcome.result.value("signature", "");
-      outcome.status = corpus::CaseStatus::kFinding;
-      outcome.finding = errors.front();
-      outcome.result["status"] = corpus::StatusName(outcome.status);
-      outcome.result["kind"] = corpus::KindName(outcome.finding->kind);
-      outcome.result["signature"] = corpus::Signature(*outcome.finding);
-      outcome.result["memory_errors"] = errors.size();
-    }
-  }
+                         : std::map<std::string, std::string>{}};
+}
+
+// The sanitizer stopped the worker at the first error: that error is the finding, whatever the
+// dying worker or the oracles said.
+void SupersedeWithMemoryError(fuzzer::worker::CaseOutcome &outcome,
+                              const std::filesystem::path &out_dir, const std::string &case_name) {
+  auto errors =
+      fuzzer::worker::CollectMemoryErrors(out_dir / "sanitizer", out_dir / "inductor-cache");
+  if (errors.empty())
+    return;
+  errors.front().subject = case_name;
+  outcome.result["superseded"] = outcome.result.value("signature", "");
+  outcome.status = corpus::CaseStatus::kFinding;
+  outcome.finding = errors.front();
+  outcome.result["status"] = corpus::StatusName(outcome.status);
+  outcome.result["kind"] = corpus::KindName(outcome.finding->kind);
+  outcome.result["signature"] = corpus::Signature(*outcome.finding);
+  outcome.result["memory_errors"] = errors.size();
+}
+
+// Reruns the case with settings put back one at a time, to tell which of them the finding needs;
+// the result goes into both the finding and result.json.
+void ProbeWhatTheFindingNeeds(fuzzer::worker::Worker &worker, const corpus::Case &c,
+                              const RunCaseOptions &options, const std::filesystem::path &out_dir,
+                              fuzzer::worker::CaseOutcome &outcome, std::ostream &out) {
   std::vector<fuzzer::campaign::RevealedFailure> revealed;
-  if (outcome.finding && fuzzer::campaign::IsProbedKind(outcome.finding->kind) &&
-      options.probe_runs > 0) {
-    out << fmt::format("  {}: probing what it needs (at most {} rerun(s))\n", c.name,
-                       options.probe_runs);
-    outcome.finding->detail["probe"] = fuzzer::campaign::ProbeFinding(
-        c, *outcome.finding,
-        [&](const corpus::Case &reverted, const std::string &label) {
-          auto rerun = fuzzer::worker::RunCaseOnWorker(
-              worker, reverted, out_dir / "probe" / label / "inductor-cache",
-              std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout));
-          out << fmt::format("    {} put back: {}\n", label, rerun.Status());
-          return rerun;
-        },
-        {.max_runs = options.probe_runs,
-         .budget = std::chrono::seconds(options.probe_seconds),
-         .run_timeout = options.timeout},
-        &revealed);
-    outcome.result["probe"] = outcome.finding->detail["probe"];
-    if (!revealed.empty() && revealed.front().outcome.finding) {
-      // The crash hid a failure of its own: its case is the rerun's, which shows it.
-      const auto &first = revealed.front();
-      const auto case_file = out_dir / "probe" / first.label / "case.json";
-      corpus::SaveCaseFile(case_file, first.c);
-      outcome.result["revealed"] = {{"setting_put_back", first.setting},
-                                    {"signature", corpus::Signature(*first.outcome.finding)},
-                                    {"key", corpus::BugKey(*first.outcome.finding)},
-                                    {"case", case_file.string()}};
-    }
+  out << fmt::format("  {}: probing what it needs (at most {} rerun(s))\n", c.name,
+                     options.probe_runs);
+  outcome.finding->detail["probe"] = fuzzer::campaign::ProbeFinding(
+      c, *outcome.finding,
+      [&](const corpus::Case &reverted, const std::string &label) {
+        auto rerun = fuzzer::worker::RunCaseOnWorker(
+            worker, reverted, out_dir / "probe" / label / "inductor-cache",
+            std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout));
+        out << fmt::format("    {} put back: {}\n", label, rerun.Status());
+        return rerun;
+      },
+      {.max_runs = options.probe_runs,
+       .budget = std::chrono::seconds(options.probe_seconds),
+       .run_timeout = options.timeout},
+      &revealed);
+  outcome.result["probe"] = outcome.finding->detail["probe"];
+  if (!revealed.empty() && revealed.front().outcome.finding) {
+    // The crash hid a failure of its own: its case is the rerun's, which shows it.
+    const auto &first = revealed.front();
+    const auto case_file = out_dir / "probe" / first.label / "case.json";
+    corpus::SaveCaseFile(case_file, first.c);
+    outcome.result["revealed"] = {{"setting_put_back", first.setting},
+                                  {"signature", corpus::Signature(*first.outcome.finding)},
+                                  {"key", corpus::BugKey(*first.outcome.finding)},
+                                  {"case", case_file.string()}};
   }
+}
+
+// What result.json records about how the run came about, to tell runs apart later.
+json RunProvenance(const RunCaseOptions &options, const json &ready, const corpus::Case &c,
+                   double seconds,
+                   const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer) {
   json provenance = {{"tool_version", support::ToolVersion()},
                      {"torch_version", ready.value("torch_version", "")},
                      {"command_line", options.command_line},
@@ -158,23 +153,44 @@ int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std:
     provenance["sanitizer"] = {{"checks", sanitizer->checks},
                                {"compiler", sanitizer->compiler},
                                {"flags", fuzzer::worker::SanitizerFlags(*sanitizer)}};
-  corpus::WriteRunRecord(out_dir, c, {outcome.status, outcome.finding, outcome.result}, provenance);
-  std::filesystem::remove_all(out_dir / "scratch");
+  return provenance;
+}
 
-  if (outcome.status == corpus::CaseStatus::kInvalidCase) {
-    const json exception = outcome.result.value("exception", json::object());
-    if (outcome.result.value("phase", "") == "contract")
-      throw support::InputError(fmt::format(
-          "{}: the case is broken, not a finding: it breaks an API contract (phase 'contract'): "
-          "{}; fix the case (see {}/result.json and docs/contracts.md)",
-          options.case_file.string(), exception.value("message", ""), out_dir.string()));
+// The case itself is at fault (eager failed, or it breaks an API contract), not torch: the
+// user's error, not a finding. Thrown after result.json is written, which the message points to.
+[[noreturn]] void ThrowBrokenCase(const RunCaseOptions &options,
+                                  const fuzzer::worker::CaseOutcome &outcome,
+                                  const std::filesystem::path &out_dir) {
+  const json exception = outcome.result.value("exception", json::object());
+  if (outcome.result.value("phase", "") == "contract")
     throw support::InputError(fmt::format(
-        "{}: the case is broken, not a finding: eager failed in phase '{}' with {}: {}; fix the "
-        "case (see {}/result.json)",
-        options.case_file.string(), outcome.result.value("phase", "?"),
-        exception.value("type", "?"), exception.value("normalized_message", ""), out_dir.string()));
-  }
+        "{}: the case is broken, not a finding: it breaks an API contract (phase 'contract'): "
+        "{}; fix the case (see {}/result.json and docs/contracts.md)",
+        options.case_file.string(), exception.value("message", ""), out_dir.string()));
+  throw support::InputError(fmt::format(
+      "{}: the case is broken, not a finding: eager failed in phase '{}' with {}: {}; fix the "
+      "case (see {}/result.json)",
+      options.case_file.string(), outcome.result.value("phase", "?"), exception.value("type", "?"),
+      exception.value("normalized_message", ""), out_dir.string()));
+}
 
+// The finding, and whether a known issue already names it, so that a user can tell at once
+// whether there is anything to report.
+void PrintFinding(const corpus::Finding &finding, const corpus::KnownIssues &known,
+                  std::ostream &out) {
+  out << "  " << finding.summary << "\n";
+  const std::string signature = corpus::Signature(finding);
+  const std::string key = corpus::BugKey(finding);
+  out << "  signature: " << signature << "\n";
+  if (key != signature)
+    out << "  bug key: " << key << "\n";
+  const auto *issue = known.Match(signature, key);
+  out << (issue ? fmt::format("  known issue: {} ({})\n", issue->id, issue->status)
+                : std::string("  known issue: none matches\n"));
+}
+
+void PrintResult(const fuzzer::worker::CaseOutcome &outcome, const corpus::KnownIssues &known,
+                 double seconds, const std::filesystem::path &out_dir, std::ostream &out) {
   std::size_t builds = 0;
   std::set<std::string> compilers;
   if (outcome.result.contains("builds"))
@@ -185,17 +201,8 @@ int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std:
   out << fmt::format("  result: {}{}\n", corpus::StatusName(outcome.status),
                      outcome.finding ? fmt::format(" ({})", corpus::KindName(outcome.finding->kind))
                                      : "");
-  if (outcome.finding) {
-    out << "  " << outcome.finding->summary << "\n";
-    const std::string signature = corpus::Signature(*outcome.finding);
-    const std::string key = corpus::BugKey(*outcome.finding);
-    out << "  signature: " << signature << "\n";
-    if (key != signature)
-      out << "  bug key: " << key << "\n";
-    const auto *issue = known.Match(signature, key);
-    out << (issue ? fmt::format("  known issue: {} ({})\n", issue->id, issue->status)
-                  : std::string("  known issue: none matches\n"));
-  }
+  if (outcome.finding)
+    PrintFinding(*outcome.finding, known, out);
   if (outcome.result.contains("revealed")) {
     const auto &shown = outcome.result["revealed"];
     const auto *issue = known.Match(shown.value("signature", ""), shown.value("key", ""));
@@ -208,6 +215,52 @@ int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std:
       "  captured {} compile command(s) with {}; {:.1f} s\n", builds,
       compilers.empty() ? "no compiler" : fmt::format("{}", fmt::join(compilers, ", ")), seconds);
   out << fmt::format("  wrote {}/result.json\n", out_dir.string());
+}
+
+} // namespace
+
+int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  const bool from_module = options.case_file.extension() == ".py";
+  corpus::Case c = LoadCaseUnlessModule(options, from_module);
+  // Read before the run, so that a broken file stops it at once.
+  const corpus::KnownIssues known = ReadKnownIssuesIfPresent(options.known_issues);
+  const auto out_dir = std::filesystem::absolute(options.out_dir);
+  PrepareOutputFolder(out_dir);
+  std::optional<fuzzer::worker::SanitizerOptions> sanitizer;
+  if (!options.sanitize.empty())
+    sanitizer = fuzzer::worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
+  std::filesystem::create_directories(out_dir);
+  std::filesystem::remove_all(out_dir / "sanitizer");
+  fuzzer::worker::Worker worker(WorkerOptionsIn(out_dir, paths, sanitizer));
+  const json ready = worker.Ready();
+  if (from_module) {
+    MaskModuleOptions module = options.module;
+    module.command_line = options.command_line;
+    c = CaseFromMaskModule(worker, options.case_file, module, out);
+  }
+  ClearPreviousRun(out_dir);
+  out << fmt::format("run-case {}: torch {}, worker pid {}\n", c.name,
+                     ready.value("torch_version", "?"), ready.value("pid", 0));
+
+  const auto started = std::chrono::steady_clock::now();
+  fuzzer::worker::CaseOutcome outcome = fuzzer::worker::RunCaseOnWorker(
+      worker, c, out_dir / "inductor-cache",
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
+      {.record_dir = out_dir / "recordings"});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (sanitizer)
+    SupersedeWithMemoryError(outcome, out_dir, c.name);
+  if (outcome.finding && fuzzer::campaign::IsProbedKind(outcome.finding->kind) &&
+      options.probe_runs > 0)
+    ProbeWhatTheFindingNeeds(worker, c, options, out_dir, outcome, out);
+  const json provenance = RunProvenance(options, ready, c, seconds, sanitizer);
+  corpus::WriteRunRecord(out_dir, c, {outcome.status, outcome.finding, outcome.result}, provenance);
+  std::filesystem::remove_all(out_dir / "scratch");
+
+  if (outcome.status == corpus::CaseStatus::kInvalidCase)
+    ThrowBrokenCase(options, outcome, out_dir);
+  PrintResult(outcome, known, seconds, out_dir, out);
   return outcome.finding ? support::kExitFindings : support::kExitNothingFound;
 }
 

@@ -1,9 +1,12 @@
 #include "fuzzer/campaign/issue_draft.h"
+#include "fuzzer/campaign/draft_output.h"
 
+#include "corpus/bug_key.h"
 #include "corpus/case.h"
 #include "corpus/finding_kinds.h"
 #include "support/errors.h"
 #include "support/text_file.h"
+#include "support/version.h"
 
 #include <fmt/format.h>
 
@@ -23,43 +26,6 @@ std::vector<std::string> Lines(const std::string &text) {
   for (std::string line; std::getline(in, line);)
     lines.push_back(line);
   return lines;
-}
-
-std::string LastLines(const std::string &text, std::size_t count) {
-  const auto lines = Lines(text);
-  std::string kept;
-  for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
-    kept += lines[i] + "\n";
-  return kept;
-}
-
-// The line of the output a reader looks for first.
-std::string Headline(const std::string &output, const std::string &kind) {
-  const auto lines = Lines(output);
-  if (kind == "wrong-result") {
-    std::string found;
-    for (const auto &line : lines)
-      if (line.find("Mismatched elements") != std::string::npos ||
-          line.find("Greatest absolute difference") != std::string::npos ||
-          line.find("Greatest relative difference") != std::string::npos)
-        found += (found.empty() ? "" : "; ") + line.substr(line.find_first_not_of(' '));
-    if (!found.empty())
-      return found;
-  }
-  if (kind == "compile-error")
-    for (const auto &line : lines)
-      if (line.find("error:") != std::string::npos)
-        return line.substr(0, 300);
-  // The exception line (Python's hints after it, "Set TORCHDYNAMO_VERBOSE=1 ...", are not it).
-  static const std::regex exception_line(
-      R"(^[A-Za-z_][\w.]*(Error|Exception|Failure|Interrupt)\b.*)");
-  for (auto line = lines.rbegin(); line != lines.rend(); ++line)
-    if (std::regex_match(*line, exception_line))
-      return line->substr(0, 300);
-  for (auto line = lines.rbegin(); line != lines.rend(); ++line)
-    if (!line->empty() && line->find_first_not_of(' ') != std::string::npos)
-      return line->substr(0, 300);
-  return "";
 }
 
 std::string Expected(const std::string &kind, const std::string &api) {
@@ -132,77 +98,256 @@ std::string SettingsOf(const std::string &repro) {
   return settings;
 }
 
-std::string Fact(const corpus::Finding &finding, const std::string &key) {
-  for (const auto &[name, value] : finding.essence.facts)
-    if (name == key)
-      return value;
+// A key's or a match's fact as words: wildcards and placeholders a reader does not need go.
+std::string FactWords(std::string value) {
+  for (const std::string noise : {"<path>:<N>, "})
+    for (auto at = value.find(noise); at != std::string::npos; at = value.find(noise))
+      value.erase(at, noise.size());
+  // A match's * stands for any text, but a C++ message's pointer types have stars of their own
+  // ('accum_t*', 'bool*'): a star after a name and before a quote or a brace is C++.
+  std::string words;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const bool after_name = i > 0 && (std::isalnum(static_cast<unsigned char>(value[i - 1])) ||
+                                      value[i - 1] == '_' || value[i - 1] == '>');
+    const bool before_end =
+        i + 1 < value.size() && std::string("'}").find(value[i + 1]) != std::string::npos;
+    if (value[i] != '*' || (after_name && before_end))
+      words += value[i];
+    else if (!words.ends_with("..."))
+      words += "...";
+  }
+  value = words;
+  while (value.ends_with("...") || value.ends_with(' ') || value.ends_with(','))
+    value.erase(value.size() - (value.ends_with("...") ? 3 : 1));
+  while (value.starts_with("..."))
+    value.erase(0, 3);
+  return value;
+}
+
+std::string FactOf(const corpus::KeyFacts &facts, std::string_view name) {
+  for (const auto &[fact, value] : facts.facts)
+    if (fact == name)
+      return FactWords(value);
   return "";
 }
 
-// One line a maintainer reads as the failure: no module prefixes, no paths or line numbers.
-std::string ShortFailure(const corpus::Finding &finding) {
-  std::string text = finding.summary;
-  if (text.starts_with("worker died: ")) // the tool's worker; in a report, the process
-    text = "the process is " + text.substr(13);
-  if (finding.kind == corpus::FindingKind::kException) {
-    std::string type = Fact(finding, "type");
-    type = type.substr(type.rfind('.') == std::string::npos ? 0 : type.rfind('.') + 1);
-    std::string message = corpus::MessageTemplate(Fact(finding, "message"));
-    // TORCH_CHECK's "function, file:line, message": the message.
-    if (const auto at = message.rfind("<path>:<N>, "); at != std::string::npos)
-      message = message.substr(at + 12);
-    message = message.substr(0, message.find('\n'));
-    if (!type.empty())
-      text = type + (message.empty() ? "" : ": " + message);
-  }
-  if (text.size() > 140)
-    text = text.substr(0, text.rfind(' ', 137)) + "...";
+// The repro's comparison, for the checklist: torch.testing's default tolerances, or the ones
+// it passes.
+std::string Tolerances(const std::string &repro) {
+  static const std::regex given(R"((atol|rtol)=([0-9.e+-]+|atol))");
+  std::string found;
+  for (std::sregex_iterator it(repro.begin(), repro.end(), given), end; it != end; ++it)
+    if (found.find((*it)[1].str() + "=") == std::string::npos)
+      found += (found.empty() ? "" : ", ") + it->str();
+  return found;
+}
+
+struct Checklist {
+  std::string text;
+  bool holds = false; // every point of PyTorch's list holds: the draft may carry `topic: fuzzer`
+};
+
+// PyTorch's torch.compile bug template asks fuzzer-found reports for default tolerances, no
+// compared indices of max/min, a higher-precision baseline and the same random numbers on both
+// sides; each point filled in from what the repro does.
+Checklist FuzzerChecklist(const IssueDraftParts &parts) {
+  Checklist list;
+  const bool compares = parts.kind == "wrong-result";
+  const std::string tolerances = Tolerances(parts.repro);
+  const bool default_tolerances = !compares || tolerances.empty();
+  const bool reference = !compares || !parts.reference.empty();
+  const auto item = [&](bool done, const std::string &text) {
+    list.text += fmt::format("- [{}] {}\n", done ? "x" : " ", text);
+  };
+  item(default_tolerances,
+       !compares ? "Tolerances: no values are compared; the compiled call itself fails."
+       : tolerances.empty()
+           ? "Tolerances: `torch.testing.assert_close`'s defaults."
+           : fmt::format("Tolerances: the repro passes {} to `torch.testing.assert_close`, not its "
+                         "defaults (the oracle's per-dtype limits for flex_attention).",
+                         tolerances));
+  item(true, "No indices of max/min are compared.");
+  item(reference, !compares ? "Higher-precision baseline: not needed, nothing is compared."
+                  : parts.reference.empty()
+                      ? "Higher-precision baseline: not run for this finding."
+                      : "Higher-precision baseline: compiled against a float64 reference, as "
+                        "inductor-fuzz's oracle compared it: " +
+                            WithPlaceholders(parts.reference));
+  item(true, "Random numbers: the compiled function draws none; its inputs come from a seeded "
+             "`torch.Generator` outside it, the same for eager and compiled, so "
+             "`fallback_random` does not apply.");
+  list.holds = default_tolerances && reference;
+  return list;
+}
+
+std::string Labels(const IssueDraftParts &parts, bool fuzzer_topic) {
+  std::vector<std::string> labels = {"oncall: pt2", "module: inductor", "oncall: cpu inductor"};
+  if (parts.api == "flex_attention" || parts.api == "create_block_mask" ||
+      parts.api == "create_mask")
+    labels.push_back("module: flex attention");
+  if (parts.repro.find("aoti_compile_and_package") != std::string::npos)
+    labels.push_back("module: aotinductor");
+  if (parts.release_label.starts_with("regression"))
+    labels.push_back("module: regression");
+  if (fuzzer_topic)
+    labels.push_back("topic: fuzzer");
+  std::string text;
+  for (const auto &label : labels)
+    text += (text.empty() ? "`" : ", `") + label + "`";
   return text;
 }
 
+// The line a reader checks first: for a process that dies, how it ended; else the first line
+// of what shows the bug.
+std::string Actual(const IssueDraftParts &parts, const std::string &shown) {
+  const bool dies =
+      parts.kind == "crash" || parts.kind == "timeout" || parts.how.starts_with("killed by signal");
+  if (dies && !parts.how.empty())
+    return parts.how;
+  if (parts.kind == "wrong-result") {
+    std::string joined;
+    for (const auto &line : Lines(shown))
+      if (line.find("Mismatched") != std::string::npos ||
+          line.find("Greatest") != std::string::npos)
+        joined += (joined.empty() ? "" : "; ") + line;
+    if (!joined.empty())
+      return joined;
+  }
+  for (const auto &line : Lines(shown))
+    if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos)
+      return line.substr(0, 300);
+  const auto lines = Lines(shown);
+  return lines.empty() ? "" : lines.back().substr(0, 300);
+}
+
 } // namespace
+
+// What fails, in a few words, from the bug's key (or a known issue's match): the kind's words
+// and the facts that tell this bug from another of its kind.
+std::string FailureFromKey(const std::string &key) {
+  const auto facts = corpus::ParseKeyFacts(key);
+  const auto *row = corpus::RowOfSignature(key);
+  if (!facts || !row)
+    return "";
+  std::string words(row->title);
+  const auto fact = [&](std::string_view name) { return FactOf(*facts, name); };
+  switch (row->kind) {
+  case corpus::FindingKind::kException: {
+    std::string type = fact("type");
+    type = type.substr(type.rfind('.') == std::string::npos ? 0 : type.rfind('.') + 1);
+    const std::string message = fact("message");
+    if (!type.empty())
+      words = type + (message.empty() ? "" : ": " + message);
+    break;
+  }
+  case corpus::FindingKind::kCompileError:
+    // g++'s " {aka 'float*'}" spells a type out again: a title does without it.
+    if (const auto message =
+            std::regex_replace(fact("message"), std::regex(R"( \{aka [^}]*\})"), "");
+        !message.empty())
+      words += ": " + message;
+    break;
+  case corpus::FindingKind::kWrongResult:
+    if (const auto where = fact("where"); !where.empty() && where != "everywhere")
+      words += " in " + std::regex_replace(where, std::regex("-"), " ");
+    if (const auto how = fact("how"); !how.empty() && how != "off")
+      words += " (" + how + ")";
+    break;
+  case corpus::FindingKind::kCrash:
+    if (const auto abort = fact("abort"); !abort.empty())
+      words += " (" + abort + ")";
+    else if (const auto signal = fact("signal"); !signal.empty())
+      words += " (signal " + signal + ")";
+    break;
+  case corpus::FindingKind::kMemoryError:
+    if (const auto access = fact("access"); !access.empty())
+      words += " (" + access + ")";
+    break;
+  default:
+    break;
+  }
+  if (const auto needs = fact("needs"); !needs.empty())
+    words += " with " + needs;
+  return words;
+}
+
+// "[inductor][cpu] API: what fails", cut at a word to at most kTitleLength characters.
+std::string DraftTitle(const std::string &api, const std::string &failure) {
+  std::string title = fmt::format("[inductor][cpu] {}: {}", api, failure);
+  if (title.size() > kTitleLength) {
+    title = title.substr(0, kTitleLength - 3);
+    if (const auto space = title.rfind(' '); space != std::string::npos && space > 30)
+      title = title.substr(0, space);
+    while (!title.empty() && std::string(",:;(").find(title.back()) != std::string::npos)
+      title.pop_back();
+    title += "...";
+  }
+  return title;
+}
 
 std::string RenderIssueDraft(const IssueDraftParts &parts) {
   const std::size_t repro_lines = Lines(parts.repro).size();
   const std::string torch = parts.environment.value("torch", "");
   const std::string with = parts.settings.empty() ? "" : " with " + parts.settings;
-  std::string out = fmt::format("# [inductor][cpu] {}{}: {}\n\n### 🐛 Describe the bug\n\n",
-                                parts.api, with, parts.failure);
+  const std::string shown = OutputThatShowsTheBug(parts.output, parts.kind);
+  std::string out =
+      fmt::format("# {}\n\n### 🐛 Describe the bug\n\n", DraftTitle(parts.api, parts.failure));
+  out += "<!-- Your own words first: what you were doing, what you know of the cause. Everything "
+         "below this comment was generated by inductor-fuzz (see the end). -->\n\n";
   out += fmt::format("`torch.compile` of `{}` on CPU{}: {}. A standalone repro ({} lines, needs "
                      "only torch):\n\n```python\n{}{}```\n\n",
                      parts.api, with, parts.failure, repro_lines, parts.repro,
                      parts.repro.ends_with('\n') ? "" : "\n");
-  if (!parts.output.empty())
-    out += fmt::format("Output{}:\n\n```\n{}```\n\n", torch.empty() ? "" : " on torch " + torch,
-                       LastLines(parts.output, 25));
   // Notes that say what is expected and what happens (a known issue's expected.md) replace the
   // generic lines.
   const bool notes_say_it = parts.notes.find("**Expected") != std::string::npos;
-  if (!notes_say_it)
+  if (!notes_say_it) {
     out += fmt::format("**Expected:** {}\n\n", Expected(parts.kind, parts.api));
-  // A process that dies says nothing more: how it ended is the actual result.
-  const bool dies =
-      parts.kind == "crash" || parts.kind == "timeout" || parts.how.starts_with("killed by signal");
-  const std::string actual =
-      dies && !parts.how.empty() ? parts.how : Headline(parts.output, parts.kind);
-  if (!notes_say_it)
+    const std::string actual = Actual(parts, shown);
     out += fmt::format("**Actual:** {}\n\n", actual.empty() ? parts.failure : "`" + actual + "`");
+  }
   if (!parts.releases.empty()) {
     std::string runs;
     for (const auto &run : parts.releases)
       runs += fmt::format("{}{} on {}", runs.empty() ? "" : "; ", run.result, run.torch);
-    out += fmt::format("**Releases:** {}{}.\n\n", runs,
-                       parts.release_label.empty() ? "" : " (" + parts.release_label + ")");
+    // The label says it where bisect ran ("regression since 2.7.1 (passes on 2.6.0)").
+    out += fmt::format("**Releases:** {}.\n\n",
+                       parts.release_label.empty() ? runs : parts.release_label);
   }
   if (!parts.notes.empty())
-    out += parts.notes + (parts.notes.ends_with('\n') ? "\n" : "\n\n");
-  out += fmt::format("<sub>Found by inductor-fuzz: {}. Signature: `{}`.</sub>\n\n",
-                     parts.provenance, parts.signature);
+    out += WithPlaceholders(parts.notes) + (parts.notes.ends_with('\n') ? "\n" : "\n\n");
+  if (!shown.empty())
+    out += fmt::format("### Error logs\n\nWhat the repro printed{} that shows the bug (paths "
+                       "shortened):\n\n```\n{}```\n\n",
+                       torch.empty() ? "" : " on torch " + torch, shown);
+  const Checklist checklist = FuzzerChecklist(parts);
+  out += fmt::format("<details><summary>The fuzzer checklist of PyTorch's bug template</summary>"
+                     "\n\n{}\n</details>\n\n",
+                     checklist.text);
+  out += fmt::format("**Suggested labels:** {}\n\n", Labels(parts, checklist.holds));
+  out += fmt::format("<sub>This draft was generated by inductor-fuzz{} from a fuzzer finding "
+                     "({}; signature `{}`). The tool files nothing; the reporter reviewed it "
+                     "and wrote what is above the comment at the top.</sub>\n\n",
+                     parts.tool_version.empty() ? "" : " " + parts.tool_version, parts.provenance,
+                     parts.signature);
   out += fmt::format("### Versions\n\n```\n{}```\n", Versions(parts.environment));
   return out;
 }
 
-std::string IssueDraft(const corpus::StoredFinding &finding, const corpus::Delivery &delivery) {
+std::optional<std::string> WhyNoDraft(const corpus::Delivery &delivery) {
+  const auto *row = corpus::RowOfSignature(delivery.signature);
+  if (row && row->detector == corpus::Detector::kMatrix)
+    return std::string("a compiler divergence: its repro is reduced/repro.sh, which builds the "
+                       "kernel with each compiler; no PyTorch draft");
+  if (!delivery.reproduces_standalone)
+    return "not reproduced standalone: its repro.py does not fail on its own (" +
+           (delivery.standalone_how.empty() ? std::string("not run") : delivery.standalone_how) +
+           "); the next delivery tries again";
+  return std::nullopt;
+}
+
+std::string IssueDraft(const corpus::StoredFinding &finding, const corpus::Delivery &delivery,
+                       const std::string &notes) {
   const fs::path reduced = finding.folder / "reduced";
   const bool has_reduced = fs::exists(reduced / "repro.py");
   const fs::path repro = has_reduced ? reduced / "repro.py" : finding.smallest / "repro.py";
@@ -210,36 +355,37 @@ std::string IssueDraft(const corpus::StoredFinding &finding, const corpus::Deliv
   if (!finding.hits.empty()) {
     const auto &hit = finding.hits.front();
     provenance =
-        fmt::format("`{}` (case {}), {} hit(s), tool {}",
+        fmt::format("case {} of `{}`, {} hit(s)", hit.case_name,
                     hit.provenance.is_object() ? hit.provenance.value("command_line", "") : "",
-                    hit.case_name, finding.HitCount(), delivery.tool_version);
+                    finding.HitCount());
   }
   if (!has_reduced)
     provenance +=
         "; NOT reduced: " + (delivery.detail.empty()
                                  ? std::string(corpus::DeliveryStatusName(delivery.status))
                                  : delivery.detail);
+  std::string failure = FailureFromKey(corpus::BugKey(finding.finding));
   return RenderIssueDraft(
       {.api = ApiOf(has_reduced ? reduced / "case.json" : finding.smallest / "case.json"),
        .settings = SettingsOf(ReadIfThere(repro)),
-       .failure = ShortFailure(finding.finding),
+       .failure = failure.empty() ? finding.finding.summary : failure,
        .how = delivery.standalone_how,
        .kind = std::string(corpus::KindName(finding.finding.kind)),
        .repro = ReadIfThere(repro),
        .output = delivery.standalone_output,
+       .reference =
+           finding.finding.kind == corpus::FindingKind::kWrongResult ? finding.finding.summary : "",
        .releases = delivery.releases,
        .release_label = delivery.release_label,
        .environment = delivery.environment,
        .signature = finding.signature,
        .provenance = provenance,
-       .notes = delivery.reproduces_standalone
-                    ? ""
-                    : "_The repro did not fail standalone when it was last run (" +
-                          delivery.standalone_how + "); the case fails inside inductor-fuzz._"});
+       .tool_version = delivery.tool_version,
+       .notes = notes});
 }
 
 std::string KnownIssueDraft(const corpus::KnownIssue &issue, const fs::path &root,
-                            const corpus::Delivery &run) {
+                            const corpus::Delivery &run, const std::string &more_notes) {
   const fs::path folder = root / issue.reduced;
   if (issue.reduced.empty() || !fs::exists(folder / "repro.py"))
     throw support::InputError(
@@ -262,17 +408,20 @@ std::string KnownIssueDraft(const corpus::KnownIssue &issue, const fs::path &roo
           fmt::format("{} is not JSON ({}): fix or delete it", file.string(), error.what()));
     }
   }
-  // The title's first clause, without the "torch 2.15.0:" prefix the entries carry.
-  std::string failure =
-      issue.title.substr(0, std::min(issue.title.find(". "), issue.title.find("; ")));
-  if (failure.starts_with("torch ") && failure.find(": ") != std::string::npos)
-    failure = failure.substr(failure.find(": ") + 2);
-  if (failure.size() > 140)
-    failure = failure.substr(0, failure.rfind(' ', 137)) + "...";
+  // The match says what fails; an entry whose match says little falls back on its title's first
+  // clause, without the "torch 2.15.0:" prefix the entries carry.
+  std::string failure = FailureFromKey(issue.match);
+  if (failure.empty()) {
+    failure = issue.title.substr(0, std::min(issue.title.find(". "), issue.title.find("; ")));
+    if (failure.starts_with("torch ") && failure.find(": ") != std::string::npos)
+      failure = failure.substr(failure.find(": ") + 2);
+  }
   const std::string kind = issue.match.substr(0, issue.match.find('|'));
   std::string notes = ReadIfThere(folder / "expected.md");
   if (!issue.link.empty())
     notes += fmt::format("\nRelated: {}\n", issue.link);
+  if (!more_notes.empty())
+    notes += (notes.empty() ? "" : "\n") + more_notes;
   const std::string repro = ReadIfThere(folder / "repro.py");
   return RenderIssueDraft({.api = ApiOf(folder / "case.json"),
                            .settings = SettingsOf(repro),
@@ -287,6 +436,7 @@ std::string KnownIssueDraft(const corpus::KnownIssue &issue, const fs::path &roo
                            .signature = issue.match,
                            .provenance = fmt::format("known issue `{}` ({}), {}", issue.id,
                                                      issue.status, issue.reduced),
+                           .tool_version = support::ToolVersion(),
                            .notes = notes});
 }
 

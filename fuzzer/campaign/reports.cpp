@@ -77,6 +77,13 @@ const corpus::StoredFinding *Delivered(const corpus::Bug &bug) {
   return nullptr;
 }
 
+// Where a bug's draft is, or why it has none.
+std::string DraftOrWhyNot(const corpus::StoredFinding &delivered) {
+  if (const auto why = WhyNoDraft(*delivered.delivery))
+    return "none: " + *why;
+  return (delivered.folder / "issue.md").string();
+}
+
 std::string DeliveryLine(const corpus::Delivery &delivery) {
   std::string line = std::string(corpus::DeliveryStatusName(delivery.status));
   if (delivery.status == corpus::DeliveryStatus::kReduced ||
@@ -148,7 +155,7 @@ std::string JunitReport(const ReportInput &input) {
           delivered ? fmt::format("\nreduced: {}\nreduced repro: {}\nissue draft: {}",
                                   Escape(DeliveryLine(*delivered->delivery)),
                                   Escape((delivered->folder / "reduced" / "repro.py").string()),
-                                  Escape((delivered->folder / "issue.md").string()))
+                                  Escape(DraftOrWhyNot(*delivered)))
                     : "";
       cases += fmt::format("><failure message=\"{}\" type=\"{}\">{}\nkey: {}\n{}hits: {}\n"
                            "repro: {}{}</failure></testcase>\n",
@@ -214,7 +221,10 @@ json SarifReport(const ReportInput &input) {
     if (const auto *delivered = Delivered(bug)) {
       result.properties["reduced"] = DeliveryLine(*delivered->delivery);
       result.properties["releases"] = delivered->delivery->release_label;
-      result.properties["issueDraft"] = (delivered->folder / "issue.md").string();
+      if (const auto why = WhyNoDraft(*delivered->delivery))
+        result.properties["noIssueDraft"] = *why;
+      else
+        result.properties["issueDraft"] = (delivered->folder / "issue.md").string();
     }
     results.push_back(std::move(result));
   }
@@ -239,7 +249,10 @@ std::string HtmlReport(const ReportInput &input) {
                         delivered ? Escape(DeliveryLine(*delivered->delivery)) : "");
     // The draft first: what a maintainer files; the unreduced evidence below it.
     std::string draft;
-    if (delivered) {
+    if (const auto why = delivered ? WhyNoDraft(*delivered->delivery) : std::nullopt) {
+      draft = fmt::format("<div class=\"draft\"><p><b>no issue draft</b> ({}): {}</p></div>",
+                          Escape(DeliveryLine(*delivered->delivery)), Escape(*why));
+    } else if (delivered) {
       const std::string text = IssueDraft(*delivered, *delivered->delivery);
       draft = fmt::format(
           "<div class=\"draft\"><p><b>issue draft</b> ({0}) <button type=\"button\" "
@@ -349,7 +362,9 @@ void WriteReports(const fs::path &dir, const ReportInput &input) {
     summary["campaign_hits"] = campaign_hits;
     if (const auto *delivered = Delivered(bug)) {
       summary["delivery"] = corpus::DeliveryToJson(*delivered->delivery);
-      summary["issue_draft"] = (delivered->folder / "issue.md").string();
+      const auto why = WhyNoDraft(*delivered->delivery);
+      summary["issue_draft"] = why ? json() : json((delivered->folder / "issue.md").string());
+      summary["no_issue_draft"] = why ? json(*why) : json();
       summary["reduced_repro"] = (delivered->folder / "reduced" / "repro.py").string();
     } else {
       summary["delivery"] = json();

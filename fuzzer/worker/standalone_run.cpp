@@ -28,7 +28,7 @@ std::map<std::string, std::string> Facts(const std::string &signature) {
 }
 
 // The last lines of a run's output, where the error is: at most 40 lines and 6000 bytes.
-std::string OutputTail(const std::string &output) {
+std::string LastLines(const std::string &output) {
   std::string tail = output.size() > 6000 ? output.substr(output.size() - 6000) : output;
   std::size_t start = tail.size();
   for (int lines = 0; lines < 41 && start > 0; ++lines)
@@ -37,6 +37,23 @@ std::string OutputTail(const std::string &output) {
   while (!tail.empty() && tail.back() == '\n')
     tail.pop_back();
   return tail;
+}
+
+// What a report needs of a run's output: its last lines and, where a C++ compile error sits
+// further up (Inductor's CppCompileError prints the compiler's whole output, whose header
+// warnings then fill the end), the 4000 bytes from that error's exception on.
+std::string OutputTail(const std::string &output) {
+  const std::string tail = LastLines(output);
+  auto first = output.find("CppCompileError");
+  if (first == std::string::npos)
+    first = output.find(" error: ");
+  if (first == std::string::npos || first + 4000 >= output.size() - tail.size())
+    return tail;
+  first = output.rfind('\n', first);
+  first = first == std::string::npos ? 0 : first + 1;
+  std::string head = output.substr(first, 4000);
+  head = head.substr(0, head.rfind('\n') + 1);
+  return head + "...\n" + tail;
 }
 
 // A memory error's run: the prelude keeps the log path and cache given here, so the reports are

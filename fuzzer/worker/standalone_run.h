@@ -10,7 +10,8 @@ struct StandaloneRun {
   bool reproduces = false;
   bool passed = false; // exited 0 (printed PASS): not failing at all
   std::string how;     // what the run did, in one line
-  std::string output;  // the end of what it printed (the last run), for a bug report
+  std::string output;  // what it printed (the last run), for a bug report: its end, and a
+                       // compile error from its start
   unsigned runs = 0;
 };
 

@@ -50,7 +50,7 @@ std::string ConfigLiteral(const corpus::Case &c, ReproConfig which) {
   } else {
     const json defaults = corpus::InductorConfig(corpus::InductorKnobs{});
     for (const auto &[key, value] : complete.items())
-      if (key == "cpp.threads" || key == "force_disable_caches" || defaults[key] != value)
+      if (key == "cpp.threads" || defaults[key] != value)
         config[key] = value;
   }
   std::vector<std::string> items;

@@ -9,8 +9,9 @@
 
 namespace reducers {
 
-// How much of Inductor's configuration the script sets: only what the case changes (and the
-// settings that keep a run from reusing an earlier one's caches), or all of it.
+// How much of Inductor's configuration the script sets: only what the case changes (and
+// cpp.threads, which the tool fixes and Inductor does not), or all of it. The harness's own
+// settings (its caches off) are not the failure's: a standalone run gets a fresh cache folder.
 enum class ReproConfig { kMinimal, kComplete };
 
 // A standalone script in the shape a PyTorch bug report wants: nothing but torch, the version

@@ -1,0 +1,26 @@
+#pragma once
+
+// What an issue draft shows of a repro's run: the lines that show the bug, without the noise a
+// maintainer skips (header warnings, repeated lines, caret lines, Python's hints) and without
+// this machine's paths.
+
+#include <string>
+
+namespace fuzzer::campaign {
+
+// `text` with this machine's paths made placeholders: `<site-packages>/torch/...`,
+// `<inductor-cache>/...`, `<python>/...` (the interpreter's own library), `<tmp>/...` (a
+// scratch folder), `~/...` (a home folder).
+std::string WithPlaceholders(const std::string &text);
+
+// The lines of a repro's output that show a bug of `kind` (a finding kind's name), at most
+// `max_lines`, each once, with placeholders for paths:
+//  - compile-error: the compiler's first error line and the note after it;
+//  - exception (and lowering-exception): the raising torch frame and the exception's line;
+//  - wrong-result: torch.testing's lines of what differs and how far;
+//  - otherwise (crash, timeout, ...): the last lines that are not noise.
+// Empty when the output holds none of these.
+std::string OutputThatShowsTheBug(const std::string &output, const std::string &kind,
+                                  std::size_t max_lines = 12);
+
+} // namespace fuzzer::campaign
