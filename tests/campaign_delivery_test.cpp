@@ -132,6 +132,20 @@ TEST_F(CampaignTest, NewBugIsReducedRunOnEachReleaseAndWrittenUp) {
   ASSERT_NE(shown, std::string::npos) << html.substr(section, 2000);
   EXPECT_LT(shown, html.find("<b>key</b>", section));
   EXPECT_NE(html.find("copyDraft("), std::string::npos);
+  // Rendered by a real browser: the draft is in the DOM, in its <pre>, with its Copy button.
+  const auto chromium = support::FindOnPath("chromium");
+  ASSERT_TRUE(chromium) << "chromium is missing; scripts/setup installs it";
+  const auto dom =
+      support::RunCommand({chromium->string(), "--headless", "--no-sandbox", "--disable-gpu",
+                           "--user-data-dir=" + (*scratch_ / "chromium").string(), "--dump-dom",
+                           "file://" + (*scratch_ / "deliver" / "report" / "report.html").string()},
+                          {.stderr_file = *scratch_ / "chromium.err"}, std::chrono::seconds(120));
+  ASSERT_TRUE(dom.status.Succeeded()) << dom.output;
+  const auto pre =
+      dom.output.find("<pre class=\"draft\" id=\"draft-" + bug["id"].get<std::string>());
+  ASSERT_NE(pre, std::string::npos) << dom.output.substr(0, 3000);
+  EXPECT_NE(dom.output.find("### 🐛 Describe the bug", pre), std::string::npos);
+  EXPECT_NE(dom.output.find(">Copy</button>"), std::string::npos);
 
   // Run again into the same corpus: nothing new, nothing reduced again.
   const auto again = RunInductorFuzz(Fuzz("deliver", {"--cases", "1", "--jobs", "1", "--reduce",

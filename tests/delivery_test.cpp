@@ -5,6 +5,7 @@
 #include "fuzzer/campaign/issue_draft.h"
 #include "support/errors.h"
 #include "support/scratch_dir.h"
+#include "workflows/delivery.h"
 #include "workflows/replay.h"
 
 #include <gtest/gtest.h>
@@ -135,6 +136,29 @@ TEST(KnownIssues, ReplayMarksFixedOnlyOnAnotherRelease) {
   EXPECT_EQ(known.issues[2].status, "unreported");
 }
 
+// A repro that did not fail standalone, or a reducer that could not run, is delivered again;
+// a compiler divergence (its repro.py never fails) and a case that no longer fails are not.
+TEST(Delivery, OnlyADeliveryWhoseReproFailsOrCannotIsDone) {
+  corpus::Delivery delivery{.signature = "crash|api=flex_attention|signal=11",
+                            .status = corpus::DeliveryStatus::kReduced,
+                            .reproduces_standalone = true};
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+  delivery.reproduces_standalone = false;
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  delivery.status = corpus::DeliveryStatus::kTimeout;
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  delivery.status = corpus::DeliveryStatus::kNotReproducible;
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+  delivery.status = corpus::DeliveryStatus::kFailed;
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  delivery.status = corpus::DeliveryStatus::kPending;
+  delivery.reproduces_standalone = true;
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  delivery = {.signature = "compiler-divergence|built=g++-11|failed=clang++-19",
+              .status = corpus::DeliveryStatus::kReduced};
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+}
+
 TEST(IssueDraft, ShowsTheFirstDifferingValuesOfAWrongResult) {
   const std::string draft = campaign::RenderIssueDraft(
       {.api = "create_mask",
@@ -170,7 +194,7 @@ TEST(IssueDraft, ACompileErrorShowsTheCompilersError) {
        .repro = "x\n",
        .output = "torch._inductor.exc.InductorError: CppCompileError: C++ compile error\n"
                  "/tmp/x.cpp:12:5: error: cannot convert 'accum_t*' to 'bool*'\nmore\n"});
-  EXPECT_NE(draft.find("**Actual:** `/tmp/x.cpp:12:5: error: cannot convert 'accum_t*' to "
+  EXPECT_NE(draft.find("**Actual:** `<tmp>/x.cpp:12:5: error: cannot convert 'accum_t*' to "
                        "'bool*'`"),
             std::string::npos)
       << draft;

@@ -39,9 +39,11 @@ TEST(DraftOutput, MachinePathsBecomePlaceholders) {
   const std::string text =
       WithPlaceholders("/work/main/.venv/lib/python3.11/site-packages/torch/_dynamo/utils.py "
                        "/tmp/torchinductor_root/tmp86/eg/c.main.cpp /usr/lib/python3.11/ast.py "
-                       "/home/ada/x.py /tmp/inductor-fuzz-standalone-12/cache/ab/k.cpp");
+                       "/home/ada/x.py /tmp/inductor-fuzz-standalone-12/cache/ab/k.cpp "
+                       "--corpus /tmp/night/corpus /tmp/known.json");
   EXPECT_EQ(text, "<site-packages>/torch/_dynamo/utils.py <inductor-cache>/tmp86/eg/c.main.cpp "
-                  "<python>/ast.py ~/x.py <inductor-cache>/ab/k.cpp");
+                  "<python>/ast.py ~/x.py <inductor-cache>/ab/k.cpp --corpus <tmp>/corpus "
+                  "<tmp>/known.json");
 }
 
 // g++'s output as the repro printed it: 140 lines of header warnings, carets, include chains
@@ -75,6 +77,23 @@ TEST(DraftOutput, AnExceptionIsItsRaisingTorchFrameAndItsMessage) {
       << shown;
   for (const char *noise : {"TORCHDYNAMO_VERBOSE", "/work/", "^^^^", "Traceback"})
     EXPECT_EQ(shown.find(noise), std::string::npos) << noise << " in\n" << shown;
+}
+
+// A hand-written repro that compares with a float64 reference and asserts: its assertion, not
+// the warnings and log lines torch printed before it; its own path is its name.
+TEST(DraftOutput, AnAssertionOfAHandWrittenReproWithoutTorchsWarnings) {
+  const std::string shown = OutputThatShowsTheBug(
+      "/work/main/.venv/lib/python3.11/site-packages/torch/nn/attention/flex_attention.py:2621: "
+      "UserWarning: flex_attention called without torch.compile()\n  _warn_once(\n"
+      "W1126 18:38:04.601000 1370 torch/utils/cpp_extension.py:183] No CUDA runtime is found\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/work/main/corpus/findings/reduced/x/repro.py\", line 22, in <module>\n"
+      "    assert compiled_error <= 10 * eager_error\n"
+      "AssertionError: compiled is 7.21e-01 off the float64 reference\n",
+      "wrong-result");
+  EXPECT_EQ(shown, "AssertionError: compiled is 7.21e-01 off the float64 reference\n");
+  EXPECT_EQ(WithPlaceholders("  File \"/work/main/corpus/x/repro.py\", line 22"),
+            "  File \"repro.py\", line 22");
 }
 
 TEST(DraftOutput, AWrongResultIsWhatDiffersAndHowFar) {
@@ -122,7 +141,8 @@ TEST(WhyNoDraft, OnlyAReproThatFailsStandaloneGetsADraft) {
   delivery.reproduces_standalone = false;
   delivery.standalone_how = "exit 0: PASS";
   ASSERT_TRUE(WhyNoDraft(delivery));
-  EXPECT_TRUE(WhyNoDraft(delivery)->starts_with("not reproduced standalone")) << *WhyNoDraft(delivery);
+  EXPECT_TRUE(WhyNoDraft(delivery)->starts_with("not reproduced standalone"))
+      << *WhyNoDraft(delivery);
   delivery.signature = "compiler-divergence|built=g++|failed=clang++";
   delivery.reproduces_standalone = true;
   ASSERT_TRUE(WhyNoDraft(delivery));
@@ -169,20 +189,21 @@ TEST(Upstream, TheIssuesHoldingMostKeyTermsComeFirst) {
 }
 
 IssueDraftParts CompileErrorParts() {
-  return {.api = "flex_attention",
-          .settings = "cpp.threads=1",
-          .failure = FailureFromKey(
-              "compile-error|family=gcc|message=cannot convert 'accum_t*' {aka 'float*'} to "
-              "'bool*'|option=*"),
-          .kind = "compile-error",
-          .repro = "import torch\nprint(torch.__version__)\n",
-          .output = Fixture("compile_error_output.txt"),
-          .releases = {{.torch = "2.6.0", .result = "passes"}, {.torch = "2.15.0", .result = "fails"}},
-          .release_label = "regression since 2.7.1 (passes on 2.6.0)",
-          .environment = {{"torch", "2.15.0"}},
-          .signature = "compile-error|family=gcc|message=x|option=",
-          .provenance = "case s1-i4 of `inductor-fuzz fuzz --seed 1`",
-          .tool_version = "0.9.0"};
+  return {
+      .api = "flex_attention",
+      .settings = "cpp.threads=1",
+      .failure = FailureFromKey(
+          "compile-error|family=gcc|message=cannot convert 'accum_t*' {aka 'float*'} to "
+          "'bool*'|option=*"),
+      .kind = "compile-error",
+      .repro = "import torch\nprint(torch.__version__)\n",
+      .output = Fixture("compile_error_output.txt"),
+      .releases = {{.torch = "2.6.0", .result = "passes"}, {.torch = "2.15.0", .result = "fails"}},
+      .release_label = "regression since 2.7.1 (passes on 2.6.0)",
+      .environment = {{"torch", "2.15.0"}},
+      .signature = "compile-error|family=gcc|message=x|option=",
+      .provenance = "case s1-i4 of `inductor-fuzz fuzz --seed 1`",
+      .tool_version = "0.9.0"};
 }
 
 // The draft parsed as GitHub parses it: PyTorch's template's sections, the repro and the error
@@ -217,9 +238,8 @@ TEST(IssueDraft, ParsesAsMarkdownWithTheTemplatesSections) {
   const json parsed = json::parse(rendered.output.substr(rendered.output.find('{')));
   for (const auto &[name, parts] : drafts) {
     const json &page = parsed[(scratch.path() / name).string()];
-    EXPECT_EQ(page["headings"],
-              json({"h1 " + DraftTitle(parts.api, parts.failure), "h3 🐛 Describe the bug",
-                    "h3 Error logs", "h3 Versions"}))
+    EXPECT_EQ(page["headings"], json({"h1 " + DraftTitle(parts.api, parts.failure),
+                                      "h3 🐛 Describe the bug", "h3 Error logs", "h3 Versions"}))
         << page.dump();
     ASSERT_EQ(page["fences"].size(), 3u) << page.dump();
     EXPECT_EQ(page["fences"][0]["info"], "python");

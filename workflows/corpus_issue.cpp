@@ -91,6 +91,15 @@ corpus::Delivery DeliveryOf(const corpus::StoredFinding &chosen, const support::
   return delivery;
 }
 
+// The API a match names (its `api` fact), if it names one.
+std::string ApiOfMatch(const std::string &match) {
+  if (const auto facts = corpus::ParseKeyFacts(match))
+    for (const auto &[name, value] : facts->facts)
+      if (name == "api")
+        return value;
+  return "";
+}
+
 // The upstream section: the tracker export's issues that hold most of the bug's key terms.
 std::string UpstreamNotes(const std::vector<fuzzer::campaign::UpstreamIssue> &upstream,
                           const std::string &failure, const std::string &api) {
@@ -117,14 +126,15 @@ int CorpusIssue(const CorpusOptions &options, const support::ToolPaths &paths, s
       known_issue = &issue;
   if (known_issue) {
     const corpus::Delivery run = RunKnownRepro(*known_issue, paths);
-    no_draft = run.releases.empty() && known_issue->reduced.empty()
-                   ? std::nullopt // KnownIssueDraft says what is missing
-                   : fuzzer::campaign::WhyNoDraft(run);
+    const bool has_repro = !known_issue->reduced.empty() &&
+                           fs::exists(paths.project_root / known_issue->reduced / "repro.py");
+    // Without a repro, KnownIssueDraft says what is missing.
+    no_draft = has_repro ? fuzzer::campaign::WhyNoDraft(run) : std::nullopt;
     const std::string notes =
         upstream.empty()
             ? ""
             : UpstreamNotes(upstream, fuzzer::campaign::FailureFromKey(known_issue->match),
-                            corpus::ParseKeyFacts(known_issue->match) ? "flex_attention" : "");
+                            ApiOfMatch(known_issue->match));
     if (!no_draft)
       draft = fuzzer::campaign::KnownIssueDraft(*known_issue, paths.project_root, run, notes);
   } else {

@@ -223,11 +223,7 @@ ReduceWhich ParseReduceWhich(const std::string &text) {
       fmt::format("--reduce {} is not one of new (the default), all, none", text));
 }
 
-// A delivery that needs no other try: its repro fails standalone, or no try can change that (a
-// compiler divergence's repro.py never fails, the untouched case no longer fails). A repro that
-// did not fail standalone, or a reduction that could not run, is tried again by the next
-// delivery (a later night, fuzz --resume, reduce).
-bool IsDone(const corpus::Delivery &delivery) {
+bool DeliveryIsDone(const corpus::Delivery &delivery) {
   if (delivery.status == corpus::DeliveryStatus::kPending ||
       delivery.status == corpus::DeliveryStatus::kFailed)
     return false;
@@ -258,7 +254,7 @@ std::vector<BugToDeliver> ChooseDeliveries(const fuzzer::campaign::CampaignStats
       if (found == by_id.end())
         continue;
       const auto &finding = *found->second;
-      delivered = delivered || (finding.delivery && IsDone(*finding.delivery));
+      delivered = delivered || (finding.delivery && DeliveryIsDone(*finding.delivery));
       if (finding.smallest.empty())
         continue;
       const auto rank = [](const corpus::StoredFinding &f) {

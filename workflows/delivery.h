@@ -39,6 +39,12 @@ struct BugToDeliver {
   std::string signature;
 };
 
+// A delivery that needs no other try: its repro fails standalone, or no try can change that (a
+// compiler divergence's repro.py never fails, the untouched case no longer fails). A repro that
+// did not fail standalone, or a reduction that could not run, is tried again by the next
+// delivery (a later night, fuzz --resume, reduce).
+bool DeliveryIsDone(const corpus::Delivery &delivery);
+
 // The bugs of a campaign to deliver: its new bugs (or all it hit), and with `resume` every
 // stored delivery still pending (a campaign killed during its reductions). A bug already
 // delivered is not delivered again.

@@ -29,6 +29,7 @@ bool IsNoise(const std::string &line) {
   static const std::regex caret(R"(^\s*\d*\s*\|?\s*[\^~]+[\^~ ]*$)");
   static const std::regex snippet(R"(^\s*\d+\s*\|.*|^\s+\|.*)");
   static const std::regex included(R"(^(In file included from|\s+from|In instantiation of).*)");
+  static const std::regex glog(R"(^[WIEF]\d{4} \d\d:\d\d:\d\d)"); // torch's C++ log lines
   if (line.find_first_not_of(" \t") == std::string::npos)
     return true;
   return std::regex_match(line, caret) || std::regex_match(line, snippet) ||
@@ -40,7 +41,12 @@ bool IsNoise(const std::string &line) {
          Contains(line, "torch._dynamo.config.suppress_errors") ||
          Contains(line, "Traceback (most recent call last)") ||
          Contains(line, "The above exception was the direct cause") ||
-         Contains(line, "During handling of the above exception");
+         Contains(line, "During handling of the above exception") ||
+         std::regex_search(line, glog) || Contains(line, "Warning: ") ||
+         Contains(line, "_warn_once(") || Contains(line, "SOLUTION: ") ||
+         Contains(line, "_FLEX_ATTENTION_DISABLE_COMPILE_DEBUG") ||
+         Contains(line, "If you want to debug your score_mod") ||
+         Contains(line, "This will allow you to use print statements");
 }
 
 std::string Trimmed(const std::string &line) {
@@ -139,7 +145,8 @@ std::string WrongResult(const std::vector<std::string> &lines, std::size_t max_l
     if (Contains(line, "Mismatched elements") || Contains(line, "Greatest absolute difference") ||
         Contains(line, "Greatest relative difference") || Contains(line, "are not close") ||
         Contains(line, "are not equal") || Contains(line, "MISMATCH") ||
-        Contains(line, "The values for attribute"))
+        Contains(line, "The values for attribute") ||
+        (IsExceptionLine(line) && Contains(line, "AssertionError")))
       picked.Add(Trimmed(line));
   return picked.Text();
 }
@@ -165,8 +172,10 @@ std::string WithPlaceholders(const std::string &text) {
       {std::regex(R"(/[^\s'"`(),:;]*/(cache|inductor-cache)/([0-9a-z]{2}/))"),
        "<inductor-cache>/$2"},
       {std::regex(R"(/usr/(local/)?lib/python3\.\d+/)"), "<python>/"},
-      {std::regex(R"(/tmp/[^\s'"`(),:;]+/)"), "<tmp>/"},
+      {std::regex(R"(/tmp/(?:[^\s'"`(),:;/]+/)*)"), "<tmp>/"},
       {std::regex(R"(/(home/[^/\s'"`]+|root)/)"), "~/"},
+      // What is left in a traceback is the repro's own file: its name says enough.
+      {std::regex(R"re(File "/[^"]*/([^/"]+)")re"), "File \"$1\""},
   };
   std::string result = text;
   for (const auto &[pattern, replacement] : rules)

@@ -22,13 +22,12 @@ std::string Lower(std::string text) {
 // Words that say nothing of one bug in PyTorch's tracker.
 bool IsCommon(const std::string &word) {
   static const std::set<std::string> common = {
-      "the",      "and",       "with",     "from",      "that",      "this",     "does",
-      "when",     "only",      "into",     "than",      "then",      "there",    "their",
-      "compiled", "generated", "result",   "differs",   "eager",     "raises",   "torch",
-      "compile",  "call",      "process",  "crashes",   "returns",   "never",    "kernel",
-      "inductor", "error",     "declared", "scope",     "value",     "values",   "other",
-      "another",  "compiler",  "memory",   "bounds",    "accesses",  "name",     "twice",
-      "some",     "rows",      "columns",  "everywhere"};
+      "the",     "and",     "with",  "from",    "that",     "this",      "does",     "when",
+      "only",    "into",    "than",  "then",    "there",    "their",     "compiled", "generated",
+      "result",  "differs", "eager", "raises",  "torch",    "compile",   "call",     "process",
+      "crashes", "returns", "never", "kernel",  "inductor", "error",     "declared", "scope",
+      "value",   "values",  "other", "another", "compiler", "memory",    "bounds",   "accesses",
+      "name",    "twice",   "some",  "rows",    "columns",  "everywhere"};
   return word.size() < 4 || common.contains(word);
 }
 
@@ -50,10 +49,10 @@ std::vector<UpstreamIssue> ReadUpstreamIssues(const std::filesystem::path &file)
         what, error.what()));
   }
   if (!document.is_array())
-    throw support::InputError(fmt::format(
-        "{} is no JSON array of issues: give the output of `gh issue list --json "
-        "number,title,body,state`",
-        what));
+    throw support::InputError(
+        fmt::format("{} is no JSON array of issues: give the output of `gh issue list --json "
+                    "number,title,body,state`",
+                    what));
   std::vector<UpstreamIssue> issues;
   for (std::size_t i = 0; i < document.size(); ++i) {
     const auto &entry = document[i];
@@ -104,9 +103,8 @@ std::vector<UpstreamMatch> LikelyDuplicates(const std::vector<UpstreamIssue> &is
     if (match.terms.size() >= needed)
       matches.push_back(std::move(match));
   }
-  std::stable_sort(matches.begin(), matches.end(), [](const auto &a, const auto &b) {
-    return a.terms.size() > b.terms.size();
-  });
+  std::stable_sort(matches.begin(), matches.end(),
+                   [](const auto &a, const auto &b) { return a.terms.size() > b.terms.size(); });
   if (matches.size() > limit)
     matches.resize(limit);
   return matches;
@@ -128,9 +126,9 @@ std::string UpstreamSection(const std::vector<UpstreamMatch> &matches, std::size
     std::string held;
     for (const auto &term : match.terms)
       held += (held.empty() ? "" : ", ") + term;
-    text += fmt::format("- #{} {} ({}; holds {})\n", match.issue.number, match.issue.title,
-                        match.issue.state.empty() ? "state unknown" : Lower(match.issue.state),
-                        held);
+    text +=
+        fmt::format("- #{} {} ({}; holds {})\n", match.issue.number, match.issue.title,
+                    match.issue.state.empty() ? "state unknown" : Lower(match.issue.state), held);
   }
   return text;
 }

@@ -56,6 +56,29 @@ std::string OutputTail(const std::string &output) {
   return head + "...\n" + tail;
 }
 
+// Whether a repro that catches the compiler's error and prints it (a hand-written one) prints
+// the signature's message: each fixed part of it (a known issue's pattern has * between them),
+// with the compiler's typographic quotes read as plain ones.
+bool SaysTheMessage(const std::string &output, const std::map<std::string, std::string> &facts) {
+  const auto message = facts.find("message");
+  if (message == facts.end() || message->second.empty())
+    return false;
+  std::string plain = output;
+  for (const std::string quote : {"\u2018", "\u2019"})
+    for (auto at = plain.find(quote); at != std::string::npos; at = plain.find(quote))
+      plain.replace(at, quote.size(), "'");
+  plain = corpus::MessageTemplate(plain);
+  std::size_t parts = 0;
+  std::istringstream pieces(message->second);
+  for (std::string piece; std::getline(pieces, piece, '*');)
+    if (piece.size() >= 4) {
+      ++parts;
+      if (plain.find(piece) == std::string::npos)
+        return false;
+    }
+  return parts > 0;
+}
+
 // A memory error's run: the prelude keeps the log path and cache given here, so the reports are
 // read as the worker's are.
 StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
@@ -126,7 +149,8 @@ StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
   } else if (kind == "wrong-result")
     result.reproduces = run.output.find("AssertionError") != std::string::npos;
   else if (kind == "compile-error")
-    result.reproduces = run.output.find("CppCompileError") != std::string::npos;
+    result.reproduces = run.output.find("CppCompileError") != std::string::npos ||
+                        (run.status.exit_code != 0 && SaysTheMessage(run.output, facts));
   return result;
 }
 

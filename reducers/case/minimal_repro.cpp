@@ -122,6 +122,32 @@ std::string WithoutLastNewline(std::string text) {
   return text;
 }
 
+// flex_attention's options beyond the inputs, as the call spells them: ", scale=0.5, ...".
+std::string AttentionOptions(const corpus::AttentionArguments &a) {
+  std::string options;
+  if (a.scale)
+    options += fmt::format(", scale={}", *a.scale);
+  if (a.return_lse)
+    options += ", return_lse=True";
+  if (!a.kernel_options.is_null())
+    options += fmt::format(", kernel_options={}", PyLiteral(a.kernel_options));
+  return options;
+}
+
+// One input of the unrolled form, from its shape `s` (B, H, N, E), laid out as the worker lays
+// it out (oracles.laid_out) and drawn in the same order.
+std::string UnrolledInput(const std::string &layout, const std::string &dtype) {
+  const std::string to = dtype == "float32" ? "" : ".to(torch." + dtype + ")";
+  if (layout == "bshd-transposed")
+    return "torch.randn((s[0], s[2], s[1], s[3]), generator=g)" + to + ".transpose(1, 2)";
+  if (layout == "sliced")
+    return "torch.randn((s[0], s[1], s[2] + 1, 2 * s[3]), generator=g)" + to + "[:, :, 1:, :s[3]]";
+  if (layout == "expanded-kv")
+    return "torch.randn((s[0], s[1] if i == 0 else 1, s[2], s[3]), generator=g)" + to +
+           ".expand(*s)";
+  return "torch.randn(s, generator=g)" + to;
+}
+
 bool NeedsGeneralForm(const corpus::Case &c) {
   if (!c.calls.empty() || !c.constants.empty())
     return true;
@@ -244,13 +270,7 @@ std::string GeneralRunBody(const corpus::Case &c) {
       block_mask = fmt::format("create_block_mask(mask_mod, *call[\"mask\"], device=\"cpu\", "
                                "BLOCK_SIZE={})",
                                block_size);
-    std::string options;
-    if (a.scale)
-      options += fmt::format(", scale={}", *a.scale);
-    if (a.return_lse)
-      options += ", return_lse=True";
-    if (!a.kernel_options.is_null())
-      options += fmt::format(", kernel_options={}", PyLiteral(a.kernel_options));
+    const std::string options = AttentionOptions(a);
     script += fmt::format("    return api(q, k, v, score_mod=score_mod, block_mask={}, "
                           "enable_gqa={}{})\n",
                           block_mask, a.enable_gqa ? "True" : "False", options);
@@ -301,11 +321,11 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
                                 {"ASSERTION", assertion}});
 }
 
-// A call sequence as a person writes one (templates/unrolled_repro.py.tmpl), for a failure in the
-// compiled calls themselves (a compile error, an exception, a crash or a hang: no eager reference
-// needed): the calls unrolled in order, each saying only what changes from the call before it; the
-// tables the functions read and nothing else. Nothing: the case needs the general form (a wrong
-// result compares every call with eager, AOTInductor, custom inputs).
+// A call sequence (or one call) as a person writes it (templates/unrolled_repro.py.tmpl), for a
+// failure in the compiled calls themselves (a compile error, an exception, a crash or a hang: no
+// eager reference needed): the calls unrolled in order, each saying only what changes from the call
+// before it; the tables the functions read and nothing else. Nothing: the case needs the general
+// form (a wrong result compares every call with eager, AOTInductor, custom inputs).
 std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::string &signature,
                                              ReproConfig config) {
   const std::string kind = signature.substr(0, signature.find('|'));
@@ -317,8 +337,7 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::s
     if (!c.attention)
       return std::nullopt;
     const auto &a = *c.attention;
-    if (!a.qkv.empty() || !a.block_mask_tensors.empty() || a.layout != corpus::kContiguousLayout ||
-        a.scale || a.return_lse || !a.kernel_options.is_null())
+    if (!a.qkv.empty() || !a.block_mask_tensors.empty())
       return std::nullopt;
   }
   const auto reads = [&](const std::string &name) {
@@ -411,17 +430,17 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::s
     if (inputs_change) {
       script += fmt::format("    g = torch.Generator().manual_seed({})\n", a.input_seed);
       script += fmt::format(
-          "    q, k, v = (torch.randn(s, generator=g){} for s in (({}, {}, {}, {}), ({}, {}, {}, "
-          "{}), ({}, {}, {}, {})))\n",
-          dtype == "float32" ? "" : ".to(torch." + dtype + ")", batch, a.q_heads, q_len, a.head_dim,
-          batch, a.kv_heads, kv_len, a.head_dim, batch, a.kv_heads, kv_len, a.value_dim);
+          "    q, k, v = ({} for {} in (({}, {}, {}, {}), ({}, {}, {}, {}), ({}, {}, {}, {})))\n",
+          UnrolledInput(a.layout, dtype), a.layout == "expanded-kv" ? "i, s" : "s", batch,
+          a.q_heads, q_len, a.head_dim, batch, a.kv_heads, kv_len, a.head_dim, batch, a.kv_heads,
+          kv_len, a.value_dim);
     }
     script +=
-        fmt::format("    compiled(q, k, v, score_mod={}, block_mask={}{})\n", score_name,
+        fmt::format("    compiled(q, k, v, score_mod={}, block_mask={}{}{})\n", score_name,
                     block_mask ? fmt::format("create_block_mask({}, device=\"cpu\", BLOCK_SIZE={})",
                                              mask_args, block_size)
                                : "None",
-                    a.enable_gqa ? ", enable_gqa=True" : "");
+                    a.enable_gqa ? ", enable_gqa=True" : "", AttentionOptions(a));
   }
   return support::FillTemplate(Template("unrolled_repro.py.tmpl"),
                                {{"SIGNATURE", signature.substr(0, 200)},
@@ -496,7 +515,7 @@ std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature
   std::string script;
   if (!NeedsGeneralForm(c))
     script = EmitShortRepro(c, signature, config);
-  else if (auto unrolled = c.calls.empty() ? std::nullopt : EmitUnrolledRepro(c, signature, config))
+  else if (auto unrolled = EmitUnrolledRepro(c, signature, config))
     script = std::move(*unrolled);
   else
     script = EmitGeneralRepro(c, signature, config);
