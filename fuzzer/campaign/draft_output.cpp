@@ -9,17 +9,6 @@
 namespace fuzzer::campaign {
 namespace {
 
-std::vector<std::string> Lines(const std::string &text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r')
-      line.pop_back();
-    lines.push_back(line);
-  }
-  return lines;
-}
-
 bool Contains(const std::string &line, const char *text) {
   return line.find(text) != std::string::npos;
 }
@@ -165,6 +154,17 @@ std::string LastLines(const std::vector<std::string> &lines, std::size_t max_lin
 
 } // namespace
 
+std::vector<std::string> TextLines(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
 std::string WithPlaceholders(const std::string &text) {
   static const std::vector<std::pair<std::regex, std::string>> rules = {
       {std::regex(R"((/[^\s'"`(),:;]*)?/(site|dist)-packages/)"), "<site-packages>/"},
@@ -185,7 +185,7 @@ std::string WithPlaceholders(const std::string &text) {
 
 std::string OutputThatShowsTheBug(const std::string &output, const std::string &kind,
                                   std::size_t max_lines) {
-  const auto lines = Lines(output);
+  const auto lines = TextLines(output);
   std::string shown;
   if (kind == "compile-error")
     shown = CompileError(lines, max_lines);

@@ -5,8 +5,12 @@
 // this machine's paths.
 
 #include <string>
+#include <vector>
 
 namespace fuzzer::campaign {
+
+// A text's lines, without their line ends (a "\r" before one too).
+std::vector<std::string> TextLines(const std::string &text);
 
 // `text` with this machine's paths made placeholders: `<site-packages>/torch/...`,
 // `<inductor-cache>/...`, `<python>/...` (the interpreter's own library), `<tmp>/...` (a

@@ -20,14 +20,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::vector<std::string> Lines(const std::string &text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
-
 std::string Expected(const std::string &kind, const std::string &api) {
   const auto *row = corpus::RowOfName(kind);
   return corpus::ExpectedBehaviour(row ? *row : corpus::RowOf(corpus::FindingKind::kException),
@@ -70,7 +62,7 @@ std::string ApiOf(const fs::path &case_file) {
 // Inductor's defaults) and its dtype: "cpp.simdlen=256, bfloat16".
 std::string SettingsOf(const std::string &repro) {
   std::string settings;
-  for (const auto &line : Lines(repro)) {
+  for (const auto &line : TextLines(repro)) {
     if (line.starts_with("config = {")) {
       std::string items = line.substr(10, line.rfind('}') - 10);
       std::size_t start = 0;
@@ -209,17 +201,17 @@ std::string Actual(const IssueDraftParts &parts, const std::string &shown) {
                                                                          : std::string::npos);
   if (parts.kind == "wrong-result") {
     std::string joined;
-    for (const auto &line : Lines(shown))
+    for (const auto &line : TextLines(shown))
       if (line.find("Mismatched") != std::string::npos ||
           line.find("Greatest") != std::string::npos)
         joined += (joined.empty() ? "" : "; ") + line;
     if (!joined.empty())
       return joined;
   }
-  for (const auto &line : Lines(shown))
+  for (const auto &line : TextLines(shown))
     if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos)
       return line.substr(0, 300);
-  const auto lines = Lines(shown);
+  const auto lines = TextLines(shown);
   return lines.empty() ? "" : lines.back().substr(0, 300);
 }
 
@@ -289,7 +281,7 @@ std::string DraftTitle(const std::string &api, const std::string &failure) {
 }
 
 std::string RenderIssueDraft(const IssueDraftParts &parts) {
-  const std::size_t repro_lines = Lines(parts.repro).size();
+  const std::size_t repro_lines = TextLines(parts.repro).size();
   const std::string torch = parts.environment.value("torch", "");
   const std::string with = parts.settings.empty() ? "" : " with " + parts.settings;
   const std::string shown = OutputThatShowsTheBug(parts.output, parts.kind);
