@@ -51,10 +51,11 @@ int FormatVersionOf(const Case &c) {
       c.attention &&
       (c.attention->scale || c.attention->return_lse || !c.attention->kernel_options.is_null() ||
        !c.attention->qkv.empty() || !c.attention->block_mask_tensors.empty() ||
-       c.attention->layout != kContiguousLayout);
+       c.attention->layout != kContiguousLayout || c.attention->from_kv_blocks);
   const bool version2 = !c.inductor.defaulted.empty() || !c.inductor.optional.empty() ||
                         !c.constants.empty() || !c.calls.empty() || UsesVersion2Dtypes(c.tensors) ||
-                        attention_options || c.compile_with != kTorchCompile;
+                        attention_options || c.compile_with != kTorchCompile ||
+                        c.compile_scope != kCompileApi || !c.create_block_mask.separate_full_blocks;
   return version2 ? 2 : 1;
 }
 
@@ -101,6 +102,9 @@ json CaseToJson(const Case &c) {
       attention["qkv"] = a.qkv;
     if (!a.block_mask_tensors.empty())
       attention["block_mask_tensors"] = a.block_mask_tensors;
+    if (a.from_kv_blocks)
+      attention["from_kv_blocks"] = {{"partial", a.from_kv_blocks->partial},
+                                     {"full", a.from_kv_blocks->full}};
   }
   json document = {
       {"format_version", version},
@@ -125,6 +129,10 @@ json CaseToJson(const Case &c) {
     document["constants"] = c.constants;
   if (c.compile_with != kTorchCompile)
     document["compile_with"] = c.compile_with;
+  if (c.compile_scope != kCompileApi)
+    document["compile_scope"] = c.compile_scope;
+  if (!args.separate_full_blocks)
+    document["create_block_mask"]["separate_full_blocks"] = false;
   if (!c.calls.empty()) {
     json calls = json::array();
     for (const auto &call : c.calls) {

@@ -36,6 +36,8 @@ struct BlockMaskArguments {
   std::int64_t kv_len = 0;
   std::vector<std::int64_t> block_size{128}; // one value, or (Q, KV)
   std::string device = "cpu";
+  // false: every non-empty block is a partial one (mask_mod applied in each), no full blocks.
+  bool separate_full_blocks = true;
   bool operator==(const BlockMaskArguments &) const = default;
 };
 
@@ -46,6 +48,23 @@ struct BlockMaskArguments {
 inline const std::string kContiguousLayout = "contiguous";
 inline const std::vector<std::string> kLayouts = {kContiguousLayout, "bshd-transposed", "sliced",
                                                   "expanded-kv"};
+
+// How the tensors of a block mask rebuilt with BlockMask.from_kv_blocks are laid out:
+// "contiguous"; "expanded-heads": the same blocks for every head, one head's tensor expanded
+// over Hq (head stride 0); "strided": a view with every other element of a wider tensor.
+inline const std::vector<std::string> kBlockTensorLayouts = {"contiguous", "expanded-heads",
+                                                             "strided"};
+
+// The block mask create_block_mask makes, rebuilt with BlockMask.from_kv_blocks from its tensors:
+// the partial blocks' (kv_num_blocks, kv_indices) and the full blocks' laid out as given. An
+// "expanded-heads" pair lists for every head the blocks of all heads (partial: their union; full:
+// their intersection, the rest listed as partial), so the rebuilt mask covers mask_mod as the
+// original does.
+struct FromKvBlocks {
+  std::string partial = "contiguous"; // one of kBlockTensorLayouts
+  std::string full = "contiguous";
+  bool operator==(const FromKvBlocks &) const = default;
+};
 
 // flex_attention's query/key/value: q is (B, Hq, Q_LEN, E), k (B, Hkv, KV_LEN, E),
 // v (B, Hkv, KV_LEN, Ev); inputs are drawn from torch's generator seeded with input_seed.
@@ -68,6 +87,7 @@ struct AttentionArguments {
   std::vector<std::string> block_mask_tensors;      // empty, or a ready-made BlockMask's
                                                     // kv_num_blocks, kv_indices[, full ones]
   std::string layout = kContiguousLayout;           // one of kLayouts
+  std::optional<FromKvBlocks> from_kv_blocks;       // none: create_block_mask's own block mask
   bool operator==(const AttentionArguments &) const = default;
 };
 
@@ -93,6 +113,14 @@ inline const std::string kTorchCompile = "torch.compile";
 inline const std::string kAoti = "aoti";
 inline const std::vector<std::string> kCompilePaths = {kTorchCompile, kAoti};
 
+// What torch.compile compiles: the API itself ("api", the default, left out of the JSON), or
+// ("function") a user's function of the API's tensor inputs and the case's constants, whose body
+// defines mask_mod and score_mod (closing over its parameters) and calls the API, as a model's
+// forward does. The constants are then the compiled function's arguments, under their own names.
+inline const std::string kCompileApi = "api";
+inline const std::string kCompileFunction = "function";
+inline const std::vector<std::string> kCompileScopes = {kCompileApi, kCompileFunction};
+
 struct Case {
   std::string name;
   std::string api = "create_block_mask"; // one of kApis
@@ -108,6 +136,7 @@ struct Case {
   InductorKnobs inductor;
   std::string expect_raises; // empty, or the class of exception the case is meant to raise
   std::string compile_with = kTorchCompile;             // one of kCompilePaths
+  std::string compile_scope = kCompileApi;              // one of kCompileScopes
   nlohmann::json provenance = nlohmann::json::object(); // seed, origin, tool version, ...
   bool operator==(const Case &) const = default;
 };

@@ -124,6 +124,17 @@ std::vector<CapturedTensor> ReadTensors(FieldReader &top, const std::string &key
   return tensors;
 }
 
+const std::set<std::string> kPythonKeywords = {
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+// What the functions and a compiled function of the case (compile_scope "function") already
+// name: their arguments, the module the sources see and the program's own parameters.
+const std::set<std::string> kReservedNames = {"torch", "and_masks",  "or_masks", "score", "b",
+                                              "h",     "q_idx",      "kv_idx",   "q",     "k",
+                                              "v",     "block_mask", "sizes"};
+
 json ReadConstants(FieldReader &reader, const std::string &key) {
   const json *constants = reader.Optional(key);
   if (!constants)
@@ -135,9 +146,14 @@ json ReadConstants(FieldReader &reader, const std::string &key) {
                             std::all_of(name.begin(), name.end(), [](char ch) {
                               return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
                             });
-    if (!identifier)
-      throw CaseError(
-          fmt::format("{} has '{}', which is not a Python name", reader.Label(key), name));
+    if (!identifier || kPythonKeywords.contains(name))
+      throw CaseError(fmt::format("{} has '{}', which is not a Python name; a constant is "
+                                  "named like a variable (letters, digits, _)",
+                                  reader.Label(key), name));
+    if (kReservedNames.contains(name))
+      throw CaseError(fmt::format("{} has '{}', a name the case's functions already use; "
+                                  "rename the constant",
+                                  reader.Label(key), name));
     if (!value.is_number() && !value.is_boolean())
       throw CaseError(fmt::format("{} must be an int, a float or a bool, got {}",
                                   reader.Label(key + "." + name), TypeName(value)));
@@ -156,6 +172,25 @@ std::vector<std::string> ReadNames(FieldReader &reader, const std::string &key, 
                                 minimum == maximum ? std::to_string(minimum)
                                                    : fmt::format("{} to {}", minimum, maximum)));
   return names;
+}
+
+FromKvBlocks ReadFromKvBlocks(const json &value, const AttentionArguments &a) {
+  FieldReader reader(value, "attention.from_kv_blocks");
+  FromKvBlocks rebuilt;
+  for (auto [key, field] : {std::pair{"partial", &rebuilt.partial}, {"full", &rebuilt.full}}) {
+    if (!reader.Optional(key))
+      continue;
+    *field = reader.String(key);
+    if (std::find(kBlockTensorLayouts.begin(), kBlockTensorLayouts.end(), *field) ==
+        kBlockTensorLayouts.end())
+      throw CaseError(fmt::format("{} is '{}'; use one of {}", reader.Label(key), *field,
+                                  fmt::join(kBlockTensorLayouts, ", ")));
+  }
+  reader.RejectUnknown();
+  if (!a.use_block_mask || !a.block_mask_tensors.empty())
+    throw CaseError("field 'attention.from_kv_blocks' rebuilds the block mask create_block_mask "
+                    "makes: it needs 'use_block_mask' true and no 'block_mask_tensors'");
+  return rebuilt;
 }
 
 AttentionArguments ReadAttention(const json &value, const BlockMaskArguments &mask, int version) {
@@ -201,6 +236,8 @@ AttentionArguments ReadAttention(const json &value, const BlockMaskArguments &ma
   }
   a.qkv = ReadNames(reader, "qkv", 3, 3);
   a.block_mask_tensors = ReadNames(reader, "block_mask_tensors", 2, 4);
+  if (const json *rebuilt = reader.Optional("from_kv_blocks"); rebuilt && !rebuilt->is_null())
+    a.from_kv_blocks = ReadFromKvBlocks(*rebuilt, a);
   if (!a.qkv.empty() && a.layout != kContiguousLayout)
     throw CaseError("field 'attention.layout' applies to the inputs the worker makes, not to "
                     "'attention.qkv' tensors; remove one of the two");
@@ -306,12 +343,16 @@ BlockMaskArguments ReadCreateBlockMask(FieldReader &top) {
   mask.kv_len = args.Integer("KV_LEN", 1);
   mask.block_size = ReadBlockSize(args);
   mask.device = args.String("device");
+  if (args.Optional("separate_full_blocks"))
+    mask.separate_full_blocks = args.Boolean("separate_full_blocks");
   if (mask.device != "cpu")
     throw CaseError(fmt::format("{} is '{}'; only \"cpu\" runs on this machine",
                                 args.Label("device"), mask.device));
   args.RejectUnknown();
   return mask;
 }
+
+void CheckBlockIndices(const Case &c);
 
 // flex_attention's arguments agree with the block mask's shapes and name tensors the case holds.
 void CheckAttentionAgrees(const Case &c) {
@@ -325,6 +366,51 @@ void CheckAttentionAgrees(const Case &c) {
         throw CaseError(fmt::format("field 'attention' uses the tensor '{}', which 'tensors' "
                                     "does not hold",
                                     name));
+  if (c.attention->from_kv_blocks && !c.create_block_mask.separate_full_blocks &&
+      c.attention->from_kv_blocks->full != "contiguous")
+    throw CaseError("field 'attention.from_kv_blocks.full' lays out the full blocks, but "
+                    "create_block_mask.separate_full_blocks is false (there are none): remove one");
+  CheckBlockIndices(c);
+}
+
+// A ready-made block mask's kv_indices (and full_kv_indices) list KV blocks that exist, and its
+// counts are at most the number of KV blocks.
+void CheckBlockIndices(const Case &c) {
+  const auto &names = c.attention->block_mask_tensors;
+  const std::int64_t kv_block = c.create_block_mask.block_size.back();
+  const std::int64_t columns = (c.attention->kv_len + kv_block - 1) / kv_block;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto tensor = std::find_if(c.tensors.begin(), c.tensors.end(),
+                                     [&](const CapturedTensor &t) { return t.name == names[i]; });
+    if (tensor->IsFloating())
+      throw CaseError(fmt::format("field 'attention.block_mask_tensors' names '{}', a {} tensor; "
+                                  "block counts and indices are integers (int32)",
+                                  tensor->name, tensor->dtype));
+    const bool indices = i % 2 == 1;
+    const std::int64_t highest = indices ? columns - 1 : columns;
+    for (const std::int64_t value : tensor->integers)
+      if (value < 0 || value > highest)
+        throw CaseError(fmt::format(
+            "tensor '{}' ({} of the block mask) holds {}, outside 0..{}: KV_LEN {} in blocks of {} "
+            "has {} KV blocks",
+            tensor->name, indices ? "block indices" : "block counts", value, highest,
+            c.attention->kv_len, kv_block, columns));
+  }
+}
+
+// The constants are named apart from the case's tensors and functions.
+void CheckConstantNames(const Case &c) {
+  std::set<std::string> taken;
+  for (const auto &tensor : c.tensors)
+    taken.insert(tensor.name);
+  for (const auto *function : {&c.mask_mod, &c.score_mod})
+    if (*function)
+      taken.insert((*function)->name);
+  for (const auto &[name, value] : c.constants.items())
+    if (taken.contains(name))
+      throw CaseError(fmt::format("field 'constants' has '{}', which also names a tensor or a "
+                                  "function of the case; rename the constant",
+                                  name));
 }
 
 // The calls after the first: what each changes of the case (constants, tensors, dtype).
@@ -464,6 +550,20 @@ Case CaseFromJson(const json &document, const std::optional<std::filesystem::pat
       throw CaseError("an aoti case compiles one call (an exported program has fixed shapes and "
                       "constants): remove 'calls' or set 'compile_with' to \"torch.compile\"");
   }
+
+  if (top.Optional("compile_scope")) {
+    c.compile_scope = top.String("compile_scope");
+    if (std::find(kCompileScopes.begin(), kCompileScopes.end(), c.compile_scope) ==
+        kCompileScopes.end())
+      throw CaseError(fmt::format("field 'compile_scope' is '{}'; use one of {}", c.compile_scope,
+                                  fmt::join(kCompileScopes, ", ")));
+    if (version == 1 && c.compile_scope != kCompileApi)
+      throw CaseError("'compile_scope' needs format_version 2");
+    if (c.compile_scope == kCompileFunction && c.compile_with == kAoti)
+      throw CaseError("compile_scope \"function\" is torch.compile's: an aoti case exports the "
+                      "API in a module; remove one of the two");
+  }
+  CheckConstantNames(c);
 
   if (const json *provenance = top.Optional("provenance")) {
     if (!provenance->is_object())

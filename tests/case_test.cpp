@@ -366,6 +366,67 @@ TEST(Case, CompileWithRejectsUnknownPathsVersionOneAndCallSequences) {
   EXPECT_NE(ErrorFor(document).find("an aoti case compiles one call"), std::string::npos);
 }
 
+// Issue 47's dimensions: a block mask rebuilt with from_kv_blocks, separate_full_blocks, a
+// compiled function. Each round-trips, is left out when plain, and a value that does not fit its
+// API is a one-line error naming the field.
+TEST(CaseFamilies, BlockMaskBuildsAndCompileScopeRoundTripAndRejectWhatDoesNotFit) {
+  const std::filesystem::path cases =
+      std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "tests/cases";
+  const corpus::Case rebuilt = corpus::LoadCaseFile(cases / "from-kv-blocks-expanded.json");
+  ASSERT_TRUE(rebuilt.attention->from_kv_blocks);
+  EXPECT_EQ(rebuilt.attention->from_kv_blocks->partial, "expanded-heads");
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(rebuilt)), rebuilt);
+  const corpus::Case scoped = corpus::LoadCaseFile(cases / "function-scope-constants.json");
+  EXPECT_EQ(scoped.compile_scope, corpus::kCompileFunction);
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(scoped)), scoped);
+  corpus::Case merged = corpus::CaseFromJson(SeedJson());
+  EXPECT_FALSE(corpus::CaseToJson(merged)["create_block_mask"].contains("separate_full_blocks"));
+  EXPECT_FALSE(corpus::CaseToJson(merged).contains("compile_scope"));
+  merged.create_block_mask.separate_full_blocks = false;
+  EXPECT_EQ(corpus::FormatVersionOf(merged), 2);
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(merged)), merged);
+
+  json document = corpus::CaseToJson(rebuilt);
+  document["attention"]["from_kv_blocks"]["partial"] = "transposed";
+  EXPECT_EQ(ErrorFor(document), "field 'attention.from_kv_blocks.partial' is 'transposed'; use one "
+                                "of contiguous, expanded-heads, strided");
+  document = corpus::CaseToJson(rebuilt);
+  document["create_block_mask"]["separate_full_blocks"] = false;
+  EXPECT_NE(ErrorFor(document).find("separate_full_blocks is false"), std::string::npos);
+  document = corpus::CaseToJson(scoped);
+  document["constants"] = {{"lambda", 3}};
+  document.erase("calls");
+  EXPECT_NE(ErrorFor(document).find("'lambda', which is not a Python name"), std::string::npos);
+  document["constants"] = {{"3n", 3}};
+  EXPECT_NE(ErrorFor(document).find("'3n', which is not a Python name"), std::string::npos);
+  document["constants"] = {{"kv_idx", 3}};
+  EXPECT_NE(ErrorFor(document).find("'kv_idx', a name the case's functions already use"),
+            std::string::npos);
+  document["constants"] = {{"score_mod", 3}};
+  EXPECT_NE(ErrorFor(document).find("also names a tensor or a function"), std::string::npos);
+  document = corpus::CaseToJson(scoped);
+  document["compile_scope"] = "module";
+  EXPECT_EQ(ErrorFor(document), "field 'compile_scope' is 'module'; use one of api, function");
+  document.erase("calls");
+  document["compile_scope"] = "function";
+  document["compile_with"] = "aoti";
+  EXPECT_NE(ErrorFor(document).find("compile_scope \"function\" is torch.compile's"),
+            std::string::npos);
+}
+
+// A ready-made block mask lists KV blocks that exist: an index past the last block is refused.
+TEST(CaseFamilies, BlockIndicesOutOfRangeAreOneLineErrors) {
+  json document = json::parse(std::ifstream(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                                            "tests/cases/flex-options-v2.json"));
+  ASSERT_EQ(ErrorFor(document), "");
+  const std::string indices = document["attention"]["block_mask_tensors"][1];
+  for (auto &tensor : document["tensors"])
+    if (tensor["name"] == indices)
+      tensor["values"][0] = 99;
+  EXPECT_NE(ErrorFor(document).find("holds 99, outside 0.."), std::string::npos)
+      << ErrorFor(document);
+}
+
 } // namespace
 } // namespace fuzzer
 

@@ -128,6 +128,41 @@ TEST(Families, ConvertMakesCasesOfEveryFamily) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 47's block masks and compiled functions on the real torch: a mask rebuilt with
+// BlockMask.from_kv_blocks from strided views reaches the template's full-block path and agrees
+// with eager; a user's function closing over its int argument, called twice with another
+// value, agrees with eager on both calls.
+TEST(Families, FromKvBlocksAndACompiledFunctionAgreeWithEager) {
+  const CaseRun strided = RunFixture("from-kv-blocks-strided");
+  EXPECT_EQ(strided.result["status"], "pass");
+  EXPECT_NE(strided.sources.find("full_kv_num_blocks"), std::string::npos);
+  const CaseRun scoped = RunFixture("function-scope-constants");
+  EXPECT_EQ(scoped.result["status"], "pass");
+  EXPECT_EQ(scoped.result["calls"], 2);
+}
+
+// Two bugs people found by hand reading the templates are cases of these dimensions, and come
+// out as their known issues: expanded partial-block tensors beside strided full ones
+// (flex-cpu-full-kv-num-blocks-strides) and a compiled function's int argument named n0 under
+// dynamic=True (flex-cpu-dynamic-splitsize-symbol-collision).
+TEST(Families, HandFoundBugsAreCasesOfTheNewDimensions) {
+  for (const auto &[fixture, known] :
+       {std::pair{"from-kv-blocks-expanded", "flex-cpu-full-kv-num-blocks-strides"},
+        {"function-scope-n0-collision", "flex-cpu-dynamic-splitsize-symbol-collision"}}) {
+    const auto out =
+        std::filesystem::temp_directory_path() /
+        (std::string("inductor-fuzz-families-") + fixture + "-" + std::to_string(::getpid()));
+    const auto run = RunInductorFuzz(
+        {"run-case", (kSourceDir / "tests/cases" / (std::string(fixture) + ".json")).string(),
+         "--out", out.string()});
+    EXPECT_NE(run.out.find("result: finding (wrong-result)"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(std::string("known issue: ") + known), std::string::npos)
+        << fixture << "\n"
+        << run.out << run.err;
+    std::filesystem::remove_all(out);
+  }
+}
+
 std::vector<corpus::Case> Candidates(const std::string &pass, const corpus::Case &c) {
   return reducers::FindCasePass(pass)->candidates(c, reducers::PassContext{});
 }
@@ -153,6 +188,21 @@ TEST(Families, ReducerPassesSimplifyEveryFamily) {
   EXPECT_TRUE(has(attention, [](const corpus::Case &x) {
     return x.attention->kernel_options == json({{"SKIP_MASK_SCORE", false}});
   }));
+  corpus::Case rebuilt =
+      corpus::LoadCaseFile(kSourceDir / "tests/cases/from-kv-blocks-expanded.json");
+  rebuilt.compile_scope = corpus::kCompileFunction;
+  rebuilt.create_block_mask.separate_full_blocks = false;
+  rebuilt.attention->from_kv_blocks->full = "contiguous";
+  EXPECT_TRUE(has(Candidates("simplify-attention", rebuilt),
+                  [](const corpus::Case &x) { return !x.attention->from_kv_blocks; }));
+  EXPECT_TRUE(has(Candidates("simplify-attention", rebuilt), [](const corpus::Case &x) {
+    return x.attention->from_kv_blocks && x.attention->from_kv_blocks->partial == "contiguous";
+  }));
+  const auto compile = Candidates("use-torch-compile", rebuilt);
+  EXPECT_TRUE(
+      has(compile, [](const corpus::Case &x) { return x.compile_scope == corpus::kCompileApi; }));
+  EXPECT_TRUE(
+      has(compile, [](const corpus::Case &x) { return x.create_block_mask.separate_full_blocks; }));
   EXPECT_TRUE(has(Candidates("reset-knobs", c),
                   [](const corpus::Case &x) { return x.inductor.optional.empty(); }));
   EXPECT_TRUE(has(Candidates("shrink-tensors", c), [](const corpus::Case &x) {

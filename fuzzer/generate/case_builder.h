@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,16 +48,31 @@ struct Structure {
   std::string layout = corpus::kContiguousLayout;
   std::string float_table_score; // empty, or the pattern
   std::string float_table_dtype;
+  // Issue 47's families, drawn from their own stream (DrawReach): how users build block masks,
+  // masks that leave rows, heads or partitions without a block, score programs, what
+  // flex_attention returns, what torch.compile compiles and the constants' names.
+  std::string sparse_mask;                // empty, or the pattern
+  bool sparse_mask_alone = false;         // the mask is the sparse pattern, not and'ed in
+  std::vector<std::string> score_program; // ops applied to the score, innermost first
+  bool separate_full_blocks = true;
+  std::optional<corpus::FromKvBlocks> from_kv_blocks;
+  bool return_lse = false;
+  bool function_scope = false;
+  bool closures = false; // literals become named constants even without a call sequence
+  std::vector<std::string> closure_names; // empty: c0, c1, ...
 };
+
+// The literal numbers of an expression that a closure constant may stand for.
+void CollectLiterals(Expression &e, std::vector<Expression *> &out);
 
 class CaseBuilder {
 public:
   // Call sequences draw from their own stream, so that a case without one is the case the same
   // seed gave before sequences existed.
-  CaseBuilder(Random &random, Random &sequence_random, Random &family_random,
+  CaseBuilder(Random &random, Random &sequence_random, Random &family_random, Random &reach_random,
               const GenerationPolicy &policy)
       : random_(random), sequence_random_(sequence_random), family_random_(family_random),
-        policy_(policy) {}
+        reach_random_(reach_random), policy_(policy) {}
 
   std::string Draw(const std::string &category) { return DrawFrom(random_, category); }
   // A draw of `category` that is none of `excluded`: drawn again until it is not, so that a
@@ -99,6 +115,7 @@ public:
 
   Structure DrawStructure();
   void DrawFamilies(Structure &s);
+  void DrawReach(Structure &s);
   void DrawValues(const Structure &structure, corpus::Case &c);
 
   std::map<std::string, int> features_;
@@ -121,10 +138,18 @@ private:
   E TableLookup(ValueType type, int depth);
   std::int64_t LengthOf(const std::string &length_class);
   void DrawCallSequence(const Structure &structure, std::vector<E *> literals, corpus::Case &c);
+  // Some of `literals` become constants the functions close over; their first values.
+  std::vector<E> LiftConstants(const Structure &s, std::vector<E *> literals, Random &random,
+                               corpus::Case &c);
+  E SparsePattern(const std::string &pattern);
+  E ScoreProgram(const std::vector<std::string> &ops, E score);
+  void ApplyReach(const Structure &s, std::vector<E> &parts, std::optional<E> &score,
+                  corpus::Case &c);
 
   Random &random_;
   Random &sequence_random_;
   Random &family_random_; // the families' draws: a case without them is the case it was
+  Random &reach_random_;  // issue 47's families' draws, likewise
   const GenerationPolicy &policy_;
   corpus::Case *case_ = nullptr;
   std::int64_t q_len_ = 1, kv_len_ = 1, batch_ = 1, heads_ = 1;

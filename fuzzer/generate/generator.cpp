@@ -16,8 +16,6 @@
 #include <set>
 
 namespace fuzzer::generate {
-namespace {
-
 using E = Expression;
 
 // The literal numbers of an expression that a closure constant may stand for: not inside a
@@ -32,6 +30,8 @@ void CollectLiterals(Expression &e, std::vector<Expression *> &out) {
   for (auto &arg : e.args)
     CollectLiterals(arg, out);
 }
+
+namespace {
 
 // The mask patterns that read b or h (through a table indexed by it).
 const std::map<std::string, std::string> kPatternReads = {{"jagged", "b"}, {"head_offset", "h"}};
@@ -130,6 +130,7 @@ Structure CaseBuilder::DrawStructure() {
     }
   }
   DrawFamilies(s);
+  DrawReach(s);
   return s;
 }
 
@@ -251,9 +252,12 @@ void CaseBuilder::DrawValues(const Structure &s, corpus::Case &c) {
   std::optional<E> score;
   if (!s.score_pattern.empty())
     score = ScorePattern(s.score_pattern);
+  if (!s.score_program.empty())
+    score = ScoreProgram(s.score_program, score ? *score : E::Var("score", ValueType::kFloat));
   if (!s.float_table_score.empty())
     score = FloatTableScore(s.float_table_score, s.float_table_dtype,
                             score ? *score : E::Var("score", ValueType::kFloat));
+  ApplyReach(s, parts, score, c);
   if (!s.call_changes.empty()) {
     std::vector<E *> literals;
     // SKIP_MASK_SCORE's mask must stay whole blocks in every call: its block sizes stay literal.
@@ -302,12 +306,13 @@ nlohmann::json ChangedConstant(const E &literal, Random &random) {
 
 } // namespace
 
-void CaseBuilder::DrawCallSequence(const Structure &s, std::vector<E *> literals, corpus::Case &c) {
-  // Some of the literals become constants the functions close over, named in order.
+// The constants are named c0, c1, ... or as DrawReach drew their names.
+std::vector<E> CaseBuilder::LiftConstants(const Structure &s, std::vector<E *> literals,
+                                          Random &random, corpus::Case &c) {
   const auto wanted = static_cast<std::size_t>(policy_.Number("max_closure_constants"));
   std::vector<E *> lifted;
   while (!literals.empty() && lifted.size() < wanted) {
-    const std::size_t at = sequence_random_.Below(literals.size());
+    const std::size_t at = random.Below(literals.size());
     lifted.push_back(literals[at]);
     literals.erase(literals.begin() + static_cast<std::ptrdiff_t>(at));
   }
@@ -315,16 +320,24 @@ void CaseBuilder::DrawCallSequence(const Structure &s, std::vector<E *> literals
   for (std::size_t i = 0; i < lifted.size(); ++i) {
     E &literal = *lifted[i];
     originals.push_back(literal);
-    const std::string name = fmt::format("c{}", i);
+    const std::string name =
+        i < s.closure_names.size() ? s.closure_names[i] : fmt::format("c{}", i);
     c.constants[name] =
         literal.op == "float" ? nlohmann::json(literal.real) : nlohmann::json(literal.integer);
     literal = E{.op = "var", .type = literal.type, .name = name, .indexed = false};
   }
+  return originals;
+}
+
+void CaseBuilder::DrawCallSequence(const Structure &s, std::vector<E *> literals, corpus::Case &c) {
+  // Some of the literals become constants the functions close over.
+  const std::vector<E> originals = LiftConstants(s, std::move(literals), sequence_random_, c);
   for (const std::string &change : s.call_changes) {
     corpus::CallChange call;
     if (change == "constants" && !originals.empty()) {
       for (std::size_t i = 0; i < originals.size(); ++i)
-        call.constants[fmt::format("c{}", i)] = ChangedConstant(originals[i], sequence_random_);
+        call.constants[i < s.closure_names.size() ? s.closure_names[i] : fmt::format("c{}", i)] =
+            ChangedConstant(originals[i], sequence_random_);
     } else if (change == "shape" || (change == "constants" && originals.empty())) {
       // Shorter only: tables indexed by q_idx or kv_idx are as long as the first call's shape.
       call.q_len = sequence_random_.Between(1, q_len_);
@@ -356,14 +369,15 @@ void CaseBuilder::DrawCallSequence(const Structure &s, std::vector<E *> literals
 bool AotiApplies(const corpus::Case &c) {
   // One call only: an exported program has fixed shapes and closure constants. A case meant to
   // raise stays with torch.compile, where its expectation was defined.
-  return c.calls.empty() && c.expect_raises.empty();
+  return c.calls.empty() && c.expect_raises.empty() && c.compile_scope == corpus::kCompileApi;
 }
 
 GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy) {
   Random random(CaseSeed(request.seed, request.index));
   Random sequence_random(CaseSeed(request.seed, request.index) ^ 0x9e3779b97f4a7c15ULL);
   Random family_random(CaseSeed(request.seed, request.index) ^ 0x5851f42d4c957f2dULL);
-  CaseBuilder builder(random, sequence_random, family_random, policy);
+  Random reach_random(CaseSeed(request.seed, request.index) ^ 0x47a1c0de47a1c0deULL);
+  CaseBuilder builder(random, sequence_random, family_random, reach_random, policy);
   GeneratedCase generated;
   corpus::Case &c = generated.c;
   c.name = fmt::format("s{}-{}", request.seed, request.index);

@@ -14,8 +14,9 @@ namespace fuzzer::generate {
 // (decode shapes, kernel_options, layouts, float-table score_mods, optional knobs, AOTInductor),
 // drawn from their own streams: a case without them is the case version 3 gave, but the
 // default policy, whose hash every case records, has more entries; 5: the optional knob
-// emulate_precision_casts.
-inline constexpr int kGeneratorVersion = 5;
+// emulate_precision_casts; 6: issue 47's families (block masks built every way, sparse masks,
+// score programs, return_lse, compiled functions, named constants), from their own stream.
+inline constexpr int kGeneratorVersion = 6;
 
 struct GeneratedCase {
   corpus::Case c;

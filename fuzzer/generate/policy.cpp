@@ -92,6 +92,45 @@ GenerationPolicy GenerationPolicy::Default() {
         {"kv_bucket_bias", 2},
         {"mixed_index_bias", 1}}},
       {"float_table_dtype", {{"float32", 3}, {"bfloat16", 2}, {"float16", 1}}},
+      // Issue 47's families (drawn from their own stream).
+      {"sparse_mask",
+       {{"nothing", 1},
+        {"kv_prefix", 2},
+        {"head_prefix", 2},
+        {"heads_without_keys", 1},
+        {"rows_without_keys", 2}}},
+      {"score_program",
+       {{"clamp", 2},
+        {"minimum", 1},
+        {"maximum", 1},
+        {"where", 1},
+        {"pointwise", 4},
+        {"shift", 2},
+        {"ignore_score", 1},
+        {"some_indices", 1}}},
+      // The discontinuous ones (floor, round, sign, trunc, frac) at 0: a last-bit difference in
+      // the score flips them, which no tolerance tells from a miscompile (--policy turns them on).
+      {"pointwise_op",
+       {{"tanh", 1},
+        {"sigmoid", 1},
+        {"sin", 1},
+        {"cos", 1},
+        {"abs", 1},
+        {"sqrt_abs", 1},
+        {"log1p_abs", 1},
+        {"erf", 1},
+        {"relu", 1},
+        {"floor", 0},
+        {"round", 0},
+        {"sign", 0},
+        {"square", 1},
+        {"exp_tanh", 1},
+        {"reciprocal", 1},
+        {"trunc", 0},
+        {"frac", 0},
+        {"neg", 1}}},
+      {"block_tensor_layout", {{"contiguous", 2}, {"expanded-heads", 2}, {"strided", 1}}},
+      {"closure_name", {{"user", 1}, {"symbol_like", 1}}},
   };
   // The mutations feedback applies to pool cases (fuzzer/generate/mutator.h).
   // Weighed by what each brought in a 60-minute campaign (features per use, shared among the
@@ -135,6 +174,16 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_float_table_score", 0.3},
       // AOTInductor instead of torch.compile, for a case it applies to (AotiApplies).
       {"p_aoti", 0.1},
+      // Issue 47's families: the share of cases (of those each applies to) that take each.
+      {"p_sparse_mask", 0.15},
+      {"p_score_program", 0.3},
+      {"p_merged_blocks", 0.15},
+      {"p_from_kv_blocks", 0.2},
+      // 0 on CPU: torch.compile of flex_attention with return_lse raises NotImplementedError
+      // there (documented in flex_cpu.py: "inference only, return_lse is not supported yet").
+      {"p_return_lse", 0},
+      {"p_function_scope", 0.2},
+      {"p_closure", 0.2},
   };
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {

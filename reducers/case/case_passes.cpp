@@ -61,13 +61,29 @@ constexpr char kReplaceByChild[] = "replace-by-child";
 constexpr char kReplaceByLeaf[] = "replace-by-leaf";
 constexpr char kShrinkConstants[] = "shrink-constants";
 
-// An aoti case compiled with torch.compile instead: accepted only if it fails the same way.
+// An aoti case compiled with torch.compile instead, a compiled function replaced by the API
+// compiled alone, a block mask with its full blocks separate again: accepted only if it fails
+// the same way.
 std::vector<Case> UseTorchCompile(const Case &c, const PassContext &) {
-  if (c.compile_with == corpus::kTorchCompile)
-    return {};
-  Case candidate = c;
-  candidate.compile_with = corpus::kTorchCompile;
-  return {candidate};
+  std::vector<Case> candidates;
+  if (c.compile_with != corpus::kTorchCompile) {
+    Case candidate = c;
+    candidate.compile_with = corpus::kTorchCompile;
+    candidates.push_back(std::move(candidate));
+  }
+  if (c.compile_scope != corpus::kCompileApi) {
+    Case candidate = c;
+    candidate.compile_scope = corpus::kCompileApi;
+    candidates.push_back(std::move(candidate));
+  }
+  if (!c.create_block_mask.separate_full_blocks) {
+    Case candidate = c;
+    candidate.create_block_mask.separate_full_blocks = true;
+    if (candidate.attention && candidate.attention->from_kv_blocks)
+      candidate.attention->from_kv_blocks->full = "contiguous";
+    candidates.push_back(std::move(candidate));
+  }
+  return candidates;
 }
 
 // flex_attention to create_block_mask or create_mask; create_block_mask to create_mask.
@@ -216,6 +232,22 @@ std::vector<Case> SimplifyAttention(const Case &c, const PassContext &) {
     candidate.attention->layout = corpus::kContiguousLayout;
     candidates.push_back(std::move(candidate));
   }
+  if (a.from_kv_blocks) {
+    Case candidate = c; // create_block_mask's own mask
+    candidate.attention->from_kv_blocks.reset();
+    candidates.push_back(std::move(candidate));
+    for (auto field : {&corpus::FromKvBlocks::partial, &corpus::FromKvBlocks::full})
+      if ((*a.from_kv_blocks).*field != "contiguous") {
+        Case contiguous = c;
+        (*contiguous.attention->from_kv_blocks).*field = "contiguous";
+        candidates.push_back(std::move(contiguous));
+      }
+  }
+  if (a.return_lse) {
+    Case candidate = c;
+    candidate.attention->return_lse = false;
+    candidates.push_back(std::move(candidate));
+  }
   if (!a.kernel_options.is_null()) {
     Case candidate = c;
     candidate.attention->kernel_options = nullptr;
@@ -343,7 +375,10 @@ const std::vector<CasePass> &CasePasses() {
        "GQA off, float32, input seed 0, contiguous inputs, kernel_options dropped",
        SimplifyAttention},
       {"shrink-tensors", "captured tensors dropped, shorter, constant or float32", ShrinkTensors},
-      {"use-torch-compile", "an aoti case compiled with torch.compile", UseTorchCompile},
+      {"use-torch-compile",
+       "torch.compile of the API alone, with full blocks kept apart, instead of AOTInductor, a "
+       "compiled function or separate_full_blocks=False",
+       UseTorchCompile},
   };
   return passes;
 }

@@ -79,7 +79,8 @@ std::string TensorLine(const corpus::CapturedTensor &tensor) {
 std::string CompiledApi(const corpus::Case &c) {
   if (c.compile_with == corpus::kAoti)
     return fmt::format("aoti({})", c.api);
-  return fmt::format("torch.compile({}, dynamic={})", c.api,
+  return fmt::format("torch.compile({}, dynamic={})",
+                     c.compile_scope == corpus::kCompileFunction ? "program" : c.api,
                      corpus::DynamicArgument(c).is_null() ? "None"
                      : c.inductor.dynamic                 ? "True"
                                                           : "False");
@@ -149,13 +150,58 @@ std::string UnrolledInput(const std::string &layout, const std::string &dtype) {
 }
 
 bool NeedsGeneralForm(const corpus::Case &c) {
-  if (!c.calls.empty() || !c.constants.empty())
+  if (!c.calls.empty() || !c.constants.empty() || c.compile_scope != corpus::kCompileApi ||
+      !c.create_block_mask.separate_full_blocks)
     return true;
   if (!c.attention)
     return false;
   const auto &a = *c.attention;
   return a.scale || a.return_lse || !a.kernel_options.is_null() || !a.qkv.empty() ||
-         !a.block_mask_tensors.empty() || a.layout != corpus::kContiguousLayout;
+         !a.block_mask_tensors.empty() || a.layout != corpus::kContiguousLayout || a.from_kv_blocks;
+}
+
+// create_block_mask's keyword arguments after the mask's sizes, as the script spells them.
+std::string CreateBlockMaskOptions(const corpus::Case &c) {
+  return fmt::format("device=\"cpu\", BLOCK_SIZE={}{}", BlockSizeLiteral(c.create_block_mask),
+                     c.create_block_mask.separate_full_blocks ? ""
+                                                              : ", separate_full_blocks=False");
+}
+
+// compile_scope "function": the user's function the script compiles, of the API's inputs and
+// the constants, whose body makes the functions and calls the API.
+std::string ProgramDefinition(const corpus::Case &c) {
+  if (c.compile_scope != corpus::kCompileFunction)
+    return "";
+  std::vector<std::string> parameters = c.api == "flex_attention"
+                                            ? std::vector<std::string>{"q", "k", "v", "block_mask"}
+                                            : std::vector<std::string>{"sizes"};
+  std::vector<std::string> constants;
+  for (const auto &[name, value] : c.constants.items()) {
+    parameters.push_back(name);
+    constants.push_back(fmt::format("{}={}", name, name));
+  }
+  std::string call;
+  if (c.api == "flex_attention") {
+    const auto &a = *c.attention;
+    call = fmt::format("flex_attention(q, k, v, score_mod=score_mod, block_mask=block_mask, "
+                       "enable_gqa={}{})",
+                       a.enable_gqa ? "True" : "False", AttentionOptions(a));
+  } else {
+    call = fmt::format("{}(mask_mod, *sizes, {})", c.api,
+                       c.api == "create_block_mask" ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
+  }
+  return fmt::format("\n\ndef program({}):  # compiled whole: the constants are its arguments\n"
+                     "    mask_mod, score_mod = functions({})\n"
+                     "    return {}\n",
+                     fmt::join(parameters, ", "), fmt::join(constants, ", "), call);
+}
+
+// attention.from_kv_blocks: the helper that rebuilds create_block_mask's mask with
+// BlockMask.from_kv_blocks from tensors laid out as the case says.
+std::string BlockMaskHelper(const corpus::Case &c) {
+  return c.attention && c.attention->from_kv_blocks
+             ? "\n" + std::string(Template("from_kv_blocks_helper.py.tmpl"))
+             : "";
 }
 
 std::string Indented(const std::string &source) {
@@ -262,21 +308,32 @@ std::string GeneralRunBody(const corpus::Case &c) {
               : fmt::format("    q, k, v = ({} for h, n, e in {})\n", input, shapes);
     }
     std::string block_mask = "None";
-    if (!a.block_mask_tensors.empty())
+    if (a.from_kv_blocks && c.mask_mod)
+      block_mask = fmt::format(
+          "from_kv_blocks(create_block_mask(mask_mod, *call[\"mask\"], {}), {}, {})",
+          CreateBlockMaskOptions(c),
+          PyLiteral(json{{"partial", a.from_kv_blocks->partial}, {"full", a.from_kv_blocks->full}}),
+          a.q_heads);
+    else if (!a.block_mask_tensors.empty())
       block_mask = fmt::format("BlockMask.from_kv_blocks({}, BLOCK_SIZE={}, mask_mod=mask_mod, "
                                "seq_lengths=(call[\"Q_LEN\"], call[\"KV_LEN\"]))",
                                fmt::join(a.block_mask_tensors, ", "), block_size);
     else if (a.use_block_mask && c.mask_mod)
-      block_mask = fmt::format("create_block_mask(mask_mod, *call[\"mask\"], device=\"cpu\", "
-                               "BLOCK_SIZE={})",
-                               block_size);
+      block_mask = fmt::format("create_block_mask(mask_mod, *call[\"mask\"], {})",
+                               CreateBlockMaskOptions(c));
     const std::string options = AttentionOptions(a);
+    if (c.compile_scope == corpus::kCompileFunction)
+      return script +
+             fmt::format("    return api(q, k, v, {}, **call[\"constants\"])\n", block_mask);
     script += fmt::format("    return api(q, k, v, score_mod=score_mod, block_mask={}, "
                           "enable_gqa={}{})\n",
                           block_mask, a.enable_gqa ? "True" : "False", options);
+  } else if (c.compile_scope == corpus::kCompileFunction) {
+    script += "    return api(call[\"mask\"], **call[\"constants\"])\n";
   } else {
-    script += fmt::format("    return api(mask_mod, *call[\"mask\"], device=\"cpu\"{})\n",
-                          c.api == "create_block_mask" ? ", BLOCK_SIZE=" + block_size : "");
+    script +=
+        fmt::format("    return api(mask_mod, *call[\"mask\"], {})\n",
+                    c.api == "create_block_mask" ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
   }
   return script;
 }
@@ -304,21 +361,24 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
     assertion =
         "        atol = {\"bfloat16\": 3e-2, \"float16\": 3e-3}.get(call[\"dtype\"], 1e-4)\n"
         "        torch.testing.assert_close(got, want, atol=atol, rtol=0, equal_nan=True)";
-  return support::FillTemplate(Template("general_repro.py.tmpl"),
-                               {{"SIGNATURE", signature.substr(0, 200)},
-                                {"CASE", c.name},
-                                {"CONFIG", ConfigLiteral(c, config)},
-                                {"TENSORS", TensorLines(c)},
-                                {"PARAMETERS", fmt::format("{}", fmt::join(parameters, ", "))},
-                                {"FUNCTIONS", functions},
-                                {"MASK_MOD", c.mask_mod ? c.mask_mod->name : "None"},
-                                {"SCORE_MOD", c.score_mod ? c.score_mod->name : "None"},
-                                {"CALLS", fmt::format("{}", fmt::join(calls, "\n"))},
-                                {"RUN", WithoutLastNewline(GeneralRunBody(c))},
-                                {"API", c.api},
-                                {"AOTI_HELPER", AotiHelperFor(c)},
-                                {"COMPILED", CompiledApi(c)},
-                                {"ASSERTION", assertion}});
+  return support::FillTemplate(
+      Template("general_repro.py.tmpl"),
+      {{"SIGNATURE", signature.substr(0, 200)},
+       {"CASE", c.name},
+       {"CONFIG", ConfigLiteral(c, config)},
+       {"TENSORS", TensorLines(c)},
+       {"PARAMETERS", fmt::format("{}", fmt::join(parameters, ", "))},
+       {"FUNCTIONS", functions},
+       {"MASK_MOD", c.mask_mod ? c.mask_mod->name : "None"},
+       {"SCORE_MOD", c.score_mod ? c.score_mod->name : "None"},
+       {"CALLS", fmt::format("{}", fmt::join(calls, "\n"))},
+       {"RUN", WithoutLastNewline(GeneralRunBody(c))},
+       {"API", c.compile_scope == corpus::kCompileFunction ? "program" : c.api},
+       {"PROGRAM", ProgramDefinition(c)},
+       {"BLOCK_MASK_HELPER", BlockMaskHelper(c)},
+       {"AOTI_HELPER", AotiHelperFor(c)},
+       {"COMPILED", CompiledApi(c)},
+       {"ASSERTION", assertion}});
 }
 
 // A call sequence (or one call) as a person writes it (templates/unrolled_repro.py.tmpl), for a
@@ -331,13 +391,14 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::s
   const std::string kind = signature.substr(0, signature.find('|'));
   const bool compiled_call_fails =
       kind == "compile-error" || kind == "exception" || kind == "crash" || kind == "timeout";
-  if (!compiled_call_fails || c.compile_with == corpus::kAoti)
+  if (!compiled_call_fails || c.compile_with == corpus::kAoti ||
+      c.compile_scope != corpus::kCompileApi)
     return std::nullopt;
   if (c.api == "flex_attention") {
     if (!c.attention)
       return std::nullopt;
     const auto &a = *c.attention;
-    if (!a.qkv.empty() || !a.block_mask_tensors.empty())
+    if (!a.qkv.empty() || !a.block_mask_tensors.empty() || a.from_kv_blocks)
       return std::nullopt;
   }
   const auto reads = [&](const std::string &name) {
@@ -422,8 +483,9 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::s
         fmt::format("{}, {}, {}, {}, {}", mask_name,
                     attention || mask.batch ? std::to_string(batch) : "None", heads, q_len, kv_len);
     if (!attention) {
-      script += fmt::format("    compiled({}, device=\"cpu\"{})\n", mask_args,
-                            c.api == "create_block_mask" ? ", BLOCK_SIZE=" + block_size : "");
+      script +=
+          fmt::format("    compiled({}, {})\n", mask_args,
+                      c.api == "create_block_mask" ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
       continue;
     }
     const auto &a = *c.attention;
@@ -435,12 +497,11 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::s
           a.q_heads, q_len, a.head_dim, batch, a.kv_heads, kv_len, a.head_dim, batch, a.kv_heads,
           kv_len, a.value_dim);
     }
-    script +=
-        fmt::format("    compiled(q, k, v, score_mod={}, block_mask={}{}{})\n", score_name,
-                    block_mask ? fmt::format("create_block_mask({}, device=\"cpu\", BLOCK_SIZE={})",
-                                             mask_args, block_size)
-                               : "None",
-                    a.enable_gqa ? ", enable_gqa=True" : "", AttentionOptions(a));
+    script += fmt::format(
+        "    compiled(q, k, v, score_mod={}, block_mask={}{}{})\n", score_name,
+        block_mask ? fmt::format("create_block_mask({}, {})", mask_args, CreateBlockMaskOptions(c))
+                   : "None",
+        a.enable_gqa ? ", enable_gqa=True" : "", AttentionOptions(a));
   }
   return support::FillTemplate(Template("unrolled_repro.py.tmpl"),
                                {{"SIGNATURE", signature.substr(0, 200)},

@@ -11,7 +11,15 @@ import inductor_fuzz_worker
 
 PACKAGE = pathlib.Path(inductor_fuzz_worker.__file__).parent
 # The repro script pastes these after its own code, in this order (repro_script.cpp).
-EMBEDDED_IN_SCRIPT = ("compat", "exceptions", "comparisons", "case_calls", "oracles", "plants")
+EMBEDDED_IN_SCRIPT = (
+    "compat",
+    "exceptions",
+    "comparisons",
+    "case_calls",
+    "block_masks",
+    "oracles",
+    "plants",
+)
 # Names the repro script itself defines at top level.
 SCRIPT_NAMES = {"CASE", "INDUCTOR_CONFIG", "DYNAMIC", "MASK_MOD_SOURCE", "SCORE_MOD_SOURCE", "main"}
 

@@ -23,6 +23,43 @@ CAPTURED_DTYPES = (
 )
 # The factory a case's sources run in when the case has closure constants.
 CLOSURE_FACTORY = "__inductor_fuzz_closure"
+# compile_scope "function": the user's function compiled instead of the API, and the globals it
+# calls the API through.
+PROGRAM = "__inductor_fuzz_program"
+PROGRAM_API = "__inductor_fuzz_api"
+PROGRAM_OPTIONS = "__inductor_fuzz_options"
+COMPILE_FUNCTION = "function"
+
+
+def program_parameters(case):
+    """The compiled function's parameters (compile_scope "function"): the API's tensor inputs
+    (flex_attention) or the mask's sizes (create_mask, create_block_mask), then the constants."""
+    inputs = ["q", "k", "v", "block_mask"] if case["api"] == "flex_attention" else ["sizes"]
+    return inputs + list(case.get("constants") or {})
+
+
+def build_program(case, namespace, api, options):
+    """compile_scope "function": a user's function of program_parameters(case) whose body
+    defines the case's mask_mod and score_mod, closing over its parameters, and calls `api`
+    with `options` (keyword arguments), as a model's forward does. Defined in `namespace`, so
+    the functions read the case's tensors as globals."""
+    import ast
+
+    keys = [key for key in ("mask_mod", "score_mod") if case.get(key)]
+    names = {key: case[key]["name"] for key in keys}
+    if case["api"] == "flex_attention":
+        call = (
+            f"{PROGRAM_API}(q, k, v, score_mod={names.get('score_mod', 'None')}, "
+            f"block_mask=block_mask, **{PROGRAM_OPTIONS})"
+        )
+    else:
+        call = f"{PROGRAM_API}({names['mask_mod']}, *sizes, **{PROGRAM_OPTIONS})"
+    program = ast.parse(f"def {PROGRAM}({', '.join(program_parameters(case))}):\n    return {call}")
+    for key in reversed(keys):
+        program.body[0].body[:0] = ast.parse(case[key]["source"], f"<{key}>").body
+    namespace[PROGRAM_API], namespace[PROGRAM_OPTIONS] = api, options
+    exec(compile(program, "<case program>", "exec"), namespace)
+    return namespace[PROGRAM]
 
 
 def build_namespace(case):
@@ -52,7 +89,7 @@ def build_namespace(case):
 
     names = [case[key]["name"] for key in keys]
     for name in list(constants) + names:
-        if not name.isidentifier() or name in ("torch", "and_masks", "or_masks"):
+        if not name.isidentifier() or name in ("torch", "and_masks", "or_masks", "sizes"):
             raise ValueError(f"{name!r} cannot name a constant or a function of a case")
     returned = "".join(f"{name}, " for name in names)
     factory = ast.parse(f"def {CLOSURE_FACTORY}({', '.join(constants)}):\n    return ({returned})")

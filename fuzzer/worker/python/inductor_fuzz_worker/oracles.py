@@ -10,13 +10,16 @@ signature.
 """
 
 try:
+    from .block_masks import create_block_mask_options, rebuilt_from_kv_blocks
     from .case_calls import (  # noqa: F401 (oracles.X is what callers and tests use)
         CAPTURED_DTYPES,
         CLOSURE_FACTORY,
+        COMPILE_FUNCTION,
         LAYOUTS,
         attention_arguments,
         block_size,
         build_namespace,
+        build_program,
         call_count,
         case_for_call,
         function_of,
@@ -247,7 +250,15 @@ class Api:
         case = case_for_call(self.case, index)
         following = Api(case, build_namespace(case))
         following.compiled = self.compiled
+        if self.function_scope():
+            # The compiled function reads the tensors as globals of the first call's namespace,
+            # as a user's function reads a module's: a later call's tables replace them there.
+            for tensor in case.get("tensors") or []:
+                self.namespace[tensor["name"]] = following.namespace[tensor["name"]]
         return following
+
+    def function_scope(self):
+        return self.case.get("compile_scope") == COMPILE_FUNCTION
 
     def make_inputs(self):
         """flex_attention's query, key, value and block mask (made eagerly, for both runs)."""
@@ -282,8 +293,15 @@ class Api:
         elif a["use_block_mask"]:
             args, kwargs = mask_arguments(self.case, self.mask_mod)
             self.block_mask = self.flex.create_block_mask(
-                *args, BLOCK_SIZE=block_size(self.case), **kwargs
+                *args,
+                BLOCK_SIZE=block_size(self.case),
+                **kwargs,
+                **create_block_mask_options(self.case),
             )
+            if a.get("from_kv_blocks"):
+                self.block_mask = rebuilt_from_kv_blocks(
+                    self.flex, self.block_mask, a["from_kv_blocks"], a["Hq"], self.mask_mod
+                )
         self.kwargs = dict(
             score_mod=self.score_mod, block_mask=self.block_mask, enable_gqa=a["enable_gqa"]
         )
@@ -305,19 +323,38 @@ class Api:
         check_broadcast_contract(
             self.case, self.mask_mod, self.block_mask, batch, heads, self.q.device
         )
-        if self.case["attention"].get("block_mask_tensors"):
+        attention = self.case["attention"]
+        if attention.get("block_mask_tensors") or attention.get("from_kv_blocks"):
             check_block_cover(self.mask_mod, self.block_mask, batch, heads, self.q.device)
 
     def eager_function(self):
-        return getattr(self.flex, self.api)
+        """The API, or for compile_scope "function" the user's function that calls it."""
+        api = getattr(self.flex, self.api)
+        if not self.function_scope():
+            return api
+        options = {k: v for k, v in self.kwargs.items() if k not in ("score_mod", "block_mask")}
+        if self.api != "flex_attention":
+            options = self.mask_options()
+        return build_program(self.case, self.namespace, api, options)
 
-    def run(self, function):
-        if self.api == "flex_attention":
-            return function(self.q, self.k, self.v, **self.kwargs)
-        args, kwargs = mask_arguments(self.case, self.mask_mod)
+    def mask_options(self):
+        """create_mask's or create_block_mask's keyword arguments."""
+        _, kwargs = mask_arguments(self.case, self.mask_mod)
         if self.api == "create_block_mask":
             kwargs["BLOCK_SIZE"] = block_size(self.case)
-        return function(*args, **kwargs)
+            kwargs.update(create_block_mask_options(self.case))
+        return kwargs
+
+    def run(self, function):
+        if self.function_scope():
+            constants = self.case.get("constants") or {}
+            if self.api == "flex_attention":
+                return function(self.q, self.k, self.v, self.block_mask, **constants)
+            return function(mask_arguments(self.case, self.mask_mod)[0][1:], **constants)
+        if self.api == "flex_attention":
+            return function(self.q, self.k, self.v, **self.kwargs)
+        args, _ = mask_arguments(self.case, self.mask_mod)
+        return function(*args, **self.mask_options())
 
     def run_eager(self):
         """Eager's result; for flex_attention also the float64 reference, here and not when
@@ -475,7 +512,7 @@ def _aoti_module_class():
             args, kwargs = mask_arguments(api.case, api.mask_mod)
             if api.api == "create_mask":
                 return api.flex.create_mask(*args, **kwargs)
-            mask = api.flex.create_block_mask(*args, BLOCK_SIZE=block_size(api.case), **kwargs)
+            mask = api.flex.create_block_mask(*args, **api.mask_options())
             self.sizes.update({field: getattr(mask, field) for field in BLOCK_MASK_SIZES})
             return tuple(getattr(mask, field) for field in BLOCK_MASK_TENSORS)
 
