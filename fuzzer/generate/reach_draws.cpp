@@ -18,8 +18,7 @@ namespace {
 // their own symbols (s0, ks1, zf0, u0), where a collision between the two can happen.
 const std::map<std::string, std::vector<std::string>> kClosureNames = {
     {"user", {"n", "scale", "cap", "window", "offset", "bias", "size", "shift", "width", "limit"}},
-    {"symbol_like",
-     {"n0", "n1", "s0", "s1", "s2", "ks0", "ks1", "ks2", "u0", "zf0", "x0", "ps0"}},
+    {"symbol_like", {"n0", "n1", "s0", "s1", "s2", "ks0", "ks1", "ks2", "u0", "zf0", "x0", "ps0"}},
 };
 
 } // namespace
@@ -66,8 +65,7 @@ void CaseBuilder::DrawReach(Structure &s) {
     while (s.closure_names.size() < wanted) {
       const auto &pool = kClosureNames.at(DrawFrom(random, "closure_name"));
       const std::string name = random.Pick(pool);
-      if (std::find(s.closure_names.begin(), s.closure_names.end(), name) ==
-          s.closure_names.end())
+      if (std::find(s.closure_names.begin(), s.closure_names.end(), name) == s.closure_names.end())
         s.closure_names.push_back(name);
     }
   }
@@ -87,17 +85,16 @@ E CaseBuilder::SparsePattern(const std::string &pattern) {
                      E::Int(random.Pick(std::vector<std::int64_t>{
                          1, 17, 64, 127, 128, 129, 200, std::max<std::int64_t>(1, kv_len_ / 3)})));
   if (pattern == "head_prefix")
-    return E::Binary(
-        "<", kv,
-        E::Binary("*", E::Int(random.Pick(std::vector<std::int64_t>{64, 128, 256})),
-                  E::Binary("+", h, E::Int(1))));
+    return E::Binary("<", kv,
+                     E::Binary("*", E::Int(random.Pick(std::vector<std::int64_t>{64, 128, 256})),
+                               E::Binary("+", h, E::Int(1))));
   if (pattern == "heads_without_keys")
     return E::Binary("&", E::Binary("==", E::Binary("%", h, E::Int(2)), E::Int(0)),
                      E::Binary(">=", E::Binary("+", q, E::Int(kv_len_ - q_len_)), kv));
   // rows_without_keys: the rows from a threshold on see nothing.
-  return E::Binary("&", E::Binary("<", q, E::Int(random.Between(0, std::max<std::int64_t>(
-                                                                        1, q_len_ - 1)))),
-                   E::Binary("<=", kv, E::Binary("+", q, E::Int(random.Between(0, 128)))));
+  return E::Binary(
+      "&", E::Binary("<", q, E::Int(random.Between(0, std::max<std::int64_t>(1, q_len_ - 1)))),
+      E::Binary("<=", kv, E::Binary("+", q, E::Int(random.Between(0, 128)))));
 }
 
 // A score program: ATen pointwise ops on the score (or what a score_mod made of it), bounds
@@ -115,14 +112,17 @@ E CaseBuilder::ScoreProgram(const std::vector<std::string> &ops, E score) {
   for (const std::string &op : ops) {
     if (op == "clamp") {
       const E low = eighths(-16, 0);
-      score = call("torch.clamp", {std::move(score), low, E::Float(low.real + random.Between(1, 16) / 8.0)});
+      score = call("torch.clamp",
+                   {std::move(score), low, E::Float(low.real + random.Between(1, 16) / 8.0)});
     } else if (op == "minimum" || op == "maximum") {
-      E bound = E::Binary("*", E::Binary("%", random.Chance(0.5) ? kv : q, E::Int(random.Between(2, 9))),
-                          eighths(1, 4));
+      E bound =
+          E::Binary("*", E::Binary("%", random.Chance(0.5) ? kv : q, E::Int(random.Between(2, 9))),
+                    eighths(1, 4));
       score = call("torch." + op, {std::move(score), std::move(bound)});
     } else if (op == "where") {
       E condition = E::Binary(random.Chance(0.5) ? ">=" : "<", q, kv);
-      score = call("torch.where", {std::move(condition), score, E::Binary("*", score, eighths(1, 12))});
+      score =
+          call("torch.where", {std::move(condition), score, E::Binary("*", score, eighths(1, 12))});
     } else if (op == "shift") {
       score = E::Binary(random.Chance(0.8) ? "-" : "+", std::move(score),
                         E::Float(random.Pick(std::vector<double>{90.0, 100.0, 200.0, 1000.0})));
@@ -143,8 +143,8 @@ E CaseBuilder::ScoreProgram(const std::vector<std::string> &ops, E score) {
       else if (unary == "square")
         score = E::Binary("*", score, score);
       else if (unary == "reciprocal")
-        score = call("torch.reciprocal", {E::Binary("+", call("torch.abs", {std::move(score)}),
-                                                    E::Float(1.0))});
+        score = call("torch.reciprocal",
+                     {E::Binary("+", call("torch.abs", {std::move(score)}), E::Float(1.0))});
       else if (unary == "neg")
         score = E::Unary("neg", std::move(score));
       else
