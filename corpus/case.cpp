@@ -55,7 +55,8 @@ int FormatVersionOf(const Case &c) {
   const bool version2 = !c.inductor.defaulted.empty() || !c.inductor.optional.empty() ||
                         !c.constants.empty() || !c.calls.empty() || UsesVersion2Dtypes(c.tensors) ||
                         attention_options || c.compile_with != kTorchCompile ||
-                        c.compile_scope != kCompileApi || !c.create_block_mask.separate_full_blocks;
+                        c.compile_scope != kCompileApi ||
+                        !c.create_block_mask.separate_full_blocks || c.api == kIndexProgram;
   return version2 ? 2 : 1;
 }
 
@@ -131,6 +132,8 @@ json CaseToJson(const Case &c) {
     document["compile_with"] = c.compile_with;
   if (c.compile_scope != kCompileApi)
     document["compile_scope"] = c.compile_scope;
+  if (c.api == kIndexProgram)
+    document["index_program"] = {{"reduction", c.index_reduction}};
   if (!args.separate_full_blocks)
     document["create_block_mask"]["separate_full_blocks"] = false;
   if (!c.calls.empty()) {

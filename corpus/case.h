@@ -103,8 +103,13 @@ struct CallChange {
   bool operator==(const CallChange &) const = default;
 };
 
-inline const std::vector<std::string> kApis = {"create_block_mask", "create_mask",
-                                               "flex_attention"};
+// index_program: mask_mod evaluated on broadcast aranges of create_block_mask's shape, compiled on
+// its own (no vmap, no flex_attention): Inductor's generic loop code over index expressions.
+inline const std::vector<std::string> kApis = {"create_block_mask", "create_mask", "flex_attention",
+                                               "index_program"};
+inline const std::string kIndexProgram = "index_program";
+// What an index program returns: the values, or their reduction over the last (KV) dimension.
+inline const std::vector<std::string> kIndexReductions = {"none", "sum", "amax", "any"};
 
 // How a case's function is compiled: torch.compile, or AOTInductor (torch.export.export of the
 // function wrapped in an nn.Module, aoti_compile_and_package, aoti_load_package). The default is
@@ -133,6 +138,7 @@ struct Case {
   std::vector<CallChange> calls; // the calls after the first
   BlockMaskArguments create_block_mask;
   std::optional<AttentionArguments> attention; // flex_attention only
+  std::string index_reduction = "none";        // index_program only: one of kIndexReductions
   InductorKnobs inductor;
   std::string expect_raises; // empty, or the class of exception the case is meant to raise
   std::string compile_with = kTorchCompile;             // one of kCompilePaths

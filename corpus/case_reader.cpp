@@ -398,6 +398,32 @@ void CheckBlockIndices(const Case &c) {
   }
 }
 
+// api "index_program": its reduction, and nothing an index program does not use.
+void ReadIndexProgram(FieldReader &top, Case &c, int version) {
+  const json *program = top.Optional("index_program");
+  if (c.api != kIndexProgram) {
+    if (program && !program->is_null())
+      throw CaseError("field 'index_program' is only used by api \"index_program\"; remove it");
+    return;
+  }
+  if (version == 1)
+    throw CaseError("api \"index_program\" needs format_version 2");
+  if (!program || program->is_null())
+    throw CaseError("field 'index_program' ({\"reduction\": \"none\"}) is needed by api "
+                    "\"index_program\"");
+  FieldReader reader(*program, "index_program");
+  c.index_reduction = reader.String("reduction");
+  if (std::find(kIndexReductions.begin(), kIndexReductions.end(), c.index_reduction) ==
+      kIndexReductions.end())
+    throw CaseError(fmt::format("{} is '{}'; use one of {}", reader.Label("reduction"),
+                                c.index_reduction, fmt::join(kIndexReductions, ", ")));
+  reader.RejectUnknown();
+  if (!c.calls.empty() || !c.constants.empty() || c.compile_with != kTorchCompile ||
+      c.compile_scope != kCompileApi)
+    throw CaseError("an index_program case is one torch.compile call of the program itself: "
+                    "remove 'calls', 'constants', 'compile_with' and 'compile_scope'");
+}
+
 // The constants are named apart from the case's tensors and functions.
 void CheckConstantNames(const Case &c) {
   std::set<std::string> taken;
@@ -564,6 +590,7 @@ Case CaseFromJson(const json &document, const std::optional<std::filesystem::pat
                       "API in a module; remove one of the two");
   }
   CheckConstantNames(c);
+  ReadIndexProgram(top, c, static_cast<int>(version));
 
   if (const json *provenance = top.Optional("provenance")) {
     if (!provenance->is_object())

@@ -414,6 +414,30 @@ TEST(CaseFamilies, BlockMaskBuildsAndCompileScopeRoundTripAndRejectWhatDoesNotFi
             std::string::npos);
 }
 
+// An index program's case: its reduction round-trips; a wrong reduction, a missing one, and what
+// an index program does not use (calls, aoti) are one-line errors.
+TEST(CaseFamilies, IndexProgramsRoundTripAndRejectWhatTheyDoNotUse) {
+  const std::filesystem::path path = std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                                     "tests/cases/index-program-odd-reduction.json";
+  const corpus::Case c = corpus::LoadCaseFile(path);
+  EXPECT_EQ(c.api, corpus::kIndexProgram);
+  EXPECT_EQ(c.index_reduction, "sum");
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(c)), c);
+  json document = corpus::CaseToJson(c);
+  document["index_program"]["reduction"] = "mean";
+  EXPECT_EQ(ErrorFor(document),
+            "field 'index_program.reduction' is 'mean'; use one of none, sum, amax, any");
+  document.erase("index_program");
+  EXPECT_NE(ErrorFor(document).find("field 'index_program'"), std::string::npos);
+  document = corpus::CaseToJson(c);
+  document["compile_with"] = "aoti";
+  EXPECT_NE(ErrorFor(document).find("one torch.compile call of the program itself"),
+            std::string::npos);
+  document = SeedJson();
+  document["index_program"] = {{"reduction", "sum"}};
+  EXPECT_NE(ErrorFor(document).find("only used by api \"index_program\""), std::string::npos);
+}
+
 // A ready-made block mask lists KV blocks that exist: an index past the last block is refused.
 TEST(CaseFamilies, BlockIndicesOutOfRangeAreOneLineErrors) {
   json document = json::parse(std::ifstream(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /

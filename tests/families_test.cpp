@@ -141,6 +141,25 @@ TEST(Families, FromKvBlocksAndACompiledFunctionAgreeWithEager) {
   EXPECT_EQ(scoped.result["calls"], 2);
 }
 
+// An index program (a gather over arange with // and %, summed over an odd KV length) compiles
+// to Inductor's generic loop code on its own and agrees with eager; the loop-split bug people met
+// through create_mask comes out of an index program too, as its known issue.
+TEST(Families, IndexProgramsRunOnTheirOwnAndReachTheLoopSplitBug) {
+  const CaseRun reduced = RunFixture("index-program-odd-reduction");
+  EXPECT_EQ(reduced.result["status"], "pass");
+  // One C++ kernel whose input is the captured int64 table it gathers from.
+  EXPECT_NE(reduced.sources.find("kernel(const int64_t* in_ptr0"), std::string::npos);
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-families-loop-tail-" + std::to_string(::getpid()));
+  const auto run = RunInductorFuzz(
+      {"run-case", (kSourceDir / "tests/cases/index-program-loop-tail.json").string(), "--out",
+       out.string()});
+  EXPECT_NE(run.out.find("result: finding (wrong-result)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("known issue: create-mask-loop-split-index-program"), std::string::npos)
+      << run.out << run.err;
+  std::filesystem::remove_all(out);
+}
+
 // Two bugs people found by hand reading the templates are cases of these dimensions, and come
 // out as their known issues: expanded partial-block tensors beside strided full ones
 // (flex-cpu-full-kv-num-blocks-strides) and a compiled function's int argument named n0 under

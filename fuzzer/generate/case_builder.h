@@ -60,6 +60,7 @@ struct Structure {
   bool function_scope = false;
   bool closures = false; // literals become named constants even without a call sequence
   std::vector<std::string> closure_names; // empty: c0, c1, ...
+  std::string index_reduction = "none";   // api index_program's
 };
 
 // The literal numbers of an expression that a closure constant may stand for.

@@ -183,7 +183,8 @@ private:
   std::string CompilePath() {
     if (c_.compile_with == corpus::kAoti)
       c_.compile_with = corpus::kTorchCompile;
-    else if (c_.calls.empty() && c_.expect_raises.empty())
+    else if (c_.calls.empty() && c_.expect_raises.empty() && c_.api != corpus::kIndexProgram &&
+             c_.compile_scope == corpus::kCompileApi)
       c_.compile_with = corpus::kAoti;
     else
       return "";
@@ -240,7 +241,8 @@ private:
   }
 
   std::string AddCall() {
-    if (c_.calls.size() >= 3 || c_.compile_with == corpus::kAoti) // an exported program: one call
+    if (c_.calls.size() >= 3 || c_.compile_with == corpus::kAoti || // an exported program: one
+        c_.api == corpus::kIndexProgram)                            // call; a program: one call
       return "";
     corpus::CallChange call;
     std::vector<std::string> ints;

@@ -131,6 +131,7 @@ GenerationPolicy GenerationPolicy::Default() {
         {"neg", 1}}},
       {"block_tensor_layout", {{"contiguous", 2}, {"expanded-heads", 2}, {"strided", 1}}},
       {"closure_name", {{"user", 1}, {"symbol_like", 1}}},
+      {"index_reduction", {{"none", 2}, {"sum", 2}, {"amax", 1}, {"any", 1}}},
   };
   // The mutations feedback applies to pool cases (fuzzer/generate/mutator.h).
   // Weighed by what each brought in a 60-minute campaign (features per use, shared among the
@@ -184,6 +185,8 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_return_lse", 0},
       {"p_function_scope", 0.2},
       {"p_closure", 0.2},
+      {"p_named_constants", 0.7}, // else c0, c1, ...
+      {"p_index_program", 0.4},   // of the create_mask cases
   };
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {

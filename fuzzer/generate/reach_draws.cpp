@@ -25,6 +25,13 @@ const std::map<std::string, std::vector<std::string>> kClosureNames = {
 
 void CaseBuilder::DrawReach(Structure &s) {
   Random &random = reach_random_;
+  // A create_mask case's mask as an index program compiled on its own: one call, no constants,
+  // and no .item() (which an index program, without vmap, may take).
+  if (s.api == "create_mask" && s.call_changes.empty() && !s.data_dependent &&
+      ChanceFrom(random, "p_index_program", "api:index_program")) {
+    s.api = corpus::kIndexProgram;
+    s.index_reduction = DrawFrom(random, "index_reduction");
+  }
   const bool flex = s.api == "flex_attention";
   const bool skip_mask_score =
       s.kernel_options.is_object() && s.kernel_options.contains("SKIP_MASK_SCORE");
@@ -56,11 +63,13 @@ void CaseBuilder::DrawReach(Structure &s) {
   }
   if (flex && ChanceFrom(random, "p_return_lse", "reach:return_lse"))
     s.return_lse = true;
-  if (ChanceFrom(random, "p_function_scope", "compile_scope:function"))
+  const bool index_program = s.api == corpus::kIndexProgram;
+  if (!index_program && ChanceFrom(random, "p_function_scope", "compile_scope:function"))
     s.function_scope = true;
-  if (ChanceFrom(random, "p_closure", "reach:closure_constants"))
+  if (!index_program && ChanceFrom(random, "p_closure", "reach:closure_constants"))
     s.closures = s.call_changes.empty();
-  if (s.closures || !s.call_changes.empty()) {
+  if ((s.closures || !s.call_changes.empty()) &&
+      ChanceFrom(random, "p_named_constants", "reach:named_constants")) {
     const auto wanted = static_cast<std::size_t>(policy_.Number("max_closure_constants"));
     while (s.closure_names.size() < wanted) {
       const auto &pool = kClosureNames.at(DrawFrom(random, "closure_name"));
@@ -165,6 +174,7 @@ void CaseBuilder::ApplyReach(const Structure &s, std::vector<E> &parts, std::opt
       parts.push_back(std::move(sparse));
   }
   c.create_block_mask.separate_full_blocks = s.separate_full_blocks;
+  c.index_reduction = s.index_reduction;
   if (c.attention) {
     c.attention->from_kv_blocks = s.from_kv_blocks;
     c.attention->return_lse = s.return_lse;

@@ -89,7 +89,7 @@ std::vector<Case> UseTorchCompile(const Case &c, const PassContext &) {
 // flex_attention to create_block_mask or create_mask; create_block_mask to create_mask.
 std::vector<Case> DemoteApi(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
-  if (!c.mask_mod || c.api == "create_mask")
+  if (!c.mask_mod || c.api == "create_mask" || c.api == corpus::kIndexProgram)
     return candidates;
   for (const std::string api : {"create_block_mask", "create_mask"}) {
     if (api == c.api)

@@ -80,7 +80,9 @@ std::string CompiledApi(const corpus::Case &c) {
   if (c.compile_with == corpus::kAoti)
     return fmt::format("aoti({})", c.api);
   return fmt::format("torch.compile({}, dynamic={})",
-                     c.compile_scope == corpus::kCompileFunction ? "program" : c.api,
+                     c.compile_scope == corpus::kCompileFunction || c.api == corpus::kIndexProgram
+                         ? "program"
+                         : c.api,
                      corpus::DynamicArgument(c).is_null() ? "None"
                      : c.inductor.dynamic                 ? "True"
                                                           : "False");
@@ -514,6 +516,37 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::s
                                 {"CALLS", script}});
 }
 
+// An index program (api "index_program", case_calls.index_program): mask_mod on broadcast
+// aranges, reduced as the case says, eager against compiled.
+std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled) {
+  const auto &mask = c.create_block_mask;
+  const std::int64_t sizes[] = {mask.batch.value_or(1), mask.heads.value_or(1), mask.q_len,
+                                mask.kv_len};
+  const char *names[] = {"b", "h", "q_idx", "kv_idx"};
+  std::string body = "    def program():\n";
+  for (int axis = 0; axis < 4; ++axis) {
+    std::vector<std::string> view;
+    for (int other = 0; other < 4; ++other)
+      view.push_back(other == axis ? std::to_string(sizes[axis]) : "1");
+    body += fmt::format("        {} = torch.arange({}).view({})\n", names[axis], sizes[axis],
+                        fmt::join(view, ", "));
+  }
+  const std::string shape = fmt::format("({}, {}, {}, {})", sizes[0], sizes[1], sizes[2], sizes[3]);
+  std::string reduced;
+  if (c.index_reduction == "sum")
+    reduced = ".to(torch.int64).sum(-1)";
+  else if (c.index_reduction == "amax")
+    reduced = ".to(torch.int64).amax(-1)";
+  else if (c.index_reduction == "any")
+    reduced = ".bool().any(-1)";
+  body += fmt::format("        return torch.broadcast_to({}(b, h, q_idx, kv_idx), {}){}\n",
+                      c.mask_mod->name, shape, reduced);
+  body += "    expected = program()\n";
+  body += fmt::format("    actual = {}()\n", compiled);
+  body += "    torch.testing.assert_close(actual, expected)\n";
+  return body;
+}
+
 // The short form (templates/short_repro.py.tmpl): one call, eager against compiled.
 std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
                            ReproConfig config) {
@@ -525,7 +558,9 @@ std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
                  : "";
   const std::string compiled = CompiledApi(c);
   std::string script;
-  if (c.api == "flex_attention" && c.attention) {
+  if (c.api == corpus::kIndexProgram) {
+    script += IndexProgramBody(c, compiled);
+  } else if (c.api == "flex_attention" && c.attention) {
     const auto &a = *c.attention;
     script += fmt::format("    g = torch.Generator().manual_seed({})\n", a.input_seed);
     for (const auto &[name, heads, length, dim] :

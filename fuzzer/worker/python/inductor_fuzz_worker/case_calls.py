@@ -31,6 +31,39 @@ PROGRAM_OPTIONS = "__inductor_fuzz_options"
 COMPILE_FUNCTION = "function"
 
 
+INDEX_REDUCTIONS = ("none", "sum", "amax", "any")
+
+
+def index_program(case, mask_mod):
+    """api "index_program": mask_mod evaluated on broadcast aranges of the block mask's shape
+    (B, H, Q_LEN, KV_LEN; None is 1), as a plain tensor program without vmap, then reduced over
+    the last dimension as case["index_program"]["reduction"] says. What it compiles to is
+    Inductor's generic loop code: gathers over arange, // and %, reductions over odd lengths."""
+    import torch
+
+    args = case["create_block_mask"]
+    shape = (args["B"] or 1, args["H"] or 1, args["Q_LEN"], args["KV_LEN"])
+    reduction = case["index_program"]["reduction"]
+    if reduction not in INDEX_REDUCTIONS:
+        raise ValueError(f"index_program.reduction {reduction!r} is not one of {INDEX_REDUCTIONS}")
+
+    def program():
+        b, h, q_idx, kv_idx = (
+            torch.arange(size).view([size if axis == at else 1 for axis in range(4)])
+            for at, size in enumerate(shape)
+        )
+        values = torch.broadcast_to(mask_mod(b, h, q_idx, kv_idx), shape)
+        if reduction == "sum":
+            return values.to(torch.int64).sum(-1)
+        if reduction == "amax":
+            return values.to(torch.int64).amax(-1)
+        if reduction == "any":
+            return values.bool().any(-1)
+        return values
+
+    return program
+
+
 def program_parameters(case):
     """The compiled function's parameters (compile_scope "function"): the API's tensor inputs
     (flex_attention) or the mask's sizes (create_mask, create_block_mask), then the constants."""

@@ -23,6 +23,7 @@ try:
         call_count,
         case_for_call,
         function_of,
+        index_program,
         laid_out,
         mask_arguments,
     )
@@ -58,6 +59,7 @@ except ImportError:  # pasted into a repro script, after the text of the modules
 # How a case's function is compiled (the case's "compile_with"; absent means torch.compile).
 TORCH_COMPILE = "torch.compile"
 AOTI = "aoti"
+INDEX_PROGRAM = "index_program"
 
 
 def forget_vec_isa_list():
@@ -329,6 +331,8 @@ class Api:
 
     def eager_function(self):
         """The API, or for compile_scope "function" the user's function that calls it."""
+        if self.api == INDEX_PROGRAM:
+            return index_program(self.case, self.mask_mod)
         api = getattr(self.flex, self.api)
         if not self.function_scope():
             return api
@@ -346,6 +350,8 @@ class Api:
         return kwargs
 
     def run(self, function):
+        if self.api == INDEX_PROGRAM:
+            return function()
         if self.function_scope():
             constants = self.case.get("constants") or {}
             if self.api == "flex_attention":
@@ -405,6 +411,8 @@ class Api:
             return compare_block_masks(eager, compiled), {}
         if self.api == "create_mask":
             return compare_tensors("mask", eager, compiled), {}
+        if self.api == INDEX_PROGRAM:
+            return compare_tensors("values", eager, compiled), {}
         reference = self.reference
         if reference is None:
             reference = self.flex.flex_attention(
