@@ -124,7 +124,11 @@ inline const std::vector<std::string> kCompilePaths = {kTorchCompile, kAoti};
 // forward does. The constants are then the compiled function's arguments, under their own names.
 inline const std::string kCompileApi = "api";
 inline const std::string kCompileFunction = "function";
-inline const std::vector<std::string> kCompileScopes = {kCompileApi, kCompileFunction};
+// "module": the same program as the forward of an nn.Module holding the case's tensors as its
+// buffers (parameters, for floating ones), compiled with torch.compile or exported for AOTI.
+inline const std::string kCompileModule = "module";
+inline const std::vector<std::string> kCompileScopes = {kCompileApi, kCompileFunction,
+                                                        kCompileModule};
 
 struct Case {
   std::string name;

@@ -133,7 +133,7 @@ const std::set<std::string> kPythonKeywords = {
 // name: their arguments, the module the sources see and the program's own parameters.
 const std::set<std::string> kReservedNames = {"torch", "and_masks",  "or_masks", "score", "b",
                                               "h",     "q_idx",      "kv_idx",   "q",     "k",
-                                              "v",     "block_mask", "sizes"};
+                                              "v",     "block_mask", "sizes",    "self"};
 
 json ReadConstants(FieldReader &reader, const std::string &key) {
   const json *constants = reader.Optional(key);

@@ -405,8 +405,9 @@ TEST(CaseFamilies, BlockMaskBuildsAndCompileScopeRoundTripAndRejectWhatDoesNotFi
   document["constants"] = {{"score_mod", 3}};
   EXPECT_NE(ErrorFor(document).find("also names a tensor or a function"), std::string::npos);
   document = corpus::CaseToJson(scoped);
-  document["compile_scope"] = "module";
-  EXPECT_EQ(ErrorFor(document), "field 'compile_scope' is 'module'; use one of api, function");
+  document["compile_scope"] = "modul";
+  EXPECT_EQ(ErrorFor(document),
+            "field 'compile_scope' is 'modul'; use one of api, function, module");
   document.erase("calls");
   document["compile_scope"] = "function";
   document["compile_with"] = "aoti";

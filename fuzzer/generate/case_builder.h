@@ -57,7 +57,7 @@ struct Structure {
   bool separate_full_blocks = true;
   std::optional<corpus::FromKvBlocks> from_kv_blocks;
   bool return_lse = false;
-  bool function_scope = false;
+  std::string compile_scope = corpus::kCompileApi;
   bool closures = false; // literals become named constants even without a call sequence
   std::vector<std::string> closure_names; // empty: c0, c1, ...
   std::string index_reduction = "none";   // api index_program's

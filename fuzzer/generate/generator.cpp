@@ -369,8 +369,8 @@ void CaseBuilder::DrawCallSequence(const Structure &s, std::vector<E *> literals
 bool AotiApplies(const corpus::Case &c) {
   // One call only: an exported program has fixed shapes and closure constants. A case meant to
   // raise stays with torch.compile, where its expectation was defined.
-  return c.calls.empty() && c.expect_raises.empty() && c.compile_scope == corpus::kCompileApi &&
-         c.api != corpus::kIndexProgram;
+  return c.calls.empty() && c.expect_raises.empty() &&
+         c.compile_scope != corpus::kCompileFunction && c.api != corpus::kIndexProgram;
 }
 
 GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy) {

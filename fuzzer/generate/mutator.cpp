@@ -184,7 +184,7 @@ private:
     if (c_.compile_with == corpus::kAoti)
       c_.compile_with = corpus::kTorchCompile;
     else if (c_.calls.empty() && c_.expect_raises.empty() && c_.api != corpus::kIndexProgram &&
-             c_.compile_scope == corpus::kCompileApi)
+             c_.compile_scope != corpus::kCompileFunction)
       c_.compile_with = corpus::kAoti;
     else
       return "";

@@ -132,6 +132,8 @@ GenerationPolicy GenerationPolicy::Default() {
       {"block_tensor_layout", {{"contiguous", 2}, {"expanded-heads", 2}, {"strided", 1}}},
       {"closure_name", {{"user", 1}, {"symbol_like", 1}}},
       {"index_reduction", {{"none", 2}, {"sum", 2}, {"amax", 1}, {"any", 1}}},
+      // What torch.compile compiles when it is not the API alone (p_function_scope).
+      {"compile_scope", {{"function", 1}, {"module", 1}}},
   };
   // The mutations feedback applies to pool cases (fuzzer/generate/mutator.h).
   // Weighed by what each brought in a 60-minute campaign (features per use, shared among the

@@ -64,8 +64,13 @@ void CaseBuilder::DrawReach(Structure &s) {
   if (flex && ChanceFrom(random, "p_return_lse", "reach:return_lse"))
     s.return_lse = true;
   const bool index_program = s.api == corpus::kIndexProgram;
-  if (!index_program && ChanceFrom(random, "p_function_scope", "compile_scope:function"))
-    s.function_scope = true;
+  if (!index_program && ChanceFrom(random, "p_function_scope", "reach:compiled_program"))
+    s.compile_scope = DrawFrom(random, "compile_scope");
+  // A module's tables are its buffers: a call that replaces tables replaces globals, which a
+  // compiled function reads (the repro script cannot swap a module's buffers between calls).
+  if (s.compile_scope == corpus::kCompileModule &&
+      std::find(s.call_changes.begin(), s.call_changes.end(), "tables") != s.call_changes.end())
+    s.compile_scope = corpus::kCompileFunction;
   if (!index_program && ChanceFrom(random, "p_closure", "reach:closure_constants"))
     s.closures = s.call_changes.empty();
   if ((s.closures || !s.call_changes.empty()) &&
@@ -179,8 +184,7 @@ void CaseBuilder::ApplyReach(const Structure &s, std::vector<E> &parts, std::opt
     c.attention->from_kv_blocks = s.from_kv_blocks;
     c.attention->return_lse = s.return_lse;
   }
-  if (s.function_scope)
-    c.compile_scope = corpus::kCompileFunction;
+  c.compile_scope = s.compile_scope;
   if (s.closures && s.call_changes.empty()) {
     std::vector<E *> literals;
     // SKIP_MASK_SCORE's mask keeps its block sizes literal, as a call sequence's does.

@@ -78,14 +78,13 @@ std::string TensorLine(const corpus::CapturedTensor &tensor) {
 // How the script compiles the case's API: torch.compile, or the aoti helper above.
 std::string CompiledApi(const corpus::Case &c) {
   if (c.compile_with == corpus::kAoti)
-    return fmt::format("aoti({})", c.api);
-  return fmt::format("torch.compile({}, dynamic={})",
-                     c.compile_scope == corpus::kCompileFunction || c.api == corpus::kIndexProgram
-                         ? "program"
-                         : c.api,
-                     corpus::DynamicArgument(c).is_null() ? "None"
-                     : c.inductor.dynamic                 ? "True"
-                                                          : "False");
+    return fmt::format("aoti({})", c.compile_scope != corpus::kCompileApi ? "program" : c.api);
+  return fmt::format(
+      "torch.compile({}, dynamic={})",
+      c.compile_scope != corpus::kCompileApi || c.api == corpus::kIndexProgram ? "program" : c.api,
+      corpus::DynamicArgument(c).is_null() ? "None"
+      : c.inductor.dynamic                 ? "True"
+                                           : "False");
 }
 
 // An aoti case's compiled API (templates/aoti_helper.py.tmpl): each call exported in an
@@ -171,8 +170,13 @@ std::string CreateBlockMaskOptions(const corpus::Case &c) {
 
 // compile_scope "function": the user's function the script compiles, of the API's inputs and
 // the constants, whose body makes the functions and calls the API.
+std::string Indented(const std::string &source);
+
+// compile_scope "module": the same body as the forward of an nn.Module holding the case's
+// tensors (floating ones as parameters, the others as buffers), read into locals of the same
+// names that the functions, defined in the forward, close over.
 std::string ProgramDefinition(const corpus::Case &c) {
-  if (c.compile_scope != corpus::kCompileFunction)
+  if (c.compile_scope == corpus::kCompileApi)
     return "";
   std::vector<std::string> parameters = c.api == "flex_attention"
                                             ? std::vector<std::string>{"q", "k", "v", "block_mask"}
@@ -192,10 +196,39 @@ std::string ProgramDefinition(const corpus::Case &c) {
     call = fmt::format("{}(mask_mod, *sizes, {})", c.api,
                        c.api == "create_block_mask" ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
   }
-  return fmt::format("\n\ndef program({}):  # compiled whole: the constants are its arguments\n"
-                     "    mask_mod, score_mod = functions({})\n"
-                     "    return {}\n",
-                     fmt::join(parameters, ", "), fmt::join(constants, ", "), call);
+  if (c.compile_scope == corpus::kCompileFunction)
+    return fmt::format("\n\ndef program({}):  # compiled whole: the constants are its arguments\n"
+                       "    mask_mod, score_mod = functions({})\n"
+                       "    return {}\n",
+                       fmt::join(parameters, ", "), fmt::join(constants, ", "), call);
+  std::string model =
+      "\n\nclass Model(torch.nn.Module):  # the tables as its buffers and parameters\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n";
+  std::string forward = fmt::format("    def forward(self, {}):\n", fmt::join(parameters, ", "));
+  for (const auto &tensor : c.tensors) {
+    model += tensor.IsFloating() ? fmt::format("        self.{} = torch.nn.Parameter({}.clone(), "
+                                               "requires_grad=False)\n",
+                                               tensor.name, tensor.name)
+                                 : fmt::format("        self.register_buffer(\"{}\", {}.clone())\n",
+                                               tensor.name, tensor.name);
+    forward += fmt::format("        {} = self.{}\n", tensor.name, tensor.name);
+  }
+  if (c.tensors.empty())
+    model += "        pass\n";
+  std::string functions;
+  for (const auto *function : {&c.mask_mod, &c.score_mod})
+    if (*function)
+      functions += Indented(Indented((*function)->source));
+  if (!c.mask_mod)
+    functions += "        mask_mod = None\n";
+  if (!c.score_mod)
+    functions += "        score_mod = None\n";
+  const std::string names =
+      fmt::format("        mask_mod, score_mod = {}, {}\n", c.mask_mod ? c.mask_mod->name : "None",
+                  c.score_mod ? c.score_mod->name : "None");
+  return model + "\n" + forward + functions + names + fmt::format("        return {}\n", call) +
+         "\n\nprogram = Model()\n";
 }
 
 // attention.from_kv_blocks: the helper that rebuilds create_block_mask's mask with
@@ -324,13 +357,13 @@ std::string GeneralRunBody(const corpus::Case &c) {
       block_mask = fmt::format("create_block_mask(mask_mod, *call[\"mask\"], {})",
                                CreateBlockMaskOptions(c));
     const std::string options = AttentionOptions(a);
-    if (c.compile_scope == corpus::kCompileFunction)
+    if (c.compile_scope != corpus::kCompileApi)
       return script +
              fmt::format("    return api(q, k, v, {}, **call[\"constants\"])\n", block_mask);
     script += fmt::format("    return api(q, k, v, score_mod=score_mod, block_mask={}, "
                           "enable_gqa={}{})\n",
                           block_mask, a.enable_gqa ? "True" : "False", options);
-  } else if (c.compile_scope == corpus::kCompileFunction) {
+  } else if (c.compile_scope != corpus::kCompileApi) {
     script += "    return api(call[\"mask\"], **call[\"constants\"])\n";
   } else {
     script +=
@@ -363,24 +396,23 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
     assertion =
         "        atol = {\"bfloat16\": 3e-2, \"float16\": 3e-3}.get(call[\"dtype\"], 1e-4)\n"
         "        torch.testing.assert_close(got, want, atol=atol, rtol=0, equal_nan=True)";
-  return support::FillTemplate(
-      Template("general_repro.py.tmpl"),
-      {{"SIGNATURE", signature.substr(0, 200)},
-       {"CASE", c.name},
-       {"CONFIG", ConfigLiteral(c, config)},
-       {"TENSORS", TensorLines(c)},
-       {"PARAMETERS", fmt::format("{}", fmt::join(parameters, ", "))},
-       {"FUNCTIONS", functions},
-       {"MASK_MOD", c.mask_mod ? c.mask_mod->name : "None"},
-       {"SCORE_MOD", c.score_mod ? c.score_mod->name : "None"},
-       {"CALLS", fmt::format("{}", fmt::join(calls, "\n"))},
-       {"RUN", WithoutLastNewline(GeneralRunBody(c))},
-       {"API", c.compile_scope == corpus::kCompileFunction ? "program" : c.api},
-       {"PROGRAM", ProgramDefinition(c)},
-       {"BLOCK_MASK_HELPER", BlockMaskHelper(c)},
-       {"AOTI_HELPER", AotiHelperFor(c)},
-       {"COMPILED", CompiledApi(c)},
-       {"ASSERTION", assertion}});
+  return support::FillTemplate(Template("general_repro.py.tmpl"),
+                               {{"SIGNATURE", signature.substr(0, 200)},
+                                {"CASE", c.name},
+                                {"CONFIG", ConfigLiteral(c, config)},
+                                {"TENSORS", TensorLines(c)},
+                                {"PARAMETERS", fmt::format("{}", fmt::join(parameters, ", "))},
+                                {"FUNCTIONS", functions},
+                                {"MASK_MOD", c.mask_mod ? c.mask_mod->name : "None"},
+                                {"SCORE_MOD", c.score_mod ? c.score_mod->name : "None"},
+                                {"CALLS", fmt::format("{}", fmt::join(calls, "\n"))},
+                                {"RUN", WithoutLastNewline(GeneralRunBody(c))},
+                                {"API", c.compile_scope != corpus::kCompileApi ? "program" : c.api},
+                                {"PROGRAM", ProgramDefinition(c)},
+                                {"BLOCK_MASK_HELPER", BlockMaskHelper(c)},
+                                {"AOTI_HELPER", AotiHelperFor(c)},
+                                {"COMPILED", CompiledApi(c)},
+                                {"ASSERTION", assertion}});
 }
 
 // A call sequence (or one call) as a person writes it (templates/unrolled_repro.py.tmpl), for a

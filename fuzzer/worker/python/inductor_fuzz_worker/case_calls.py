@@ -29,6 +29,7 @@ PROGRAM = "__inductor_fuzz_program"
 PROGRAM_API = "__inductor_fuzz_api"
 PROGRAM_OPTIONS = "__inductor_fuzz_options"
 COMPILE_FUNCTION = "function"
+COMPILE_MODULE = "module"
 
 
 INDEX_REDUCTIONS = ("none", "sum", "amax", "any")
@@ -75,7 +76,12 @@ def build_program(case, namespace, api, options):
     """compile_scope "function": a user's function of program_parameters(case) whose body
     defines the case's mask_mod and score_mod, closing over its parameters, and calls `api`
     with `options` (keyword arguments), as a model's forward does. Defined in `namespace`, so
-    the functions read the case's tensors as globals."""
+    the functions read the case's tensors as globals.
+
+    compile_scope "module": the same body as the forward of an nn.Module that holds the case's
+    tensors, the floating ones as parameters (requires_grad=False) and the others as buffers;
+    the forward reads them from self into locals of the same names, which the functions close
+    over. Returns the module."""
     import ast
 
     keys = [key for key in ("mask_mod", "score_mod") if case.get(key)]
@@ -87,12 +93,37 @@ def build_program(case, namespace, api, options):
         )
     else:
         call = f"{PROGRAM_API}({names['mask_mod']}, *sizes, **{PROGRAM_OPTIONS})"
-    program = ast.parse(f"def {PROGRAM}({', '.join(program_parameters(case))}):\n    return {call}")
+    module = case.get("compile_scope") == COMPILE_MODULE
+    tensors = [tensor["name"] for tensor in case.get("tensors") or []] if module else []
+    parameters = (["self"] if module else []) + program_parameters(case)
+    program = ast.parse(f"def {PROGRAM}({', '.join(parameters)}):\n    return {call}")
     for key in reversed(keys):
         program.body[0].body[:0] = ast.parse(case[key]["source"], f"<{key}>").body
+    for name in reversed(tensors):
+        program.body[0].body[:0] = ast.parse(f"{name} = self.{name}").body
     namespace[PROGRAM_API], namespace[PROGRAM_OPTIONS] = api, options
     exec(compile(program, "<case program>", "exec"), namespace)
-    return namespace[PROGRAM]
+    if not module:
+        return namespace[PROGRAM]
+    return _case_module(namespace[PROGRAM], {name: namespace[name] for name in tensors})
+
+
+def _case_module(forward, tensors):
+    import torch
+
+    class CaseModule(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            for name, tensor in tensors.items():
+                if tensor.is_floating_point():
+                    self.register_parameter(
+                        name, torch.nn.Parameter(tensor.clone(), requires_grad=False)
+                    )
+                else:
+                    self.register_buffer(name, tensor.clone())
+
+    CaseModule.forward = forward
+    return CaseModule()
 
 
 def build_namespace(case):

@@ -15,6 +15,7 @@ try:
         CAPTURED_DTYPES,
         CLOSURE_FACTORY,
         COMPILE_FUNCTION,
+        COMPILE_MODULE,
         LAYOUTS,
         attention_arguments,
         block_size,
@@ -245,6 +246,7 @@ class Api:
         self.q = self.k = self.v = self.block_mask = None
         self.kwargs = {}
         self.compiled = None  # torch.compile's function, shared by every call of a sequence
+        self.program = None  # compile_scope "function" or "module": the user's program
         self.reference = None  # flex_attention's float64 result, made with eager's
 
     def next_call(self, index):
@@ -254,13 +256,22 @@ class Api:
         following.compiled = self.compiled
         if self.function_scope():
             # The compiled function reads the tensors as globals of the first call's namespace,
-            # as a user's function reads a module's: a later call's tables replace them there.
+            # as a user's function reads a module's, or as its module's buffers and parameters:
+            # a later call's tables replace them there.
+            import torch
+
             for tensor in case.get("tensors") or []:
-                self.namespace[tensor["name"]] = following.namespace[tensor["name"]]
+                name = tensor["name"]
+                self.namespace[name] = following.namespace[name]
+                if isinstance(self.program, torch.nn.Module):
+                    with torch.no_grad():
+                        getattr(self.program, name).copy_(following.namespace[name])
+            following.program = self.program
         return following
 
     def function_scope(self):
-        return self.case.get("compile_scope") == COMPILE_FUNCTION
+        """compile_scope "function" or "module": a user's program calls the API."""
+        return self.case.get("compile_scope") in (COMPILE_FUNCTION, COMPILE_MODULE)
 
     def make_inputs(self):
         """flex_attention's query, key, value and block mask (made eagerly, for both runs)."""
@@ -336,10 +347,12 @@ class Api:
         api = getattr(self.flex, self.api)
         if not self.function_scope():
             return api
-        options = {k: v for k, v in self.kwargs.items() if k not in ("score_mod", "block_mask")}
-        if self.api != "flex_attention":
-            options = self.mask_options()
-        return build_program(self.case, self.namespace, api, options)
+        if self.program is None:
+            options = {k: v for k, v in self.kwargs.items() if k not in ("score_mod", "block_mask")}
+            if self.api != "flex_attention":
+                options = self.mask_options()
+            self.program = build_program(self.case, self.namespace, api, options)
+        return self.program
 
     def mask_options(self):
         """create_mask's or create_block_mask's keyword arguments."""
@@ -508,19 +521,32 @@ def _aoti_module_class():
     import torch
 
     class AotiModule(torch.nn.Module):
+        """The API's call, or (compile_scope "module") the case's module as a submodule, so
+        that its buffers and parameters are exported as the module's own."""
+
         def __init__(self, api, sizes):
             super().__init__()
             self.api = api
             self.sizes = sizes
+            module = api.case.get("compile_scope") == COMPILE_MODULE
+            self.program = api.eager_function() if module else None
 
         def forward(self, *inputs):
             api = self.api
+            constants = api.case.get("constants") or {}
             if api.api == "flex_attention":
+                if self.program is not None:
+                    return self.program(*inputs, api.block_mask, **constants)
                 return api.flex.flex_attention(*inputs, **api.kwargs)
             args, kwargs = mask_arguments(api.case, api.mask_mod)
-            if api.api == "create_mask":
+            if self.program is not None:
+                mask = self.program(args[1:], **constants)
+                if api.api == "create_mask":
+                    return mask
+            elif api.api == "create_mask":
                 return api.flex.create_mask(*args, **kwargs)
-            mask = api.flex.create_block_mask(*args, **api.mask_options())
+            else:
+                mask = api.flex.create_block_mask(*args, **api.mask_options())
             self.sizes.update({field: getattr(mask, field) for field in BLOCK_MASK_SIZES})
             return tuple(getattr(mask, field) for field in BLOCK_MASK_TENSORS)
 
