@@ -195,6 +195,48 @@ TEST(Families, HandFoundBugsAreCasesOfTheNewDimensions) {
   }
 }
 
+// The bugs the issue-47 campaign (seed 4747) found where no person had looked, each reduced to a
+// case: run-case shows each as its known issue. The index programs stand for the create_mask
+// cases the campaign met them in.
+TEST(Families, CampaignFoundBugsAreKnownIssues) {
+  for (const auto &[path, known] :
+       {std::pair{"tests/cases/index-program-trunc-div-range.json",
+                  "inductor-trunc-div-value-range"},
+        {"tests/cases/index-program-sign-range.json", "inductor-sign-value-range"},
+        {"tests/cases/index-program-uint8-wrap.json", "inductor-uint8-index-wrap"},
+        {"corpus/findings/reduced/compile-error-force-inline-kernel-gcc/case.json",
+         "cpu-force-inline-kernel-gcc"}}) {
+    const auto out = std::filesystem::temp_directory_path() /
+                     ("inductor-fuzz-families-campaign-" + std::string(known) + "-" +
+                      std::to_string(::getpid()));
+    const auto run =
+        RunInductorFuzz({"run-case", (kSourceDir / path).string(), "--out", out.string()});
+    EXPECT_NE(run.out.find("result: finding ("), std::string::npos) << path << "\n" << run.out;
+    EXPECT_NE(run.out.find(std::string("known issue: ") + known), std::string::npos)
+        << path << "\n"
+        << run.out << run.err;
+    std::filesystem::remove_all(out);
+  }
+}
+
+// The campaign's segfault of a block mask rebuilt with the full blocks' tensors expanded over the
+// heads: under ASan, the read past full_kv_num_blocks' storage, named by its statement
+// (flex-cpu-full-kv-num-blocks-strides-sanitized). Unsanitized it is a segfault or a garbage
+// count, so the test needs the sanitizer; a sanitized build takes minutes: second tier.
+TEST(FamiliesFullTier, FullBlocksExpandedOverHeadsAreReadOutOfBounds) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-families-oob-" + std::to_string(::getpid()));
+  const auto run = RunInductorFuzz(
+      {"run-case", (kSourceDir / "tests/cases/from-kv-blocks-out-of-bounds.json").string(),
+       "--sanitize", "address", "--out", out.string()});
+  EXPECT_NE(run.out.find("result: finding (memory-error)"), std::string::npos)
+      << run.out << run.err;
+  EXPECT_NE(run.out.find("known issue: flex-cpu-full-kv-num-blocks-strides-sanitized"),
+            std::string::npos)
+      << run.out << run.err;
+  std::filesystem::remove_all(out);
+}
+
 std::vector<corpus::Case> Candidates(const std::string &pass, const corpus::Case &c) {
   return reducers::FindCasePass(pass)->candidates(c, reducers::PassContext{});
 }

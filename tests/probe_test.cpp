@@ -69,6 +69,32 @@ TEST(Probe, PutsBackEachNonDefaultSettingOnceMostTellingFirst) {
   EXPECT_TRUE(settings[5].reverted.inductor.IsDefaulted("cpp.simdlen"));
   EXPECT_FALSE(settings[6].reverted.inductor.freezing);
   EXPECT_FALSE(settings[7].reverted.inductor.optional.contains("cpp.force_inline_kernel"));
+  // A block mask rebuilt from its tensors, create_block_mask without separate full blocks, a
+  // compiled function: each put back before the knobs, alone.
+  c.attention->from_kv_blocks =
+      corpus::FromKvBlocks{.partial = "strided", .full = "expanded-heads"};
+  c.create_block_mask.separate_full_blocks = false;
+  c.compile_scope = corpus::kCompileFunction;
+  const auto built = ProbeSettings(c);
+  const auto built_names = Names(built);
+  ASSERT_GE(built_names.size(), 6u);
+  EXPECT_EQ(std::vector<std::string>(built_names.begin() + 3, built_names.begin() + 6),
+            (std::vector<std::string>{"block_mask=from_kv_blocks", "separate_full_blocks=false",
+                                      "compile_scope=function"}));
+  EXPECT_FALSE(built[3].reverted.attention->from_kv_blocks);
+  EXPECT_FALSE(built[3].reverted.create_block_mask.separate_full_blocks);
+  EXPECT_TRUE(built[4].reverted.create_block_mask.separate_full_blocks);
+  EXPECT_TRUE(built[4].reverted.attention->from_kv_blocks);
+  EXPECT_EQ(built[5].reverted.compile_scope, corpus::kCompileApi);
+  // An exported module stays a module: AOTInductor compiles no bare API call of a function scope.
+  c.compile_with = corpus::kAoti;
+  c.compile_scope = corpus::kCompileModule;
+  for (const auto &name : Names(ProbeSettings(c)))
+    EXPECT_FALSE(name.starts_with("compile_scope=")) << name;
+  c.compile_with = corpus::kTorchCompile;
+  c.compile_scope = corpus::kCompileApi;
+  c.attention->from_kv_blocks.reset();
+  c.create_block_mask.separate_full_blocks = true;
   // A knob already left to Inductor is no setting of the case.
   c.inductor.defaulted.insert("cpp.threads");
   EXPECT_EQ(Names(ProbeSettings(c)).size(), settings.size() - 1);

@@ -64,6 +64,23 @@ std::vector<ProbeSetting> ProbeSettings(const corpus::Case &c) {
     reverted.compile_with = corpus::kTorchCompile;
     settings.push_back({"compile_with=aoti", std::move(reverted)});
   }
+  // The ways issue 47 builds a block mask and compiles: each back to create_block_mask's own
+  // mask and torch.compile of the API. A bug of the rebuilt mask's tensors then says so in its key.
+  if (c.attention && c.attention->from_kv_blocks) {
+    corpus::Case reverted = c;
+    reverted.attention->from_kv_blocks.reset();
+    settings.push_back({"block_mask=from_kv_blocks", std::move(reverted)});
+  }
+  if (!c.create_block_mask.separate_full_blocks) {
+    corpus::Case reverted = c;
+    reverted.create_block_mask.separate_full_blocks = true;
+    settings.push_back({"separate_full_blocks=false", std::move(reverted)});
+  }
+  if (c.compile_scope != corpus::kCompileApi && c.compile_with != corpus::kAoti) {
+    corpus::Case reverted = c;
+    reverted.compile_scope = corpus::kCompileApi;
+    settings.push_back({"compile_scope=" + c.compile_scope, std::move(reverted)});
+  }
   // A decode shape (one query row) to a prefill one, where the case makes its own inputs; a
   // later call that keeps one query row (or sets none) gets the prefill shape too.
   const bool calls_decode = std::all_of(c.calls.begin(), c.calls.end(), [](const auto &call) {

@@ -208,7 +208,6 @@ std::string GeneralRunBody(const corpus::Case &c) {
   return script;
 }
 
-
 } // namespace
 
 // The general form (templates/general_repro.py.tmpl): every call of the sequence, each eager

@@ -140,5 +140,4 @@ std::string Indented(const std::string &source) {
   return out;
 }
 
-
 } // namespace reducers::repro

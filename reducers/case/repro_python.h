@@ -38,8 +38,7 @@ std::string CreateBlockMaskOptions(const corpus::Case &c);
 std::string Indented(const std::string &source);
 
 // The three forms, each a whole script without the prelude.
-std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
-                           ReproConfig config);
+std::string EmitShortRepro(const corpus::Case &c, const std::string &signature, ReproConfig config);
 // Nothing where the case needs the general form.
 std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::string &signature,
                                              ReproConfig config);

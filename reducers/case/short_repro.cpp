@@ -44,7 +44,6 @@ std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled)
   return body;
 }
 
-
 } // namespace
 
 // The short form (templates/short_repro.py.tmpl): one call, eager against compiled.
