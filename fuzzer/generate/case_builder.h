@@ -117,6 +117,7 @@ public:
   Structure DrawStructure();
   void DrawFamilies(Structure &s);
   void DrawReach(Structure &s);
+  void DrawKvCacheDecode(Structure &s);
   void DrawValues(const Structure &structure, corpus::Case &c);
 
   std::map<std::string, int> features_;

@@ -99,6 +99,9 @@ GenerationPolicy GenerationPolicy::Default() {
         {"head_prefix", 2},
         {"heads_without_keys", 1},
         {"rows_without_keys", 2}}},
+      // The KV-cache decode family's masks (DrawKvCacheDecode), from the sparse patterns.
+      {"kv_cache_mask",
+       {{"nothing", 1}, {"kv_prefix", 1}, {"head_prefix", 4}, {"heads_without_keys", 1}}},
       {"score_program",
        {{"clamp", 2},
         {"minimum", 1},
@@ -189,6 +192,9 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_closure", 0.2},
       {"p_named_constants", 0.7}, // else c0, c1, ...
       {"p_index_program", 0.4},   // of the create_mask cases
+      // A KV-cache decode step (DrawKvCacheDecode), and its large additive bias.
+      {"p_kv_cache_decode", 0.2},
+      {"p_kv_cache_bias", 0.6},
   };
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {

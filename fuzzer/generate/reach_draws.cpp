@@ -37,7 +37,7 @@ void CaseBuilder::DrawReach(Structure &s) {
       s.kernel_options.is_object() && s.kernel_options.contains("SKIP_MASK_SCORE");
   if (!s.mask_parts.empty() && !skip_mask_score &&
       ChanceFrom(random, "p_sparse_mask", "reach:sparse_mask")) {
-    s.sparse_mask = DrawFrom(random, "sparse_mask");
+    s.sparse_mask = DrawFrom(random, "kv_cache_mask");
     // A mask made for every head alike (H=None) reads no h.
     if (s.mask_may_not_read.contains("h") &&
         (s.sparse_mask == "head_prefix" || s.sparse_mask == "heads_without_keys"))
@@ -83,6 +83,39 @@ void CaseBuilder::DrawReach(Structure &s) {
         s.closure_names.push_back(name);
     }
   }
+  DrawKvCacheDecode(s);
+}
+
+// A serving model's decode step: a few query rows against a long KV cache, the cache's valid
+// length as the mask (mostly per head, so that the heads' block counts differ and flash decoding
+// cuts the KV by position, leaving whole partitions of some heads without a key; or empty, or one
+// prefix for all), static shapes (flash decoding's condition) and, in some, a large additive
+// bias (`score - 200`, an additive attention mask's), which softmax must ignore. Drawn last from
+// the reach stream, so that a case without it is the case the same seed gave before.
+void CaseBuilder::DrawKvCacheDecode(Structure &s) {
+  Random &random = reach_random_;
+  const bool skip_mask_score =
+      s.kernel_options.is_object() && s.kernel_options.contains("SKIP_MASK_SCORE");
+  if (s.api != "flex_attention" || skip_mask_score ||
+      !ChanceFrom(random, "p_kv_cache_decode", "reach:kv_cache_decode"))
+    return;
+  s.decode = true;
+  if (!s.knobs.IsDefaulted("dynamic"))
+    s.knobs.dynamic = false;
+  if (s.mask_parts.empty()) {
+    s.mask_form = "pattern";
+    s.mask_parts = {"causal"};
+  }
+  s.sparse_mask = DrawFrom(random, "kv_cache_mask");
+  if (s.mask_may_not_read.contains("h") &&
+      (s.sparse_mask == "head_prefix" || s.sparse_mask == "heads_without_keys"))
+    s.sparse_mask = "kv_prefix";
+  s.sparse_mask_alone = !s.data_dependent && random.Chance(0.5);
+  // The cache's length limits the mask: and'ed in, whatever the mask's parts were combined with.
+  if (!s.sparse_mask_alone)
+    s.and_masks = true;
+  if (ChanceFrom(random, "p_kv_cache_bias", "reach:kv_cache_bias"))
+    s.score_program.push_back("additive_mask_bias");
 }
 
 // Masks that leave parts of the attention without a single key: everything, every KV block
@@ -140,6 +173,9 @@ E CaseBuilder::ScoreProgram(const std::vector<std::string> &ops, E score) {
     } else if (op == "shift") {
       score = E::Binary(random.Chance(0.8) ? "-" : "+", std::move(score),
                         E::Float(random.Pick(std::vector<double>{90.0, 100.0, 200.0, 1000.0})));
+    } else if (op == "additive_mask_bias") { // past float32's exp range: exp(-200) == 0
+      score = E::Binary("-", std::move(score),
+                        E::Float(random.Pick(std::vector<double>{200.0, 1000.0, 10000.0})));
     } else if (op == "ignore_score") {
       score = E::Binary("*", random.Chance(0.5) ? kv : E::Binary("-", q, kv), eighths(1, 4));
     } else if (op == "some_indices") {
