@@ -37,7 +37,7 @@ void CaseBuilder::DrawReach(Structure &s) {
       s.kernel_options.is_object() && s.kernel_options.contains("SKIP_MASK_SCORE");
   if (!s.mask_parts.empty() && !skip_mask_score &&
       ChanceFrom(random, "p_sparse_mask", "reach:sparse_mask")) {
-    s.sparse_mask = DrawFrom(random, "kv_cache_mask");
+    s.sparse_mask = DrawFrom(random, "sparse_mask");
     // A mask made for every head alike (H=None) reads no h.
     if (s.mask_may_not_read.contains("h") &&
         (s.sparse_mask == "head_prefix" || s.sparse_mask == "heads_without_keys"))
@@ -89,7 +89,7 @@ void CaseBuilder::DrawReach(Structure &s) {
 // A serving model's decode step: a few query rows against a long KV cache, the cache's valid
 // length as the mask (mostly per head, so that the heads' block counts differ and flash decoding
 // cuts the KV by position, leaving whole partitions of some heads without a key; or empty, or one
-// prefix for all), static shapes (flash decoding's condition) and, in some, a large additive
+// prefix for all) and, in some, a large additive
 // bias (`score - 200`, an additive attention mask's), which softmax must ignore. Drawn last from
 // the reach stream, so that a case without it is the case the same seed gave before.
 void CaseBuilder::DrawKvCacheDecode(Structure &s) {
@@ -100,8 +100,6 @@ void CaseBuilder::DrawKvCacheDecode(Structure &s) {
       !ChanceFrom(random, "p_kv_cache_decode", "reach:kv_cache_decode"))
     return;
   s.decode = true;
-  if (!s.knobs.IsDefaulted("dynamic"))
-    s.knobs.dynamic = false;
   if (s.mask_parts.empty()) {
     s.mask_form = "pattern";
     s.mask_parts = {"causal"};
