@@ -4,6 +4,8 @@
 // form.
 #include "binary_runner.h"
 #include "corpus/case.h"
+#include "fuzzer/generate/generator.h"
+#include "fuzzer/generate/policy.h"
 #include "reducers/case/case_passes.h"
 
 #include <gtest/gtest.h>
@@ -218,6 +220,51 @@ TEST(Families, CampaignFoundBugsAreKnownIssues) {
         << run.out << run.err;
     std::filesystem::remove_all(out);
   }
+}
+
+// The KV-cache decode family reaches a flash-decoding bug people found by reading the template:
+// the first generated decode step (a policy that always takes the family with a per-head cache
+// length and the additive bias, seed 1 on) with nothing else known to fail comes out as the
+// empty-partition-max bug. (Its empty-cache cases meet the all-masked garbage bug only when the
+// unwritten scratch holds garbage, which a test cannot arrange: the campaign counts those.)
+TEST(Families, KvCacheDecodeStepsMeetTheEmptyPartitionBug) {
+  generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
+  policy.Override(
+      {{"weights",
+        {{"kv_cache_mask",
+          {{"nothing", 0}, {"kv_prefix", 0}, {"head_prefix", 1}, {"heads_without_keys", 0}}}}},
+       {"numbers", {{"p_kv_cache_decode", 1}, {"p_kv_cache_bias", 1}}}});
+  std::optional<corpus::Case> wanted;
+  for (std::uint64_t index = 0; index < 2000 && !wanted; ++index) {
+    const auto generated = generate::GenerateCase({1, index, "families_test"}, policy);
+    const corpus::Case &c = generated.c;
+    // One call of torch.compile, float32, and none of what fails first in other ways: merged
+    // full blocks (the no-full-blocks bug), a mask rebuilt from block tensors, one thread, a
+    // vector width, optional knobs.
+    if (!generated.features.contains("reach:kv_cache_decode") ||
+        !generate::FlashDecodingExpected(c) || c.attention->dtype != "float32" ||
+        c.attention->q_heads < 2 || c.attention->from_kv_blocks.has_value() ||
+        !c.create_block_mask.separate_full_blocks || !c.calls.empty() ||
+        c.compile_with != corpus::kTorchCompile || !c.inductor.optional.empty() ||
+        !c.create_block_mask.heads.has_value() || c.inductor.cpp_simdlen.has_value() ||
+        c.inductor.cpp_threads == 1 || c.mask_mod->source.find("mask_part") != std::string::npos)
+      continue;
+    wanted = c;
+  }
+  ASSERT_TRUE(wanted.has_value());
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-families-kv-cache-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(out);
+  std::ofstream(out / "case.json") << corpus::CaseToJson(*wanted).dump(2);
+  const auto run =
+      RunInductorFuzz({"run-case", (out / "case.json").string(), "--out", (out / "run").string()});
+  EXPECT_NE(run.out.find("result: finding (wrong-result)"), std::string::npos)
+      << wanted->name << "\n"
+      << run.out;
+  EXPECT_NE(run.out.find("known issue: flex-cpu-decoding-empty-partition-max"), std::string::npos)
+      << wanted->name << "\n"
+      << run.out << run.err;
+  std::filesystem::remove_all(out);
 }
 
 // The campaign's segfault of a block mask rebuilt with the full blocks' tensors expanded over the

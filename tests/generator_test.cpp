@@ -83,7 +83,8 @@ TEST(Generator, ReachFamiliesLeaveOtherCasesAsTheyWereAndLoadBack) {
   for (const char *feature :
        {"reach:sparse_mask", "reach:score_program", "reach:separate_full_blocks=False",
         "reach:from_kv_blocks", "compile_scope:function", "compile_scope:module",
-        "reach:closure_constants", "reach:named_constants", "api:index_program"})
+        "reach:closure_constants", "reach:named_constants", "api:index_program",
+        "reach:kv_cache_decode", "reach:kv_cache_bias"})
     EXPECT_GT(taken[feature], 0) << feature;
 }
 
@@ -188,6 +189,45 @@ TEST(GeneratorFamilies, DecodeShapesReachFlashDecodingInAGoodShare) {
   EXPECT_GT(decode, 150);
   EXPECT_GT(long_queries, 10);
   EXPECT_GT(flash * 100, decode * 35) << flash << " of " << decode << " decode cases";
+}
+
+// The KV-cache decode family: every case it takes is a decode step against a long cache with a
+// block mask, mostly limited per head; the ones with the additive bias end their score_mod on it;
+// and a good number of them are flash-decoding cases with both, where an empty partition's max
+// decides the result (the end-to-end test runs one).
+TEST(GeneratorFamilies, KvCacheDecodeStepsHaveACacheMaskAndSomeALargeBias) {
+  int taken = 0, biased = 0, per_head = 0, flash_biased_per_head = 0;
+  for (std::uint64_t seed = 1; seed <= 2000; ++seed) {
+    const auto generated = generate::GenerateCase({seed, 0, ""}, kPolicy);
+    if (!generated.features.contains("reach:kv_cache_decode"))
+      continue;
+    ++taken;
+    const corpus::Case &c = generated.c;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    ASSERT_TRUE(c.attention.has_value());
+    EXPECT_LE(c.attention->q_len, 16);
+    EXPECT_GE(c.attention->kv_len, 512);
+    ASSERT_TRUE(c.mask_mod.has_value());
+    EXPECT_TRUE(c.attention->use_block_mask);
+    const bool bias = generated.features.contains("reach:kv_cache_bias");
+    const bool head = generated.features.contains("kv_cache_mask:head_prefix") &&
+                      c.mask_mod->source.find("(h + 1)") != std::string::npos;
+    if (bias) {
+      ++biased;
+      ASSERT_TRUE(c.score_mod.has_value());
+      // The bias is a literal, or a constant the functions close over.
+      bool found = c.score_mod->source.find("00.0)") != std::string::npos;
+      for (const auto &[name, value] : c.constants.items())
+        found = found || value == 200.0 || value == 1000.0 || value == 10000.0;
+      EXPECT_TRUE(found) << c.score_mod->source;
+    }
+    per_head += head;
+    flash_biased_per_head += bias && head && generate::FlashDecodingExpected(c);
+  }
+  EXPECT_GT(taken, 80);
+  EXPECT_GT(biased * 100, taken * 40);
+  EXPECT_GT(per_head * 100, taken * 35);
+  EXPECT_GT(flash_biased_per_head, 5);
 }
 
 TEST(GeneratorFamilies, KernelOptionsLayoutsAndFloatTablesAreWellFormed) {
