@@ -198,9 +198,9 @@ TEST(Families, HandFoundBugsAreCasesOfTheNewDimensions) {
   }
 }
 
-// The bugs the issue-47 campaign (seed 4747) found where no person had looked, each reduced to a
-// case: run-case shows each as its known issue. The index programs stand for the create_mask
-// cases the campaign met them in.
+// The bugs the issue-47 campaigns (seeds 4747 and 4848) found where no person had looked, each
+// reduced to a case: run-case shows each as its known issue. The index programs stand for the
+// create_mask cases the campaign met them in.
 TEST(Families, CampaignFoundBugsAreKnownIssues) {
   for (const auto &[path, known] :
        {std::pair{"tests/cases/index-program-trunc-div-range.json",
@@ -208,7 +208,8 @@ TEST(Families, CampaignFoundBugsAreKnownIssues) {
         {"tests/cases/index-program-sign-range.json", "inductor-sign-value-range"},
         {"tests/cases/index-program-uint8-wrap.json", "inductor-uint8-index-wrap"},
         {"corpus/findings/reduced/compile-error-force-inline-kernel-gcc/case.json",
-         "cpu-force-inline-kernel-gcc"}}) {
+         "cpu-force-inline-kernel-gcc"},
+        {"tests/cases/flex-mask-abs-int16-max.json", "cpu-abs-small-int-max-propagate-nan"}}) {
     const auto out = std::filesystem::temp_directory_path() /
                      ("inductor-fuzz-families-campaign-" + std::string(known) + "-" +
                       std::to_string(::getpid()));
