@@ -21,6 +21,15 @@ const std::map<std::string, std::vector<std::string>> kClosureNames = {
     {"symbol_like", {"n0", "n1", "s0", "s1", "s2", "ks0", "ks1", "ks2", "u0", "zf0", "x0", "ps0"}},
 };
 
+// A mask made for every head alike (H=None) reads no h: its head-dependent patterns become one
+// prefix for all heads.
+std::string ReadableSparsePattern(const Structure &s, std::string pattern) {
+  if (s.mask_may_not_read.contains("h") &&
+      (pattern == "head_prefix" || pattern == "heads_without_keys"))
+    return "kv_prefix";
+  return pattern;
+}
+
 } // namespace
 
 void CaseBuilder::DrawReach(Structure &s) {
@@ -37,11 +46,7 @@ void CaseBuilder::DrawReach(Structure &s) {
       s.kernel_options.is_object() && s.kernel_options.contains("SKIP_MASK_SCORE");
   if (!s.mask_parts.empty() && !skip_mask_score &&
       ChanceFrom(random, "p_sparse_mask", "reach:sparse_mask")) {
-    s.sparse_mask = DrawFrom(random, "sparse_mask");
-    // A mask made for every head alike (H=None) reads no h.
-    if (s.mask_may_not_read.contains("h") &&
-        (s.sparse_mask == "head_prefix" || s.sparse_mask == "heads_without_keys"))
-      s.sparse_mask = "kv_prefix";
+    s.sparse_mask = ReadableSparsePattern(s, DrawFrom(random, "sparse_mask"));
     // A data-dependent mask keeps its .item() part: the sparse pattern is and'ed in.
     s.sparse_mask_alone = random.Chance(0.5) && !s.data_dependent;
   }
@@ -89,9 +94,9 @@ void CaseBuilder::DrawReach(Structure &s) {
 // A serving model's decode step: a few query rows against a long KV cache, the cache's valid
 // length as the mask (mostly per head, so that the heads' block counts differ and flash decoding
 // cuts the KV by position, leaving whole partitions of some heads without a key; or empty, or one
-// prefix for all) and, in some, a large additive
-// bias (`score - 200`, an additive attention mask's), which softmax must ignore. Drawn last from
-// the reach stream, so that a case without it is the case the same seed gave before.
+// prefix for all) and, in some, a large additive bias (`score - 200`, an additive attention
+// mask's), which softmax must ignore. Drawn last from the reach stream, so that a case without it
+// is the case the same seed gave before.
 void CaseBuilder::DrawKvCacheDecode(Structure &s) {
   Random &random = reach_random_;
   const bool skip_mask_score =
@@ -104,10 +109,7 @@ void CaseBuilder::DrawKvCacheDecode(Structure &s) {
     s.mask_form = "pattern";
     s.mask_parts = {"causal"};
   }
-  s.sparse_mask = DrawFrom(random, "kv_cache_mask");
-  if (s.mask_may_not_read.contains("h") &&
-      (s.sparse_mask == "head_prefix" || s.sparse_mask == "heads_without_keys"))
-    s.sparse_mask = "kv_prefix";
+  s.sparse_mask = ReadableSparsePattern(s, DrawFrom(random, "kv_cache_mask"));
   s.sparse_mask_alone = !s.data_dependent && random.Chance(0.5);
   // The cache's length limits the mask: and'ed in, whatever the mask's parts were combined with.
   if (!s.sparse_mask_alone)
