@@ -30,9 +30,19 @@ Command AddFuzzCommand(CLI::App &app) {
   command->add_option("--jobs", options.jobs, "Workers at once (default: the number of cores)");
   command->add_option("--seed", options.seed, "Seed of the case sequence")->capture_default_str();
   command
-      ->add_option("--shard", options.shard,
-                   "I/N: run cases i with i % N == I; merge shards with `corpus merge`")
+      ->add_option(
+          "--shard", options.shard,
+          "I/N: run cases i with i % N == I; merge shards with `corpus merge`. auto: I and N "
+          "from the engine that started the job, the first set of: INDUCTOR_FUZZ_SHARD_INDEX "
+          "and INDUCTOR_FUZZ_SHARD_COUNT (e.g. from a GitHub Actions matrix), "
+          "JOB_COMPLETION_INDEX (a Kubernetes Indexed Job; N from --shard-count), "
+          "SLURM_ARRAY_TASK_ID against SLURM_ARRAY_TASK_MIN and _MAX or _COUNT (a Slurm "
+          "array), SHARD_NUMBER of NUM_TEST_SHARDS counted from 1 (PyTorch's CI). The first "
+          "line says which it used; see docs/nightly.md")
       ->capture_default_str();
+  command->add_option("--shard-count", options.shard_count,
+                      "With --shard auto: N where the engine gives only the index (Kubernetes); "
+                      "or set INDUCTOR_FUZZ_SHARD_COUNT");
   command->add_option("--corpus", options.corpus, "Where findings are stored (made if missing)")
       ->capture_default_str();
   command->add_option("--report", options.report_dir, "Reports folder (default: CORPUS/report)");

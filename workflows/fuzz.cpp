@@ -3,6 +3,7 @@
 #include "corpus/finding_store.h"
 #include "fuzzer/campaign/campaign.h"
 #include "fuzzer/campaign/reports.h"
+#include "fuzzer/campaign/shard_choice.h"
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "support/child_process.h"
@@ -25,16 +26,6 @@
 
 namespace workflows {
 namespace {
-
-fuzzer::campaign::Shard ParseShard(const std::string &text) {
-  unsigned index = 0, count = 0;
-  char slash = 0;
-  if (std::sscanf(text.c_str(), "%u%c%u", &index, &slash, &count) != 3 || slash != '/' ||
-      count == 0 || index >= count)
-    throw support::InputError(
-        fmt::format("--shard {} is not I/N with 0 <= I < N (e.g. --shard 2/8)", text));
-  return {index, count};
-}
 
 std::map<std::uint64_t, std::string> ParseFaults(const std::string &text) {
   std::map<std::uint64_t, std::string> faults;
@@ -82,7 +73,8 @@ std::string MatrixDescription(const fuzzer::campaign::CampaignOptions &options) 
 struct CampaignPlan {
   fuzzer::campaign::CampaignOptions campaign;
   workflows::ReduceWhich reduce_which = workflows::ReduceWhich::kNone;
-  bool terminal = false; // stderr is a terminal: progress redraws one line
+  bool terminal = false;    // stderr is a terminal: progress redraws one line
+  std::string shard_source; // where the shard came from (--shard auto reads the engine's)
 };
 
 // Of several bad options, the first parsed here is the one reported: keep the order.
@@ -95,7 +87,10 @@ CampaignPlan PlanCampaign(const FuzzOptions &options, const support::ToolPaths &
   campaign_options.jobs =
       options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   campaign_options.seed = options.seed;
-  campaign_options.shard = ParseShard(options.shard);
+  const auto shard = fuzzer::campaign::ChooseShard(options.shard, options.shard_count,
+                                                   fuzzer::campaign::ProcessEnvironment());
+  campaign_options.shard = shard.shard;
+  plan.shard_source = shard.source;
   campaign_options.corpus = std::filesystem::absolute(options.corpus);
   if (options.policy_file)
     campaign_options.policy = fuzzer::generate::LoadPolicyFile(*options.policy_file);
@@ -131,15 +126,16 @@ CampaignPlan PlanCampaign(const FuzzOptions &options, const support::ToolPaths &
   return plan;
 }
 
-void PrintCampaignHeader(const FuzzOptions &options,
-                         const fuzzer::campaign::CampaignOptions &campaign_options,
-                         std::ostream &out) {
-  out << fmt::format("fuzz: seed {}, shard {}, {} job(s), {}, {}, corpus {}\n", options.seed,
-                     options.shard, campaign_options.jobs,
-                     campaign_options.time_limit
-                         ? fmt::format("for {} s", campaign_options.time_limit->count())
-                         : fmt::format("{} case(s)", *options.cases),
-                     MatrixDescription(campaign_options), campaign_options.corpus.string());
+void PrintCampaignHeader(const FuzzOptions &options, const CampaignPlan &plan, std::ostream &out) {
+  const auto &campaign_options = plan.campaign;
+  if (options.shard == "auto")
+    out << "fuzz: " << plan.shard_source << "\n";
+  out << fmt::format(
+      "fuzz: seed {}, shard {}/{}, {} job(s), {}, {}, corpus {}\n", options.seed,
+      campaign_options.shard.index, campaign_options.shard.count, campaign_options.jobs,
+      campaign_options.time_limit ? fmt::format("for {} s", campaign_options.time_limit->count())
+                                  : fmt::format("{} case(s)", *options.cases),
+      MatrixDescription(campaign_options), campaign_options.corpus.string());
   out.flush();
 }
 
@@ -286,7 +282,7 @@ long ParseDuration(const std::string &text) {
 int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostream &out) {
   const CampaignPlan plan = PlanCampaign(options, paths);
   const auto &campaign_options = plan.campaign;
-  PrintCampaignHeader(options, campaign_options, out);
+  PrintCampaignHeader(options, plan, out);
   // Ctrl-C or SIGTERM: the campaign stops dispatching, writes its reports and delivers nothing
   // more; a second one ends it at once.
   std::optional<support::StopOnInterrupt> interrupt(std::in_place);

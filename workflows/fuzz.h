@@ -19,7 +19,8 @@ struct FuzzOptions {
   std::optional<std::uint64_t> cases;
   unsigned jobs = 0; // 0: the number of cores
   std::uint64_t seed = 1;
-  std::string shard = "0/1";
+  std::string shard = "0/1";           // I/N, or auto: from the engine's variables
+  std::optional<unsigned> shard_count; // --shard auto where the engine gives no count
   std::filesystem::path corpus = "fuzz-corpus";
   std::optional<std::filesystem::path> report_dir; // default: <corpus>/report
   std::optional<std::filesystem::path> policy_file;
