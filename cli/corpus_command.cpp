@@ -22,8 +22,9 @@ Command AddCorpusCommand(CLI::App &app) {
                 "Also: inductor-fuzz corpus show bug-1f2e; inductor-fuzz corpus issue bug-1f2e (a "
                 "bug report in PyTorch's template, from what `fuzz --reduce` made of it; also a "
                 "known issue's id); inductor-fuzz corpus list --signatures; "
-                "inductor-fuzz corpus merge shard-0 shard-1 --into merged; inductor-fuzz corpus "
-                "migrate --corpus old");
+                "inductor-fuzz corpus merge yesterday shard-0 shard-1 --into tonight; "
+                "inductor-fuzz corpus report --corpus tonight --since yesterday --report report; "
+                "inductor-fuzz corpus migrate --corpus old");
   command->add_option("action", options.action, "list, show, issue, merge, report or migrate")
       ->required()
       ->check(CLI::IsMember({"list", "show", "issue", "merge", "report", "migrate"}));
@@ -43,6 +44,10 @@ Command AddCorpusCommand(CLI::App &app) {
   command->add_option("--report", options.report_dir,
                       "report: write summary.json, junit.xml, findings.sarif and "
                       "report.html for the whole corpus here");
+  command->add_option("--since", options.since,
+                      "report: the corpus of the night before (or any earlier copy): a bug is new "
+                      "only when none of its signatures was in it, and summary.json's \"since\" "
+                      "lists the new bugs, those seen again and the new codegen features");
   command->add_option("--known-issues", options.known_issues,
                       "report: known issues (default: the project's)");
   return {command, [state](const Invocation &invocation) {

@@ -407,6 +407,19 @@ std::size_t FindingStore::Absorb(const StoredFinding &source) {
     });
     ++added;
   }
+  // What was made of it (a delivery, its reduction and draft, baselines) when this corpus has
+  // none: a merged night keeps its shards' reductions.
+  for (const auto &entry : fs::directory_iterator(source.folder)) {
+    const std::string name = entry.path().filename().string();
+    const bool made_of_it = name == "delivery.json" || name == "reduced" || name == "issue.md" ||
+                            (name.starts_with("baseline-") && name.ends_with(".json"));
+    if (!made_of_it || fs::exists(folder / name))
+      continue;
+    const fs::path staged = Staging() / UniqueName(name);
+    fs::create_directories(Staging());
+    fs::copy(entry.path(), staged, fs::copy_options::recursive);
+    RenameIfAbsent(staged, folder / name);
+  }
   // A record copied for a hit that was not the smallest there is dropped by KeepSmallest; a
   // smallest whose hit was already known is copied here.
   if (!source.smallest.empty() && !fs::exists(folder / "records" / source.smallest.filename())) {
@@ -428,8 +441,12 @@ std::size_t FindingStore::MergeFrom(const fs::path &other_root) {
         "{} is not a corpus (it has no findings/ folder); give the --corpus of a campaign",
         other_root.string()));
   const FindingStore other(other_root);
+  return MergeFindings(other.List());
+}
+
+std::size_t FindingStore::MergeFindings(const std::vector<StoredFinding> &listed) {
   std::size_t added = 0;
-  for (const auto &source : other.List())
+  for (const auto &source : listed)
     added += Absorb(source);
   return added;
 }

@@ -116,6 +116,9 @@ public:
   // Copies in every finding, hit and smallest record of another corpus that this one lacks.
   // Returns how many hits were added. Merging twice adds nothing the second time.
   std::size_t MergeFrom(const std::filesystem::path &other_root);
+  // The same for findings another store listed (so that a merge reads every source before it
+  // writes anything).
+  std::size_t MergeFindings(const std::vector<StoredFinding> &listed);
 
 private:
   std::filesystem::path FindingsDir() const { return root_ / "findings"; }

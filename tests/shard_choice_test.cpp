@@ -112,8 +112,7 @@ TEST(ShardChoice, PyTorchCiCountsFromOne) {
             std::string::npos);
   EXPECT_NE(Refusal({{"SHARD_NUMBER", "4"}, {"NUM_TEST_SHARDS", "3"}}).find("past"),
             std::string::npos);
-  EXPECT_NE(Refusal({{"SHARD_NUMBER", "2"}}).find("NUM_TEST_SHARDS is not set"),
-            std::string::npos);
+  EXPECT_NE(Refusal({{"SHARD_NUMBER", "2"}}).find("NUM_TEST_SHARDS is not set"), std::string::npos);
 }
 
 TEST(ShardChoice, TheExplicitPairComesFirstAndEnginesMustAgree) {

@@ -4,29 +4,31 @@
 #include "corpus/bugs.h"
 #include "corpus/finding_store.h"
 #include "corpus/known_issues.h"
+#include "fuzzer/campaign/corpus_merge.h"
 #include "fuzzer/campaign/reports.h"
+#include "fuzzer/campaign/seed_pool.h"
 #include "support/errors.h"
 #include "support/version.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <ostream>
+#include <set>
 
 namespace workflows {
 namespace {
 
 // Merge reads other corpora into --into: the --corpus it would otherwise open plays no part.
-int MergeCorpora(const CorpusOptions &options, std::ostream &out) {
-  if (options.into.empty())
-    throw support::InputError("corpus merge needs --into DIR");
-  corpus::FindingStore into(options.into);
-  std::size_t added = 0;
-  for (const auto &source : options.sources)
-    added += into.MergeFrom(source);
-  const auto findings = into.List();
-  out << fmt::format("merged {} corpus(es) into {}: {} new hit(s), {} finding(s)\n",
-                     options.sources.size(), options.into.string(), added, findings.size());
+int Merge(const CorpusOptions &options, std::ostream &out) {
+  const auto merged = fuzzer::campaign::MergeCorpora(options.sources, options.into);
+  for (const auto &note : merged.notes)
+    std::cerr << "corpus: " << note << "\n";
+  out << fmt::format("merged {} corpus(es) into {}: {} new hit(s), {} finding(s), {} queue "
+                     "entry(ies) added, {} campaign journal(s)\n",
+                     options.sources.size(), options.into.string(), merged.hits_added,
+                     merged.findings, merged.queue_added, merged.journals);
   return support::kExitNothingFound;
 }
 
@@ -86,32 +88,117 @@ int ShowBugOrFinding(const corpus::FindingStore &store, const std::vector<corpus
   return support::kExitNothingFound;
 }
 
+// Every codegen feature a corpus's campaigns reached (CORPUS/queue/features-reached.json).
+std::set<std::string> FeaturesReached(const std::filesystem::path &corpus) {
+  std::set<std::string> features;
+  for (const auto &[feature, cases] :
+       fuzzer::campaign::ReadQueueFiles(corpus / "queue").cases_reaching)
+    features.insert(feature);
+  return features;
+}
+
+std::vector<std::string> CampaignJournals(const std::filesystem::path &corpus) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto &file : std::filesystem::directory_iterator(corpus / "campaigns", error))
+    if (file.path().extension() == ".jsonl")
+      names.push_back(file.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The corpus against an earlier copy of it (the night before): which bugs it did not hold, which
+// it held and were hit again, and what else is new. Fills `new_signatures` with the members of
+// the new bugs that no known issue names.
+nlohmann::json SinceEarlierCorpus(const std::vector<corpus::Bug> &bugs,
+                                  const corpus::KnownIssues &known, const CorpusOptions &options,
+                                  std::set<std::string> &new_signatures) {
+  RequireCorpus(options.since);
+  const corpus::FindingStore earlier(options.since);
+  ReportMigration(earlier, options.since);
+  std::set<std::string> ids, hits;
+  for (const auto &finding : earlier.List()) {
+    ids.insert(finding.id);
+    for (const auto &hit : finding.hits)
+      hits.insert(hit.id);
+  }
+  const auto bugs_before = corpus::GroupIntoBugs(earlier.List()).size();
+  nlohmann::json new_bugs = nlohmann::json::array(), seen_again = nlohmann::json::array();
+  std::size_t hits_since = 0;
+  for (const auto &bug : bugs) {
+    std::size_t bug_hits_since = 0;
+    for (const auto &hit : bug.hit_ids)
+      bug_hits_since += !hits.contains(hit);
+    hits_since += bug_hits_since;
+    const bool held = std::any_of(bug.members.begin(), bug.members.end(),
+                                  [&](const auto &member) { return ids.contains(member.id); });
+    if (!held) {
+      new_bugs.push_back(bug.id);
+      if (!bug.Known(known))
+        for (const auto &member : bug.members)
+          new_signatures.insert(member.id);
+    } else if (bug_hits_since > 0) {
+      seen_again.push_back(bug.id);
+    }
+  }
+  const auto features_before = FeaturesReached(options.since);
+  std::vector<std::string> new_features;
+  for (const auto &feature : FeaturesReached(options.corpus))
+    if (!features_before.contains(feature))
+      new_features.push_back(feature);
+  const auto campaigns_before = CampaignJournals(options.since);
+  std::vector<std::string> campaigns_since;
+  for (const auto &name : CampaignJournals(options.corpus))
+    if (std::find(campaigns_before.begin(), campaigns_before.end(), name) == campaigns_before.end())
+      campaigns_since.push_back(name);
+  return {{"corpus", options.since.string()},
+          {"campaigns_before", campaigns_before},
+          {"campaigns_since", campaigns_since},
+          {"signatures_before", ids.size()},
+          {"bugs_before", bugs_before},
+          {"features_before", features_before.size()},
+          {"new_bugs", new_bugs},
+          {"seen_again", seen_again},
+          {"hits_since", hits_since},
+          {"new_features", new_features}};
+}
+
 // The campaign's reports for the whole corpus, as if one campaign had found it all: every bug no
-// known issue names counts as new, and makes the exit status say so.
+// known issue names counts as new (with --since: and that the earlier corpus did not hold), and
+// makes the exit status say so.
 int ReportCorpus(const std::vector<corpus::StoredFinding> &findings,
                  const std::vector<corpus::Bug> &bugs, const CorpusOptions &options,
                  std::ostream &out) {
   if (options.report_dir.empty())
     throw support::InputError("corpus report needs --report DIR");
+  if (!options.since.empty() && !std::filesystem::exists(options.since))
+    throw support::InputError(
+        fmt::format("corpus report --since {}: no such corpus; give the corpus of the night before",
+                    options.since.string()));
   fuzzer::campaign::ReportInput input{.stats = {},
                                       .findings = findings,
                                       .known_issues = corpus::ReadKnownIssues(options.known_issues),
                                       .provenance = {{"tool_version", support::ToolVersion()},
                                                      {"command_line", "corpus report"},
                                                      {"corpus", options.corpus.string()}}};
+  if (!options.since.empty()) {
+    input.since = SinceEarlierCorpus(bugs, input.known_issues, options, input.new_signatures);
+    input.provenance["since"] = options.since.string();
+  } else {
+    for (const auto &bug : bugs)
+      if (!bug.Known(input.known_issues))
+        for (const auto &member : bug.members)
+          input.new_signatures.insert(member.id);
+  }
   std::size_t fresh = 0;
   for (const auto &bug : bugs)
-    if (!bug.Known(input.known_issues)) {
-      ++fresh;
-      for (const auto &member : bug.members)
-        input.new_signatures.insert(member.id);
-    }
+    fresh += input.new_signatures.contains(bug.members.front().id);
   for (const auto &finding : findings) {
     fuzzer::campaign::FindingEvent event{.id = finding.id,
                                          .kind =
                                              std::string(corpus::KindName(finding.finding.kind)),
                                          .signature = finding.signature,
-                                         .is_new = true};
+                                         .is_new = input.new_signatures.contains(finding.id)};
     if (const auto *known =
             input.known_issues.Match(finding.signature, corpus::BugKey(finding.finding)))
       event.known_issue = known->id;
@@ -119,8 +206,13 @@ int ReportCorpus(const std::vector<corpus::StoredFinding> &findings,
     input.stats.signatures.emplace(finding.id, event);
   }
   fuzzer::campaign::WriteReports(options.report_dir, input);
-  out << fmt::format("{} bug(s) from {} signature(s), {} not known; reports in {}\n", bugs.size(),
-                     findings.size(), fresh, options.report_dir.string());
+  out << fmt::format("{} bug(s) from {} signature(s), {} new{}; reports in {}\n", bugs.size(),
+                     findings.size(), fresh,
+                     options.since.empty()
+                         ? " (not known)"
+                         : fmt::format(" since {} (not known, not in it), {} seen again",
+                                       options.since.string(), input.since["seen_again"].size()),
+                     options.report_dir.string());
   return fresh == 0 ? support::kExitNothingFound : support::kExitFindings;
 }
 
@@ -185,7 +277,7 @@ int ListBugs(const std::vector<corpus::StoredFinding> &findings,
 
 int CorpusAction(const CorpusOptions &options, std::ostream &out) {
   if (options.action == "merge")
-    return MergeCorpora(options, out);
+    return Merge(options, out);
   RequireCorpus(options.corpus);
   corpus::FindingStore store(options.corpus);
   ReportMigration(store, options.corpus);

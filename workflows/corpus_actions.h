@@ -17,6 +17,7 @@ struct CorpusOptions {
   std::filesystem::path into;                 // merge
   std::filesystem::path report_dir;           // report
   std::filesystem::path known_issues;         // report
+  std::filesystem::path since;                // report: new against this earlier corpus
   bool json = false;
   bool signatures = false;        // list: per signature, not per bug
   std::filesystem::path out_file; // issue: also written here
@@ -25,7 +26,8 @@ struct CorpusOptions {
 
 // `inductor-fuzz corpus list|show ID|merge SRC... --into DIR|report --report DIR|migrate`.
 // `list` and `show` speak of bugs (corpus/bugs.h). `report` writes a campaign's reports for a
-// whole corpus (e.g. after merging shards): every bug no known issue names counts as new.
+// whole corpus (e.g. after merging shards): every bug no known issue names counts as new, or,
+// with `since`, every such bug none of whose signatures that earlier corpus held.
 // `migrate` re-signs a corpus an older version wrote (opening it does the same).
 int CorpusAction(const CorpusOptions &options, std::ostream &out);
 

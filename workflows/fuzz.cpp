@@ -219,7 +219,8 @@ std::filesystem::path WriteCampaignReports(
                      {"seed", options.seed},
                      {"shard", campaign_options.shard.Name()},
                      {"generator_version", fuzzer::generate::kGeneratorVersion},
-                     {"policy_sha256", campaign_options.policy.Sha256()}}};
+                     {"policy_sha256", campaign_options.policy.Sha256()}},
+      .since = fuzzer::campaign::SinceCorpusBefore(stats)};
   for (const auto &finding : input.findings)
     for (const auto &hit : finding.hits)
       if (input.provenance["torch_version"] == "")

@@ -92,6 +92,7 @@ public:
           stats_.grouper.Join(stored.id, other);
     for (const auto &[index, entry] : journal_.Entries())
       stats_.resumed_cases += options_.shard.Owns(index);
+    RecordCorpusBefore();
     std::vector<std::unique_ptr<Slot>> slots;
     for (unsigned job = 0; job < std::max(1u, options_.jobs); ++job) {
       auto slot = std::make_unique<Slot>();
@@ -143,6 +144,22 @@ private:
             .shard = options_.shard,
             .policy_sha256 = options_.policy.Sha256(),
             .generator_version = generate::kGeneratorVersion};
+  }
+
+  // What the corpus held when this campaign opened it (yesterday's night, or the shards before):
+  // summary.json's "since" says what is new against it.
+  void RecordCorpusBefore() {
+    std::set<std::string> roots;
+    for (const auto &id : stats_.stored_before)
+      roots.insert(stats_.grouper.Root(id));
+    stats_.bugs_before = roots.size();
+    stats_.features_before = pool_.FeaturesSeen();
+    const auto own = Journal::PathFor(options_.corpus, Header()).filename();
+    std::error_code error;
+    for (const auto &file : fs::directory_iterator(options_.corpus / "campaigns", error))
+      if (file.path().extension() == ".jsonl" && file.path().filename() != own)
+        stats_.campaigns_before.push_back(file.path().stem().string());
+    std::sort(stats_.campaigns_before.begin(), stats_.campaigns_before.end());
   }
 
   const corpus::KnownIssue *KnownIssueOf(const std::string &signature,
@@ -365,6 +382,7 @@ private:
         stats_.features.insert(ran.features.begin(), ran.features.end());
         stats_.feature_timeline.emplace_back(Elapsed(), stats_.features.size());
         stats_.features_in_corpus = pool_.FeaturesSeen();
+        stats_.new_features.insert(fresh.begin(), fresh.end());
         stats_.pool_size = pool_.Size();
         if (!fresh.empty())
           ++stats_.new_feature_cases[ran.c.provenance.value("origin", "generated")];

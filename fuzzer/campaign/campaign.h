@@ -127,6 +127,12 @@ struct CampaignStats {
   std::uint64_t pool_size = 0;
   std::uint64_t mutated_cases = 0;
   std::map<std::string, std::uint64_t> new_feature_cases; // by origin: generated, mutation
+  // The corpus as the campaign opened it: the campaigns it had run (their journals' names),
+  // its bugs and the codegen features it had reached; and the features new to it here.
+  std::vector<std::string> campaigns_before;
+  std::uint64_t bugs_before = 0;
+  std::uint64_t features_before = 0;
+  std::set<std::string> new_features;
   double reduction_seconds = 0; // after the cases, reducing new bugs (`fuzz --reduce`)
   std::uint64_t reduced_bugs = 0;
 };
@@ -141,6 +147,9 @@ CampaignStats RunCampaign(const CampaignOptions &options, const support::ToolPat
                           const std::atomic<bool> &stop, const ProgressLine &progress);
 
 nlohmann::json StatsToJson(const CampaignStats &stats);
+// summary.json's "since": the corpus as the campaign opened it and what is new against it (the
+// bugs, the codegen features) or seen again.
+nlohmann::json SinceCorpusBefore(const CampaignStats &stats);
 
 // The campaign's progress line after `elapsed` seconds: cases, rate, new bugs by kind, known,
 // coverage, the matrix's cache and the time left (`reserve` of it kept for reduction);

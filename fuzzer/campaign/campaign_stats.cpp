@@ -67,6 +67,26 @@ std::uint64_t CampaignStats::NewBugs() const {
   return count;
 }
 
+json SinceCorpusBefore(const CampaignStats &stats) {
+  json new_bugs = json::array(), seen_again = json::array();
+  for (const auto &bug : stats.Bugs()) {
+    const bool stored_before =
+        std::any_of(bug.signatures.begin(), bug.signatures.end(),
+                    [&](const std::string &id) { return stats.stored_before.contains(id); });
+    if (bug.is_new)
+      new_bugs.push_back(bug.id);
+    else if (stored_before)
+      seen_again.push_back(bug.id);
+  }
+  return {{"campaigns_before", stats.campaigns_before},
+          {"signatures_before", stats.stored_before.size()},
+          {"bugs_before", stats.bugs_before},
+          {"features_before", stats.features_before},
+          {"new_bugs", new_bugs},
+          {"seen_again", seen_again},
+          {"new_features", stats.new_features}};
+}
+
 json StatsToJson(const CampaignStats &stats) {
   json signatures = json::array();
   for (const auto &[id, event] : stats.signatures)

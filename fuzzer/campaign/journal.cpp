@@ -1,12 +1,14 @@
 #include "fuzzer/campaign/journal.h"
 
 #include "support/errors.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -45,6 +47,51 @@ json EntryToJson(const JournalEntry &entry) {
   if (!entry.new_features.empty())
     line["new_features"] = entry.new_features;
   return line;
+}
+
+std::optional<JournalHeader> ReadJournalHeader(const std::filesystem::path &path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line))
+    return std::nullopt;
+  const json parsed = json::parse(line, nullptr, false);
+  if (!parsed.is_object() || parsed.value("journal", "") != "inductor-fuzz campaign")
+    return std::nullopt;
+  JournalHeader header;
+  header.seed = parsed.value("seed", std::uint64_t{0});
+  const std::string shard = parsed.value("shard", "0of1");
+  if (std::sscanf(shard.c_str(), "%uof%u", &header.shard.index, &header.shard.count) != 2)
+    return std::nullopt;
+  header.policy_sha256 = parsed.value("policy_sha256", "");
+  header.generator_version = parsed.value("generator_version", 0);
+  return header;
+}
+
+void MergeJournalInto(const std::filesystem::path &from, const std::filesystem::path &into) {
+  std::string header;
+  std::map<std::uint64_t, std::string> lines; // case index -> its line, the first one kept
+  for (const auto &path : {into, from}) {
+    std::ifstream in(path);
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line)) {
+      const json parsed = json::parse(line, nullptr, false);
+      if (first) {
+        first = false;
+        if (header.empty() && parsed.is_object())
+          header = line;
+        continue;
+      }
+      if (parsed.is_object() && parsed.contains("index") && parsed["index"].is_number_unsigned())
+        lines.emplace(parsed["index"].get<std::uint64_t>(), line); // a torn line is dropped
+    }
+  }
+  std::ostringstream merged;
+  merged << header << "\n";
+  for (const auto &[index, line] : lines)
+    merged << line << "\n";
+  std::filesystem::create_directories(into.parent_path());
+  support::WriteFileAtomically(into, merged.str());
 }
 
 std::filesystem::path Journal::PathFor(const std::filesystem::path &corpus,

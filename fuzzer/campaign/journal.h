@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,5 +69,13 @@ private:
 };
 
 nlohmann::json EntryToJson(const JournalEntry &entry);
+
+// The header of a journal file; none when its first line is not one (a foreign or empty file).
+std::optional<JournalHeader> ReadJournalHeader(const std::filesystem::path &path);
+
+// Writes into `into` (atomically) the union of its entries and those of `from`, one line per case
+// index, `into`'s line first; `into` is made from `from` when missing. The caller checked that the
+// headers are equal.
+void MergeJournalInto(const std::filesystem::path &from, const std::filesystem::path &into);
 
 } // namespace fuzzer::campaign

@@ -231,6 +231,23 @@ json SarifReport(const ReportInput &input) {
   return corpus::SarifLog(input.provenance.value("tool_version", ""), results);
 }
 
+namespace {
+
+// The campaign against the corpus it started from (another night's): what is new since.
+std::string SinceLine(const json &since) {
+  if (!since.is_object())
+    return "";
+  return fmt::format(
+      "\n<p id=\"since\">Since the corpus it started from ({} campaign(s), {} bug(s), {} "
+      "feature(s)): {} new bug(s), {} seen again, {} new feature(s).</p>",
+      since.value("campaigns_before", json::array()).size(), since.value("bugs_before", 0),
+      since.value("features_before", 0), since.value("new_bugs", json::array()).size(),
+      since.value("seen_again", json::array()).size(),
+      since.value("new_features", json::array()).size());
+}
+
+} // namespace
+
 std::string HtmlReport(const ReportInput &input) {
   const auto &stats = input.stats;
   std::string rows, details;
@@ -313,7 +330,7 @@ function copyDraft(id, button) {{
 }}
 </script></head><body>
 <h1>inductor-fuzz campaign</h1>
-<p>{0}</p>
+<p>{0}</p>{13}
 <ul class="numbers" id="numbers"><li>cases: <b id="cases">{1}</b></li><li>new bugs: <b id="new-bugs">{2}</b></li><li>bugs: {10}</li><li>distinct signatures: {3}</li><li>worker restarts: {4}</li><li>{5:.0f} s</li><li>reduction: {11:.0f} s ({12} bug(s))</li>{6}</ul>
 {7}
 <h2>Bugs</h2>
@@ -330,7 +347,8 @@ function copyDraft(id, button) {{
           input.provenance.value("seed", json()).dump(), input.provenance.value("shard", "0of1"),
           input.provenance.value("command_line", ""))),
       stats.cases, fresh, stats.signatures.size(), stats.worker_restarts, stats.seconds, by_status,
-      SvgTimeline(stats), rows, details, bugs.size(), stats.reduction_seconds, stats.reduced_bugs);
+      SvgTimeline(stats), rows, details, bugs.size(), stats.reduction_seconds, stats.reduced_bugs,
+      SinceLine(input.since));
 }
 
 std::set<std::string> NewBugSignatures(const CampaignStats &stats) {
@@ -386,6 +404,7 @@ void WriteReports(const fs::path &dir, const ReportInput &input) {
   const json summary = {{"format_version", 2},
                         {"provenance", input.provenance},
                         {"campaign", StatsToJson(input.stats)},
+                        {"since", input.since},
                         {"new_bugs", fresh},
                         {"bugs", bugs},
                         {"findings", findings}};

@@ -19,6 +19,9 @@ struct ReportInput {
   // old bug that the campaign had not yet joined, and that bug is not new.
   std::set<std::string> new_signatures;
   nlohmann::json provenance; // tool, torch, command line, seed, shard
+  // What is new against the corpus the campaign started from (SinceCorpusBefore), or against
+  // `corpus report --since`'s; null: no such corpus.
+  nlohmann::json since;
 };
 
 // The signatures of the new bugs of a campaign.

@@ -150,4 +150,46 @@ std::set<std::string> SeedPool::Features() const {
   return seen_;
 }
 
+QueueFiles ReadQueueFiles(const fs::path &queue_dir) {
+  QueueFiles files;
+  std::error_code error;
+  for (const auto &file : fs::directory_iterator(queue_dir, error)) {
+    const std::string name = file.path().filename().string();
+    if (file.path().extension() != ".json")
+      continue;
+    try {
+      const std::string text = support::ReadTextFile(file.path(), "queue file", 64 << 20);
+      const json document = json::parse(text);
+      if (name == kReachedFile)
+        files.cases_reaching =
+            document.at("cases_reaching").get<std::map<std::string, std::uint64_t>>();
+      else if (name.starts_with("q-"))
+        files.entries[name] = text;
+    } catch (const std::exception &failure) {
+      std::cerr << fmt::format("warning: queue file {} is unreadable and is not merged ({})\n",
+                               file.path().string(), failure.what());
+    }
+  }
+  return files;
+}
+
+std::size_t MergeQueueInto(const QueueFiles &from, const fs::path &queue_dir) {
+  fs::create_directories(queue_dir);
+  std::size_t added = 0;
+  for (const auto &[name, text] : from.entries)
+    if (!fs::exists(queue_dir / name)) {
+      support::WriteFileAtomically(queue_dir / name, text);
+      ++added;
+    }
+  if (from.cases_reaching.empty())
+    return added;
+  auto counts = ReadQueueFiles(queue_dir).cases_reaching;
+  for (const auto &[feature, cases] : from.cases_reaching)
+    counts[feature] = std::max(counts[feature], cases);
+  support::WriteFileAtomically(queue_dir / kReachedFile,
+                               json{{"format_version", 1}, {"cases_reaching", counts}}.dump(1) +
+                                   "\n");
+  return added;
+}
+
 } // namespace fuzzer::campaign

@@ -70,4 +70,18 @@ private:
   std::map<std::string, std::uint64_t> reached_by_; // feature -> cases offered that reached it
 };
 
+// A corpus's queue as files, read whole before a merge writes anything: the entries (file name
+// -> text; an unreadable one is left out with a warning, as SeedPool does) and the cases that
+// reached each feature.
+struct QueueFiles {
+  std::map<std::string, std::string> entries;
+  std::map<std::string, std::uint64_t> cases_reaching;
+};
+QueueFiles ReadQueueFiles(const std::filesystem::path &queue_dir);
+
+// Adds to `queue_dir` the entries it lacks and raises each feature's count to at least the
+// other's (the shards of a night all count the night before: a sum would count it N times).
+// Returns how many entries were added.
+std::size_t MergeQueueInto(const QueueFiles &from, const std::filesystem::path &queue_dir);
+
 } // namespace fuzzer::campaign

@@ -56,6 +56,7 @@ public:
   [[noreturn]] void Fail(const std::string &what) const {
     throw support::InputError(fmt::format("--shard auto, {} ({}): {}", engine_, Variables(), what));
   }
+  void Note(const std::string &what) { variables_.push_back(what); }
   std::string Variables() const { return fmt::format("{}", fmt::join(variables_, ", ")); }
   EngineShard Done(unsigned index, unsigned count) const {
     if (count == 0 || count > kMaxShards)
@@ -78,8 +79,10 @@ unsigned GivenCount(EngineReader &reader, std::optional<unsigned> count) {
   if (count && variable && *count != *variable)
     reader.Fail(fmt::format("--shard-count {} and INDUCTOR_FUZZ_SHARD_COUNT {} disagree", *count,
                             *variable));
-  if (count)
+  if (count) {
+    reader.Note(fmt::format("--shard-count {}", *count));
     return *count;
+  }
   if (variable)
     return *variable;
   reader.Fail("the shard count is unknown: give --shard-count N or set INDUCTOR_FUZZ_SHARD_COUNT");
@@ -127,8 +130,8 @@ std::optional<EngineShard> Slurm(const EnvironmentLookup &environment,
     reader.Fail("SLURM_ARRAY_TASK_ID is not a task of MIN..MAX by STEP");
   const unsigned total = counted.value_or(spanned.value_or(0));
   if (count && *count != total)
-    reader.Fail(fmt::format("--shard-count {} disagrees with the array's {} task(s)", *count,
-                            total));
+    reader.Fail(
+        fmt::format("--shard-count {} disagrees with the array's {} task(s)", *count, total));
   return reader.Done((*id - min) / step, total);
 }
 
@@ -142,8 +145,7 @@ std::optional<EngineShard> PyTorchCi(const EnvironmentLookup &environment,
   if (*number == 0)
     reader.Fail("SHARD_NUMBER is 0, but it counts from 1");
   if (count && *count != total)
-    reader.Fail(
-        fmt::format("--shard-count {} disagrees with NUM_TEST_SHARDS {}", *count, total));
+    reader.Fail(fmt::format("--shard-count {} disagrees with NUM_TEST_SHARDS {}", *count, total));
   if (*number > total)
     reader.Fail(fmt::format("SHARD_NUMBER {} is past NUM_TEST_SHARDS {}", *number, total));
   return reader.Done(*number - 1, total);
