@@ -43,9 +43,18 @@ Command AddFuzzCommand(CLI::App &app) {
   command->add_option("--shard-count", options.shard_count,
                       "With --shard auto: N where the engine gives only the index (Kubernetes); "
                       "or set INDUCTOR_FUZZ_SHARD_COUNT");
-  command->add_option("--corpus", options.corpus, "Where findings are stored (made if missing)")
+  command
+      ->add_option("--corpus", options.corpus,
+                   "Where findings are stored (made if missing); {shard} in it becomes the "
+                   "shard's name (2of8)")
       ->capture_default_str();
-  command->add_option("--report", options.report_dir, "Reports folder (default: CORPUS/report)");
+  command->add_option("--report", options.report_dir,
+                      "Reports folder (default: CORPUS/report); {shard} as in --corpus");
+  command->add_option("--start-from", options.start_from,
+                      "A corpus to continue (the night before's merged one): merged into "
+                      "--corpus first, so its bugs are known, its coverage queue feeds the "
+                      "mutations and its hit counts carry over; summary.json's \"since\" says "
+                      "what is new against it. Idempotent: safe with --resume");
   command->add_option("--policy", options.policy_file, "Generation policy overrides (JSON)");
   command->add_option("--known-issues", options.known_issues,
                       "Known issues (default: the project's corpus/known-issues.json)");

@@ -2,6 +2,7 @@
 
 #include "corpus/finding_store.h"
 #include "fuzzer/campaign/campaign.h"
+#include "fuzzer/campaign/corpus_merge.h"
 #include "fuzzer/campaign/reports.h"
 #include "fuzzer/campaign/shard_choice.h"
 #include "fuzzer/generate/generator.h"
@@ -68,11 +69,42 @@ std::string MatrixDescription(const fuzzer::campaign::CampaignOptions &options) 
                      options.matrix_every);
 }
 
+// "{shard}" in a folder's name becomes the shard's name (2of8): with --shard auto every shard of
+// one command line writes a corpus of its own.
+std::filesystem::path WithShardName(const std::filesystem::path &path,
+                                    const fuzzer::campaign::Shard &shard) {
+  std::string text = path.string();
+  for (auto at = text.find("{shard}"); at != std::string::npos; at = text.find("{shard}", at))
+    text.replace(at, 7, shard.Name());
+  return text;
+}
+
+// --start-from: the corpus of the night before, merged in first (idempotent: a requeued shard
+// merges nothing new), so that its bugs are known, its queue feeds the mutations and its hits
+// carry over.
+void StartFrom(const std::filesystem::path &earlier, const std::filesystem::path &corpus,
+               std::ostream &out) {
+  if (!std::filesystem::is_directory(earlier / "findings"))
+    throw support::InputError(fmt::format(
+        "--start-from {}: not a corpus (no findings/ folder); give the merged corpus of the "
+        "night before, or leave --start-from out on the first night",
+        earlier.string()));
+  const auto merged = fuzzer::campaign::MergeCorpora({earlier}, corpus);
+  for (const auto &note : merged.notes)
+    std::cerr << "fuzz: " << note << "\n";
+  out << fmt::format("fuzz: started from {}: {} finding(s), {} hit(s) and {} queue entry(ies) "
+                     "added, {} campaign journal(s)\n",
+                     earlier.string(), merged.findings, merged.hits_added, merged.queue_added,
+                     merged.journals);
+  out.flush();
+}
+
 // The campaign's options from the command line's, and what the steps after the campaign need
 // of them.
 struct CampaignPlan {
   fuzzer::campaign::CampaignOptions campaign;
   workflows::ReduceWhich reduce_which = workflows::ReduceWhich::kNone;
+  std::filesystem::path report_dir;
   bool terminal = false;    // stderr is a terminal: progress redraws one line
   std::string shard_source; // where the shard came from (--shard auto reads the engine's)
 };
@@ -91,7 +123,10 @@ CampaignPlan PlanCampaign(const FuzzOptions &options, const support::ToolPaths &
                                                    fuzzer::campaign::ProcessEnvironment());
   campaign_options.shard = shard.shard;
   plan.shard_source = shard.source;
-  campaign_options.corpus = std::filesystem::absolute(options.corpus);
+  campaign_options.corpus =
+      std::filesystem::absolute(WithShardName(options.corpus, campaign_options.shard));
+  plan.report_dir = options.report_dir ? WithShardName(*options.report_dir, campaign_options.shard)
+                                       : campaign_options.corpus / "report";
   if (options.policy_file)
     campaign_options.policy = fuzzer::generate::LoadPolicyFile(*options.policy_file);
   const auto known_issues_file =
@@ -205,9 +240,10 @@ std::map<std::string, std::string> LabelFindingsAgainstBaseline(
 }
 
 // Returns the folder the reports went to: the summary line names it.
-std::filesystem::path WriteCampaignReports(
-    const FuzzOptions &options, const fuzzer::campaign::CampaignOptions &campaign_options,
-    const fuzzer::campaign::CampaignStats &stats, const corpus::FindingStore &store) {
+std::filesystem::path WriteCampaignReports(const FuzzOptions &options, const CampaignPlan &plan,
+                                           const fuzzer::campaign::CampaignStats &stats,
+                                           const corpus::FindingStore &store) {
+  const auto &campaign_options = plan.campaign;
   fuzzer::campaign::ReportInput input{
       .stats = stats,
       .findings = store.List(),
@@ -225,9 +261,8 @@ std::filesystem::path WriteCampaignReports(
     for (const auto &hit : finding.hits)
       if (input.provenance["torch_version"] == "")
         input.provenance["torch_version"] = hit.provenance.value("torch_version", "");
-  const auto report_dir = options.report_dir.value_or(campaign_options.corpus / "report");
-  fuzzer::campaign::WriteReports(report_dir, input);
-  return report_dir;
+  fuzzer::campaign::WriteReports(plan.report_dir, input);
+  return plan.report_dir;
 }
 
 // One line per bug hit, with the signatures this campaign hit of it, then a line per delivery
@@ -284,6 +319,8 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
   const CampaignPlan plan = PlanCampaign(options, paths);
   const auto &campaign_options = plan.campaign;
   PrintCampaignHeader(options, plan, out);
+  if (options.start_from)
+    StartFrom(*options.start_from, campaign_options.corpus, out);
   // Ctrl-C or SIGTERM: the campaign stops dispatching, writes its reports and delivers nothing
   // more; a second one ends it at once.
   std::optional<support::StopOnInterrupt> interrupt(std::in_place);
@@ -305,7 +342,7 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
   const auto labels = baseline ? LabelFindingsAgainstBaseline(store, stats, *baseline, paths,
                                                               campaign_options.case_timeout, out)
                                : std::map<std::string, std::string>{};
-  const auto report_dir = WriteCampaignReports(options, campaign_options, stats, store);
+  const auto report_dir = WriteCampaignReports(options, plan, stats, store);
   const auto bugs = stats.Bugs();
   const std::uint64_t fresh =
       PrintBugs(bugs, stats, labels, delivered, campaign_options.corpus, out);

@@ -23,6 +23,8 @@ struct FuzzOptions {
   std::optional<unsigned> shard_count; // --shard auto where the engine gives no count
   std::filesystem::path corpus = "fuzz-corpus";
   std::optional<std::filesystem::path> report_dir; // default: <corpus>/report
+  // Merged into the corpus first: the night before's, whose bugs are then not new.
+  std::optional<std::filesystem::path> start_from;
   std::optional<std::filesystem::path> policy_file;
   std::optional<std::filesystem::path>
       known_issues; // default: the project's corpus/known-issues.json

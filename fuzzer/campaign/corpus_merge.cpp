@@ -102,10 +102,10 @@ MergeOutcome MergeCorpora(const std::vector<fs::path> &sources, const fs::path &
   for (const auto &source : sources) {
     const corpus::FindingStore store(source); // migrates an older corpus in place
     if (const auto &migrated = store.migration(); migrated.from_signature_version > 0)
-      outcome.notes.push_back(fmt::format(
-          "migrated {} from signature version {} to {} first ({} re-signed, {} merged)",
-          source.string(), migrated.from_signature_version, corpus::kSignatureVersion,
-          migrated.resigned, migrated.moved));
+      outcome.notes.push_back(
+          fmt::format("migrated {} from signature version {} to {} first ({} re-signed, {} merged)",
+                      source.string(), migrated.from_signature_version, corpus::kSignatureVersion,
+                      migrated.resigned, migrated.moved));
     read.push_back({.root = source,
                     .findings = store.List(),
                     .queue = ReadQueueFiles(source / "queue"),
