@@ -37,6 +37,7 @@ REPO_FOLDERS = (
     "reducers/",
     "support/",
     "cli/",
+    "deploy/",
 )
 README_LIMIT = 12000
 
