@@ -413,6 +413,10 @@ TEST_F(CampaignTest, TheSecondNightReportsOnlyWhatIsNewSinceTheFirst) {
   EXPECT_EQ(since["campaigns_since"], json::array({"seed-4-shard-0of2", "seed-4-shard-1of2"}))
       << since.dump(2);
   EXPECT_EQ(summary["new_bugs"], 1) << "only the memory blow-up is new";
+  const std::string html =
+      support::ReadTextFile(night2 / "report" / "report.html", "report", 64 << 20);
+  EXPECT_NE(html.find("1 new bug(s), 1 seen again"), std::string::npos)
+      << "report.html says what is new since night 1";
   for (const auto &bug : summary["bugs"]) {
     EXPECT_EQ(bug["new"], bug["id"] != segfault_bug) << bug.dump(2);
     if (bug["id"] == segfault_bug)
