@@ -123,7 +123,8 @@ nlohmann::json SinceEarlierCorpus(const std::vector<corpus::Bug> &bugs,
       hits.insert(hit.id);
   }
   const auto bugs_before = corpus::GroupIntoBugs(earlier.List()).size();
-  nlohmann::json new_bugs = nlohmann::json::array(), seen_again = nlohmann::json::array();
+  nlohmann::json new_bugs = nlohmann::json::array(), known_first_seen = nlohmann::json::array(),
+                 seen_again = nlohmann::json::array();
   std::size_t hits_since = 0;
   for (const auto &bug : bugs) {
     std::size_t bug_hits_since = 0;
@@ -132,11 +133,12 @@ nlohmann::json SinceEarlierCorpus(const std::vector<corpus::Bug> &bugs,
     hits_since += bug_hits_since;
     const bool held = std::any_of(bug.members.begin(), bug.members.end(),
                                   [&](const auto &member) { return ids.contains(member.id); });
-    if (!held) {
+    if (!held && bug.Known(known)) {
+      known_first_seen.push_back(bug.id);
+    } else if (!held) {
       new_bugs.push_back(bug.id);
-      if (!bug.Known(known))
-        for (const auto &member : bug.members)
-          new_signatures.insert(member.id);
+      for (const auto &member : bug.members)
+        new_signatures.insert(member.id);
     } else if (bug_hits_since > 0) {
       seen_again.push_back(bug.id);
     }
@@ -158,6 +160,7 @@ nlohmann::json SinceEarlierCorpus(const std::vector<corpus::Bug> &bugs,
           {"bugs_before", bugs_before},
           {"features_before", features_before.size()},
           {"new_bugs", new_bugs},
+          {"known_first_seen", known_first_seen},
           {"seen_again", seen_again},
           {"hits_since", hits_since},
           {"new_features", new_features}};

@@ -68,21 +68,24 @@ std::uint64_t CampaignStats::NewBugs() const {
 }
 
 json SinceCorpusBefore(const CampaignStats &stats) {
-  json new_bugs = json::array(), seen_again = json::array();
+  json new_bugs = json::array(), known_first_seen = json::array(), seen_again = json::array();
   for (const auto &bug : stats.Bugs()) {
     const bool stored_before =
         std::any_of(bug.signatures.begin(), bug.signatures.end(),
                     [&](const std::string &id) { return stats.stored_before.contains(id); });
-    if (bug.is_new)
-      new_bugs.push_back(bug.id);
-    else if (stored_before)
+    if (stored_before)
       seen_again.push_back(bug.id);
+    else if (bug.is_new)
+      new_bugs.push_back(bug.id);
+    else
+      known_first_seen.push_back(bug.id);
   }
   return {{"campaigns_before", stats.campaigns_before},
           {"signatures_before", stats.stored_before.size()},
           {"bugs_before", stats.bugs_before},
           {"features_before", stats.features_before},
-          {"new_bugs", new_bugs},
+          {"new_bugs", new_bugs},                 // neither in the corpus nor a known issue
+          {"known_first_seen", known_first_seen}, // a known issue the corpus had not met
           {"seen_again", seen_again},
           {"new_features", stats.new_features}};
 }
