@@ -209,13 +209,13 @@ int ReportCorpus(const std::vector<corpus::StoredFinding> &findings,
     input.stats.signatures.emplace(finding.id, event);
   }
   fuzzer::campaign::WriteReports(options.report_dir, input);
-  out << fmt::format("{} bug(s) from {} signature(s), {} new{}; reports in {}\n", bugs.size(),
-                     findings.size(), fresh,
-                     options.since.empty()
-                         ? " (not known)"
-                         : fmt::format(" since {} (not known, not in it), {} seen again",
-                                       options.since.string(), input.since["seen_again"].size()),
-                     options.report_dir.string());
+  out << fmt::format(
+      "{} bug(s) from {} signature(s), {}; reports in {}\n", bugs.size(), findings.size(),
+      options.since.empty()
+          ? fmt::format("{} not known", fresh)
+          : fmt::format("{} new since {} (not known, not in it), {} seen again", fresh,
+                        options.since.string(), input.since["seen_again"].size()),
+      options.report_dir.string());
   return fresh == 0 ? support::kExitNothingFound : support::kExitFindings;
 }
 
