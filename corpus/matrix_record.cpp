@@ -69,7 +69,7 @@ BuildRecord BuildFromJson(const json &value, const std::string &where) {
   return build;
 }
 
-constexpr std::array<std::pair<CompareVerdict, std::string_view>, 7> kVerdictNames = {{
+constexpr std::array<std::pair<CompareVerdict, std::string_view>, 8> kVerdictNames = {{
     {CompareVerdict::kSame, "same"},
     {CompareVerdict::kNewWarnings, "new-warnings"},
     {CompareVerdict::kFixed, "fixed"},
@@ -77,6 +77,7 @@ constexpr std::array<std::pair<CompareVerdict, std::string_view>, 7> kVerdictNam
     {CompareVerdict::kRegression, "regression"},
     {CompareVerdict::kLoadRegression, "load-regression"},
     {CompareVerdict::kRuntimeDiffers, "runtime-differs"},
+    {CompareVerdict::kRounding, "rounding"},
 }};
 
 json SideToJson(const CompareSide &side) {
@@ -88,7 +89,8 @@ json SideToJson(const CompareSide &side) {
           {"new_warnings", side.new_warnings},
           {"known_warnings", side.known_warnings},
           {"load_error", side.load_error},
-          {"runtime", side.runtime}};
+          {"runtime", side.runtime},
+          {"float64_reference", side.float64_reference}};
 }
 
 CompareSide SideFromJson(const json &value, const std::string &where) {
@@ -103,6 +105,8 @@ CompareSide SideFromJson(const json &value, const std::string &where) {
   side.known_warnings = reader.Strings("known_warnings");
   side.load_error = reader.String("load_error");
   side.runtime = reader.String("runtime");
+  if (const auto *reference = reader.Optional("float64_reference")) // absent before stop 59
+    side.float64_reference = *reference;
   reader.RejectUnknown();
   return side;
 }

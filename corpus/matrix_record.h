@@ -80,6 +80,9 @@ enum class CompareVerdict {
   kRegression,
   kLoadRegression,
   kRuntimeDiffers,
+  // The builds' results differ, but the candidate is no further from the case's float64
+  // reference than the baseline by more than the case's tolerance: rounding, not a regression.
+  kRounding,
 };
 std::string_view VerdictName(CompareVerdict verdict);
 std::optional<CompareVerdict> VerdictFromName(std::string_view name);
@@ -105,6 +108,10 @@ struct CompareSide {
   std::vector<std::string> known_warnings;
   std::string load_error;
   std::string runtime;
+  // Where the TU computes a case's output and the case kept its float64 reference: this build's
+  // largest error against it ("build_error"), the recording's, eager's and the case's limit;
+  // null where no reference can be made (no case, no float output, no recording).
+  nlohmann::json float64_reference;
   bool operator==(const CompareSide &) const = default;
 };
 

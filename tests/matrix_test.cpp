@@ -315,6 +315,64 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
       << markdown.str();
 }
 
+// A float32 flex_attention kernel rebuilt on clang and g++ is judged against the case's float64
+// reference (issue 51): clang's build made to move one output element by 5e-5 (past the replay's
+// float32 tolerance of the recording, well inside the case's own limit of 1e-4 from the
+// reference) differs by rounding: `rounding`, no runtime-divergence finding, exit 0. Moved by
+// 0.5 it is still a runtime difference, exit 1. Both verdicts name each build's error.
+TEST_F(MatrixTest, FloatAttentionOutputsAreJudgedAgainstTheFloat64Reference) {
+  const auto out = RunAndRecord(kSourceDir / "tests/cases/flex-attention-fp32.json", "attention");
+  ASSERT_TRUE(std::filesystem::exists(out / "recordings" / "reference.pt"))
+      << "the worker keeps a flex_attention case's float64 reference beside its recordings";
+  const auto tus = matrix::LoadCapturedTus({out});
+  ASSERT_EQ(tus.size(), 1u);
+  const std::string source =
+      support::ReadTextFile(tus[0].source, "captured source", std::size_t{1} << 24);
+  ASSERT_NE(source.find("float* output)"), std::string::npos) << "the template's output parameter";
+
+  auto compare = [&](const std::string &planted, const std::string &name) {
+    const std::string changed = PlantClangOnlyStatement(source, planted);
+    EXPECT_NE(changed.find("#ifdef __clang__"), std::string::npos);
+    support::WriteFileAtomically(tus[0].source, changed);
+    const auto report = folder_ / name;
+    const auto run =
+        RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-19", "--corpus",
+                         (folder_ / "corpus").string(), "--report", report.string()});
+    return std::make_pair(run, corpus::ReadCompareRecord(report / "compare.json"));
+  };
+
+  const auto [rounding, rounded] = compare("output[5] += 5e-5f;", "rounding");
+  EXPECT_EQ(rounding.exit_code, 0) << rounding.out << rounding.err;
+  ASSERT_EQ(rounded.rows.size(), 1u);
+  const auto &row = rounded.rows[0];
+  EXPECT_EQ(corpus::VerdictName(row.verdict), "rounding") << rounding.out;
+  EXPECT_EQ(row.candidate.runtime, "differs") << "the recording alone calls it a difference";
+  ASSERT_TRUE(row.baseline.float64_reference.is_object()) << rounding.out;
+  ASSERT_TRUE(row.candidate.float64_reference.is_object()) << rounding.out;
+  const double baseline_error = row.baseline.float64_reference["build_error"];
+  const double candidate_error = row.candidate.float64_reference["build_error"];
+  EXPECT_LT(baseline_error, 1e-5) << "g++'s build is float32 rounding away from float64";
+  EXPECT_NEAR(candidate_error, 5e-5, 1e-5);
+  EXPECT_EQ(row.candidate.float64_reference["limit"], 1e-4);
+  EXPECT_EQ(row.candidate.float64_reference["argument"], "call 0 argument 7")
+      << "output is the kernel's eighth parameter";
+  EXPECT_NE(rounding.out.find("ROUNDING"), std::string::npos) << rounding.out;
+  EXPECT_NE(rounding.out.find("no regression, no load regression, no runtime difference"),
+            std::string::npos)
+      << rounding.out;
+  EXPECT_FALSE(row.runtime_finding.has_value())
+      << "a rounding difference is no runtime-divergence finding";
+
+  const auto [miscompile, wrong] = compare("output[5] += 0.5f;", "miscompile");
+  EXPECT_EQ(miscompile.exit_code, 1) << miscompile.out << miscompile.err;
+  ASSERT_EQ(wrong.rows.size(), 1u);
+  EXPECT_EQ(corpus::VerdictName(wrong.rows[0].verdict), "runtime-differs") << miscompile.out;
+  EXPECT_TRUE(wrong.rows[0].runtime_finding.has_value());
+  EXPECT_NE(miscompile.out.find("against the float64 reference of the case's output"),
+            std::string::npos)
+      << miscompile.out;
+}
+
 // Inserts `statement` at the start of the body of the TU's first definition of `function`.
 std::string PlantInBody(const std::string &source, const std::string &function,
                         const std::string &statement) {

@@ -57,6 +57,20 @@ GroupByOption(const corpus::CompareRecord &record,
   return groups;
 }
 
+// Each build's error against the case's float64 reference, or why there is none to judge by.
+std::string AgainstReference(const corpus::CompareRow &row) {
+  const auto &baseline = row.baseline.float64_reference,
+             &candidate = row.candidate.float64_reference;
+  if (!baseline.is_object() || !candidate.is_object())
+    return "no float64 reference to judge by (the TU computes no output of a flex_attention "
+           "case run here with its recording)";
+  return fmt::format("against the float64 reference of the case's {}: candidate {:.3g}, "
+                     "baseline {:.3g}, limit {:.3g} (Inductor's build {:.3g})",
+                     candidate.value("field", "output"), candidate.value("build_error", 0.0),
+                     baseline.value("build_error", 0.0), candidate.value("limit", 0.0),
+                     candidate.value("recorded_error", 0.0));
+}
+
 } // namespace
 
 // What a team reads first: what broke (regressions, load regressions, runtime differences),
@@ -78,7 +92,13 @@ std::string LeadingSummary(const corpus::CompareRecord &record,
                   : fmt::format("RUNTIME {}: {} on the baseline, {} on the "
                                 "candidate\n",
                                 row.tu, row.baseline.runtime, row.candidate.runtime);
+      text += "  " + AgainstReference(row) + "\n";
       ++broken;
+    } else if (row.verdict == corpus::CompareVerdict::kRounding) {
+      text +=
+          fmt::format("ROUNDING {}: the builds differ ({} on the baseline, {} on the "
+                      "candidate); {}: not counted\n",
+                      row.tu, row.baseline.runtime, row.candidate.runtime, AgainstReference(row));
     }
   }
   if (!broken)

@@ -3,6 +3,7 @@
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/matrix/sanitizer_column.h"
 
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -16,10 +17,28 @@ corpus::CompareSide ToSide(const TuBuild &build) {
           .first_error = build.first_error,
           .warnings = build.warnings.size(),
           .load_error = build.load_error,
-          .runtime = build.runtime};
+          .runtime = build.runtime,
+          .float64_reference =
+              build.runtime_detail.is_object()
+                  ? build.runtime_detail.value("float64_reference", nlohmann::json())
+                  : nlohmann::json()};
+}
+
+// Two builds whose results differ, judged against the case's float64 reference: the candidate
+// is a regression only when it is further from it than the baseline by more than the case's
+// limit (the dtype's tolerance, or a few times eager's own error). False where either build has
+// no reference error: then the difference stays a runtime difference.
+bool OnlyRounding(const corpus::CompareSide &baseline, const corpus::CompareSide &candidate) {
+  if (!baseline.float64_reference.is_object() || !candidate.float64_reference.is_object())
+    return false;
+  const double before = baseline.float64_reference.value("build_error", -1.0);
+  const double after = candidate.float64_reference.value("build_error", -1.0);
+  const double limit = candidate.float64_reference.value("limit", 0.0);
+  return before >= 0 && after >= 0 && std::isfinite(after) && after <= before + limit;
 }
 
 corpus::CompareVerdict Verdict(const TuBuild &baseline, const TuBuild &candidate,
+                               const corpus::CompareSide &baseline_side,
                                const corpus::CompareSide &candidate_side) {
   using corpus::CompareVerdict;
   if (baseline.built && !candidate.built)
@@ -32,7 +51,8 @@ corpus::CompareVerdict Verdict(const TuBuild &baseline, const TuBuild &candidate
     return CompareVerdict::kLoadRegression;
   if (baseline.runtime != candidate.runtime &&
       (baseline.runtime == "same" || candidate.runtime == "same"))
-    return CompareVerdict::kRuntimeDiffers;
+    return OnlyRounding(baseline_side, candidate_side) ? CompareVerdict::kRounding
+                                                       : CompareVerdict::kRuntimeDiffers;
   return candidate_side.new_warnings.empty() ? CompareVerdict::kSame : CompareVerdict::kNewWarnings;
 }
 
@@ -85,9 +105,11 @@ corpus::CompareRow CompareBuilds(const TuMatrix &row, const KnownWarnings &known
       (known.Match(candidate.compiler, warning) ? candidate_side.known_warnings
                                                 : candidate_side.new_warnings)
           .push_back(warning);
+  corpus::CompareSide baseline_side = ToSide(baseline);
+  const auto verdict = Verdict(baseline, candidate, baseline_side, candidate_side);
   return {.tu = row.tu.label,
-          .verdict = Verdict(baseline, candidate, candidate_side),
-          .baseline = ToSide(baseline),
+          .verdict = verdict,
+          .baseline = std::move(baseline_side),
           .candidate = std::move(candidate_side),
           .reference_runtime = row.reference_runtime,
           .runtime_finding = RuntimeDivergenceFinding(row)};

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <limits>
 #include <set>
 
 namespace fuzzer::matrix {
@@ -24,6 +25,10 @@ Replay ReplayOnce(worker::Worker &worker, const std::filesystem::path &module, c
     request["call_journal"] = call_journal.string();
   if (!probe_dir.empty())
     request["probe_dir"] = probe_dir.string();
+  // The case's float64 reference, kept beside its recordings by the worker that ran it.
+  if (const auto reference = tu.recording.parent_path() / "reference.pt";
+      std::filesystem::exists(reference))
+    request["reference"] = reference.string();
   const worker::WorkerReply reply = worker.Request(request, options.timeout);
   if (reply.status == worker::ReplyStatus::kTimedOut)
     return {"timeout", {{"detail", reply.detail}}};
@@ -82,6 +87,33 @@ void CompareKernelProbes(TuMatrix &row, worker::Worker &worker, const RuntimeOpt
       build.runtime_detail["kernel_probes"] = compared;
     }
   }
+}
+
+// The builds that differ from Inductor's all differ by rounding: none is further from the case's
+// float64 reference than the closest build that reproduces Inductor's results, by more than the
+// case's limit. False where a build crashed or hung, or where any lacks a reference error.
+bool OnlyRounding(const TuMatrix &row) {
+  constexpr double kUnknown = std::numeric_limits<double>::infinity();
+  std::optional<double> closest;
+  std::vector<const json *> differing;
+  for (const auto &build : row.builds) {
+    if (build.sanitized || !build.runtime_detail.is_object())
+      continue;
+    const json reference = build.runtime_detail.value("float64_reference", json());
+    if (build.runtime == "same" && reference.is_object())
+      closest = std::min(closest.value_or(kUnknown), reference.value("build_error", kUnknown));
+    else if (build.runtime == "differs")
+      differing.push_back(&build.runtime_detail["float64_reference"]);
+    else if (build.runtime == "crashed" || build.runtime == "timeout" || build.runtime == "error")
+      return false;
+  }
+  if (!closest || differing.empty())
+    return false;
+  for (const json *reference : differing)
+    if (!reference->is_object() ||
+        !(reference->value("build_error", kUnknown) <= *closest + reference->value("limit", 0.0)))
+      return false;
+  return true;
 }
 
 } // namespace
@@ -179,7 +211,7 @@ std::optional<corpus::Finding> RuntimeDivergenceFinding(const TuMatrix &row) {
         worst = &build;
     }
   }
-  if (differs.empty())
+  if (differs.empty() || OnlyRounding(row))
     return std::nullopt;
   json finding = {{"kind", "runtime-divergence"}, {"tu", row.tu.label},
                   {"same_as_inductor", same},     {"differs_on", differs},

@@ -19,6 +19,7 @@ from .exceptions import classify_exception, describe_exception
 from .kernels import KernelRecorder
 from .oracles import Api, build_namespace, call_count
 from .plants import plant_difference
+from .replay import save_references
 
 
 @contextlib.contextmanager
@@ -138,6 +139,8 @@ def run_case(
             if plant:
                 compiled = plant_difference(case["api"], compiled, plant)
             found, details = api.compare(eager, compiled)
+            if record_dir and index == 0 and not plant:
+                save_references(record_dir, api.reference_entries(eager, compiled))
             for mismatch in found:
                 if index:
                     mismatch["field"] = f"call{index}.{mismatch['field']}"

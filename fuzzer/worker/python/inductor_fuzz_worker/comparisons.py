@@ -312,6 +312,29 @@ def attention_error(output, reference):
     }
 
 
+def attention_limit(dtype, eager_error):
+    """How far from the float64 reference a compiled attention output may be: the dtype's
+    tolerance, or a few times eager's own error when eager is further off (PyTorch's flex
+    attention tests judge compiled against float64 by a multiple of eager's error the same way)."""
+    return max(ATTENTION_TOLERANCE[dtype], EAGER_ERROR_FACTOR * eager_error)
+
+
+def reference_entry(eager, compiled, reference, dtype, field):
+    """What a replay of a rebuilt kernel needs to judge it against the float64 reference
+    (replay.py): the output the compiled case returned, to know the kernel's tensor that holds
+    it, the reference, and the limit this case's own comparison used."""
+    eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
+    eager_error = attention_error(eager, reference)["max_abs_error"]
+    return {
+        "field": field,
+        "dtype": dtype,
+        "compiled": compiled.clone(),
+        "reference": reference.detach().cpu().clone(),
+        "eager_error": eager_error,
+        "limit": attention_limit(dtype, eager_error),
+    }
+
+
 def compare_attention(eager, compiled, reference, dtype, field="output", layout=None):
     """flex_attention's output: compiled must be within the dtype's tolerance of the float64
     reference (or within a few times eager's own error), and must not hold a NaN where the
@@ -339,7 +362,7 @@ def compare_attention(eager, compiled, reference, dtype, field="output", layout=
         "eager": attention_error(eager, reference),
         "compiled": attention_error(compiled, reference),
     }
-    limit = max(ATTENTION_TOLERANCE[dtype], EAGER_ERROR_FACTOR * errors["eager"]["max_abs_error"])
+    limit = attention_limit(dtype, errors["eager"]["max_abs_error"])
     errors["limit"] = limit
 
     def where(wrong):

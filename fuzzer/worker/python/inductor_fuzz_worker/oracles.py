@@ -444,6 +444,21 @@ class Api:
         details["lse_errors"] = lse_details.get("attention_errors")
         return mismatches + lse_mismatches, details
 
+    def reference_entries(self, eager, compiled):
+        """The float64 reference of a flex_attention case's output (and lse) with what the
+        compiled case returned, for replays of its kernels on other compilers (replay.py)."""
+        if self.api != "flex_attention" or self.reference is None:
+            return []
+        from .comparisons import reference_entry
+
+        dtype = self.case["attention"]["dtype"]
+        if not self.kwargs.get("return_lse"):
+            return [reference_entry(eager, compiled, self.reference, dtype, "output")]
+        return [
+            reference_entry(eager[0], compiled[0], self.reference[0], dtype, "output"),
+            reference_entry(eager[1], compiled[1], self.reference[1], dtype, "lse"),
+        ]
+
     def attention_layout(self):
         """compare_attention's layout: the block mask's query block size, and the rows its
         mask_mod masks whole, evaluated at most once for the output and lse together."""

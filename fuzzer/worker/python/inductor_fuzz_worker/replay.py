@@ -121,6 +121,58 @@ def compare_tensor(label, expected, actual):
     }
 
 
+REFERENCE_FILE = "reference.pt"  # beside the recordings: the case's float64 reference
+
+
+def save_references(record_dir, entries):
+    """Writes the case's reference entries (comparisons.reference_entry) beside its recordings."""
+    import torch
+
+    if not entries:
+        return
+    os.makedirs(record_dir, exist_ok=True)
+    path = os.path.join(record_dir, REFERENCE_FILE)
+    torch.save({"format_version": 1, "outputs": entries}, path + ".tmp")
+    os.replace(path + ".tmp", path)
+
+
+def _distance(tensor, reference):
+    """The largest absolute error of `tensor` against the float64 reference; equal values
+    (infinities too) and NaN against NaN count as none, a NaN against a number as infinite."""
+    import torch
+
+    t64 = tensor.to(torch.float64)
+    same = (t64 == reference) | (t64.isnan() & reference.isnan())
+    difference = torch.where(same, torch.zeros_like(t64), (t64 - reference).abs())
+    difference = difference.nan_to_num(nan=float("inf"))
+    return float(difference.max()) if difference.numel() else 0.0
+
+
+def reference_error(expected, actual, references):
+    """When the recording's tensor is what the compiled case returned (a case's output, kept
+    by save_references), how far the rebuilt kernel's tensor and the recorded one are from the
+    float64 reference, and the limit the case's own comparison used; else None."""
+    if actual is None:
+        return None
+    for entry in references:
+        compiled = entry["compiled"]
+        if tuple(compiled.shape) != tuple(expected.shape) or compiled.dtype != expected.dtype:
+            continue
+        if not bool(((compiled == expected) | (compiled.isnan() & expected.isnan())).all()):
+            continue
+        if tuple(actual.shape) != tuple(expected.shape):
+            return None
+        return {
+            "field": entry["field"],
+            "dtype": entry["dtype"],
+            "build_error": _distance(actual, entry["reference"]),
+            "recorded_error": _distance(expected, entry["reference"]),
+            "eager_error": entry["eager_error"],
+            "limit": entry["limit"],
+        }
+    return None
+
+
 def _write_call_journal(path, number, args):
     """Where each tensor argument of the call about to run lives, written before it runs: when a
     sanitizer stops the process in the call, the bad address can be matched to an argument."""
@@ -284,14 +336,20 @@ def compare_probes(reference_dir, candidate_dir):
     }
 
 
-def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None):
+def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None, reference=None):
     """Runs the build at module_path on every recorded call and compares with the recording.
     With call_journal, each call's argument addresses are written there before it runs. With
     probe_dir (a probed build, see kernel_probes.h), each call's kernel probes go to
-    probe_dir/call-N.probes."""
+    probe_dir/call-N.probes. With reference (save_references' file), a tensor that is the
+    case's output is also judged against the float64 reference: the result's
+    "float64_reference" is the furthest such tensor of this build."""
     import torch
 
     recording = torch.load(recording_path, weights_only=True)
+    references = []
+    if reference and os.path.exists(reference):
+        references = torch.load(reference, weights_only=True)["outputs"]
+    judged = None
     entry = recording["entry"]  # the recording knows which entry it called
     function = load_entry(module_path, entry)
     worst = None
@@ -330,7 +388,11 @@ def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None
         ]
         for label, description, actual in checks:
             compared += 1
-            difference = compare_tensor(label, rebuild(description, call["after"]), actual)
+            expected = rebuild(description, call["after"])
+            difference = compare_tensor(label, expected, actual)
+            against = reference_error(expected, actual, references) if references else None
+            if against and (judged is None or against["build_error"] > judged["build_error"]):
+                judged = {"argument": label, **against}
             if difference and (
                 worst is None
                 or (difference["max_abs_error"] or float("inf"))
@@ -343,4 +405,5 @@ def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None
         "tensors_compared": compared,
         "unfinished_calls": unfinished,
         "worst": worst,
+        "float64_reference": judged,
     }

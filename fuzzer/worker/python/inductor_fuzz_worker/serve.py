@@ -106,6 +106,7 @@ def handle(session, request, scratch):
                 request["recording"],
                 request.get("call_journal"),
                 request.get("probe_dir"),
+                request.get("reference"),
             )
         }
     if op == "compare_probes":
