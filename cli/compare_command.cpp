@@ -67,6 +67,11 @@ Command AddCompareCommand(CLI::App &app) {
       "Do not build cpp_wrapper TUs a second time with kernel probes (by default every kernel "
       "call inside such a module has its written buffers compared across compilers, not only "
       "the module's results)");
+  command->add_option(
+      "--tolerances", options.tolerances,
+      "How close a rebuilt kernel's float results must be to Inductor's recording, per dtype and "
+      "op family: a file of `DTYPE FAMILY RTOL ATOL -- WHY` lines (default: the checked-in "
+      "fuzzer/matrix/tolerances.txt)");
   command->add_flag("--show-known-warnings", options.show_known_warnings,
                     "List the known warnings the candidate adds, with their reasons");
   return {command, [state](const Invocation &invocation) {

@@ -3,6 +3,7 @@
 #include "corpus/matrix_record.h"
 #include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/runtime_differential.h"
+#include "fuzzer/matrix/tolerances.h"
 #include "fuzzer/matrix/warnings.h"
 #include "support/scratch_dir.h"
 #include "support/text_file.h"
@@ -144,6 +145,10 @@ int CompareCompilers(const CompareOptions &options, const support::ToolPaths &pa
   const fuzzer::matrix::KnownWarnings known =
       options.known_warnings ? fuzzer::matrix::KnownWarnings::Read(*options.known_warnings)
                              : fuzzer::matrix::KnownWarnings::CheckedIn();
+  // Read first: a malformed table is a one-line error before anything is built.
+  const fuzzer::matrix::ToleranceTable tolerances =
+      options.tolerances ? fuzzer::matrix::ToleranceTable::Read(*options.tolerances)
+                         : fuzzer::matrix::ToleranceTable::CheckedIn();
   const auto baseline = fuzzer::matrix::DescribeCompiler(options.baseline);
   const auto candidate = fuzzer::matrix::DescribeCompiler(options.candidate);
   const support::ScratchDir scratch("compare");
@@ -167,7 +172,8 @@ int CompareCompilers(const CompareOptions &options, const support::ToolPaths &pa
     fuzzer::worker::Worker worker = MakeWorker(paths, scratch.path());
     provenance = Provenance(options.command_line, worker.Ready(), {baseline, candidate});
     fuzzer::matrix::CheckLoads(matrix, worker);
-    fuzzer::matrix::ReplayRecordedCalls(matrix, worker, {}, progress);
+    fuzzer::matrix::ReplayRecordedCalls(matrix, worker, {.tolerances = tolerances.ToJson()},
+                                        progress);
   }
 
   corpus::CompareRecord record{.provenance = provenance,

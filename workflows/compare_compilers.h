@@ -18,6 +18,7 @@ struct CompareOptions {
   std::vector<std::filesystem::path> corpus; // run-case outputs and/or case files
   std::optional<std::filesystem::path> report_dir;
   std::optional<std::filesystem::path> known_warnings; // default: the checked-in list
+  std::optional<std::filesystem::path> tolerances;     // default: the checked-in table
   bool show_known_warnings = false;
   bool kernel_probes = true; // also compare each kernel inside cpp_wrapper modules
   unsigned jobs = 2;

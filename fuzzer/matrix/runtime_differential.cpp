@@ -1,7 +1,9 @@
 #include "fuzzer/matrix/runtime_differential.h"
 
+#include "fuzzer/matrix/tolerances.h"
 #include "fuzzer/matrix/warnings.h"
 #include "fuzzer/worker/worker_client.h"
+#include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,10 +19,18 @@ using nlohmann::json;
 Replay ReplayOnce(worker::Worker &worker, const std::filesystem::path &module, const CapturedTu &tu,
                   const RuntimeOptions &options, const std::filesystem::path &call_journal,
                   const std::filesystem::path &probe_dir) {
+  // What the TU computes sets how close its float results must be (tolerances.txt).
+  const std::string source =
+      std::filesystem::exists(tu.source)
+          ? support::ReadTextFile(tu.source, "captured source", std::size_t{1} << 26)
+          : std::string();
   json request = {{"op", "replay"},
                   {"module", module.string()},
                   {"entry", tu.entry},
-                  {"recording", tu.recording.string()}};
+                  {"recording", tu.recording.string()},
+                  {"family", OpFamilyOf(source)},
+                  {"tolerances", options.tolerances.empty() ? ToleranceTable::CheckedIn().ToJson()
+                                                            : options.tolerances}};
   if (!call_journal.empty())
     request["call_journal"] = call_journal.string();
   if (!probe_dir.empty())

@@ -16,6 +16,8 @@ namespace fuzzer::matrix {
 
 struct RuntimeOptions {
   std::chrono::seconds timeout{300}; // per replayed module, all its recorded calls
+  // Per dtype and op family (tolerances.h's ToJson); empty: the checked-in table.
+  nlohmann::json tolerances;
 };
 
 // One module's replay of a TU's recorded calls: the status as TuBuild::runtime, what the worker

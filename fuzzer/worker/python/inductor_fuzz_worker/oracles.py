@@ -52,6 +52,7 @@ try:
         exact_how,
         exact_where,
         fully_masked_rows,
+        reference_entry,
     )
     from .compat import split_config
 except ImportError:  # pasted into a repro script, after the text of the modules above
@@ -449,8 +450,6 @@ class Api:
         compiled case returned, for replays of its kernels on other compilers (replay.py)."""
         if self.api != "flex_attention" or self.reference is None:
             return []
-        from .comparisons import reference_entry
-
         dtype = self.case["attention"]["dtype"]
         if not self.kwargs.get("return_lse"):
             return [reference_entry(eager, compiled, self.reference, dtype, "output")]

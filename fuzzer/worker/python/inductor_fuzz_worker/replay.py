@@ -66,9 +66,10 @@ def call_entry(function, entry, args):
     return list(torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(output_handles))
 
 
-def compare_tensor(label, expected, actual):
+def compare_tensor(label, expected, actual, tolerance=None):
     """None when equal (integers, bool) or within the dtype's tolerance (floating point), else
-    the worst element's error.
+    the worst element's error. `tolerance` is (rtol, atol) from the driver's table for this
+    dtype and the TU's op family (fuzzer/matrix/tolerances.txt); TOLERANCES when absent.
 
     The floating-point tolerance is normwise: atol + rtol * max|expected| for every element.
     Kernels that round intermediates to float16 or bfloat16 (flex attention casts its
@@ -83,7 +84,7 @@ def compare_tensor(label, expected, actual):
     dtype = str(expected.dtype).removeprefix("torch.")
     e64 = expected.to(torch.float64)
     a64 = actual.to(torch.float64)
-    rtol, atol = TOLERANCES.get(dtype, (0.0, 0.0))
+    rtol, atol = tolerance or TOLERANCES.get(dtype, (0.0, 0.0))
     scale = 0.0
     if dtype in TOLERANCES:
         finite = e64[e64.isfinite()]
@@ -336,11 +337,27 @@ def compare_probes(reference_dir, candidate_dir):
     }
 
 
-def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None, reference=None):
+def tolerance_of(tolerances, family, dtype):
+    """(rtol, atol) of the driver's table for a dtype and op family, or None."""
+    found = (tolerances or {}).get(dtype, {}).get(family)
+    return tuple(found) if found else None
+
+
+def replay(
+    module_path,
+    entry,
+    recording_path,
+    call_journal=None,
+    probe_dir=None,
+    reference=None,
+    tolerances=None,
+    family="pointwise",
+):
     """Runs the build at module_path on every recorded call and compares with the recording.
     With call_journal, each call's argument addresses are written there before it runs. With
     probe_dir (a probed build, see kernel_probes.h), each call's kernel probes go to
-    probe_dir/call-N.probes. With reference (save_references' file), a tensor that is the
+    probe_dir/call-N.probes. Float tensors are compared within tolerances[dtype][family] (the
+    driver's table). With reference (save_references' file), a tensor that is the
     case's output is also judged against the float64 reference: the result's
     "float64_reference" is the furthest such tensor of this build."""
     import torch
@@ -389,7 +406,8 @@ def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None
         for label, description, actual in checks:
             compared += 1
             expected = rebuild(description, call["after"])
-            difference = compare_tensor(label, expected, actual)
+            tolerance = tolerance_of(tolerances, family, str(expected.dtype).removeprefix("torch."))
+            difference = compare_tensor(label, expected, actual, tolerance)
             against = reference_error(expected, actual, references) if references else None
             if against and (judged is None or against["build_error"] > judged["build_error"]):
                 judged = {"argument": label, **against}
@@ -406,4 +424,5 @@ def replay(module_path, entry, recording_path, call_journal=None, probe_dir=None
         "unfinished_calls": unfinished,
         "worst": worst,
         "float64_reference": judged,
+        "family": family,
     }

@@ -107,6 +107,8 @@ def handle(session, request, scratch):
                 request.get("call_journal"),
                 request.get("probe_dir"),
                 request.get("reference"),
+                request.get("tolerances"),
+                request.get("family", "pointwise"),
             )
         }
     if op == "compare_probes":
