@@ -34,15 +34,13 @@ TEST(Tolerances, TheCheckedInTableCoversEveryDtypeAndFamily) {
   EXPECT_EQ(table["float32"]["pointwise"], nlohmann::json::array({1.3e-6, 1e-5}));
   for (const char *dtype : {"float32", "float16", "bfloat16"})
     for (const char *family : {"reduction", "attention"})
-      EXPECT_GE(table[dtype][family][0].get<double>(),
-                table[dtype]["pointwise"][0].get<double>())
+      EXPECT_GE(table[dtype][family][0].get<double>(), table[dtype]["pointwise"][0].get<double>())
           << dtype << " " << family;
 }
 
 TEST(Tolerances, AMalformedLineIsOneErrorNamingIt) {
   EXPECT_EQ(Refusal("# a comment\n\nfloat32 pointwise 1e-6 1e-5 -- why\n"), "");
-  EXPECT_NE(Refusal("float32 pointwise 1e-6 1e-5\n").find("t.txt line 1: write"),
-            std::string::npos)
+  EXPECT_NE(Refusal("float32 pointwise 1e-6 1e-5\n").find("t.txt line 1: write"), std::string::npos)
       << "an entry without a reason";
   EXPECT_NE(Refusal("\nfloat8 pointwise 1e-6 1e-5 -- why\n").find("line 2: dtype 'float8'"),
             std::string::npos);
@@ -51,8 +49,7 @@ TEST(Tolerances, AMalformedLineIsOneErrorNamingIt) {
   EXPECT_NE(Refusal("float32 pointwise 1e-6x 1e-5 -- why\n").find("RTOL and ATOL"),
             std::string::npos);
   EXPECT_NE(Refusal("float32 pointwise 2 1e-5 -- why\n").find("RTOL and ATOL"), std::string::npos);
-  EXPECT_NE(Refusal("float32 pointwise 1e-6 1e-5 extra -- why\n").find("write"),
-            std::string::npos);
+  EXPECT_NE(Refusal("float32 pointwise 1e-6 1e-5 extra -- why\n").find("write"), std::string::npos);
   EXPECT_NE(Refusal("float32 pointwise 1e-6 1e-5 -- a\nfloat32 pointwise 1e-6 1e-5 -- b\n")
                 .find("line 2: float32 pointwise is given twice"),
             std::string::npos);

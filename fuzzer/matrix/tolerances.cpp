@@ -65,21 +65,21 @@ ToleranceTable ToleranceTable::Parse(std::string_view text, const std::string &o
     double rtol = 0, atol = 0;
     if (atol_text.empty() || !extra.empty() || because == std::string::npos ||
         support::Trim(entry.substr(because + 4)).empty())
-      throw support::InputError(fmt::format(
-          "{} line {}: write `DTYPE FAMILY RTOL ATOL -- WHY` (every entry says why)", origin,
-          number));
+      throw support::InputError(
+          fmt::format("{} line {}: write `DTYPE FAMILY RTOL ATOL -- WHY` (every entry says why)",
+                      origin, number));
     if (!OneOf(kDtypes, dtype))
-      throw support::InputError(fmt::format(
-          "{} line {}: dtype '{}' is not float64, float32, float16 or bfloat16", origin, number,
-          dtype));
+      throw support::InputError(
+          fmt::format("{} line {}: dtype '{}' is not float64, float32, float16 or bfloat16", origin,
+                      number, dtype));
     if (!OneOf(kFamilies, family))
-      throw support::InputError(fmt::format(
-          "{} line {}: family '{}' is not pointwise, reduction or attention", origin, number,
-          family));
+      throw support::InputError(
+          fmt::format("{} line {}: family '{}' is not pointwise, reduction or attention", origin,
+                      number, family));
     if (!ParseTolerance(rtol_text, rtol) || !ParseTolerance(atol_text, atol))
-      throw support::InputError(fmt::format(
-          "{} line {}: RTOL and ATOL are numbers from 0 to 1 (got '{}' and '{}')", origin, number,
-          rtol_text, atol_text));
+      throw support::InputError(
+          fmt::format("{} line {}: RTOL and ATOL are numbers from 0 to 1 (got '{}' and '{}')",
+                      origin, number, rtol_text, atol_text));
     if (!table.entries_[dtype].emplace(family, std::make_pair(rtol, atol)).second)
       throw support::InputError(
           fmt::format("{} line {}: {} {} is given twice", origin, number, dtype, family));
@@ -92,8 +92,7 @@ ToleranceTable ToleranceTable::CheckedIn() {
 }
 
 ToleranceTable ToleranceTable::Read(const std::filesystem::path &path) {
-  return Parse(support::ReadTextFile(path, "tolerance table", std::size_t{1} << 20),
-               path.string());
+  return Parse(support::ReadTextFile(path, "tolerance table", std::size_t{1} << 20), path.string());
 }
 
 nlohmann::json ToleranceTable::ToJson() const {
