@@ -88,22 +88,25 @@ unsigned GivenCount(EngineReader &reader, std::optional<unsigned> count) {
   reader.Fail("the shard count is unknown: give --shard-count N or set INDUCTOR_FUZZ_SHARD_COUNT");
 }
 
-std::optional<EngineShard> Explicit(const EnvironmentLookup &environment,
-                                    std::optional<unsigned> count) {
-  EngineReader reader(environment, "explicit pair");
-  const auto index = reader.Number("INDUCTOR_FUZZ_SHARD_INDEX");
+// An engine that hands out only the index, in `variable`; the count comes from GivenCount.
+std::optional<EngineShard> IndexOnly(const EnvironmentLookup &environment,
+                                     std::optional<unsigned> count, const std::string &engine,
+                                     const std::string &variable) {
+  EngineReader reader(environment, engine);
+  const auto index = reader.Number(variable);
   if (!index)
     return std::nullopt;
   return reader.Done(*index, GivenCount(reader, count));
 }
 
+std::optional<EngineShard> Explicit(const EnvironmentLookup &environment,
+                                    std::optional<unsigned> count) {
+  return IndexOnly(environment, count, "explicit pair", "INDUCTOR_FUZZ_SHARD_INDEX");
+}
+
 std::optional<EngineShard> Kubernetes(const EnvironmentLookup &environment,
                                       std::optional<unsigned> count) {
-  EngineReader reader(environment, "Kubernetes Indexed Job");
-  const auto index = reader.Number("JOB_COMPLETION_INDEX");
-  if (!index)
-    return std::nullopt;
-  return reader.Done(*index, GivenCount(reader, count));
+  return IndexOnly(environment, count, "Kubernetes Indexed Job", "JOB_COMPLETION_INDEX");
 }
 
 std::optional<EngineShard> Slurm(const EnvironmentLookup &environment,
