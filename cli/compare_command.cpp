@@ -55,7 +55,7 @@ Command AddCompareCommand(CLI::App &app) {
   command->add_option("--corpus", options.corpus,
                       "run-case outputs and/or case files (default: corpus/seeds)");
   command->add_option("--report", options.report_dir,
-                      "Write options.json, options.junit.xml and options.md here");
+                      "Write compare.json, compare.junit.xml and compare.md here");
   command->add_option("--jobs", options.jobs, "Builds at once")->capture_default_str();
   command
       ->add_option("--known-warnings", options.known_warnings,
@@ -72,6 +72,12 @@ Command AddCompareCommand(CLI::App &app) {
       "How close a rebuilt kernel's float results must be to Inductor's recording, per dtype and "
       "op family: a file of `DTYPE FAMILY RTOL ATOL -- WHY` lines (default: the checked-in "
       "fuzzer/matrix/tolerances.txt)");
+  command->add_flag(
+      "--no-fp-pinning{false}", options.fp_pinning,
+      "Do not rebuild a TU whose two builds compute different floats with floating-point "
+      "options pinned (by default both are rebuilt with -ffp-contract=off, then "
+      "-fno-associative-math, then without auto-vectorisation, then without `#pragma omp simd`, "
+      "and the report names the first pin under which they agree bit for bit)");
   command->add_flag("--show-known-warnings", options.show_known_warnings,
                     "List the known warnings the candidate adds, with their reasons");
   return {command, [state](const Invocation &invocation) {

@@ -271,6 +271,7 @@ json CompareRecordToJson(const CompareRecord &record) {
          {"candidate", SideToJson(row.candidate)},
          {"reference_runtime", row.reference_runtime},
          {"runtime_finding", row.runtime_finding ? FindingToJson(*row.runtime_finding) : json()},
+         {"fp_pinning", row.fp_pinning},
          {"compile_seconds_delta", row.CompileSecondsDelta()},
          {"object_size_delta", row.ObjectSizeDelta()}});
   return {{"format_version", kCompareRecordFormatVersion},
@@ -304,6 +305,8 @@ CompareRecord CompareRecordFromJson(const json &document) {
     row.candidate = SideFromJson(row_reader.Required("candidate"), where + ".candidate");
     row.reference_runtime = row_reader.String("reference_runtime");
     row.runtime_finding = OptionalFinding(row_reader, "runtime_finding");
+    if (const auto *pinning = row_reader.Optional("fp_pinning")) // absent before stop 60
+      row.fp_pinning = *pinning;
     // The deltas and counts are derived; they are read to be known fields, not trusted.
     row_reader.Number("compile_seconds_delta");
     row_reader.CheckInteger("object_size_delta", row_reader.Required("object_size_delta"),

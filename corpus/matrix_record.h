@@ -122,6 +122,9 @@ struct CompareRow {
   CompareSide candidate;
   std::string reference_runtime;
   std::optional<Finding> runtime_finding;
+  // Where the two builds' results differ: each floating-point pin tried and which one makes
+  // them agree (fuzzer/matrix/fp_pinning.h); null when not tried.
+  nlohmann::json fp_pinning;
   double CompileSecondsDelta() const { return candidate.seconds - baseline.seconds; }
   long long ObjectSizeDelta() const {
     return static_cast<long long>(candidate.object_size) -

@@ -4,16 +4,21 @@
 #include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
 #include "fuzzer/matrix/compiler_matrix.h"
+#include "fuzzer/matrix/fp_pinning.h"
 #include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
 #include "support/text_file.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -43,16 +48,18 @@ struct TensorBase { template <typename T> const T* const_data_ptr() const; };
 extern "C" const void* kernel(const at::TensorBase* t) { return t->const_data_ptr<long double>(); }
 )";
 
-// Renames the TU's entry `kernel` and puts a new `kernel` before the Python bindings that calls
-// it and then, on Clang only, runs `planted`: a result that depends on the compiler.
-std::string PlantClangOnlyStatement(const std::string &source, const std::string &planted) {
+// The TU's entry `kernel`, renamed `kernel_unplanted`, and a new `kernel` before the Python
+// bindings whose body `body` writes given the entry's parameters and their names in order.
+std::string
+PlantNewEntry(const std::string &source,
+              const std::function<std::string(const std::vector<std::string> &arguments)> &body) {
   const std::size_t name = source.find("kernel(", source.find("extern \"C\""));
   const std::size_t close = source.find(')', name);
   const std::size_t bindings = source.find("// Python bindings to call kernel()");
   if (name == std::string::npos || close == std::string::npos || bindings == std::string::npos)
     return "";
   const std::string parameters = source.substr(name + 7, close - name - 7);
-  std::string arguments;
+  std::vector<std::string> arguments;
   for (std::size_t start = 0; start < parameters.size();) {
     std::size_t end = parameters.find(',', start);
     if (end == std::string::npos)
@@ -60,14 +67,39 @@ std::string PlantClangOnlyStatement(const std::string &source, const std::string
     const std::string parameter = parameters.substr(start, end - start);
     const std::size_t last = parameter.find_last_not_of(" \n");
     const std::size_t first = parameter.find_last_of(" *", last) + 1;
-    arguments += (arguments.empty() ? "" : ", ") + parameter.substr(first, last + 1 - first);
+    arguments.push_back(parameter.substr(first, last + 1 - first));
     start = end + 1;
   }
   std::string planted_source = source.substr(0, bindings) + "extern \"C\" void kernel(" +
-                               parameters + ") {\n  kernel_unplanted(" + arguments +
-                               ");\n#ifdef __clang__\n  " + planted + "\n#endif\n}\n" +
+                               parameters + ") {\n" + body(arguments) + "}\n" +
                                source.substr(bindings);
   return planted_source.replace(name, 7, "kernel_unplanted(");
+}
+
+// The entry runs as Inductor built it and then, on Clang only, runs `planted`: a result that
+// depends on the compiler.
+std::string PlantClangOnlyStatement(const std::string &source, const std::string &planted) {
+  return PlantNewEntry(source, [&](const std::vector<std::string> &arguments) {
+    return fmt::format("  kernel_unplanted({});\n#ifdef __clang__\n  {}\n#endif\n",
+                       fmt::join(arguments, ", "), planted);
+  });
+}
+
+// On Clang only, the entry is called with the arguments `first` and `second` swapped: the
+// argument-order miscompile.
+std::string PlantClangOnlyArgumentSwap(const std::string &source, const std::string &first,
+                                       const std::string &second) {
+  return PlantNewEntry(source, [&](const std::vector<std::string> &arguments) {
+    std::vector<std::string> swapped = arguments;
+    const auto a = std::find(swapped.begin(), swapped.end(), first);
+    const auto b = std::find(swapped.begin(), swapped.end(), second);
+    if (a == swapped.end() || b == swapped.end())
+      return std::string("#error the arguments to swap are not the entry's\n");
+    std::iter_swap(a, b);
+    return fmt::format("#ifdef __clang__\n  kernel_unplanted({});\n#else\n  "
+                       "kernel_unplanted({});\n#endif\n",
+                       fmt::join(swapped, ", "), fmt::join(arguments, ", "));
+  });
 }
 
 class MatrixTest : public ::testing::Test {
@@ -318,8 +350,9 @@ TEST_F(MatrixTest, PlantedClangOnlyResultIsARuntimeDivergenceWithItsIndex) {
 // A float32 flex_attention kernel rebuilt on clang and g++ is judged against the case's float64
 // reference (issue 51): clang's build made to move one output element by 5e-5 (past the replay's
 // float32 tolerance of the recording, well inside the case's own limit of 1e-4 from the
-// reference) differs by rounding: `rounding`, no runtime-divergence finding, exit 0. Moved by
-// 0.5 it is still a runtime difference, exit 1. Both verdicts name each build's error.
+// reference) differs by rounding: `rounding`, no runtime-divergence finding, exit 0. Built to
+// call the kernel with key and value swapped (an argument-order miscompile) it is still a
+// runtime difference, exit 1. Both verdicts name each build's error.
 TEST_F(MatrixTest, FloatAttentionOutputsAreJudgedAgainstTheFloat64Reference) {
   const auto out = RunAndRecord(kSourceDir / "tests/cases/flex-attention-fp32.json", "attention");
   ASSERT_TRUE(std::filesystem::exists(out / "recordings" / "reference.pt"))
@@ -331,13 +364,15 @@ TEST_F(MatrixTest, FloatAttentionOutputsAreJudgedAgainstTheFloat64Reference) {
   ASSERT_NE(source.find("float* output)"), std::string::npos) << "the template's output parameter";
 
   auto compare = [&](const std::string &planted, const std::string &name) {
-    const std::string changed = PlantClangOnlyStatement(source, planted);
+    const std::string changed = planted.empty() ? PlantClangOnlyArgumentSwap(source, "key", "value")
+                                                : PlantClangOnlyStatement(source, planted);
     EXPECT_NE(changed.find("#ifdef __clang__"), std::string::npos);
     support::WriteFileAtomically(tus[0].source, changed);
     const auto report = folder_ / name;
-    const auto run =
-        RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-19", "--corpus",
-                         (folder_ / "corpus").string(), "--report", report.string()});
+    // The pins are the next test's: a planted statement differs under every one of them.
+    const auto run = RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate",
+                                      "clang++-19", "--corpus", (folder_ / "corpus").string(),
+                                      "--report", report.string(), "--no-fp-pinning"});
     return std::make_pair(run, corpus::ReadCompareRecord(report / "compare.json"));
   };
 
@@ -363,7 +398,8 @@ TEST_F(MatrixTest, FloatAttentionOutputsAreJudgedAgainstTheFloat64Reference) {
   EXPECT_FALSE(row.runtime_finding.has_value())
       << "a rounding difference is no runtime-divergence finding";
 
-  const auto [miscompile, wrong] = compare("output[5] += 0.5f;", "miscompile");
+  // Clang's build calls the kernel with key and value swapped: an argument-order miscompile.
+  const auto [miscompile, wrong] = compare("", "miscompile");
   EXPECT_EQ(miscompile.exit_code, 1) << miscompile.out << miscompile.err;
   ASSERT_EQ(wrong.rows.size(), 1u);
   EXPECT_EQ(corpus::VerdictName(wrong.rows[0].verdict), "runtime-differs") << miscompile.out;
@@ -371,6 +407,59 @@ TEST_F(MatrixTest, FloatAttentionOutputsAreJudgedAgainstTheFloat64Reference) {
   EXPECT_NE(miscompile.out.find("against the float64 reference of the case's output"),
             std::string::npos)
       << miscompile.out;
+}
+
+// A user's own program (`capture`) whose float32 flex_attention kernel g++-12 and clang++-19
+// really build into results a rounding apart (issue 51): the values cancel, so a last-bit
+// difference in an intermediate is past the replay's tolerance of the small output. The capture
+// keeps the float64 reference of the compiled graph's output; against it both builds are as far
+// as eager is: `rounding`, exit 0, both errors and the pins tried reported. (The argument-order
+// miscompile that stays `runtime-differs` is the test above's.)
+TEST_F(MatrixTest, ACapturedProgramsRoundingIsJudgedByItsGraphsFloat64Reference) {
+  const auto program = folder_ / "corpus" / "program";
+  const auto capture =
+      RunInductorFuzz({"capture", "--out", program.string(), "--", "python",
+                       (kSourceDir / "tests/fixtures/capture/cancelling_attention.py").string()});
+  ASSERT_EQ(capture.exit_code, 0) << capture.out << capture.err;
+  EXPECT_NE(capture.out.find("1 graph output(s) with a float64 reference"), std::string::npos)
+      << capture.out;
+  ASSERT_TRUE(std::filesystem::exists(program / "recordings" / "reference.pt"));
+
+  const auto report = folder_ / "rounding";
+  const auto rounding =
+      RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-19", "--corpus",
+                       (folder_ / "corpus").string(), "--report", report.string()});
+  EXPECT_EQ(rounding.exit_code, 0) << rounding.out << rounding.err;
+  const auto rounded = corpus::ReadCompareRecord(report / "compare.json");
+  const auto attention =
+      std::find_if(rounded.rows.begin(), rounded.rows.end(), [](const corpus::CompareRow &row) {
+        return row.baseline.float64_reference.is_object();
+      });
+  ASSERT_NE(attention, rounded.rows.end()) << rounding.out;
+  EXPECT_EQ(corpus::VerdictName(attention->verdict), "rounding") << rounding.out;
+  EXPECT_EQ(attention->candidate.runtime, "differs") << "the recording alone calls it a difference";
+  const json &baseline = attention->baseline.float64_reference;
+  const json &candidate = attention->candidate.float64_reference;
+  EXPECT_EQ(candidate["field"], "graph 0 call 0 output 0");
+  EXPECT_EQ(candidate["argument"], "call 0 argument 5") << "output is the kernel's sixth parameter";
+  EXPECT_GT(candidate["eager_error"].get<double>(), 0) << "eager float32 is off float64 too";
+  EXPECT_LE(candidate["build_error"].get<double>(),
+            baseline["build_error"].get<double>() + candidate["limit"].get<double>());
+  EXPECT_EQ(rounded.Counts()["rounding"], 1) << rounding.out;
+  EXPECT_NE(rounding.out.find("ROUNDING"), std::string::npos) << rounding.out;
+  EXPECT_NE(rounding.out.find("the program's graph 0 call 0 output 0"), std::string::npos)
+      << rounding.out;
+  EXPECT_FALSE(attention->runtime_finding.has_value());
+  // The pins were tried: the builds differ unpinned, and the report says what each pin did.
+  const json &pinning = attention->fp_pinning;
+  ASSERT_TRUE(pinning.is_object()) << rounding.out;
+  EXPECT_FALSE(pinning["unpinned"]["identical"].get<bool>());
+  EXPECT_GT(pinning["unpinned"]["max_abs_difference"].get<double>(), 0);
+  ASSERT_FALSE(pinning["pins"].empty());
+  EXPECT_EQ(pinning["pins"][0]["skipped"], "Inductor's command already has it")
+      << "Inductor builds with -ffp-contract=off";
+  EXPECT_NE(rounding.out.find(fuzzer::matrix::DescribePinning(pinning)), std::string::npos)
+      << rounding.out;
 }
 
 // Inserts `statement` at the start of the body of the TU's first definition of `function`.

@@ -167,9 +167,11 @@ int Capture(const CaptureOptions &options, const support::ToolPaths &paths, std:
 
   const std::size_t recorded = stored.value("recordings", json::array()).size();
   out << fmt::format("capture: the program {}; captured {} compile command(s), {} recorded "
-                     "kernel module(s); {:.1f} s\n",
+                     "kernel module(s), {} graph output(s) with a float64 reference; {:.1f} s\n",
                      timed_out ? "timed out" : "ended with " + status.Describe(), builds, recorded,
-                     seconds);
+                     stored.value("float64_references", 0), seconds);
+  for (const auto &why : stored.value("reference_skipped", json::array()))
+    out << fmt::format("  no float64 reference: {}\n", why.get<std::string>());
   out << fmt::format("  wrote {}/commands.json (check, matrix and compare take the folder)\n",
                      out_dir.string());
   return status.Succeeded() && !timed_out ? support::kExitNothingFound : support::kExitFindings;

@@ -1,6 +1,7 @@
 #include "workflows/compare_compilers.h"
 
 #include "corpus/matrix_record.h"
+#include "fuzzer/matrix/fp_pinning.h"
 #include "fuzzer/matrix/records.h"
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/matrix/tolerances.h"
@@ -63,13 +64,14 @@ std::string AgainstReference(const corpus::CompareRow &row) {
   const auto &baseline = row.baseline.float64_reference,
              &candidate = row.candidate.float64_reference;
   if (!baseline.is_object() || !candidate.is_object())
-    return "no float64 reference to judge by (the TU computes no output of a flex_attention "
-           "case run here with its recording)";
-  return fmt::format("against the float64 reference of the case's {}: candidate {:.3g}, "
+    return "no float64 reference to judge by (no tensor this TU wrote is an output the case "
+           "or the captured program's compiled graph returned, with its reference kept)";
+  const std::string field = candidate.value("field", "output");
+  return fmt::format("against the float64 reference of {} {}: candidate {:.3g}, "
                      "baseline {:.3g}, limit {:.3g} (Inductor's build {:.3g})",
-                     candidate.value("field", "output"), candidate.value("build_error", 0.0),
-                     baseline.value("build_error", 0.0), candidate.value("limit", 0.0),
-                     candidate.value("recorded_error", 0.0));
+                     field.starts_with("graph") ? "the program's" : "the case's", field,
+                     candidate.value("build_error", 0.0), baseline.value("build_error", 0.0),
+                     candidate.value("limit", 0.0), candidate.value("recorded_error", 0.0));
 }
 
 } // namespace
@@ -94,12 +96,16 @@ std::string LeadingSummary(const corpus::CompareRecord &record,
                                 "candidate\n",
                                 row.tu, row.baseline.runtime, row.candidate.runtime);
       text += "  " + AgainstReference(row) + "\n";
+      if (!row.fp_pinning.is_null())
+        text += "  " + fuzzer::matrix::DescribePinning(row.fp_pinning) + "\n";
       ++broken;
     } else if (row.verdict == corpus::CompareVerdict::kRounding) {
       text +=
           fmt::format("ROUNDING {}: the builds differ ({} on the baseline, {} on the "
                       "candidate); {}: not counted\n",
                       row.tu, row.baseline.runtime, row.candidate.runtime, AgainstReference(row));
+      if (!row.fp_pinning.is_null())
+        text += "  " + fuzzer::matrix::DescribePinning(row.fp_pinning) + "\n";
     }
   }
   if (!broken)
@@ -167,21 +173,32 @@ int CompareCompilers(const CompareOptions &options, const support::ToolPaths &pa
                                    .work_dir = scratch / "objects",
                                    .kernel_probes = options.kernel_probes},
                                   progress);
-  json provenance;
-  {
-    fuzzer::worker::Worker worker = MakeWorker(paths, scratch.path());
-    provenance = Provenance(options.command_line, worker.Ready(), {baseline, candidate});
-    fuzzer::matrix::CheckLoads(matrix, worker);
-    fuzzer::matrix::ReplayRecordedCalls(matrix, worker, {.tolerances = tolerances.ToJson()},
-                                        progress);
-  }
-
-  corpus::CompareRecord record{.provenance = provenance,
+  corpus::CompareRecord record{.provenance = {},
                                .baseline = {baseline.name, baseline.version},
                                .candidate = {candidate.name, candidate.version},
                                .rows = {}};
-  for (const auto &row : matrix)
-    record.rows.push_back(fuzzer::matrix::CompareBuilds(row, known));
+  {
+    fuzzer::worker::Worker worker = MakeWorker(paths, scratch.path());
+    record.provenance = Provenance(options.command_line, worker.Ready(), {baseline, candidate});
+    fuzzer::matrix::CheckLoads(matrix, worker);
+    const fuzzer::matrix::RuntimeOptions runtime{.tolerances = tolerances.ToJson()};
+    fuzzer::matrix::ReplayRecordedCalls(matrix, worker, runtime, progress);
+    for (std::size_t i = 0; i < matrix.size(); ++i) {
+      auto row = fuzzer::matrix::CompareBuilds(matrix[i], known);
+      if (options.fp_pinning && (row.verdict == corpus::CompareVerdict::kRuntimeDiffers ||
+                                 row.verdict == corpus::CompareVerdict::kRounding))
+        row.fp_pinning = fuzzer::matrix::ExplainDifference(
+            matrix[i],
+            {.baseline = baseline,
+             .candidate = candidate,
+             .work_dir = scratch / "fp-pinning" / std::to_string(i),
+             .jobs = options.jobs,
+             .build_timeout = std::chrono::seconds(options.timeout_seconds),
+             .runtime = runtime},
+            worker, progress);
+      record.rows.push_back(std::move(row));
+    }
+  }
   const auto counts = record.Counts();
   const int regressions = record.Regressions();
 

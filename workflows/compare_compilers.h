@@ -21,6 +21,9 @@ struct CompareOptions {
   std::optional<std::filesystem::path> tolerances;     // default: the checked-in table
   bool show_known_warnings = false;
   bool kernel_probes = true; // also compare each kernel inside cpp_wrapper modules
+  // Where the two builds' results differ, rebuild both with floating-point options pinned
+  // (fuzzer/matrix/fp_pinning.h) and name the one that makes them agree.
+  bool fp_pinning = true;
   unsigned jobs = 2;
   long timeout_seconds = 600;
   std::string command_line; // recorded in the reports

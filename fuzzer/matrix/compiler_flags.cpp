@@ -84,6 +84,7 @@ std::vector<std::string> CommandForCompiler(const std::vector<std::string> &capt
       argv.insert(argv.end(), rule->extra.begin(), rule->extra.end());
     }
   }
+  argv.insert(argv.end(), compiler.extra_flags.begin(), compiler.extra_flags.end());
   if (!compiler.sanitizers.empty()) {
     // The sanitizers go on top of Inductor's own flags, its optimisation level kept.
     const auto flags =

@@ -26,6 +26,9 @@ struct Compiler {
   // A sanitizer column (`matrix --sanitize`): built with -fsanitize=these, loaded only in a
   // worker with the sanitizer's runtime preloaded. Empty for a plain compiler.
   std::vector<std::string> sanitizers;
+  // Appended after Inductor's flags (so they win): a floating-point pin (fp_pinning.h) or the
+  // flags a compare's side is given. Empty for Inductor's command as captured.
+  std::vector<std::string> extra_flags;
 };
 
 // Each requested compiler (name on PATH or path), asked for its family and version. Throws

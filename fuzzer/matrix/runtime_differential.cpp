@@ -17,8 +17,7 @@ namespace {
 using nlohmann::json;
 
 Replay ReplayOnce(worker::Worker &worker, const std::filesystem::path &module, const CapturedTu &tu,
-                  const RuntimeOptions &options, const std::filesystem::path &call_journal,
-                  const std::filesystem::path &probe_dir) {
+                  const RuntimeOptions &options, const ReplayFiles &files) {
   // What the TU computes sets how close its float results must be (tolerances.txt).
   const std::string source =
       std::filesystem::exists(tu.source)
@@ -31,10 +30,12 @@ Replay ReplayOnce(worker::Worker &worker, const std::filesystem::path &module, c
                   {"family", OpFamilyOf(source)},
                   {"tolerances", options.tolerances.empty() ? ToleranceTable::CheckedIn().ToJson()
                                                             : options.tolerances}};
-  if (!call_journal.empty())
-    request["call_journal"] = call_journal.string();
-  if (!probe_dir.empty())
-    request["probe_dir"] = probe_dir.string();
+  for (const auto &[key, path] : {std::pair{"call_journal", &files.call_journal},
+                                  {"probe_dir", &files.probe_dir},
+                                  {"keep_outputs", &files.keep_outputs},
+                                  {"against", &files.against}})
+    if (!path->empty())
+      request[key] = path->string();
   // The case's float64 reference, kept beside its recordings by the worker that ran it.
   if (const auto reference = tu.recording.parent_path() / "reference.pt";
       std::filesystem::exists(reference))
@@ -129,11 +130,9 @@ bool OnlyRounding(const TuMatrix &row) {
 } // namespace
 
 Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
-                    const CapturedTu &tu, const RuntimeOptions &options,
-                    const std::filesystem::path &call_journal,
-                    const std::filesystem::path &probe_dir) {
+                    const CapturedTu &tu, const RuntimeOptions &options, const ReplayFiles &files) {
   const auto started = std::chrono::steady_clock::now();
-  Replay replay = ReplayOnce(worker, module, tu, options, call_journal, probe_dir);
+  Replay replay = ReplayOnce(worker, module, tu, options, files);
   replay.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return replay;
@@ -195,7 +194,7 @@ void ReplayRecordedCalls(std::vector<TuMatrix> &matrix, worker::Worker &worker,
           build.probe_module.parent_path() / (build.probe_module.stem().string() + ".probes");
       std::filesystem::remove_all(probe_dir);
       const Replay probed =
-          ReplayModule(worker, build.probe_module, row.tu, options, {}, probe_dir);
+          ReplayModule(worker, build.probe_module, row.tu, options, {.probe_dir = probe_dir});
       if (probed.status == "same")
         build.probe_dir = probe_dir;
       else if (progress)

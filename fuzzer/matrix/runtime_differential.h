@@ -27,13 +27,21 @@ struct Replay {
   nlohmann::json detail;
   double seconds = 0;
 };
-// With `call_journal`, the worker writes there, before each call, where every tensor argument
-// lives (see bad_access.h).
-// With `probe_dir`, a probed build's kernel probes of each call are kept there.
+// Files a replay writes or reads besides the recording; each is used only when set.
+struct ReplayFiles {
+  // The worker writes there, before each call, where every tensor argument lives (bad_access.h).
+  std::filesystem::path call_journal;
+  // A probed build's kernel probes of each call are kept there.
+  std::filesystem::path probe_dir;
+  // Every tensor the build left is saved there, to compare another build's with (`against`).
+  std::filesystem::path keep_outputs;
+  // Another build's keep_outputs: the replay's "agreement" says whether this build left
+  // exactly the same tensors (fp_pinning.h).
+  std::filesystem::path against;
+};
 Replay ReplayModule(worker::Worker &worker, const std::filesystem::path &module,
                     const CapturedTu &tu, const RuntimeOptions &options,
-                    const std::filesystem::path &call_journal = {},
-                    const std::filesystem::path &probe_dir = {});
+                    const ReplayFiles &files = {});
 // One line for people: "same on 3 tensor(s)", "differs: out (float32) at [0, 3]: ...".
 std::string DescribeReplay(const Replay &replay);
 

@@ -51,7 +51,8 @@ void ReplaySanitizedBuilds(std::vector<TuMatrix> &matrix, worker::Worker &worker
       worker::ClearSanitizerReports(work_dir);
       const auto call_journal = work_dir / "call.json";
       std::filesystem::remove(call_journal);
-      const Replay replay = ReplayModule(worker, build.output, row.tu, options, call_journal);
+      const Replay replay =
+          ReplayModule(worker, build.output, row.tu, options, {.call_journal = call_journal});
       build.runtime = replay.status;
       build.runtime_detail = replay.detail;
       build.runtime_seconds = replay.seconds;

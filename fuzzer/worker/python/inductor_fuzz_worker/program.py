@@ -3,7 +3,9 @@
 The program runs as `python script.py ARGS` or `python -m MODULE ARGS` would run it, in this
 process, with every compile Inductor runs captured and its kernels' calls recorded, as a case
 is. When it ends, however it ends (an exception, sys.exit, pytest's exit code), what was
-captured is written to OUT/capture-report.json for the driver to store.
+captured is written to OUT/capture-report.json for the driver to store. Every graph Inductor
+compiles also gets a float64 reference of its first calls' outputs (graph_reference.py), kept
+beside the recordings, so that `compare` can tell a rebuilt kernel's rounding from a miscompile.
 """
 
 import atexit
@@ -17,13 +19,17 @@ import traceback
 REPORT = "capture-report.json"
 
 
-def _write_report(out_dir, capture, recorder, cache_dir, started, outcome):
+def _write_report(out_dir, capture, recorder, references, cache_dir, started, outcome):
     from .capture import collect_wrapper_code
+    from .replay import save_references
 
+    save_references(recorder.record_dir, references.entries)
     report = {
         "builds": capture.builds,
         "recordings": recorder.save(),
         "recording_skipped": sorted(set(recorder.skipped)),
+        "float64_references": len(references.entries),
+        "reference_skipped": sorted(set(references.skipped)),
         "wrappers": collect_wrapper_code(cache_dir),
         "seconds": round(time.monotonic() - started, 3),
         "outcome": outcome,
@@ -44,6 +50,7 @@ def main():
     import torch._inductor.cpp_builder as cpp_builder
 
     from .capture import BUILD_JOURNAL, Capture, CompilerVersions
+    from .graph_reference import GraphReferences
     from .kernels import KernelRecorder
 
     record_dir = os.path.join(out_dir, "recordings")
@@ -51,6 +58,7 @@ def main():
         cpp_builder, CompilerVersions(), journal=os.path.join(record_dir, BUILD_JOURNAL)
     )
     recorder = KernelRecorder(record_dir)
+    references = GraphReferences()
     started = time.monotonic()
     outcome = {"exit_code": 0, "exception": None}
     # atexit too: a program that calls os._exit or dies in C code leaves the journal; one that
@@ -60,10 +68,10 @@ def main():
     def finish():
         if not written:
             written.append(True)
-            _write_report(out_dir, capture, recorder, cache_dir, started, outcome)
+            _write_report(out_dir, capture, recorder, references, cache_dir, started, outcome)
 
     atexit.register(finish)
-    with capture.installed(), recorder.installed():
+    with capture.installed(), recorder.installed(), references.installed():
         try:
             if args[0] == "-m":
                 sys.argv = args[1:]

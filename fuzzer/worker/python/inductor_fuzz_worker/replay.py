@@ -337,6 +337,31 @@ def compare_probes(reference_dir, candidate_dir):
     }
 
 
+def outputs_agreement(first, second):
+    """Whether two builds left bit for bit the same tensors (NaN where the other has NaN), and
+    the largest absolute difference where they did not (infinite for a NaN against a number)."""
+    import torch
+
+    labels = sorted(set(first) | set(second))
+    largest = 0.0
+    identical = True
+    for label in labels:
+        a, b = first.get(label), second.get(label)
+        if a is None or b is None or a.shape != b.shape or a.dtype != b.dtype:
+            return {"identical": False, "tensors": len(labels), "max_abs_difference": None}
+        same = (a == b) | (a.isnan() & b.isnan()) if a.is_floating_point() else a == b
+        if bool(same.all()):
+            continue
+        identical = False
+        if a.is_floating_point():
+            difference = (a.double() - b.double()).abs()
+            difference = torch.where(same, torch.zeros_like(difference), difference)
+            largest = max(largest, float(difference.nan_to_num(nan=float("inf")).max()))
+        else:
+            largest = float("inf")
+    return {"identical": identical, "tensors": len(labels), "max_abs_difference": largest}
+
+
 def tolerance_of(tolerances, family, dtype):
     """(rtol, atol) of the driver's table for a dtype and op family, or None."""
     found = (tolerances or {}).get(dtype, {}).get(family)
@@ -352,6 +377,8 @@ def replay(
     reference=None,
     tolerances=None,
     family="pointwise",
+    keep_outputs=None,
+    against=None,
 ):
     """Runs the build at module_path on every recorded call and compares with the recording.
     With call_journal, each call's argument addresses are written there before it runs. With
@@ -359,7 +386,9 @@ def replay(
     probe_dir/call-N.probes. Float tensors are compared within tolerances[dtype][family] (the
     driver's table). With reference (save_references' file), a tensor that is the
     case's output is also judged against the float64 reference: the result's
-    "float64_reference" is the furthest such tensor of this build."""
+    "float64_reference" is the furthest such tensor of this build. With keep_outputs, every
+    compared tensor the build left is saved there; with against (another build's keep_outputs),
+    the result's "agreement" says whether this build left exactly the same (outputs_agreement)."""
     import torch
 
     recording = torch.load(recording_path, weights_only=True)
@@ -372,6 +401,7 @@ def replay(
     worst = None
     compared = 0
     unfinished = 0
+    kept = {}
     for number, call in enumerate(recording["calls"]):
         before = [storage.clone() for storage in call["before"]]
         args = [rebuild(description, before) for description in call["args"]]
@@ -405,19 +435,28 @@ def replay(
         ]
         for label, description, actual in checks:
             compared += 1
+            if actual is not None and (keep_outputs or against):
+                kept[label] = actual.detach().clone()
             expected = rebuild(description, call["after"])
             tolerance = tolerance_of(tolerances, family, str(expected.dtype).removeprefix("torch."))
             difference = compare_tensor(label, expected, actual, tolerance)
-            against = reference_error(expected, actual, references) if references else None
-            if against and (judged is None or against["build_error"] > judged["build_error"]):
-                judged = {"argument": label, **against}
+            error = reference_error(expected, actual, references) if references else None
+            if error and (judged is None or error["build_error"] > judged["build_error"]):
+                judged = {"argument": label, **error}
             if difference and (
                 worst is None
                 or (difference["max_abs_error"] or float("inf"))
                 > (worst["max_abs_error"] or float("inf"))
             ):
                 worst = difference
+    if keep_outputs:
+        torch.save(kept, keep_outputs + ".tmp")
+        os.replace(keep_outputs + ".tmp", keep_outputs)
+    agreement = None
+    if against:
+        agreement = outputs_agreement(torch.load(against, weights_only=True), kept)
     return {
+        "agreement": agreement,
         "status": "differs" if worst else "same",
         "calls": len(recording["calls"]),
         "tensors_compared": compared,

@@ -109,6 +109,8 @@ def handle(session, request, scratch):
                 request.get("reference"),
                 request.get("tolerances"),
                 request.get("family", "pointwise"),
+                request.get("keep_outputs"),
+                request.get("against"),
             )
         }
     if op == "compare_probes":
