@@ -19,14 +19,17 @@ Command AddCaptureCommand(CLI::App &app) {
       "capture",
       "Run your own Python program (a model, a test, pytest) with every C++ compile Inductor "
       "runs captured and every kernel's calls recorded, into a folder that check, matrix and "
-      "compare take, as they take run-case's. The program runs in the venv's python, its "
+      "compare take, as they take run-case's. Each compiled graph's first calls also get a "
+      "float64 reference of their outputs (the graph run eagerly in float64 on the same "
+      "inputs), by which compare tells rounding from a miscompile. The program runs in the venv's "
+      "python, its "
       "output shown and kept in DIR/output.log. Exit 0: the program exited 0; 1: it failed "
       "(what it compiled is stored all the same).\n"
       "Example: inductor-fuzz capture --out out/mine -- python train_step.py --steps 2\n"
       "Example: inductor-fuzz capture --out out/test -- python -m pytest test_attn.py -k causal");
   command
       ->add_option("--out", options.out_dir,
-                   "Folder for options.json, commands.json, sources/, wrappers/, recordings/ "
+                   "Folder for capture.json, commands.json, sources/, wrappers/, recordings/ "
                    "(created; a previous capture there is replaced)")
       ->required();
   command->add_option("--timeout", timeout_seconds, "Seconds before the program is stopped")

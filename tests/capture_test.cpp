@@ -60,6 +60,11 @@ TEST_F(CaptureTest, TwoCompiledFunctionsGoToCheckAndMatrix) {
   EXPECT_EQ(capture["exit"], "exit code 0");
   EXPECT_EQ(capture["program"][0], (kFixtures / "two_functions.py").string());
   EXPECT_TRUE(capture["provenance"].contains("tool_version"));
+  // Two graphs, one float output each, both calls referenced: the first two of each graph.
+  EXPECT_EQ(capture["float64_references"], 4) << capture.dump(2);
+  EXPECT_EQ(capture["reference_skipped"], json::array());
+  EXPECT_NE(run.out.find("4 graph output(s) with a float64 reference"), std::string::npos)
+      << run.out;
 
   std::vector<std::string> check = {"check", "--commands",
                                     (folder_ / "cap" / "commands.json").string()};

@@ -157,6 +157,7 @@ int CompareCompilers(const CompareOptions &options, const support::ToolPaths &pa
                          : fuzzer::matrix::ToleranceTable::CheckedIn();
   const auto baseline = fuzzer::matrix::DescribeCompiler(options.baseline);
   const auto candidate = fuzzer::matrix::DescribeCompiler(options.candidate);
+  const auto started = std::chrono::steady_clock::now();
   const support::ScratchDir scratch("compare");
   const auto folders = CaptureCases(options.corpus, paths, scratch.path());
   const auto tus = fuzzer::matrix::LoadCapturedTus(folders);
@@ -183,10 +184,19 @@ int CompareCompilers(const CompareOptions &options, const support::ToolPaths &pa
     fuzzer::matrix::CheckLoads(matrix, worker);
     const fuzzer::matrix::RuntimeOptions runtime{.tolerances = tolerances.ToJson()};
     fuzzer::matrix::ReplayRecordedCalls(matrix, worker, runtime, progress);
+    // The pins may cost at most half of what the compare took so far: explaining a difference
+    // must not make the upgrade check much slower than it is.
+    const auto pinning_budget = (std::chrono::steady_clock::now() - started) / 2;
+    const auto pinning_started = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < matrix.size(); ++i) {
       auto row = fuzzer::matrix::CompareBuilds(matrix[i], known);
-      if (options.fp_pinning && (row.verdict == corpus::CompareVerdict::kRuntimeDiffers ||
-                                 row.verdict == corpus::CompareVerdict::kRounding))
+      const bool differs = row.verdict == corpus::CompareVerdict::kRuntimeDiffers ||
+                           row.verdict == corpus::CompareVerdict::kRounding;
+      if (options.fp_pinning && differs &&
+          std::chrono::steady_clock::now() > pinning_started + pinning_budget)
+        row.fp_pinning = {{"skipped", "the pins' time (half of the compare's own) was spent on "
+                                      "the TUs before"}};
+      else if (options.fp_pinning && differs)
         row.fp_pinning = fuzzer::matrix::ExplainDifference(
             matrix[i],
             {.baseline = baseline,
@@ -194,7 +204,8 @@ int CompareCompilers(const CompareOptions &options, const support::ToolPaths &pa
              .work_dir = scratch / "fp-pinning" / std::to_string(i),
              .jobs = options.jobs,
              .build_timeout = std::chrono::seconds(options.timeout_seconds),
-             .runtime = runtime},
+             .runtime = runtime,
+             .deadline = pinning_started + pinning_budget},
             worker, progress);
       record.rows.push_back(std::move(row));
     }

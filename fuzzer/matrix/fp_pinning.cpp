@@ -173,7 +173,9 @@ json ExplainDifference(const TuMatrix &row, const PinningOptions &options, worke
   for (std::size_t index = 0; index < pins.size(); ++index) {
     const FpPin &pin = pins[index];
     json outcome = {{"pin", std::string(pin.name)}};
-    if (const std::string why = Pointless(pin, row, source, options); !why.empty())
+    if (std::chrono::steady_clock::now() > options.deadline)
+      outcome["skipped"] = "the pins' time was spent";
+    else if (const std::string why = Pointless(pin, row, source, options); !why.empty())
       outcome["skipped"] = why;
     else
       outcome = TryPin(pin, index, row, source, options, worker);
@@ -197,6 +199,8 @@ json ExplainDifference(const TuMatrix &row, const PinningOptions &options, worke
 std::string DescribePinning(const json &pinning) {
   if (!pinning.is_object())
     return "";
+  if (pinning.contains("skipped"))
+    return "floating-point pins not tried: " + pinning["skipped"].get<std::string>();
   const json unpinned = pinning.value("unpinned", json::object());
   if (unpinned.value("identical", false))
     return "rebuilt apart, the two builds leave identical tensors";

@@ -47,6 +47,8 @@ struct PinningOptions {
   unsigned jobs = 2;
   std::chrono::seconds build_timeout{600};
   RuntimeOptions runtime;
+  // No pin starts after this (the caller's budget for explaining differences).
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // The pins tried on one TU whose two builds (row.builds[0] and [1]) replay differently, as
