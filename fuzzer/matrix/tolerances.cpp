@@ -1,13 +1,13 @@
 #include "fuzzer/matrix/tolerances.h"
 
 #include "support/errors.h"
+#include "support/reasoned_table.h"
 #include "support/text_file.h"
 
 #include <fmt/format.h>
 
 #include <array>
 #include <cmath>
-#include <sstream>
 
 namespace fuzzer::matrix {
 namespace {
@@ -51,38 +51,25 @@ std::string_view OpFamilyOf(std::string_view source) {
 ToleranceTable ToleranceTable::Parse(std::string_view text, const std::string &origin) {
   ToleranceTable table;
   table.origin_ = origin;
-  std::istringstream lines{std::string(text)};
-  int number = 0;
-  for (std::string line; std::getline(lines, line);) {
-    ++number;
-    const std::string entry = support::Trim(line);
-    if (entry.empty() || entry.starts_with('#'))
-      continue;
-    const auto because = entry.find(" -- ");
-    std::istringstream fields(entry.substr(0, because));
-    std::string dtype, family, rtol_text, atol_text, extra;
-    fields >> dtype >> family >> rtol_text >> atol_text >> extra;
+  for (const auto &line :
+       support::ReadReasonedTable(text, origin, 4, "DTYPE FAMILY RTOL ATOL -- WHY")) {
+    const std::string &dtype = line.fields[0], &family = line.fields[1];
     double rtol = 0, atol = 0;
-    if (atol_text.empty() || !extra.empty() || because == std::string::npos ||
-        support::Trim(entry.substr(because + 4)).empty())
-      throw support::InputError(
-          fmt::format("{} line {}: write `DTYPE FAMILY RTOL ATOL -- WHY` (every entry says why)",
-                      origin, number));
     if (!OneOf(kDtypes, dtype))
       throw support::InputError(
           fmt::format("{} line {}: dtype '{}' is not float64, float32, float16 or bfloat16", origin,
-                      number, dtype));
+                      line.number, dtype));
     if (!OneOf(kFamilies, family))
       throw support::InputError(
           fmt::format("{} line {}: family '{}' is not pointwise, reduction or attention", origin,
-                      number, family));
-    if (!ParseTolerance(rtol_text, rtol) || !ParseTolerance(atol_text, atol))
+                      line.number, family));
+    if (!ParseTolerance(line.fields[2], rtol) || !ParseTolerance(line.fields[3], atol))
       throw support::InputError(
           fmt::format("{} line {}: RTOL and ATOL are numbers from 0 to 1 (got '{}' and '{}')",
-                      origin, number, rtol_text, atol_text));
+                      origin, line.number, line.fields[2], line.fields[3]));
     if (!table.entries_[dtype].emplace(family, std::make_pair(rtol, atol)).second)
       throw support::InputError(
-          fmt::format("{} line {}: {} {} is given twice", origin, number, dtype, family));
+          fmt::format("{} line {}: {} {} is given twice", origin, line.number, dtype, family));
   }
   return table;
 }

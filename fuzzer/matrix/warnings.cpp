@@ -1,6 +1,7 @@
 #include "fuzzer/matrix/warnings.h"
 
 #include "support/errors.h"
+#include "support/reasoned_table.h"
 #include "support/text_file.h"
 
 #include <fmt/format.h>
@@ -126,29 +127,16 @@ std::vector<std::string> WarningKeys(const std::vector<parsers::CompilerDiagnost
 KnownWarnings KnownWarnings::Parse(std::string_view text, const std::string &origin) {
   KnownWarnings known;
   known.origin_ = origin;
-  std::istringstream lines{std::string(text)};
-  int number = 0;
-  for (std::string line; std::getline(lines, line);) {
-    ++number;
-    const std::string entry = support::Trim(line);
-    if (entry.empty() || entry.starts_with('#'))
-      continue;
-    const auto because = entry.find(" -- ");
-    const std::string head = entry.substr(0, because);
-    std::istringstream fields(head);
-    KnownWarning warning{.line = number};
-    fields >> warning.compilers >> warning.option >> warning.function;
-    std::string extra;
-    fields >> extra;
-    if (because != std::string::npos)
-      warning.reason = support::Trim(entry.substr(because + 4));
-    if (warning.function.empty() || !extra.empty() || warning.reason.empty())
-      throw support::InputError(
-          fmt::format("{} line {}: write `COMPILERS OPTION FUNCTION -- WHY` (every entry says why)",
-                      origin, number));
+  for (auto &line :
+       support::ReadReasonedTable(text, origin, 3, "COMPILERS OPTION FUNCTION -- WHY")) {
+    KnownWarning warning{.compilers = line.fields[0],
+                         .option = line.fields[1],
+                         .function = line.fields[2],
+                         .reason = std::move(line.reason),
+                         .line = line.number};
     if (warning.compilers != "*" && warning.compilers != "gcc" && warning.compilers != "clang")
       throw support::InputError(fmt::format("{} line {}: compilers '{}' is not gcc, clang or *",
-                                            origin, number, warning.compilers));
+                                            origin, line.number, warning.compilers));
     known.entries_.push_back(std::move(warning));
   }
   return known;
