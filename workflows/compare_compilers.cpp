@@ -190,8 +190,13 @@ int CompareCompilers(const CompareOptions &options, const support::ToolPaths &pa
     const auto pinning_started = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < matrix.size(); ++i) {
       auto row = fuzzer::matrix::CompareBuilds(matrix[i], known);
-      const bool differs = row.verdict == corpus::CompareVerdict::kRuntimeDiffers ||
-                           row.verdict == corpus::CompareVerdict::kRounding;
+      // Values that differ, not a build that crashed or hung: no pin explains those.
+      const auto computed = [](const std::string &runtime) {
+        return runtime == "same" || runtime == "differs";
+      };
+      const bool differs = (row.verdict == corpus::CompareVerdict::kRuntimeDiffers ||
+                            row.verdict == corpus::CompareVerdict::kRounding) &&
+                           computed(row.baseline.runtime) && computed(row.candidate.runtime);
       if (options.fp_pinning && differs &&
           std::chrono::steady_clock::now() > pinning_started + pinning_budget)
         row.fp_pinning = {{"skipped", "the pins' time (half of the compare's own) was spent on "
