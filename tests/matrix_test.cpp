@@ -492,6 +492,58 @@ TEST_F(MatrixTest, ACapturedProgramsRoundingIsJudgedByItsGraphsFloat64Reference)
                  << rounding.out;
 }
 
+// A pin that explains a difference (issue 51): two_functions.py captured with Inductor's own
+// knob cpp.enable_floating_point_contract_flag=on, and its pointwise kernel made to add, after it
+// ran, a product's rounding error computed as `x * y - p` with p = x * y in a statement of its
+// own: g++-12 treats -ffp-contract=on as off (the error is 0, the output Inductor's), Clang
+// fuses it into an FMA (the exact error, scaled). `compare` finds the builds different and
+// names -ffp-contract=off as the pin under which they agree bit for bit.
+TEST_F(MatrixFullTier, ThePinThatMakesTwoBuildsAgreeIsNamed) {
+  const auto program = folder_ / "corpus" / "contract";
+  const auto capture = RunInductorFuzz(
+      {"capture", "--out", program.string(), "--", "python",
+       (kSourceDir / "tests/fixtures/capture/two_functions.py").string()},
+      std::chrono::seconds(900), {{"TORCHINDUCTOR_CPP_ENABLE_FLOATING_POINT_CONTRACT_FLAG", "on"}});
+  ASSERT_EQ(capture.exit_code, 0) << capture.out << capture.err;
+  auto tus = matrix::LoadCapturedTus({program});
+  const auto gelu = std::find_if(tus.begin(), tus.end(), [](const matrix::CapturedTu &tu) {
+    return !tu.recording.empty() &&
+           support::ReadTextFile(tu.source, "source", std::size_t{1} << 24).find("erf") !=
+               std::string::npos;
+  });
+  ASSERT_NE(gelu, tus.end());
+  ASSERT_NE(std::find(gelu->argv.begin(), gelu->argv.end(), "-ffp-contract=on"), gelu->argv.end())
+      << "Inductor's knob reaches its command";
+  const std::string planted =
+      PlantNewEntry(support::ReadTextFile(gelu->source, "source", std::size_t{1} << 24),
+                    [](const std::vector<std::string> &arguments) {
+                      return fmt::format("  kernel_unplanted({});\n"
+                                         "  volatile float y = 1.37f;\n"
+                                         "  float x = out_ptr0[5], p = x * y;\n"
+                                         "  float error = x * y - p;\n"
+                                         "  out_ptr0[5] += error * 1e6f;\n",
+                                         fmt::join(arguments, ", "));
+                    });
+  ASSERT_NE(planted.find("kernel_unplanted("), std::string::npos);
+  support::WriteFileAtomically(gelu->source, planted);
+
+  const auto report = folder_ / "pinned";
+  const auto run =
+      RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-19", "--corpus",
+                       (folder_ / "corpus").string(), "--report", report.string()});
+  const auto record = corpus::ReadCompareRecord(report / "compare.json");
+  const auto row =
+      std::find_if(record.rows.begin(), record.rows.end(),
+                   [](const corpus::CompareRow &r) { return r.fp_pinning.is_object(); });
+  ASSERT_NE(row, record.rows.end()) << run.out << run.err;
+  EXPECT_EQ(row->baseline.runtime, "same") << run.out;
+  EXPECT_EQ(row->candidate.runtime, "differs") << run.out;
+  EXPECT_EQ(row->fp_pinning["explained_by"], "-ffp-contract=off") << row->fp_pinning.dump(2);
+  EXPECT_TRUE(row->fp_pinning["pins"][0]["identical"].get<bool>());
+  EXPECT_NE(run.out.find("-ffp-contract=off makes them agree bit for bit"), std::string::npos)
+      << run.out;
+}
+
 // Inserts `statement` at the start of the body of the TU's first definition of `function`.
 std::string PlantInBody(const std::string &source, const std::string &function,
                         const std::string &statement) {
