@@ -147,6 +147,26 @@ protected:
     return out;
   }
 
+  // `compare --baseline g++-12 --candidate clang++-19` over the test's corpus, its report in
+  // folder_/report, and the compare.json it wrote (empty rows when it wrote none).
+  std::pair<test_support::BinaryRun, corpus::CompareRecord>
+  CompareGccToClang19(const std::string &report, const std::vector<std::string> &extra = {}) {
+    std::vector<std::string> arguments = {"compare",
+                                          "--baseline",
+                                          "g++-12",
+                                          "--candidate",
+                                          "clang++-19",
+                                          "--corpus",
+                                          (folder_ / "corpus").string(),
+                                          "--report",
+                                          (folder_ / report).string()};
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    auto run = RunInductorFuzz(arguments);
+    const auto written = folder_ / report / "compare.json";
+    return {std::move(run), std::filesystem::exists(written) ? corpus::ReadCompareRecord(written)
+                                                             : corpus::CompareRecord{}};
+  }
+
   matrix::MatrixOptions Options(std::vector<std::string> compilers) {
     return {.compilers = matrix::DiscoverCompilers(compilers),
             .jobs = 2,
@@ -368,12 +388,8 @@ TEST_F(MatrixFullTier, FloatAttentionOutputsAreJudgedAgainstTheFloat64Reference)
                                                 : PlantClangOnlyStatement(source, planted);
     EXPECT_NE(changed.find("#ifdef __clang__"), std::string::npos);
     support::WriteFileAtomically(tus[0].source, changed);
-    const auto report = folder_ / name;
     // The pins are the next test's: a planted statement differs under every one of them.
-    const auto run = RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate",
-                                      "clang++-19", "--corpus", (folder_ / "corpus").string(),
-                                      "--report", report.string(), "--no-fp-pinning"});
-    return std::make_pair(run, corpus::ReadCompareRecord(report / "compare.json"));
+    return CompareGccToClang19(name, {"--no-fp-pinning"});
   };
 
   const auto [rounding, rounded] = compare("output[5] += 5e-5f;", "rounding");
@@ -445,12 +461,8 @@ TEST_F(MatrixTest, ACapturedProgramsRoundingIsJudgedByItsGraphsFloat64Reference)
       << capture.out;
   ASSERT_TRUE(std::filesystem::exists(program / "recordings" / "reference.pt"));
 
-  const auto report = folder_ / "rounding";
-  const auto rounding =
-      RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-19", "--corpus",
-                       (folder_ / "corpus").string(), "--report", report.string()});
+  const auto [rounding, rounded] = CompareGccToClang19("rounding");
   EXPECT_EQ(rounding.exit_code, 0) << rounding.out << rounding.err;
-  const auto rounded = corpus::ReadCompareRecord(report / "compare.json");
   const auto attention =
       std::find_if(rounded.rows.begin(), rounded.rows.end(), [](const corpus::CompareRow &row) {
         return row.baseline.float64_reference.is_object();
@@ -476,11 +488,8 @@ TEST_F(MatrixTest, ACapturedProgramsRoundingIsJudgedByItsGraphsFloat64Reference)
       support::ReadTextFile(source, "captured source", std::size_t{1} << 24), "query", "key");
   ASSERT_NE(swapped.find("#ifdef __clang__"), std::string::npos);
   support::WriteFileAtomically(source, swapped);
-  const auto miscompile = RunInductorFuzz(
-      {"compare", "--baseline", "g++-12", "--candidate", "clang++-19", "--corpus",
-       (folder_ / "corpus").string(), "--report", (folder_ / "wrong").string(), "--no-fp-pinning"});
+  const auto [miscompile, wrong] = CompareGccToClang19("wrong", {"--no-fp-pinning"});
   EXPECT_EQ(miscompile.exit_code, 1) << miscompile.out << miscompile.err;
-  const auto wrong = corpus::ReadCompareRecord(folder_ / "wrong" / "compare.json");
   EXPECT_EQ(wrong.Counts()["runtime-differs"], 1) << miscompile.out;
   EXPECT_EQ(wrong.Counts().count("rounding"), 0u) << miscompile.out;
   EXPECT_NE(miscompile.out.find("against the float64 reference of the program's graph 0 call 0"),
@@ -527,11 +536,7 @@ TEST_F(MatrixFullTier, ThePinThatMakesTwoBuildsAgreeIsNamed) {
   ASSERT_NE(planted.find("kernel_unplanted("), std::string::npos);
   support::WriteFileAtomically(gelu->source, planted);
 
-  const auto report = folder_ / "pinned";
-  const auto run =
-      RunInductorFuzz({"compare", "--baseline", "g++-12", "--candidate", "clang++-19", "--corpus",
-                       (folder_ / "corpus").string(), "--report", report.string()});
-  const auto record = corpus::ReadCompareRecord(report / "compare.json");
+  const auto [run, record] = CompareGccToClang19("pinned");
   const auto row =
       std::find_if(record.rows.begin(), record.rows.end(),
                    [](const corpus::CompareRow &r) { return r.fp_pinning.is_object(); });
