@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 #include "support/errors.h"
+#include "workflows/capture_import.h"
 #include "workflows/corpus_actions.h"
 #include <CLI/CLI.hpp>
 
@@ -24,13 +25,18 @@ Command AddCorpusCommand(CLI::App &app) {
                 "known issue's id); inductor-fuzz corpus list --signatures; "
                 "inductor-fuzz corpus merge yesterday shard-0 shard-1 --into tonight; "
                 "inductor-fuzz corpus report --corpus tonight --since yesterday --report report; "
-                "inductor-fuzz corpus migrate --corpus old");
-  command->add_option("action", options.action, "list, show, issue, merge, report or migrate")
+                "inductor-fuzz corpus migrate --corpus old; "
+                "inductor-fuzz corpus import night-gpu --corpus fuzz-corpus (the cases a "
+                "portable capture ran elsewhere, python -m inductor_fuzz_capture --cases: each "
+                "finding stored as run-case would have made it there)");
+  command
+      ->add_option("action", options.action, "list, show, issue, merge, report, migrate or import")
       ->required()
-      ->check(CLI::IsMember({"list", "show", "issue", "merge", "report", "migrate"}));
+      ->check(CLI::IsMember({"list", "show", "issue", "merge", "report", "migrate", "import"}));
   command->add_option("args", options.sources,
                       "show, issue: a bug id or a signature's finding id (or a prefix); "
-                      "issue: also a known issue's id; merge: the corpora to merge");
+                      "issue: also a known issue's id; merge: the corpora to merge; import: the "
+                      "capture folder");
   command->add_option("--out", options.out_file, "issue: also write the draft to this file");
   command->add_option("--upstream", options.upstream,
                       "issue: a JSON export of PyTorch's issues (gh issue list --repo "
@@ -64,6 +70,14 @@ Command AddCorpusCommand(CLI::App &app) {
               options.known_issues = invocation.paths.project_root / "corpus" / "known-issues.json";
             if (options.action == "issue")
               return workflows::CorpusIssue(options, invocation.paths, invocation.out);
+            if (options.action == "import") {
+              if (options.sources.size() != 1)
+                throw support::InputError("corpus import takes one capture folder");
+              return workflows::ImportCapture({.capture = options.sources.front(),
+                                               .corpus = options.corpus,
+                                               .command_line = invocation.command_line},
+                                              invocation.out);
+            }
             return workflows::CorpusAction(options, invocation.out);
           }};
 }

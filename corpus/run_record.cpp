@@ -24,6 +24,19 @@ json ReadJsonFile(const std::filesystem::path &path, const std::string &what) {
   return ReadJsonDocument(path, what, "re-run the case that wrote it");
 }
 
+// A path a record names relative to its folder, when it stays inside it: a folder from another
+// machine is read, never followed out of (an absolute path, or one through "..", is not).
+std::optional<std::filesystem::path> InsideFolder(const std::filesystem::path &folder,
+                                                  const std::string &relative) {
+  const std::filesystem::path path(relative);
+  if (relative.empty() || path.is_absolute())
+    return std::nullopt;
+  for (const auto &part : path.lexically_normal())
+    if (part == "..")
+      return std::nullopt;
+  return folder / path;
+}
+
 CompileCommand ReadCommand(const json &item, const std::filesystem::path &folder,
                            const std::string &where) {
   FieldReader reader(item, where, where);
@@ -53,14 +66,22 @@ CompileCommand ReadCommand(const json &item, const std::filesystem::path &folder
     throw FormatError(fmt::format("{} must be a list", reader.Label("sources")));
   for (const auto &source : sources ? *sources : json::array()) {
     FieldReader entry(source, where + ".sources[]", where);
-    StoredSource stored{.captured_path = entry.String("captured_path"),
-                        .stored = folder / entry.String("stored")};
+    const std::string relative = entry.String("stored");
+    const auto inside = InsideFolder(folder, relative);
+    if (!inside)
+      throw FormatError(fmt::format("{}.stored is {}, which is not inside the folder: a record "
+                                    "names its copies relative to itself; re-capture it",
+                                    reader.Label("sources"), relative));
+    StoredSource stored{.captured_path = entry.String("captured_path"), .stored = *inside};
     entry.RejectUnknown();
     command.sources.push_back(std::move(stored));
   }
   if (const json *recording = reader.Optional("recording"); recording && !recording->is_null()) {
-    command.recording = folder / reader.String("recording");
-    command.entry = reader.Optional("entry") ? reader.String("entry") : "kernel";
+    // A recording outside the folder is not this record's to read: the command has none.
+    if (const auto inside = InsideFolder(folder, reader.String("recording"))) {
+      command.recording = *inside;
+      command.entry = reader.Optional("entry") ? reader.String("entry") : "kernel";
+    }
   }
   reader.Optional("entry");
   reader.RejectUnknown();
@@ -213,6 +234,21 @@ json WriteCapturedBuilds(const std::filesystem::path &out_dir, json result) {
       json{{"format_version", kRunRecordFormatVersion}, {"commands", command_list}}.dump(2) + "\n");
   result["commands"] = "commands.json";
   return result;
+}
+
+void CopyRecordings(json &result, const std::filesystem::path &from,
+                    const std::filesystem::path &record_dir) {
+  if (!result.contains("recordings") || !result["recordings"].is_array())
+    return;
+  std::filesystem::create_directories(record_dir / "recordings");
+  for (auto &recording : result["recordings"]) {
+    const std::filesystem::path file = recording.value("file", "");
+    if (file.empty() || !std::filesystem::exists(file) || !file.string().starts_with(from.string()))
+      continue;
+    const auto copied = record_dir / "recordings" / file.filename();
+    std::filesystem::copy_file(file, copied, std::filesystem::copy_options::overwrite_existing);
+    recording["file"] = copied.string();
+  }
 }
 
 void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const RunResult &run,

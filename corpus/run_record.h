@@ -62,6 +62,11 @@ struct RunResult {
 // `run-case` and `capture` both store through it.
 nlohmann::json WriteCapturedBuilds(const std::filesystem::path &out_dir, nlohmann::json result);
 
+// Copies each recording `result` names that lies under `from` into record_dir/recordings and
+// points `result` at the copy: a run's scratch (or an imported capture) outlives no record.
+void CopyRecordings(nlohmann::json &result, const std::filesystem::path &from,
+                    const std::filesystem::path &record_dir);
+
 // Writes the record into out_dir: sources and wrappers as files, commands.json, case.json and
 // result.json, each written to a temporary name and renamed.
 void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const RunResult &run,

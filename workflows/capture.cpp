@@ -22,9 +22,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // What capture writes; a folder holding anything else is not ours to overwrite.
-const std::set<std::string> kOutputEntries = {
-    "capture.json", "commands.json",  "sources",    "wrappers",
-    "recordings",   "inductor-cache", "output.log", "capture-report.json"};
+const std::set<std::string> kOutputEntries = {"capture.json", "commands.json", "sources",
+                                              "wrappers",     "recordings",    "inductor-cache",
+                                              "output.log"};
 constexpr const char *kPackageDir = ".python"; // the worker's package, for the program's python
 
 void PrepareOutputFolder(const fs::path &out_dir) {
@@ -113,7 +113,12 @@ int Capture(const CaptureOptions &options, const support::ToolPaths &paths, std:
       argv, {.environment = {{"PYTHONPATH", PythonPath(package_root)},
                              {"INDUCTOR_FUZZ_CAPTURE_OUT", out_dir.string()},
                              {"TORCHINDUCTOR_CACHE_DIR", (out_dir / "inductor-cache").string()},
-                             {"TORCHINDUCTOR_COMPILE_THREADS", "1"}},
+                             {"TORCHINDUCTOR_COMPILE_THREADS", "1"},
+                             {"INDUCTOR_FUZZ_CAPTURE_PROVENANCE",
+                              json{{"tool", "inductor-fuzz"},
+                                   {"tool_version", support::ToolVersion()},
+                                   {"command_line", options.command_line}}
+                                  .dump()}},
              .kill_with_parent = true});
   std::ofstream log(out_dir / "output.log");
   const auto started = std::chrono::steady_clock::now();
@@ -143,28 +148,20 @@ int Capture(const CaptureOptions &options, const support::ToolPaths &paths, std:
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   fs::remove_all(package_root);
 
-  const fs::path report_file = out_dir / "capture-report.json";
-  if (!fs::exists(report_file))
+  // The program's own process wrote the folder (capture_folder.py, its one writer, which the
+  // portable capture shares); this side only says what it holds.
+  const fs::path capture_file = out_dir / "capture.json";
+  if (!fs::exists(capture_file))
     throw support::InputError(fmt::format(
         "{} {} before the capture could write what it saw ({}); see {}", fmt::join(arguments, " "),
         timed_out ? fmt::format("did not finish in {} s (raise --timeout)", options.timeout.count())
                   : "ended",
         status.Describe(), (out_dir / "output.log").string()));
-  json report = json::parse(std::ifstream(report_file), nullptr, false);
-  if (report.is_discarded())
-    throw support::InputError(fmt::format("{} is not JSON; see {}", report_file.string(),
+  const json stored = json::parse(std::ifstream(capture_file), nullptr, false);
+  if (stored.is_discarded() || !stored.is_object())
+    throw support::InputError(fmt::format("{} is not JSON; see {}", capture_file.string(),
                                           (out_dir / "output.log").string()));
-  const std::size_t builds = report.value("builds", json::array()).size();
-  json stored = corpus::WriteCapturedBuilds(out_dir, std::move(report));
-  fs::remove(report_file);
-  stored["format_version"] = 1;
-  stored["program"] = arguments;
-  stored["exit"] = status.Describe();
-  stored["provenance"] = {{"tool_version", support::ToolVersion()},
-                          {"command_line", options.command_line},
-                          {"wall_seconds", seconds}};
-  support::WriteFileAtomically(out_dir / "capture.json", stored.dump(2) + "\n");
-
+  const std::size_t builds = corpus::ReadCommandsFile(out_dir / "commands.json").size();
   const std::size_t recorded = stored.value("recordings", json::array()).size();
   out << fmt::format("capture: the program {}; captured {} compile command(s), {} recorded "
                      "kernel module(s), {} graph output(s) with a float64 reference; {:.1f} s\n",

@@ -516,17 +516,7 @@ private:
   void WriteRecord(const fs::path &dir, const corpus::Case &c, const worker::CaseOutcome &outcome,
                    const fs::path &case_dir, const json &provenance) {
     json result = outcome.result;
-    if (result.contains("recordings") && result["recordings"].is_array()) {
-      fs::create_directories(dir / "recordings");
-      for (auto &recording : result["recordings"]) {
-        const fs::path file = recording.value("file", "");
-        if (file.empty() || !fs::exists(file) || !file.string().starts_with(case_dir.string()))
-          continue;
-        const fs::path copied = dir / "recordings" / file.filename();
-        fs::copy_file(file, copied, fs::copy_options::overwrite_existing);
-        recording["file"] = copied.string();
-      }
-    }
+    corpus::CopyRecordings(result, case_dir, dir);
     corpus::WriteRunRecord(dir, c, {outcome.status, outcome.finding, result}, provenance);
     support::WriteFileAtomically(dir / "repro.py", worker::EmitPythonScript(c));
   }

@@ -187,23 +187,31 @@ void AddWhatTheWorkerFlushed(json &result, const std::filesystem::path &record_d
 
 } // namespace
 
+json RunRequest(const corpus::Case &c) {
+  return {{"op", "run"},
+          {"case", corpus::CaseToJson(c)},
+          {"inductor_config", corpus::InductorConfig(c)},
+          {"dynamic", corpus::DynamicArgument(c)},
+          {"defaulted_knobs", c.inductor.defaulted}};
+}
+
 CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
                             const std::filesystem::path &cache_dir,
                             std::chrono::milliseconds timeout,
                             const WorkerRunOptions &run_options) {
-  json request = {{"op", "run"},
-                  {"case", corpus::CaseToJson(c)},
-                  {"inductor_config", corpus::InductorConfig(c)},
-                  {"dynamic", corpus::DynamicArgument(c)},
-                  {"defaulted_knobs", c.inductor.defaulted},
-                  {"cache_dir", cache_dir.string()}};
+  json request = RunRequest(c);
+  request["cache_dir"] = cache_dir.string();
   if (run_options.eager_only)
     request["eager_only"] = true;
   if (!run_options.test_plant.empty())
     request["test_plant"] = run_options.test_plant;
   if (!run_options.record_dir.empty())
     request["record_dir"] = run_options.record_dir.string();
-  WorkerReply reply = worker.Request(request, timeout);
+  return OutcomeOfReply(c, worker.Request(request, timeout), run_options.record_dir);
+}
+
+CaseOutcome OutcomeOfReply(const corpus::Case &c, WorkerReply reply,
+                           const std::filesystem::path &record_dir) {
   CaseOutcome outcome;
   if (reply.status == ReplyStatus::kOk &&
       (reply.message.contains("error") || !reply.message.contains("result") ||
@@ -217,8 +225,8 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
     outcome.status = corpus::CaseStatus::kFinding;
     outcome.finding = DeathFinding(c, reply);
     outcome.result = outcome.finding->detail;
-    if (!run_options.record_dir.empty())
-      AddWhatTheWorkerFlushed(outcome.result, run_options.record_dir);
+    if (!record_dir.empty())
+      AddWhatTheWorkerFlushed(outcome.result, record_dir);
     // Where the worker died: the code it had flushed by then. Kept out of the signature, since
     // a run that records nothing (replay, bisect) cannot see it; the bug key reads it.
     const CodePath path = CodePathOf(c, outcome.result);

@@ -30,6 +30,10 @@ struct WorkerRunOptions {
   std::filesystem::path record_dir; // where kernel calls are recorded; empty: not recorded
 };
 
+// The request a worker runs a case by: the case, the Inductor config and compile arguments its
+// knobs give. `gen --requests` writes these for the portable capture, which sends them as is.
+nlohmann::json RunRequest(const corpus::Case &c);
+
 // Sends one case to the worker and turns its reply, or its death, into an outcome. A worker
 // that dies, hangs or answers with something that is not a reply makes a crash or timeout
 // finding of the case; it never throws for what the case did.
@@ -37,6 +41,12 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
                             const std::filesystem::path &cache_dir,
                             std::chrono::milliseconds timeout,
                             const WorkerRunOptions &run_options = {});
+
+// What a worker's reply (or its death) says of a case: the outcome RunCaseOnWorker returns,
+// made from a reply however it was got (here, or by the portable capture on another machine).
+// record_dir: where the worker recorded the case's kernel calls and journalled its builds.
+CaseOutcome OutcomeOfReply(const corpus::Case &c, WorkerReply reply,
+                           const std::filesystem::path &record_dir);
 
 // The code path Inductor took for a case, read from the C++ it captured (docs/signature.md):
 // which template ("flex-prefill", "flex-decoding"), else "generic" kernels, or "none" when

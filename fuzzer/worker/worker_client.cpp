@@ -76,9 +76,7 @@ void Worker::Start() {
                   LogTail().empty() ? "none" : LogTail(), options_.venv.string()));
 }
 
-std::string Worker::LogTail() const {
-  std::ifstream log(options_.log_file);
-  log.seekg(static_cast<std::streamoff>(log_offset_));
+std::string LastLogLine(std::istream &log) {
   std::string line, last;
   while (std::getline(log, line))
     if (!line.empty())
@@ -86,7 +84,7 @@ std::string Worker::LogTail() const {
   return last;
 }
 
-std::string Worker::AbortMessage() const {
+std::string AbortMessageIn(std::istream &log) {
   // What glibc, the C++ runtime, CPython or the kernel say when they end a process; torch's
   // own log lines ("W1122 12:00:00 ... No CUDA runtime") are noise that varies by machine.
   static const std::vector<std::string> kMarkers = {"corrupted",
@@ -107,8 +105,6 @@ std::string Worker::AbortMessage() const {
                                                     "Assertion",
                                                     "out of memory",
                                                     "Killed"};
-  std::ifstream log(options_.log_file);
-  log.seekg(static_cast<std::streamoff>(log_offset_));
   std::string line, found;
   while (std::getline(log, line))
     for (const auto &marker : kMarkers)
@@ -117,6 +113,18 @@ std::string Worker::AbortMessage() const {
         break;
       }
   return found;
+}
+
+std::string Worker::LogTail() const {
+  std::ifstream log(options_.log_file);
+  log.seekg(static_cast<std::streamoff>(log_offset_));
+  return LastLogLine(log);
+}
+
+std::string Worker::AbortMessage() const {
+  std::ifstream log(options_.log_file);
+  log.seekg(static_cast<std::streamoff>(log_offset_));
+  return AbortMessageIn(log);
 }
 
 const nlohmann::json &Worker::Ready() {

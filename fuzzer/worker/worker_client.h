@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <istream>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +32,11 @@ struct WorkerReply {
   std::string abort_message; // the last line glibc, the runtime or CPython wrote as it died
   support::ExitStatus exit;  // how the worker process ended, when not kOk
 };
+
+// The last non-empty line of a worker's log, and the last line in it that glibc, the C++
+// runtime, CPython or the kernel wrote as they ended the process (or empty).
+std::string LastLogLine(std::istream &log);
+std::string AbortMessageIn(std::istream &log);
 
 // Serves requests through one live worker process, replacing it after it crashes or hangs;
 // the request that was running then comes back as kCrashed or kTimedOut.

@@ -296,6 +296,11 @@ class Api:
                 laid_out(a["B"], shape, layout, role, generator, dtype)
                 for role, shape in zip("qkv", shapes, strict=False)
             )
+        # The block mask's device is the case's (a portable capture's --device cuda); the inputs
+        # are drawn on the CPU either way, so that both devices see the same numbers.
+        device = self.case.get("create_block_mask", {}).get("device", "cpu")
+        if device != "cpu":
+            self.q, self.k, self.v = (t.to(device) for t in (self.q, self.k, self.v))
         if a.get("block_mask_tensors"):
             given = [self.namespace[name] for name in a["block_mask_tensors"]]
             self.block_mask = self.flex.BlockMask.from_kv_blocks(

@@ -3,7 +3,7 @@
 The program runs as `python script.py ARGS` or `python -m MODULE ARGS` would run it, in this
 process, with every compile Inductor runs captured and its kernels' calls recorded, as a case
 is. When it ends, however it ends (an exception, sys.exit, pytest's exit code), what was
-captured is written to OUT/capture-report.json for the driver to store. Every graph Inductor
+captured is written into OUT as a capture folder (capture_folder.py). Every graph Inductor
 compiles also gets a float64 reference of its first calls' outputs (graph_reference.py), kept
 beside the recordings, so that `compare` can tell a rebuilt kernel's rounding from a miscompile.
 """
@@ -16,14 +16,14 @@ import sys
 import time
 import traceback
 
-REPORT = "capture-report.json"
 
-
-def _write_report(out_dir, capture, recorder, references, cache_dir, started, outcome):
+def _write_folder(out_dir, capture, recorder, references, cache_dir, started, outcome, program):
     from .capture import collect_wrapper_code
+    from .capture_folder import machine_provenance, write_capture
     from .replay import save_references
 
     save_references(recorder.record_dir, references.entries)
+    seconds = round(time.monotonic() - started, 3)
     report = {
         "builds": capture.builds,
         "recordings": recorder.save(),
@@ -31,13 +31,17 @@ def _write_report(out_dir, capture, recorder, references, cache_dir, started, ou
         "float64_references": len(references.entries),
         "reference_skipped": sorted(set(references.skipped)),
         "wrappers": collect_wrapper_code(cache_dir),
-        "seconds": round(time.monotonic() - started, 3),
+        "seconds": seconds,
         "outcome": outcome,
     }
-    path = os.path.join(out_dir, REPORT)
-    with open(path + ".tmp", "w", encoding="utf-8") as out:
-        json.dump(report, out)
-    os.replace(path + ".tmp", path)
+    # Who ran the capture (the C++ tool or the portable package) says so in the environment.
+    provenance = json.loads(os.environ.get("INDUCTOR_FUZZ_CAPTURE_PROVENANCE") or "{}")
+    provenance.update(machine_provenance(cache_dir))
+    provenance["wall_seconds"] = seconds
+    code = outcome["exit_code"]
+    write_capture(
+        out_dir, report, program, f"exit code {code & 0xFF if code >= 0 else 1}", provenance
+    )
 
 
 def main():
@@ -46,6 +50,7 @@ def main():
     out_dir = os.environ["INDUCTOR_FUZZ_CAPTURE_OUT"]
     cache_dir = os.environ["TORCHINDUCTOR_CACHE_DIR"]
     args = sys.argv[1:]
+    program = list(args)
 
     import torch._inductor.cpp_builder as cpp_builder
 
@@ -68,7 +73,9 @@ def main():
     def finish():
         if not written:
             written.append(True)
-            _write_report(out_dir, capture, recorder, references, cache_dir, started, outcome)
+            _write_folder(
+                out_dir, capture, recorder, references, cache_dir, started, outcome, program
+            )
 
     atexit.register(finish)
     with capture.installed(), recorder.installed(), references.installed():
