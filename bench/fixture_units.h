@@ -49,12 +49,14 @@ inline std::vector<std::string> FixtureArguments(const std::filesystem::path &so
   return args;
 }
 
-// The fixtures of one folder (broken, clean) whose file name starts with `prefix`, sorted.
-inline std::vector<FixtureUnit> FixtureUnits(const std::string &folder,
-                                             const std::string &prefix = "") {
+// The fixtures of one folder (broken, clean) whose file name starts with `prefix`, sorted: the
+// C++ ones, and the CUDA ones (.cu) too when asked.
+inline std::vector<FixtureUnit>
+FixtureUnits(const std::string &folder, const std::string &prefix = "", bool with_cuda = false) {
   std::vector<FixtureUnit> units;
   for (const auto &entry : std::filesystem::directory_iterator(kFixtureDir / folder))
-    if (entry.path().extension() == ".cpp" && entry.path().filename().string().starts_with(prefix))
+    if ((entry.path().extension() == ".cpp" || (with_cuda && entry.path().extension() == ".cu")) &&
+        entry.path().filename().string().starts_with(prefix))
       units.push_back({entry.path(), FixtureArguments(entry.path())});
   std::sort(units.begin(), units.end(),
             [](const FixtureUnit &a, const FixtureUnit &b) { return a.source < b.source; });

@@ -23,7 +23,7 @@ std::map<std::string, int> PinnedIds() {
   static const std::regex id(R"(//\s*EXPECT:.*\bid=(\S+))");
   std::map<std::string, int> pinned;
   for (const char *folder : {"broken", "clean"})
-    for (const auto &unit : bench::FixtureUnits(folder)) {
+    for (const auto &unit : bench::FixtureUnits(folder, "", /*with_cuda=*/true)) {
       std::ifstream in(unit.source);
       std::set<std::string> ids;
       std::smatch match;

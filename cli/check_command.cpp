@@ -18,9 +18,12 @@ Command AddCheckCommand(CLI::App &app) {
                "in one scope (pytorch#151290), conflicting types, return types or linkage, "
                "macro redefinitions, and extern \"C\" mismatches across linked TUs. Flags come "
                "from --commands, else from the arguments after `--`, else torch's include "
-               "paths.\nExample: inductor-fuzz check out/causal/sources/*.cpp --commands "
+               "paths. A .cu file is parsed as CUDA (host side) with the CUDA toolkit of "
+               "$CUDA_HOME, the nvcc on PATH or /usr/local/cuda; no GPU is needed.\nExample: "
+               "inductor-fuzz check out/causal/sources/*.cpp --commands "
                "out/causal/commands.json --format sarif");
-  command->add_option("files", options.files, "C++ translation units")->required();
+  command->add_option("files", options.files, "C++ translation units, or CUDA ones (.cu)")
+      ->required();
   command->add_option("--commands", options.commands,
                       "commands.json from run-case: each file is parsed with its own flags");
   command->add_option("--format", options.format, "text, json or sarif (SARIF 2.1.0)")
@@ -33,8 +36,9 @@ Command AddCheckCommand(CLI::App &app) {
                     "Parse every TU from scratch instead of reusing the precompiled prefix");
   command
       ->add_option("--compilers", options.compilers,
-                   "Also build every file on these compilers and report "
-                   "compiler-divergence (see `matrix`)")
+                   "Also build every file on these compilers (g++, clang++ or nvcc, by name "
+                   "or path) and report compiler-divergence (see `matrix`) and the declaration "
+                   "conflicts that only a g++ or nvcc rejects")
       ->delimiter(',');
   command->add_flag("--features", options.features,
                     "Also list each file's codegen features: the at::vec calls and types, "

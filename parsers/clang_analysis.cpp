@@ -3,6 +3,9 @@
 
 #include "parsers/clang_checks.h"
 #include "parsers/clang_diagnostic_names.h"
+#include "parsers/flag_translation.h"
+#include "support/child_process.h"
+#include "support/errors.h"
 #include "support/sha256.h"
 
 #include <clang/AST/ASTConsumer.h>
@@ -19,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -349,7 +353,8 @@ bool HidesALocalOfItsFunction(const Conflict &finding, const AstFacts &facts) {
 
 } // namespace
 
-std::vector<std::string> AnalysisBaseArguments(bool report_shadowing) {
+std::vector<std::string> AnalysisBaseArguments(bool report_shadowing,
+                                               const std::filesystem::path &source) {
   std::vector<std::string> arguments = {"-fsyntax-only",
                                         "-ferror-limit=0",
                                         "-fno-caret-diagnostics",
@@ -359,7 +364,51 @@ std::vector<std::string> AnalysisBaseArguments(bool report_shadowing) {
                                         "-Wno-unknown-pragmas"};
   if (report_shadowing)
     arguments.push_back("-Wshadow");
+  if (IsCudaSource(source.string())) {
+    std::string looked_at;
+    const auto cuda = FindCudaInstallation(&looked_at);
+    if (cuda.empty())
+      throw support::InputError(fmt::format(
+          "{} is CUDA, but no CUDA installation was found ({}); install the CUDA toolkit or set "
+          "CUDA_HOME to it",
+          source.string(), looked_at));
+    const auto cuda_arguments = CudaArguments(cuda);
+    arguments.insert(arguments.end(), cuda_arguments.begin(), cuda_arguments.end());
+  }
   return arguments;
+}
+
+std::filesystem::path FindCudaInstallation(std::string *looked_at) {
+  std::filesystem::path candidate;
+  std::string missing; // what to say when the candidate is no installation
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(variable); candidate.empty() && value && *value) {
+      candidate = value;
+      missing = fmt::format("${} is {}, which has no include/cuda_runtime.h", variable, value);
+    }
+  if (candidate.empty()) {
+    if (const auto nvcc = support::FindOnPath("nvcc")) {
+      candidate = std::filesystem::weakly_canonical(*nvcc).parent_path().parent_path();
+      missing =
+          fmt::format("{} of the nvcc on PATH has no include/cuda_runtime.h", candidate.string());
+    } else {
+      candidate = "/usr/local/cuda";
+      missing = "no $CUDA_HOME, $CUDA_PATH, nvcc on PATH or /usr/local/cuda";
+    }
+  }
+  std::error_code error;
+  if (std::filesystem::exists(candidate / "include/cuda_runtime.h", error))
+    return candidate;
+  if (looked_at)
+    *looked_at = missing;
+  return {};
+}
+
+std::vector<std::string> CudaArguments(const std::filesystem::path &cuda) {
+  return {"--cuda-path=" + cuda.string(), "--cuda-host-only",
+          "--cuda-gpu-arch=sm_80",        "-nocudalib",
+          "-Wno-unknown-cuda-version",    "-idirafter",
+          INDUCTOR_FUZZ_CUDA_INCLUDE_DIR};
 }
 
 std::string OmpIncludeDirectory() { return INDUCTOR_FUZZ_OMP_INCLUDE_DIR; }
@@ -445,7 +494,8 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
   TranslationUnitReport report;
   report.display_name = input.display_name.empty() ? input.path.string() : input.display_name;
   report.source_path = input.path;
-  std::vector<std::string> arguments = AnalysisBaseArguments(impl_->options.report_shadowing);
+  std::vector<std::string> arguments =
+      AnalysisBaseArguments(impl_->options.report_shadowing, input.path);
   arguments.insert(arguments.end(), input.clang_args.begin(), input.clang_args.end());
   // A file manager per TU: one kept across TUs identifies files by inode, so a TU written where
   // a deleted one was (a campaign's next case) would be read with the old file's size.
@@ -453,11 +503,12 @@ TranslationUnitReport Analyzer::Analyze(const TranslationUnitInput &input) {
 
   // cpp_wrapper TUs include the heavy ATen headers only where their kernels start, far down:
   // precompiling every <header> the TU names, in order, covers those too. Include guards then
-  // skip them in the TU.
+  // skip them in the TU. A .cu is parsed whole: a prefix is precompiled as C++, not CUDA.
   std::stringstream text;
   text << std::ifstream(input.path).rdbuf();
-  const std::string block =
-      impl_->options.use_prefix_cache ? IncludedHeaders(text.str()) : std::string();
+  const std::string block = impl_->options.use_prefix_cache && !IsCudaSource(input.path.string())
+                                ? IncludedHeaders(text.str())
+                                : std::string();
   AstFacts facts;
   std::unique_ptr<FindingCollector> collector;
   auto parse = [&](const std::filesystem::path &pch) {

@@ -74,7 +74,23 @@ std::vector<Conflict> CompareLinkedUnits(const std::vector<TranslationUnitReport
 
 // Flags every analysis adds: syntax only, all errors, Clang's own resource dir, and an omp.h
 // (Debian's libomp headers exist for one LLVM version at a time; gcc's omp.h parses the same).
-std::vector<std::string> AnalysisBaseArguments(bool report_shadowing);
+// For a CUDA source (`source` ends in .cu) also those of Clang's CUDA parse (CudaArguments).
+// Throws InputError for a .cu when no CUDA installation is found.
+std::vector<std::string> AnalysisBaseArguments(bool report_shadowing,
+                                               const std::filesystem::path &source = {});
+
+// The CUDA toolkit a .cu is parsed with, found as torch's cpp_extension finds it: $CUDA_HOME,
+// else $CUDA_PATH, else the folder above the nvcc on PATH, else /usr/local/cuda. A variable that
+// is set is taken at its word. Empty when that folder has no include/cuda_runtime.h;
+// `looked_at` then says where it looked.
+std::filesystem::path FindCudaInstallation(std::string *looked_at = nullptr);
+
+// Clang's CUDA parse of a .cu with the toolkit at `cuda`: the host side only (one parse, as
+// nvcc's host pass sees it; device functions' bodies are still parsed and checked, only
+// `#ifdef __CUDA_ARCH__` code is not), no libdevice, Clang's warning about a CUDA newer than it
+// knows silenced, and our folder of the headers Clang's CUDA wrapper includes that a newer CUDA
+// no longer ships, searched after the toolkit's own (parsers/cuda_include/).
+std::vector<std::string> CudaArguments(const std::filesystem::path &cuda);
 
 // The folder holding the omp.h every Clang of ours parses with.
 std::string OmpIncludeDirectory();

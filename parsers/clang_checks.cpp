@@ -67,6 +67,11 @@ const std::array kChecks = {
     REGISTER(err_mismatched_visibility, kConflict, "conflicting-specifier", false),
     REGISTER(err_param_default_argument_redefinition, kConflict, "conflicting-specifier", false),
     REGISTER(err_class_redeclared_with_different_access, kConflict, "conflicting-specifier", false),
+    // CUDA (.cu): a function redeclared for another execution space (__host__, __device__) where
+    // Clang does not take the two as overloads.
+    REGISTER(err_cuda_ovl_target, kConflict, "conflicting-specifier", false),
+    REGISTER(err_cuda_unattributed_constexpr_cannot_overload_device, kConflict,
+             "conflicting-specifier", false),
 
     // A class member declared twice.
     REGISTER(err_duplicate_member, kConflict, "duplicate-member", false),
@@ -176,8 +181,6 @@ const std::array kLeftOut = {
     LEAVE_OUT(err_sme_attr_mismatch, kTargetAttributes),
     LEAVE_OUT(err_omp_declare_mapper_redefinition,
               "OpenMP offloading mappers; Inductor's CPU code never declares one"),
-    LEAVE_OUT(err_cuda_ovl_target, "CUDA host/device overloads: nvcc's, not Clang's, in our CUDA "
-                                   "builds (compiler matrix)"),
     LEAVE_OUT(ext_compat_template_param_shadow, "an error only under -fms-compatibility"),
     LEAVE_OUT(err_friend_decl_with_def_arg_redeclared, "Inductor declares no friends"),
     LEAVE_OUT(err_template_spec_redecl_out_of_scope,

@@ -42,6 +42,8 @@ bool IsCppSource(std::string_view path) {
   return false;
 }
 
+bool IsCudaSource(std::string_view path) { return path.size() > 3 && path.ends_with(".cu"); }
+
 namespace {
 
 const FlagRule *FindRule(std::string_view argument) {

@@ -35,5 +35,7 @@ struct TranslatedCommand {
 TranslatedCommand TranslateForClang(const std::vector<std::string> &argv);
 
 bool IsCppSource(std::string_view path);
+// A CUDA source (.cu): Clang parses it as CUDA, nvcc compiles it.
+bool IsCudaSource(std::string_view path);
 
 } // namespace parsers

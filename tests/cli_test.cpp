@@ -352,5 +352,69 @@ TEST_F(CliTest, CheckWithCompilersClassifiesWhatOnlyGccRejects) {
   EXPECT_EQ(finding["previous"]["line"], 7);
 }
 
+// A .cu: Clang's CUDA parse (no GPU), and nvcc in the compiler matrix: a family of its own whose
+// diagnostics give the same findings gcc's do.
+TEST_F(CliTest, CheckParsesCudaWithClangAndBuildsItWithNvcc) {
+  if (!support::FindOnPath("nvcc"))
+    GTEST_SKIP() << "no CUDA toolkit installed (nvcc is not on PATH)";
+  const auto fixtures = std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "tests/fixtures/analysis";
+  const auto json_of = [](const test_support::BinaryRun &run) {
+    return nlohmann::json::parse(run.out);
+  };
+  // Both reject a local declared twice in a kernel: Clang's finding, as on a .cpp.
+  const auto redeclared =
+      RunInductorFuzz({"check", (fixtures / "broken/kernel_local_redeclared.cu").string(),
+                       "--compilers", "nvcc", "--format", "json"});
+  EXPECT_EQ(redeclared.exit_code, 1) << redeclared.out << redeclared.err;
+  auto document = json_of(redeclared);
+  ASSERT_EQ(document["findings"].size(), 1u) << redeclared.out;
+  EXPECT_EQ(document["findings"][0]["check"], "variable-redeclared");
+  EXPECT_EQ(document["findings"][0]["name"], "i");
+  EXPECT_EQ(document["findings"][0]["kernel"], "scale_kernel");
+  EXPECT_EQ(document["compiler_divergence"].size(), 0u) << redeclared.out;
+
+  // nvcc builds the clean kernel and its launcher.
+  const auto clean = RunInductorFuzz(
+      {"check", (fixtures / "clean/kernel_with_launcher.cu").string(), "--compilers", "nvcc"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  EXPECT_NE(clean.out.find("1 file(s), 0 finding(s), 0 warning(s)"), std::string::npos);
+
+  // What only nvcc rejects: a __device__ and a host function of one signature (Clang takes them
+  // as overloads), and a local declared twice in device-only code (Clang parses the host side).
+  const auto both =
+      RunInductorFuzz({"check", (fixtures / "clean/device_and_host_definitions.cu").string(),
+                       (fixtures / "clean/device_only_branch_redeclared.cu").string(),
+                       "--compilers", "nvcc", "--format", "json"});
+  EXPECT_EQ(both.exit_code, 1) << both.out << both.err;
+  document = json_of(both);
+  ASSERT_EQ(document["findings"].size(), 2u) << both.out;
+  const auto &host = document["findings"][0];
+  EXPECT_EQ(host["check"], "redefinition");
+  EXPECT_EQ(host["name"], "scale");
+  EXPECT_EQ(host["reported_by"], "nvcc");
+  EXPECT_EQ(host["scope"], "namespace");
+  EXPECT_EQ(host["location"]["line"], 6);
+  EXPECT_EQ(host["previous"]["line"], 5);
+  const auto &device = document["findings"][1];
+  EXPECT_EQ(device["check"], "variable-redeclared");
+  EXPECT_EQ(device["name"], "x0");
+  EXPECT_EQ(device["kernel"], "kernel");
+  EXPECT_EQ(device["reported_by"], "nvcc");
+  EXPECT_EQ(device["location"]["line"], 10);
+}
+
+TEST_F(CliTest, CheckSaysWhenACudaFileHasNoCudaInstallation) {
+  const auto kernel = Write("kernel.cu", "__global__ void kernel(float* out) { out[0] = 1; }\n");
+  const auto run = RunInductorFuzz({"check", kernel.string()}, std::chrono::seconds(60),
+                                   {{"CUDA_HOME", (folder_ / "no-cuda").string()}});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("kernel.cu is CUDA, but no CUDA installation was found ($CUDA_HOME is "),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("install the CUDA toolkit or set CUDA_HOME to it"), std::string::npos);
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_EQ(run.out, "") << "nothing is analysed";
+}
+
 } // namespace
 } // namespace fuzzer

@@ -1,9 +1,12 @@
 // Real compiler output on the broken fixtures, parsed into diagnostics and signatures.
 #include "parsers/diagnostics.h"
+#include "parsers/gcc_checks.h"
 #include "support/child_process.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <future>
 
 namespace parsers {
 namespace {
@@ -102,6 +105,77 @@ TEST(Diagnostics, TemplatesKeepNameShapesAndDropWhatVaries) {
   ASSERT_EQ(parsed.size(), 1u);
   EXPECT_EQ(parsed[0].location.line, 12u);
   EXPECT_EQ(parsed[0].severity, "error");
+}
+
+// nvcc's own words for declaration conflicts (its front end's, no IDs), on the broken fixtures
+// compiled as CUDA by the real nvcc, classified with the check names Clang's IDs feed.
+TEST(NvccChecks, RealNvccConflictsGetTheChecksClangsWouldFeed) {
+  if (!support::FindOnPath("nvcc"))
+    GTEST_SKIP() << "no CUDA toolkit installed (nvcc is not on PATH)";
+  struct Case {
+    std::string fixture, check, name;
+    unsigned previous_line = 0; // where nvcc says `at line N`
+  };
+  const std::vector<Case> cases = {
+      {"broken/auto_tmp_redeclared.cpp", "redefinition", "tmp1"},
+      {"broken/function_redefinition.cpp", "redefinition", "kernel", 2},
+      {"broken/typedef_different.cpp", "conflicting-types", "index_t", 2},
+      {"broken/extern_different_type.cpp", "conflicting-types", "J", 3},
+      {"broken/return_type_only.cpp", "return-type-only", ""},
+      {"broken/language_linkage.cpp", "conflicting-linkage", "kernel", 2},
+      {"broken/constexpr_mismatch.cpp", "conflicting-specifier", "block_size", 3},
+      {"broken/member_function_twice.cpp", "duplicate-member", "reset", 5},
+      {"broken/conversion_twice.cpp", "duplicate-member", "operator float", 5},
+      {"broken/kernel_parameter_twice.cpp", "parameter-redeclared", ""},
+      {"broken/template_parameter_shadowed.cpp", "template-parameter-shadowed", "T"},
+      {"broken/kernel_local_redeclared.cu", "redefinition", "i"},
+      {"broken/host_device_redefines_device.cu", "redefinition", "scale", 6},
+  };
+  // One nvcc per fixture, all at once: each takes a fraction of a second.
+  std::vector<std::future<support::CommandResult>> runs;
+  for (const auto &c : cases)
+    runs.push_back(std::async(std::launch::async, [&c] {
+      return support::RunCommand({"nvcc", "-std=c++20", "-x", "cu", "-c", "-o", "/dev/null",
+                                  (kBroken.parent_path() / c.fixture).string()},
+                                 {}, 120s);
+    }));
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto &c = cases[i];
+    SCOPED_TRACE(c.fixture);
+    const auto run = runs[i].get();
+    const auto conflicts =
+        ClassifyNvccDiagnostics(ParseCompilerText(run.output, CompilerFamily::kNvcc), "nvcc", {});
+    ASSERT_FALSE(conflicts.empty()) << run.output;
+    EXPECT_EQ(conflicts[0].check, c.check) << conflicts[0].message;
+    EXPECT_EQ(conflicts[0].name, c.name) << conflicts[0].message;
+    EXPECT_EQ(conflicts[0].reported_by, "nvcc");
+    EXPECT_EQ(conflicts[0].location.file, (kBroken.parent_path() / c.fixture).string());
+    EXPECT_GT(conflicts[0].location.line, 0u);
+    EXPECT_EQ(conflicts[0].previous.line, c.previous_line) << conflicts[0].message;
+  }
+}
+
+// Inside a kernel, a name nvcc says is declared twice is a local variable (pytorch#151290's
+// shape); a label or a class defined twice there is not.
+TEST(NvccChecks, ALocalDeclaredTwiceInAKernelIsVariableRedeclared) {
+  const auto conflicts = ClassifyNvccDiagnostics(
+      ParseCompilerText("k.cu(4): error: \"i\" has already been declared in the current scope\n"
+                        "k.cu(6): error: label \"done\" has already been defined (previous "
+                        "definition at line 5)\n"
+                        "k.cu(9): error: function \"kernel\" has already been defined (previous "
+                        "definition at line 2)\n",
+                        CompilerFamily::kNvcc),
+      "nvcc", {{"kernel", 2, 7}, {"kernel", 9, 12}});
+  ASSERT_EQ(conflicts.size(), 3u);
+  EXPECT_EQ(conflicts[0].check, "variable-redeclared");
+  EXPECT_EQ(conflicts[0].kernel, "kernel");
+  EXPECT_EQ(conflicts[0].scope, "function");
+  EXPECT_EQ(conflicts[1].check, "redefinition");
+  EXPECT_EQ(conflicts[1].previous, (SourcePosition{"k.cu", 5, 0}));
+  // The function defined again is what the finding is about, not the kernel it is in.
+  EXPECT_EQ(conflicts[2].check, "redefinition");
+  EXPECT_EQ(conflicts[2].kernel, "");
+  EXPECT_EQ(conflicts[2].scope, "namespace");
 }
 
 } // namespace

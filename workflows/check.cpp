@@ -59,8 +59,10 @@ std::vector<std::string> DefaultArguments(const support::ToolPaths &paths) {
           "/usr/include/python3.11"};
 }
 
+// file:line:column, or file:line where the compiler gives no column (nvcc).
 std::string Where(const parsers::SourcePosition &p) {
-  return fmt::format("{}:{}:{}", p.file, p.line, p.column);
+  return p.column ? fmt::format("{}:{}:{}", p.file, p.line, p.column)
+                  : fmt::format("{}:{}", p.file, p.line);
 }
 
 json Sarif(const std::vector<parsers::Conflict> &findings) {
@@ -82,21 +84,36 @@ json Sarif(const std::vector<parsers::Conflict> &findings) {
   return corpus::SarifLog(support::ToolVersion(), results);
 }
 
-// A TU our Clang accepts but a gcc of the matrix rejects: gcc's own JSON diagnostics, its
-// declaration conflicts classified with the checks Clang's would have fed.
-std::vector<parsers::Conflict> GccConflicts(const fuzzer::matrix::TuBuild &build,
-                                            const parsers::TranslationUnitReport &report) {
-  std::vector<std::string> argv = build.argv;
-  argv.insert(argv.begin() + 1, {"-fsyntax-only", "-fdiagnostics-format=json"});
-  const auto run = support::RunCommand(argv, {}, std::chrono::minutes(10));
-  auto conflicts = parsers::ClassifyGccDiagnostics(parsers::ParseGccJson(run.output),
-                                                   build.compiler, report.functions);
+// A compiler's findings name the TU as check's own do.
+std::vector<parsers::Conflict> NamedAsTheReport(std::vector<parsers::Conflict> conflicts,
+                                                const parsers::TranslationUnitReport &report) {
   for (auto &conflict : conflicts)
     for (auto *position : {&conflict.location, &conflict.previous})
       if (!position->file.empty() && std::filesystem::weakly_canonical(position->file) ==
                                          std::filesystem::weakly_canonical(report.source_path))
         position->file = report.display_name;
   return conflicts;
+}
+
+// A TU our Clang accepts but a gcc or nvcc of the matrix rejects: the compiler's own
+// diagnostics (gcc's as JSON, nvcc's text), its declaration conflicts classified with the checks
+// Clang's would have fed.
+std::vector<parsers::Conflict> CompilerConflicts(const fuzzer::matrix::TuBuild &build,
+                                                 parsers::CompilerFamily family,
+                                                 const parsers::TranslationUnitReport &report) {
+  std::vector<std::string> argv = build.argv;
+  if (family == parsers::CompilerFamily::kNvcc) {
+    const auto run = support::RunCommand(argv, {}, std::chrono::minutes(10));
+    return NamedAsTheReport(
+        parsers::ClassifyNvccDiagnostics(parsers::ParseCompilerText(run.output, family),
+                                         build.compiler, report.functions),
+        report);
+  }
+  argv.insert(argv.begin() + 1, {"-fsyntax-only", "-fdiagnostics-format=json"});
+  const auto run = support::RunCommand(argv, {}, std::chrono::minutes(10));
+  return NamedAsTheReport(parsers::ClassifyGccDiagnostics(parsers::ParseGccJson(run.output),
+                                                          build.compiler, report.functions),
+                          report);
 }
 
 bool HasError(const parsers::TranslationUnitReport &report) {
@@ -107,7 +124,7 @@ bool HasError(const parsers::TranslationUnitReport &report) {
 // Rejects unusable input before any analysis starts, so a typo costs no Clang run.
 void ValidateInputs(const CheckOptions &options) {
   if (options.files.empty())
-    throw support::InputError("check needs at least one C++ file");
+    throw support::InputError("check needs at least one C++ or CUDA file");
   if (options.format != "text" && options.format != "json" && options.format != "sarif")
     throw support::InputError(
         fmt::format("--format {} is unknown; use text, json or sarif", options.format));
@@ -117,6 +134,8 @@ void ValidateInputs(const CheckOptions &options) {
           "{} is JSON, not C++: give a run's commands with --commands {} and its sources as files",
           file.string(), file.string()));
     support::ReadTextFile(file, "C++ source", kLargestSource);
+    // A .cu without a CUDA installation to parse it with is refused here, before any parse.
+    parsers::AnalysisBaseArguments(options.shadowing, file);
   }
 }
 
@@ -227,18 +246,22 @@ fuzzer::matrix::CapturedTu MatrixTu(const std::filesystem::path &file, const Che
   return tu;
 }
 
-void AppendGccFindings(const std::vector<fuzzer::matrix::TuMatrix> &matrix,
-                       const std::vector<parsers::TranslationUnitReport> &reports,
-                       std::vector<parsers::Conflict> &findings) {
+void AppendCompilerFindings(const std::vector<fuzzer::matrix::TuMatrix> &matrix,
+                            const std::vector<fuzzer::matrix::Compiler> &compilers,
+                            const std::vector<parsers::TranslationUnitReport> &reports,
+                            std::vector<parsers::Conflict> &findings) {
   for (std::size_t i = 0; i < matrix.size(); ++i) {
     if (HasError(reports[i]))
       continue; // Clang already reports this TU
-    for (const auto &build : matrix[i].builds)
+    for (std::size_t column = 0; column < compilers.size(); ++column) {
+      const auto &build = matrix[i].builds[column];
+      const auto family = compilers[column].family;
       if (!build.built && !build.timed_out && !build.compiler_crashed &&
-          parsers::FamilyOfCompiler(build.compiler) == parsers::CompilerFamily::kGcc) {
-        const auto conflicts = GccConflicts(build, reports[i]);
+          family != parsers::CompilerFamily::kClang) {
+        const auto conflicts = CompilerConflicts(build, family, reports[i]);
         findings.insert(findings.end(), conflicts.begin(), conflicts.end());
       }
+    }
   }
 }
 
@@ -263,12 +286,10 @@ json CompareOnCompilers(const CheckOptions &options, const std::vector<CommandEn
   for (const auto &file : options.files)
     tus.push_back(MatrixTu(file, options, commands));
   const support::ScratchDir scratch("check");
-  const auto matrix = fuzzer::matrix::BuildMatrix(
-      tus,
-      {.compilers = fuzzer::matrix::DiscoverCompilers(options.compilers),
-       .work_dir = scratch.path()},
-      {});
-  AppendGccFindings(matrix, reports, findings);
+  const auto compilers = fuzzer::matrix::DiscoverCompilers(options.compilers);
+  const auto matrix =
+      fuzzer::matrix::BuildMatrix(tus, {.compilers = compilers, .work_dir = scratch.path()}, {});
+  AppendCompilerFindings(matrix, compilers, reports, findings);
   return Divergences(matrix);
 }
 

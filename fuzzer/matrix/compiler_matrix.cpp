@@ -280,13 +280,14 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
       to_build[task] = false;
     }
 
-  // First the shared prefixes, one per (compiler, flags, include block), in parallel.
+  // First the shared prefixes, one per (compiler, flags, include block), in parallel. nvcc
+  // precompiles no header: its TUs parse their includes themselves.
   std::vector<std::string> keys(total);
   std::map<std::string, std::size_t> first_task_of_key;
   std::map<std::string, std::string> block_of_key;
   if (options.shared_prefix)
     for (std::size_t task = 0; task < total; ++task) {
-      if (!to_build[task])
+      if (!to_build[task] || options.compilers[task % columns].family == CompilerFamily::kNvcc)
         continue;
       const auto &tu = tus[task / columns];
       const std::string source = ReadWholeFile(tu.source);

@@ -28,8 +28,14 @@ Compiler DescribeCompiler(const std::string &name_or_path) {
   Compiler compiler{.name = name_or_path, .path = *path, .version = first};
   static const std::regex clang_version(R"(clang version (\d+))");
   static const std::regex gcc_version(R"(^(?:g\+\+|c\+\+|gcc)\b.*\) (\d+)\.)");
+  // nvcc's first line only names the driver; the release is on a later one.
+  static const std::regex nvcc_version(R"(Cuda compilation tools, release (\d+)\.[^\n]*)");
   std::smatch match;
-  if (std::regex_search(answer.output, match, clang_version)) {
+  if (std::regex_search(answer.output, match, nvcc_version)) {
+    compiler.family = CompilerFamily::kNvcc;
+    compiler.major = std::stoi(match[1]);
+    compiler.version = match[0];
+  } else if (std::regex_search(answer.output, match, clang_version)) {
     compiler.family = CompilerFamily::kClang;
     compiler.major = std::stoi(match[1]);
   } else if (std::regex_search(first, match, gcc_version) ||
@@ -39,8 +45,9 @@ Compiler DescribeCompiler(const std::string &name_or_path) {
         support::RunCommand({path->string(), "-dumpversion"}, {}, std::chrono::seconds(30));
     compiler.major = std::atoi(dumped.output.c_str());
   } else {
-    throw support::InputError(fmt::format("{} does not answer --version like gcc or clang ({})",
-                                          name_or_path, first.empty() ? "no output" : first));
+    throw support::InputError(
+        fmt::format("{} does not answer --version like gcc, clang or nvcc ({})", name_or_path,
+                    first.empty() ? "no output" : first));
   }
   return compiler;
 }

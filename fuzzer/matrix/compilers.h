@@ -22,7 +22,7 @@ struct Compiler {
   std::filesystem::path path;
   CompilerFamily family = CompilerFamily::kGcc;
   int major = 0;
-  std::string version; // first line of --version
+  std::string version; // first line of --version (nvcc: its "Cuda compilation tools" line)
   // A sanitizer column (`matrix --sanitize`): built with -fsanitize=these, loaded only in a
   // worker with the sanitizer's runtime preloaded. Empty for a plain compiler.
   std::vector<std::string> sanitizers;
@@ -32,7 +32,7 @@ struct Compiler {
 };
 
 // Each requested compiler (name on PATH or path), asked for its family and version. Throws
-// InputError for one that is missing or does not answer like gcc or clang. With no request:
+// InputError for one that is missing or does not answer like gcc, clang or nvcc. With no request:
 // the installed ones of kDefaultCompilers.
 std::vector<Compiler> DiscoverCompilers(const std::vector<std::string> &requested);
 Compiler DescribeCompiler(const std::string &name_or_path);
