@@ -1,9 +1,12 @@
 #include "corpus/run_record.h"
 
+#include "corpus/capture_origin.h"
 #include "corpus/field_reader.h"
+#include "support/tool_paths.h"
 #include "support/text_file.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -151,6 +154,22 @@ std::vector<CompileCommand> ReadCommandsFile(const std::filesystem::path &path) 
     } catch (const FormatError &error) {
       throw FormatError(fmt::format("{}: {}", path.string(), error.what()));
     }
+  }
+  const auto origin =
+      ReadCaptureOrigin(folder, support::FindTorchEnvironments(support::ProjectRoot()));
+  if (!origin)
+    return commands;
+  const std::string unavailable =
+      origin->missing.empty()
+          ? ""
+          : fmt::format("headers missing: {} was captured with torch {} and Python {}, and this "
+                        "machine lacks {}",
+                        origin->capture_file.parent_path().string(), origin->torch_version,
+                        origin->python_version, fmt::join(origin->missing, " and "));
+  for (auto &command : commands) {
+    for (auto &argument : command.argv)
+      argument = MapArgument(argument, origin->mappings);
+    command.unavailable = unavailable;
   }
   return commands;
 }

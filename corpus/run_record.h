@@ -36,13 +36,17 @@ struct CompileCommand {
   std::vector<StoredSource> sources;
   std::filesystem::path recording; // its module's recorded kernel calls (absolute), if any
   std::string entry;               // the recorded module's entry point
+  // Why it cannot be rebuilt here, or empty: a capture from another machine whose headers
+  // (its torch release, its Python) this machine lacks (corpus/capture_origin.h).
+  std::string unavailable;
   std::string Output() const { return OutputOfCommand(argv); }
   // The arguments that are not flags: sources, objects and libraries it reads.
   std::vector<std::string> Inputs() const;
 };
 
 // Reads commands.json: version 2 ({"format_version", "commands"}) and version 1 (a bare
-// list). Relative paths are resolved against the file's folder. Throws FormatError naming the
+// list). Relative paths are resolved against the file's folder; in a capture, the other
+// machine's torch and Python roots are mapped onto this machine's (corpus/capture_origin.h). Throws FormatError naming the
 // file and the entry for anything else.
 std::vector<CompileCommand> ReadCommandsFile(const std::filesystem::path &path);
 

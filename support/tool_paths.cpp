@@ -4,11 +4,13 @@
 
 namespace support {
 
+std::filesystem::path ProjectRoot() { return INDUCTOR_FUZZ_SOURCE_DIR; }
+
 ToolPaths LocateToolPaths(const std::optional<std::filesystem::path> &venv) {
   const auto executable = std::filesystem::read_symlink("/proc/self/exe");
   ToolPaths paths;
   paths.worker_executable = executable.parent_path() / "inductor-fuzz-worker";
-  paths.project_root = INDUCTOR_FUZZ_SOURCE_DIR;
+  paths.project_root = ProjectRoot();
   if (venv) {
     paths.venv = std::filesystem::absolute(*venv);
   } else if (const char *from_environment = std::getenv("INDUCTOR_FUZZ_VENV")) {

@@ -11,6 +11,9 @@ struct ToolPaths {
   std::filesystem::path project_root; // where corpus/ is: the source tree this build came from
 };
 
+// The source tree this build came from (where corpus/ and the venvs scripts/setup makes are).
+std::filesystem::path ProjectRoot();
+
 // Finds the worker next to this executable and the venv: the one given, else
 // $INDUCTOR_FUZZ_VENV, else the nearest `.venv` above this executable (build/../.venv).
 ToolPaths LocateToolPaths(const std::optional<std::filesystem::path> &venv);

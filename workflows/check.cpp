@@ -6,6 +6,7 @@
 #include "parsers/clang_analysis.h"
 #include "parsers/flag_translation.h"
 #include "parsers/gcc_checks.h"
+#include "support/errors.h"
 #include "support/child_process.h"
 #include "support/scratch_dir.h"
 #include "support/text_file.h"
@@ -38,6 +39,9 @@ struct CommandEntry {
 std::vector<CommandEntry> LoadCommands(const std::filesystem::path &path) {
   std::vector<CommandEntry> entries;
   for (auto &command : corpus::ReadCommandsFile(path)) {
+    // Without the capture's own headers a parse fails on every include: a false finding.
+    if (!command.unavailable.empty())
+      throw support::InputError(command.unavailable + "; install them, then check again");
     CommandEntry entry{.command = std::move(command)};
     for (const auto &source : entry.command.sources) {
       entry.source_paths.insert(source.captured_path);

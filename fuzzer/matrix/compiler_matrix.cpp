@@ -10,6 +10,7 @@
 #include "parsers/clang_analysis.h"
 #include "parsers/diagnostics.h"
 #include "parsers/precompiled_prefix.h"
+#include "support/errors.h"
 #include "support/child_process.h"
 #include "support/text_file.h"
 
@@ -229,7 +230,9 @@ void BuildProbes(std::vector<TuMatrix> &matrix, const MatrixOptions &options,
 std::vector<CapturedTu> LoadCapturedTus(const std::vector<std::filesystem::path> &roots) {
   std::vector<CapturedTu> tus;
   for (const auto &folder : corpus::FindRunRecords(roots))
-    for (const auto &command : corpus::ReadCommandsFile(folder / "commands.json"))
+    for (const auto &command : corpus::ReadCommandsFile(folder / "commands.json")) {
+      if (!command.unavailable.empty())
+        throw support::InputError(command.unavailable + "; install them, then run again");
       for (const auto &source : command.sources) {
         CapturedTu tu{.label = folder.filename().string() + "/" +
                                source.stored.lexically_relative(folder).string(),
@@ -242,6 +245,7 @@ std::vector<CapturedTu> LoadCapturedTus(const std::vector<std::filesystem::path>
         }
         tus.push_back(std::move(tu));
       }
+    }
   return tus;
 }
 
