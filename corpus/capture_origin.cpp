@@ -36,14 +36,15 @@ std::optional<fs::path> CaptureFileAbove(const fs::path &folder) {
 
 } // namespace
 
-std::optional<CaptureOrigin> ReadCaptureOrigin(const fs::path &commands_folder,
-                                               const std::vector<support::TorchEnvironment> &local) {
+std::optional<CaptureOrigin>
+ReadCaptureOrigin(const fs::path &commands_folder,
+                  const std::vector<support::TorchEnvironment> &local) {
   const auto file = CaptureFileAbove(commands_folder);
   if (!file)
     return std::nullopt;
   const json document = ReadJsonDocument(*file, "capture file", "capture it again");
-  const json provenance = document.is_object() ? document.value("provenance", json::object())
-                                               : json::object();
+  const json provenance =
+      document.is_object() ? document.value("provenance", json::object()) : json::object();
   const json paths = provenance.value("paths", json::object());
   if (!paths.is_object() || !paths.contains("torch"))
     return std::nullopt; // a capture from before paths were recorded: this machine's own
@@ -55,12 +56,13 @@ std::optional<CaptureOrigin> ReadCaptureOrigin(const fs::path &commands_folder,
   const std::string release = ReleaseOf(origin.torch_version);
   const auto same_release = std::ranges::find_if(
       local, [&](const auto &env) { return ReleaseOf(env.torch_version) == release; });
-  const auto torch_root = same_release == local.end() ? std::nullopt : TorchRootIn(same_release->venv);
+  const auto torch_root =
+      same_release == local.end() ? std::nullopt : TorchRootIn(same_release->venv);
   if (torch_root)
     origin.mappings.push_back({paths.value("torch", ""), torch_root->string()});
   else
-    origin.missing.push_back(fmt::format("torch {}'s headers (scripts/setup --with-torch {})",
-                                         release, release));
+    origin.missing.push_back(
+        fmt::format("torch {}'s headers (scripts/setup --with-torch {})", release, release));
   // Python's headers, for the wrapper TUs that include Python.h: the same X.Y from Debian.
   const std::string python = origin.python_version.substr(
       0, origin.python_version.find('.', origin.python_version.find('.') + 1));
@@ -80,10 +82,9 @@ std::string MapArgument(const std::string &argument, const std::vector<PathMappi
   for (const auto &mapping : mappings) {
     const auto at = argument.find(mapping.from);
     // A root inside a flag (-I/root/include) or the whole argument, at a path boundary.
-    if (at == std::string::npos || (at != 0 && argument.compare(0, at, "-I") != 0 &&
-                                    argument.compare(0, at, "-L") != 0 &&
-                                    argument.compare(0, at, "-Wl,-rpath,") != 0 &&
-                                    argument.compare(0, at, "-isystem") != 0))
+    if (at == std::string::npos ||
+        (at != 0 && argument.compare(0, at, "-I") != 0 && argument.compare(0, at, "-L") != 0 &&
+         argument.compare(0, at, "-Wl,-rpath,") != 0 && argument.compare(0, at, "-isystem") != 0))
       continue;
     const std::size_t end = at + mapping.from.size();
     if (end < argument.size() && argument[end] != '/')

@@ -2,8 +2,8 @@
 
 #include "corpus/capture_origin.h"
 #include "corpus/field_reader.h"
-#include "support/tool_paths.h"
 #include "support/text_file.h"
+#include "support/tool_paths.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

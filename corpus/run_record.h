@@ -46,8 +46,8 @@ struct CompileCommand {
 
 // Reads commands.json: version 2 ({"format_version", "commands"}) and version 1 (a bare
 // list). Relative paths are resolved against the file's folder; in a capture, the other
-// machine's torch and Python roots are mapped onto this machine's (corpus/capture_origin.h). Throws FormatError naming the
-// file and the entry for anything else.
+// machine's torch and Python roots are mapped onto this machine's (corpus/capture_origin.h). Throws
+// FormatError naming the file and the entry for anything else.
 std::vector<CompileCommand> ReadCommandsFile(const std::filesystem::path &path);
 
 // Every run record at or under `roots` (folders holding commands.json), sorted.

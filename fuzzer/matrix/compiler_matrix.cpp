@@ -10,8 +10,8 @@
 #include "parsers/clang_analysis.h"
 #include "parsers/diagnostics.h"
 #include "parsers/precompiled_prefix.h"
-#include "support/errors.h"
 #include "support/child_process.h"
+#include "support/errors.h"
 #include "support/text_file.h"
 
 #include <cxxabi.h>
