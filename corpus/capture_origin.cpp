@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include <sys/utsname.h>
+
 namespace corpus {
 namespace {
 
@@ -51,8 +53,12 @@ ReadCaptureOrigin(const fs::path &commands_folder,
   CaptureOrigin origin{.capture_file = *file,
                        .torch_version = provenance.value("torch", ""),
                        .python_version = provenance.value("python", ""),
+                       .machine = provenance.value("machine", ""),
                        .mappings = {},
                        .missing = {}};
+  struct utsname here{};
+  origin.runs_here =
+      origin.machine.empty() || (::uname(&here) == 0 && origin.machine == here.machine);
   const std::string release = ReleaseOf(origin.torch_version);
   const auto same_release = std::ranges::find_if(
       local, [&](const auto &env) { return ReleaseOf(env.torch_version) == release; });

@@ -24,6 +24,9 @@ struct CaptureOrigin {
   std::filesystem::path capture_file; // the capture.json read
   std::string torch_version;          // as captured: "2.16.0+cu130"
   std::string python_version;         // "3.12.4"
+  std::string machine;                // the capturing machine's ISA: "x86_64", "aarch64"
+  // Whether its kernels can run here: the same ISA. Otherwise its TUs are only compiled.
+  bool runs_here = true;
   std::vector<PathMapping> mappings;
   // What the commands need and this machine lacks, each with how to get it ("torch 2.16.0's
   // headers: scripts/setup --with-torch 2.16.0"); empty when the commands can be rebuilt here.

@@ -27,19 +27,6 @@ json ReadJsonFile(const std::filesystem::path &path, const std::string &what) {
   return ReadJsonDocument(path, what, "re-run the case that wrote it");
 }
 
-// A path a record names relative to its folder, when it stays inside it: a folder from another
-// machine is read, never followed out of (an absolute path, or one through "..", is not).
-std::optional<std::filesystem::path> InsideFolder(const std::filesystem::path &folder,
-                                                  const std::string &relative) {
-  const std::filesystem::path path(relative);
-  if (relative.empty() || path.is_absolute())
-    return std::nullopt;
-  for (const auto &part : path.lexically_normal())
-    if (part == "..")
-      return std::nullopt;
-  return folder / path;
-}
-
 CompileCommand ReadCommand(const json &item, const std::filesystem::path &folder,
                            const std::string &where) {
   FieldReader reader(item, where, where);
@@ -70,7 +57,7 @@ CompileCommand ReadCommand(const json &item, const std::filesystem::path &folder
   for (const auto &source : sources ? *sources : json::array()) {
     FieldReader entry(source, where + ".sources[]", where);
     const std::string relative = entry.String("stored");
-    const auto inside = InsideFolder(folder, relative);
+    const auto inside = PathInsideFolder(folder, relative);
     if (!inside)
       throw FormatError(fmt::format("{}.stored is {}, which is not inside the folder: a record "
                                     "names its copies relative to itself; re-capture it",
@@ -81,7 +68,7 @@ CompileCommand ReadCommand(const json &item, const std::filesystem::path &folder
   }
   if (const json *recording = reader.Optional("recording"); recording && !recording->is_null()) {
     // A recording outside the folder is not this record's to read: the command has none.
-    if (const auto inside = InsideFolder(folder, reader.String("recording"))) {
+    if (const auto inside = PathInsideFolder(folder, reader.String("recording"))) {
       command.recording = *inside;
       command.entry = reader.Optional("entry") ? reader.String("entry") : "kernel";
     }
@@ -112,6 +99,17 @@ json CommandToJson(const CompileCommand &command, const std::filesystem::path &f
 }
 
 } // namespace
+
+std::optional<std::filesystem::path> PathInsideFolder(const std::filesystem::path &folder,
+                                                      const std::string &relative) {
+  const std::filesystem::path path(relative);
+  if (relative.empty() || path.is_absolute())
+    return std::nullopt;
+  for (const auto &part : path.lexically_normal())
+    if (part == "..")
+      return std::nullopt;
+  return folder / path;
+}
 
 std::string OutputOfCommand(const std::vector<std::string> &argv) {
   const auto found = std::find(argv.begin(), argv.end(), "-o");
@@ -170,6 +168,9 @@ std::vector<CompileCommand> ReadCommandsFile(const std::filesystem::path &path) 
     for (auto &argument : command.argv)
       argument = MapArgument(argument, origin->mappings);
     command.unavailable = unavailable;
+    // Kernels built for another ISA cannot run here: their TUs are compiled, not run.
+    if (!origin->runs_here)
+      command.recording.clear();
   }
   return commands;
 }

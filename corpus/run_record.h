@@ -16,6 +16,11 @@ namespace corpus {
 // sources/, wrappers/, recordings/. This file is its one writer and its one reader.
 inline constexpr int kRunRecordFormatVersion = 2;
 
+// `relative` under `folder`, when it names a path inside it; nullopt for an absolute path or
+// one through "..". A folder from another machine is read, never followed out of.
+std::optional<std::filesystem::path> PathInsideFolder(const std::filesystem::path &folder,
+                                                      const std::string &relative);
+
 // What a compile command writes: the argument of its -o, or empty. The one parser of -o.
 std::string OutputOfCommand(const std::vector<std::string> &argv);
 

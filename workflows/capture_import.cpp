@@ -60,15 +60,12 @@ json ReadCaptureFile(const fs::path &capture) {
 
 // A folder the capture names, which must lie inside it.
 fs::path CaseFolder(const fs::path &capture, const std::string &relative) {
-  const fs::path path(relative);
-  bool inside = !relative.empty() && !path.is_absolute();
-  for (const auto &part : path.lexically_normal())
-    inside = inside && part != "..";
-  if (!inside || !fs::is_directory(capture / path))
+  const auto inside = corpus::PathInsideFolder(capture, relative);
+  if (!inside || !fs::is_directory(*inside))
     throw support::InputError(fmt::format("{}/capture.json names case folder '{}', which is not a "
                                           "folder inside the capture; capture it again",
                                           capture.string(), relative));
-  return capture / path;
+  return *inside;
 }
 
 // The reply as the worker gave it to the package, its builds put back from the folder's
@@ -101,10 +98,26 @@ fuzzer::worker::WorkerReply ReplyOf(const fs::path &folder) {
            {"sources", sources}});
     }
     result["builds"] = std::move(builds);
+    // The wrappers as the worker replied them ({path, text}), from the copies the capture made
+    // ("wrappers/NN-name": the name as it was, without the NN- the copy got).
+    json wrappers = json::array();
+    for (const auto &stored_wrapper : result.value("wrappers", json::array())) {
+      const auto inside = stored_wrapper.is_string()
+                              ? corpus::PathInsideFolder(folder, stored_wrapper.get<std::string>())
+                              : std::nullopt;
+      if (!inside)
+        throw corpus::FormatError(fmt::format("{}/reply.json: wrapper {} is not a file inside "
+                                              "the case's folder; capture the case again",
+                                              folder.string(), stored_wrapper.dump()));
+      const std::string name = inside->filename().string();
+      wrappers.push_back(
+          {{"path", name.substr(name.find('-') + 1)},
+           {"text", support::ReadTextFile(*inside, "captured wrapper", kSourceLimit)}});
+    }
+    result["wrappers"] = std::move(wrappers);
     for (auto &recording : result.contains("recordings") ? result["recordings"] : json::array()) {
-      const std::string file = recording.value("file", "");
-      if (!file.empty() && !fs::path(file).is_absolute())
-        recording["file"] = (folder / file).string();
+      const auto inside = corpus::PathInsideFolder(folder, recording.value("file", ""));
+      recording["file"] = inside ? inside->string() : ""; // never read outside the capture
     }
     reply.message = {{"result", std::move(result)}};
     return reply;

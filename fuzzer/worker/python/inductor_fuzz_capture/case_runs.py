@@ -171,8 +171,13 @@ class WorkerProcess:
                 continue
             if isinstance(reply, dict) and reply.get("id") == request_id:
                 return {"status": "ok", "reply": reply}
-        timed_out = self.child.poll() is None
-        if timed_out:
+        # The reply stream ended: the child is dying (give it until the deadline to be reaped)
+        # or the deadline passed with it still running.
+        try:
+            self.child.wait(timeout=max(deadline - time.monotonic(), 0.1))
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
             self.kill()
         code = self.child.wait()
         self.child = None

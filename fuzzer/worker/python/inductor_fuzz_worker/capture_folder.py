@@ -26,8 +26,11 @@ COMMANDS_FILE = "commands.json"
 
 def safe_file_name(path, index):
     """NN-name: the name a stored copy of `path` gets (corpus/run_record.cpp reads these)."""
-    name = os.path.basename(path)
-    name = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "._-" else "_" for ch in name)
+    # Byte by byte, as the C++ writer of run records does (corpus/run_record.cpp).
+    name = "".join(
+        chr(byte) if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) in "._-") else "_"
+        for byte in os.path.basename(path).encode("utf-8")
+    )
     return f"{index:02}-{name}"
 
 
