@@ -1,4 +1,5 @@
 // corpus/: the typed Finding and its one signature, the formats' readers and writers.
+#include "corpus/capture_origin.h"
 #include "corpus/case.h"
 #include "corpus/finding.h"
 #include "corpus/knobs.h"
@@ -213,6 +214,63 @@ TEST_F(RunRecordTest, CommandsFilesOfVersionOneStillLoadAndBadOnesNameTheEntry) 
     EXPECT_NE(std::string(error.what()).find("commands[0].argv"), std::string::npos)
         << error.what();
   }
+}
+
+// A capture from another machine: its torch root is mapped by release onto this machine's,
+// even where the other machine's path exists here holding another release (a collision), and a
+// release not installed here is named as missing, never followed.
+TEST_F(RunRecordTest, ACaptureFromAnotherMachineHasItsRootsMappedByReleaseNeverFollowed) {
+  const auto fake_venv = [&](const std::string &name) {
+    const auto root = scratch_ / name / "lib/python3.11/site-packages/torch";
+    std::filesystem::create_directories(root / "include");
+    return root;
+  };
+  const auto here_26 = fake_venv("venv-26");
+  const auto here_215 = fake_venv("venv-215");
+  const std::vector<support::TorchEnvironment> local = {{scratch_ / "venv-215", "2.15.0+cu132"},
+                                                        {scratch_ / "venv-26", "2.6.0+cu124"}};
+  const auto capture = scratch_ / "cap";
+  std::filesystem::create_directories(capture / "sources");
+  std::ofstream(capture / "sources/00-k.cpp") << "int k;";
+  // The other machine's torch 2.6.0 sat where this machine's 2.15.0 is.
+  const auto write_capture = [&](const std::string &torch, const std::string &machine) {
+    std::ofstream(capture / "capture.json")
+        << json{{"format_version", 1},
+                {"provenance",
+                 {{"torch", torch},
+                  {"python", "3.11.2"},
+                  {"machine", machine},
+                  {"paths",
+                   {{"torch", here_215.string()}, {"python_include", "/opt/py/include"}}}}}}
+               .dump();
+  };
+  write_capture("2.6.0", "x86_64");
+  std::ofstream(capture / "commands.json") << json{
+      {"format_version", 2},
+      {"commands",
+       {{{"argv",
+          {"g++", "/other/cache/k.cpp", "-I" + here_215.string() + "/include",
+           "-I" + here_215.string() + "x/include", "-I/opt/py/include", "-o", "/other/k.so"}},
+         {"sources", {{{"captured_path", "/other/cache/k.cpp"}, {"stored", "sources/00-k.cpp"}}}},
+         {"recording", "recordings/00-k.pt"}}}}}.dump();
+  const auto origin = ReadCaptureOrigin(capture, local);
+  ASSERT_TRUE(origin.has_value());
+  EXPECT_TRUE(origin->missing.empty());
+  std::vector<std::string> mapped;
+  for (const auto &argument :
+       {"-I" + here_215.string() + "/include", "-I" + here_215.string() + "x/include",
+        std::string("-I/opt/py/include")})
+    mapped.push_back(MapArgument(argument, origin->mappings));
+  EXPECT_EQ(mapped[0], "-I" + here_26.string() + "/include");
+  EXPECT_EQ(mapped[1], "-I" + here_215.string() + "x/include") << "only at a path boundary";
+  EXPECT_EQ(mapped[2], "-I/usr/include/python3.11");
+
+  write_capture("2.16.0+cu130", "aarch64");
+  const auto missing = ReadCaptureOrigin(capture, local);
+  ASSERT_EQ(missing->missing.size(), 1u);
+  EXPECT_NE(missing->missing[0].find("scripts/setup --with-torch 2.16.0"), std::string::npos);
+  EXPECT_FALSE(missing->runs_here);
+  EXPECT_FALSE(ReadCaptureOrigin(scratch_ / "venv-26", local).has_value()) << "no capture.json";
 }
 
 MatrixRecord TwoCompilerMatrix() {

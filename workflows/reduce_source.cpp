@@ -2,6 +2,7 @@
 
 #include "corpus/finding.h"
 #include "corpus/matrix_record.h"
+#include "corpus/run_record.h"
 #include "fuzzer/matrix/compiler_flags.h"
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "fuzzer/matrix/runtime_differential.h"
@@ -23,6 +24,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <thread>
 
@@ -261,6 +263,43 @@ SourceInput FromScript(const ReduceOptions &options, const fs::path &out_dir,
       options.script->string(), run.status.Describe()));
 }
 
+// A stored copy in a capture or run record (DIR/sources/NN-name.cpp beside DIR/commands.json)
+// is reduced with the command that compiled it, its paths mapped onto this machine; any other
+// source has no command of its own (empty).
+std::vector<std::string> CapturedCommandOf(const fs::path &source) {
+  const fs::path commands_file = source.parent_path().parent_path() / "commands.json";
+  if (source.parent_path().filename() != "sources" || !fs::exists(commands_file))
+    return {};
+  for (const auto &command : corpus::ReadCommandsFile(commands_file))
+    for (const auto &stored : command.sources) {
+      if (fs::weakly_canonical(stored.stored) != fs::weakly_canonical(source))
+        continue;
+      if (!command.unavailable.empty())
+        throw support::InputError(command.unavailable + "; install them, then reduce again");
+      // Inductor's shared PCH lives in the capturing machine's cache (the matrix drops it too),
+      // and what the build writes is nobody's to keep.
+      std::vector<std::string> argv;
+      for (std::size_t i = 0; i < command.argv.size(); ++i) {
+        const std::string &argument = command.argv[i];
+        if (argument == "-include" && i + 1 < command.argv.size() &&
+            fs::path(command.argv[i + 1]).parent_path().filename() == "precompiled_headers") {
+          ++i;
+          continue;
+        }
+        argv.push_back(argument == stored.captured_path ? source.string() : argument);
+        if (argument == "-o" && i + 1 < command.argv.size()) {
+          argv.push_back("/dev/null");
+          ++i;
+        }
+      }
+      return argv;
+    }
+  return {};
+}
+
+SourceInput ChooseSourceTest(const ReduceOptions &options, SourceInput input,
+                             const fs::path &scratch, std::chrono::seconds timeout);
+
 SourceInput ReadSourceInput(const ReduceOptions &options, const fs::path &out_dir,
                             const fs::path &scratch, const support::ToolPaths &paths) {
   const std::chrono::seconds timeout(options.case_timeout_seconds);
@@ -294,6 +333,14 @@ SourceInput ReadSourceInput(const ReduceOptions &options, const fs::path &out_di
   SourceInput input;
   input.source = fs::absolute(*options.cpp_file);
   input.text = support::ReadTextFile(input.source, "C++ source", kSourceLimit);
+  ReduceOptions given = options;
+  if (given.compile_command.empty())
+    given.compile_command = CapturedCommandOf(input.source);
+  return ChooseSourceTest(given, std::move(input), scratch, timeout);
+}
+
+SourceInput ChooseSourceTest(const ReduceOptions &options, SourceInput input,
+                             const fs::path &scratch, std::chrono::seconds timeout) {
   if (options.interesting) {
     input.test = reducers::MakeScriptTest(*options.interesting, input.source.filename().string(),
                                           scratch / "test", timeout);
