@@ -69,15 +69,16 @@ ReadCaptureOrigin(const fs::path &commands_folder,
   else
     origin.missing.push_back(
         fmt::format("torch {}'s headers (scripts/setup --with-torch {})", release, release));
-  // Python's headers, for the wrapper TUs that include Python.h: the same X.Y from Debian.
+  // Python's headers, for the TUs that include Python.h (the Python bindings, cpp_wrapper):
+  // the same X.Y where Debian has it, else this machine's own Python's. The C API a kernel's
+  // binding uses is the same across 3.x releases, so a parse or build is not made false by it;
+  // only a missing torch release is.
   const std::string python = origin.python_version.substr(
       0, origin.python_version.find('.', origin.python_version.find('.') + 1));
-  const fs::path python_include = fs::path("/usr/include") / ("python" + python);
-  if (!python.empty() && fs::exists(python_include / "Python.h"))
-    origin.mappings.push_back({paths.value("python_include", ""), python_include.string()});
-  else if (!python.empty())
-    origin.missing.push_back(
-        fmt::format("Python {}'s headers (apt-get install python{}-dev)", python, python));
+  fs::path python_include = fs::path("/usr/include") / ("python" + python);
+  if (python.empty() || !fs::exists(python_include / "Python.h"))
+    python_include = "/usr/include/python3.11";
+  origin.mappings.push_back({paths.value("python_include", ""), python_include.string()});
   std::erase_if(origin.mappings, [](const PathMapping &m) { return m.from.empty(); });
   std::ranges::sort(origin.mappings,
                     [](const auto &a, const auto &b) { return a.from.size() > b.from.size(); });
