@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <sys/utsname.h>
 
@@ -79,6 +80,17 @@ ReadCaptureOrigin(const fs::path &commands_folder,
   if (python.empty() || !fs::exists(python_include / "Python.h"))
     python_include = "/usr/include/python3.11";
   origin.mappings.push_back({paths.value("python_include", ""), python_include.string()});
+  // The CUDA toolkit a CUDA wrapper TU includes (cuda_runtime.h): this machine's, where the
+  // capture had one.
+  const char *cuda_home = std::getenv("CUDA_HOME");
+  const fs::path local_cuda = cuda_home && *cuda_home ? fs::path(cuda_home) : "/usr/local/cuda";
+  if (!paths.value("cuda_home", "").empty()) {
+    if (fs::exists(local_cuda / "include" / "cuda_runtime.h"))
+      origin.mappings.push_back({paths.value("cuda_home", ""), local_cuda.string()});
+    else
+      origin.missing.push_back("the CUDA toolkit's headers (install the CUDA toolkit or set "
+                               "CUDA_HOME to it)");
+  }
   std::erase_if(origin.mappings, [](const PathMapping &m) { return m.from.empty(); });
   std::ranges::sort(origin.mappings,
                     [](const auto &a, const auto &b) { return a.from.size() > b.from.size(); });

@@ -67,11 +67,10 @@ CompileCommand ReadCommand(const json &item, const std::filesystem::path &folder
     command.sources.push_back(std::move(stored));
   }
   if (const json *recording = reader.Optional("recording"); recording && !recording->is_null()) {
-    // A recording outside the folder is not this record's to read: the command has none.
-    if (const auto inside = PathInsideFolder(folder, reader.String("recording"))) {
-      command.recording = *inside;
-      command.entry = reader.Optional("entry") ? reader.String("entry") : "kernel";
-    }
+    // A campaign's record may name the recordings beside it (../recordings); a capture's is
+    // checked to stay inside the capture (ReadCommandsFile).
+    command.recording = (folder / reader.String("recording")).lexically_normal();
+    command.entry = reader.Optional("entry") ? reader.String("entry") : "kernel";
   }
   reader.Optional("entry");
   reader.RejectUnknown();
@@ -168,8 +167,11 @@ std::vector<CompileCommand> ReadCommandsFile(const std::filesystem::path &path) 
     for (auto &argument : command.argv)
       argument = MapArgument(argument, origin->mappings);
     command.unavailable = unavailable;
-    // Kernels built for another ISA cannot run here: their TUs are compiled, not run.
-    if (!origin->runs_here)
+    // Kernels built for another ISA cannot run here: their TUs are compiled, not run. A
+    // recording outside the capture is not the capture's to read: the command has none.
+    const auto root = origin->capture_file.parent_path();
+    if (!origin->runs_here ||
+        !PathInsideFolder(root, command.recording.lexically_relative(root).string()))
       command.recording.clear();
   }
   return commands;

@@ -133,6 +133,22 @@ const fs::path kMasks = kSource / "tests/fixtures/convert/masks.py";
 // does; run-case takes the module directly; a package import is warned about. (Refusals of a
 // module, a missing name or a failing import, are tested on the worker's converter, in
 // tests/python/test_convert.py.)
+// An AOTInductor program (export, aoti_compile_and_package, load, run) runs under the capture
+// as it runs without it: the float64 reference leaves AOTInductor's compile alone (it once
+// wrapped its artifacts, and compile_fx_aot failed; found on a GPU runner), and every TU of the
+// package is stored with its command.
+TEST_F(CaptureFullTier, AnAotInductorProgramRunsUnderTheCaptureAndItsTusAreStored) {
+  const auto run = RunInductorFuzz({"capture", "--out", (folder_ / "cap").string(), "--", "python",
+                                    (kFixtures / "aoti_program.py").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("| aoti max error 0.0"), std::string::npos) << run.out;
+  const json commands = ReadJson(folder_ / "cap" / "commands.json");
+  std::size_t sources = 0;
+  for (const auto &command : commands["commands"])
+    sources += command["sources"].size();
+  EXPECT_GE(sources, 2u) << commands.dump(2);
+}
+
 TEST_F(CaptureFullTier, AConvertedMaskModuleRunsAndReproduces) {
   fs::create_directories(folder_);
   const fs::path case_file = folder_ / "document.json";

@@ -281,13 +281,24 @@ def run_cases(arguments, provenance, out):
     out.flush()
     listed = []
     found = 0
+    cases_started = time.monotonic()
     try:
         for index, request in enumerate(requests):
+            if arguments.time and time.monotonic() - cases_started > arguments.time:
+                out.write(
+                    f"  --time {arguments.time:g} s is up: "
+                    f"{len(requests) - index} case(s) not run\n"
+                )
+                break
             name = request["case"]["name"]
             folder = safe_file_name(name, index)
             stored, ended = run_one(
                 worker, request, os.path.join(out_dir, "cases", folder), arguments.timeout
             )
+            # A CUDA error is sticky: the process's context is lost for every later case, which
+            # a fresh worker runs instead.
+            if arguments.device == "cuda" and "CUDA error" in json.dumps(stored):
+                worker.shutdown()
             failed = stored["status"] != "ok" or stored["result"].get("status") == "finding"
             found += failed
             listed.append({"case": name, "folder": os.path.join("cases", folder), "ended": ended})
@@ -310,7 +321,7 @@ def run_cases(arguments, provenance, out):
     }
     write_atomically(os.path.join(out_dir, "capture.json"), json.dumps(document, indent=2) + "\n")
     out.write(
-        f"capture: {found} of {len(requests)} case(s) failed; wrote {out_dir} "
+        f"capture: {found} of {len(listed)} case(s) run failed; wrote {out_dir} "
         "(inductor-fuzz corpus import takes it)\n"
     )
     return EXIT_FINDINGS if found else EXIT_NOTHING_FOUND

@@ -59,6 +59,13 @@ def parse_arguments(argv):
         default=600,
         help="seconds: the whole program, or each case (default 600)",
     )
+    parser.add_argument(
+        "--time",
+        type=float,
+        default=0,
+        help="--cases: seconds after which no new case starts (default 0: every case); the "
+        "folder lists those that ran",
+    )
     parser.add_argument("--version", action="version", version=tool_version())
     parser.add_argument(
         "program", nargs=argparse.REMAINDER, help="-- script.py ARGS, or -- -m MODULE ARGS"

@@ -9,5 +9,7 @@ a standalone script and the worker compare results with one and the same code. F
 are programs the C++ side runs with a venv's python (`python -c SOURCE`, the source from the
 binary): environment.py and first_call.py (workflows/), mask_ast.py (the case reducer) and
 mutate_source.py (the campaign's mutator). The package is the only Python the tool ships, and
-the binary is the only place it is read from.
+the binary is the only place it is read from here. Elsewhere, the portable capture
+(../inductor_fuzz_capture, one wheel with this package) runs serve() and program.main() in
+child pythons of that machine's own; capture_folder.py writes the capture folder on both.
 """

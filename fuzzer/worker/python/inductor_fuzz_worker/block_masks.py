@@ -36,7 +36,7 @@ def _over_heads(listed, heads):
     return [[batch[0] for _ in range(heads)] if len(batch) == 1 else batch for batch in listed]
 
 
-def _tensors(listed, columns, layout):
+def _tensors(listed, columns, layout, device):
     """(counts, indices) of `listed` in `layout`: each row's blocks ascending, then the blocks
     it does not list (the indices past a row's count are never read, but are real blocks)."""
     import torch
@@ -51,6 +51,8 @@ def _tensors(listed, columns, layout):
                 order = sorted(blocks) + [c for c in range(columns) if c not in blocks]
                 counts[b, h, r] = len(blocks)
                 indices[b, h, r] = torch.tensor(order, dtype=torch.int32)
+    # Made on the CPU, then moved to the block mask's device (a GPU case's).
+    counts, indices = counts.to(device), indices.to(device)
     if layout == "expanded-heads":
         return counts.expand(batch, heads, rows), indices.expand(batch, heads, rows, columns)
     if layout == "strided":
@@ -99,9 +101,10 @@ def rebuilt_from_kv_blocks(flex, block_mask, layouts, heads, mask_mod):
                     if full is not None:
                         full[b][h][r] -= union
     columns = int(block_mask.kv_indices.shape[-1])
-    tensors = list(_tensors(partial, columns, layouts.get("partial", "contiguous")))
+    device = block_mask.kv_num_blocks.device
+    tensors = list(_tensors(partial, columns, layouts.get("partial", "contiguous"), device))
     if full is not None:
-        tensors += _tensors(full, columns, layouts.get("full", "contiguous"))
+        tensors += _tensors(full, columns, layouts.get("full", "contiguous"), device)
     return flex.BlockMask.from_kv_blocks(
         *tensors,
         BLOCK_SIZE=tuple(int(size) for size in block_mask.BLOCK_SIZE),

@@ -156,7 +156,12 @@ def machine_provenance(cache_dir):
         lines = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
         release = [line for line in lines.splitlines() if "release" in line]
         provenance["nvcc"] = {"path": nvcc, "version": (release or [""])[0].strip()}
+    try:
+        from torch.utils.cpp_extension import CUDA_HOME
+    except Exception:  # a CPU-only torch: no CUDA home to map
+        CUDA_HOME = None
     provenance["paths"] = {
+        "cuda_home": os.path.abspath(CUDA_HOME) if CUDA_HOME else "",
         "torch": os.path.dirname(os.path.abspath(torch.__file__)),
         "python_include": sysconfig.get_paths().get("include", ""),
         "prefix": sys.prefix,

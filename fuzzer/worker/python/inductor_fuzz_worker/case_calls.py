@@ -50,7 +50,9 @@ def index_program(case, mask_mod):
 
     def program():
         b, h, q_idx, kv_idx = (
-            torch.arange(size).view([size if axis == at else 1 for axis in range(4)])
+            torch.arange(size, device=args.get("device", "cpu")).view(
+                [size if axis == at else 1 for axis in range(4)]
+            )
             for at, size in enumerate(shape)
         )
         values = torch.broadcast_to(mask_mod(b, h, q_idx, kv_idx), shape)
@@ -137,8 +139,11 @@ def build_namespace(case):
     for tensor in case.get("tensors") or []:
         if tensor["dtype"] not in CAPTURED_DTYPES:
             raise ValueError(f"captured tensor {tensor['name']!r} has dtype {tensor['dtype']!r}")
+        # On the block mask's device: a mask that reads a table indexes it where it runs.
         namespace[tensor["name"]] = torch.tensor(
-            tensor["values"], dtype=getattr(torch, tensor["dtype"])
+            tensor["values"],
+            dtype=getattr(torch, tensor["dtype"]),
+            device=(case.get("create_block_mask") or {}).get("device", "cpu"),
         ).reshape(tensor["shape"])
     keys = [key for key in ("mask_mod", "score_mod") if case.get(key)]
     constants = case.get("constants") or {}

@@ -295,7 +295,8 @@ def attention_error(output, reference):
     NaN against a number is judged apart (compare_attention), not here."""
     import torch
 
-    output = output.double()
+    # Where the reference is (the CPU; a GPU case's output is brought to it).
+    output = output.detach().to(device=reference.device, dtype=torch.float64)
     same = (output == reference) | (output.isnan() & reference.isnan())
     difference = (output - reference).abs()
     difference = torch.where(same | difference.isnan(), 0.0, difference)

@@ -99,7 +99,8 @@ class GraphReferences:
                 compiled = original(model, example_inputs, *args, **kwargs)
             finally:
                 references._inside.depth = 0
-            if graph is None:
+            # AOTInductor's compile (compile_fx_aot) expects its artifacts back as they are.
+            if graph is None or not callable(compiled) or "AOTI" in type(compiled).__name__:
                 return compiled
             return references._wrap(graph, compiled)
 

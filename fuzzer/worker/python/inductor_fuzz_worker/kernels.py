@@ -32,6 +32,10 @@ class _Snapshot:
         import torch
 
         if isinstance(value, torch.Tensor):
+            # A GPU module's calls are not recorded: its kernels run on that machine's GPU, and a
+            # CPU byte view of its storage cannot be made (the program must not fail for it).
+            if value.device.type != "cpu":
+                raise TypeError(f"a kernel argument on {value.device.type}: not recorded")
             key = value.untyped_storage().data_ptr()
             if key not in self._index_of:
                 self._index_of[key] = len(self.storages)

@@ -11,6 +11,7 @@ import math
 import os
 import subprocess
 import sys
+import traceback
 
 from .capture import CompilerVersions, compile_command
 from .cases import fresh_inductor_state, run_case
@@ -212,7 +213,10 @@ def serve(protocol_fd, scratch):
         try:
             message = handle(session, request, scratch)
         except Exception as error:  # the worker survives a request it cannot serve
-            message = {"error": f"{type(error).__name__}: {error}"}
+            message = {
+                "error": f"{type(error).__name__}: {error}",
+                "traceback": traceback.format_exc()[-4000:],
+            }
         message["id"] = request.get("id")
         reply(message)
     return 0
