@@ -164,8 +164,19 @@ std::vector<CompileCommand> ReadCommandsFile(const std::filesystem::path &path) 
                         origin->capture_file.parent_path().string(), origin->torch_version,
                         origin->python_version, fmt::join(origin->missing, " and "));
   for (auto &command : commands) {
-    for (auto &argument : command.argv)
-      argument = MapArgument(argument, origin->mappings);
+    // Inductor's shared precompiled header lives in the capturing machine's cache, outside the
+    // capture; the TU includes what it holds itself (the matrix drops it too).
+    std::vector<std::string> argv;
+    for (std::size_t i = 0; i < command.argv.size(); ++i) {
+      if (command.argv[i] == "-include" && i + 1 < command.argv.size() &&
+          std::filesystem::path(command.argv[i + 1]).parent_path().filename() ==
+              "precompiled_headers") {
+        ++i;
+        continue;
+      }
+      argv.push_back(MapArgument(command.argv[i], origin->mappings));
+    }
+    command.argv = std::move(argv);
     command.unavailable = unavailable;
     // Kernels built for another ISA cannot run here: their TUs are compiled, not run. A
     // recording outside the capture is not the capture's to read: the command has none.

@@ -4,6 +4,7 @@
 // and `corpus import`. First tier: `corpus import` refusing what it must not store (no torch).
 // Second tier: the package on torch 2.6.0 and 2.15.0, and the round trip against run-case.
 #include "binary_runner.h"
+#include "support/torch_environments.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -77,6 +78,43 @@ protected:
 
   fs::path folder_;
 };
+
+// A CUDA program's capture from a GPU runner (tests/fixtures/capture/gpu_runner_torch_2_11: torch
+// 2.11 on Python 3.12, its paths that machine's): with that release's headers installed here, its
+// cpp_wrapper and AOTInductor TUs parse and build on g++-12 and clang++-19 (built only: no CUDA
+// driver here); without them, check and matrix say which headers are missing, in one line.
+TEST_F(PortableCaptureTest,
+       AGpuRunnersCudaCaptureIsCheckedWithItsTorchsHeadersOrSaysTheyAreMissing) {
+  const fs::path capture = folder_ / "cap";
+  fs::copy(kSource / "tests/fixtures/capture/gpu_runner_torch_2_11", capture,
+           fs::copy_options::recursive);
+  std::vector<std::string> check = {"check"};
+  for (const auto &entry : fs::directory_iterator(capture / "sources"))
+    check.push_back(entry.path().string());
+  check.insert(check.end(), {"--commands", (capture / "commands.json").string()});
+  const auto checked = RunInductorFuzz(check);
+  const auto rebuilt =
+      RunInductorFuzz({"matrix", capture.string(), "--compilers", "g++-12,clang++-19"});
+  bool installed = false;
+  for (const auto &environment : support::FindTorchEnvironments(kSource))
+    installed = installed || environment.torch_version.starts_with("2.11.0");
+  if (installed) {
+    EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+    EXPECT_NE(checked.out.find("3 file(s), 0 finding(s)"), std::string::npos) << checked.out;
+    EXPECT_EQ(rebuilt.exit_code, 0) << rebuilt.out << rebuilt.err;
+    EXPECT_NE(rebuilt.out.find("3 TU(s) x 2 compiler(s): 6 built, 0 finding(s)"), std::string::npos)
+        << rebuilt.out;
+    return;
+  }
+  for (const auto &run : {checked, rebuilt}) {
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_NE(run.err.find("headers missing: "), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("torch 2.11.0's headers (scripts/setup --with-torch 2.11.0)"),
+              std::string::npos)
+        << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+}
 
 // `scripts/test --full` only (tests/CMakeLists.txt).
 class PortableCaptureFullTier : public PortableCaptureTest {};

@@ -16,6 +16,8 @@
 
 #include <cxxabi.h>
 #include <fmt/format.h>
+
+#include <dlfcn.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -374,6 +376,10 @@ void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker) {
   const int torch_abi = info.status == worker::ReplyStatus::kOk
                             ? info.message["info"].value("glibcxx_use_cxx11_abi", true)
                             : 1;
+  void *driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  const bool cuda_driver = driver != nullptr;
+  if (driver)
+    ::dlclose(driver);
   for (auto &row : matrix)
     for (auto &build : row.builds) {
       // A sanitized module needs its runtime loaded first: its replay is its load check.
@@ -382,6 +388,10 @@ void CheckLoads(std::vector<TuMatrix> &matrix, worker::Worker &worker) {
       // An object file (AOTInductor compiles its wrapper and kernel TUs with -c, then links
       // them with its constants): there is no module to load.
       if (std::find(build.argv.begin(), build.argv.end(), "-c") != build.argv.end())
+        continue;
+      // A CUDA module links the driver (-lcuda): on a machine without one it is only built.
+      if (!cuda_driver &&
+          std::find(build.argv.begin(), build.argv.end(), "-lcuda") != build.argv.end())
         continue;
       if (const int abi = CxxAbiOf(build.argv); abi != torch_abi) {
         build.load_error = fmt::format(
