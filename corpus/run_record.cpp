@@ -110,6 +110,10 @@ std::optional<std::filesystem::path> PathInsideFolder(const std::filesystem::pat
   return folder / path;
 }
 
+bool IsSharedPrecompiledHeader(const std::string &path) {
+  return std::filesystem::path(path).parent_path().filename() == "precompiled_headers";
+}
+
 std::string OutputOfCommand(const std::vector<std::string> &argv) {
   const auto found = std::find(argv.begin(), argv.end(), "-o");
   return found == argv.end() || found + 1 == argv.end() ? "" : *(found + 1);
@@ -169,8 +173,7 @@ std::vector<CompileCommand> ReadCommandsFile(const std::filesystem::path &path) 
     std::vector<std::string> argv;
     for (std::size_t i = 0; i < command.argv.size(); ++i) {
       if (command.argv[i] == "-include" && i + 1 < command.argv.size() &&
-          std::filesystem::path(command.argv[i + 1]).parent_path().filename() ==
-              "precompiled_headers") {
+          IsSharedPrecompiledHeader(command.argv[i + 1])) {
         ++i;
         continue;
       }

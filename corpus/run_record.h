@@ -21,6 +21,11 @@ inline constexpr int kRunRecordFormatVersion = 2;
 std::optional<std::filesystem::path> PathInsideFolder(const std::filesystem::path &folder,
                                                       const std::string &relative);
 
+// Whether `path` (the argument of a command's -include) is Inductor's shared precompiled
+// header, which lives in the building machine's cache: every rebuild here leaves it out (the TU
+// includes what it holds itself).
+bool IsSharedPrecompiledHeader(const std::string &path);
+
 // What a compile command writes: the argument of its -o, or empty. The one parser of -o.
 std::string OutputOfCommand(const std::vector<std::string> &argv);
 

@@ -282,7 +282,7 @@ std::vector<std::string> CapturedCommandOf(const fs::path &source) {
       for (std::size_t i = 0; i < command.argv.size(); ++i) {
         const std::string &argument = command.argv[i];
         if (argument == "-include" && i + 1 < command.argv.size() &&
-            fs::path(command.argv[i + 1]).parent_path().filename() == "precompiled_headers") {
+            corpus::IsSharedPrecompiledHeader(command.argv[i + 1])) {
           ++i;
           continue;
         }

@@ -1,5 +1,6 @@
 #include "fuzzer/matrix/compiler_flags.h"
 
+#include "corpus/run_record.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/flag_translation.h"
@@ -66,7 +67,7 @@ std::vector<std::string> CommandForCompiler(const std::vector<std::string> &capt
     // an #include the TU has itself, outside the captured folder. Every compiler of the matrix
     // parses the TU's own #include instead (the matrix shares its own prefix).
     if (argument == "-include" && i + 1 < captured.size() &&
-        std::filesystem::path(captured[i + 1]).parent_path().filename() == "precompiled_headers") {
+        corpus::IsSharedPrecompiledHeader(captured[i + 1])) {
       ++i;
       continue;
     }
