@@ -109,7 +109,9 @@ inline const std::vector<std::string> kApis = {"create_block_mask", "create_mask
                                                "index_program"};
 inline const std::string kIndexProgram = "index_program";
 // What an index program returns: the values, or their reduction over the last (KV) dimension.
-inline const std::vector<std::string> kIndexReductions = {"none", "sum", "amax", "any"};
+// sum and amax convert to int64 first; the others keep the values' dtype (case_calls.py).
+inline const std::vector<std::string> kIndexReductions = {
+    "none", "sum", "amax", "any", "prod", "amin", "all", "argmax", "value_sum", "value_amax"};
 
 // How a case's function is compiled: torch.compile, or AOTInductor (torch.export.export of the
 // function wrapped in an nn.Module, aoti_compile_and_package, aoti_load_package). The default is

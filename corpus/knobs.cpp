@@ -214,6 +214,17 @@ const std::vector<KnobSpec> &InductorKnobTable() {
        .policy_probability = "p_knob_emulate_precision_casts",
        .policy_default_probability = 0.03,
        .optional = true},
+      // The vector ISA Inductor targets when cpp.simdlen is left to it (cpu_vec_isa.py's
+      // pick_vec_isa reads it): "default" is scalar code only. Set around the compile, never
+      // for eager (ATen picks its own kernels once per process). Drawn by op programs only.
+      {.name = "ATEN_CPU_CAPABILITY",
+       .type = KnobType::kString,
+       .target = KnobTarget::kEnvironment,
+       .required = false,
+       .policy_weights = {{"default", 1}, {"avx2", 2}, {"avx512", 2}},
+       .policy_probability = "p_knob_cpu_capability",
+       .policy_default_probability = 0.3,
+       .optional = true},
   };
   return table;
 }

@@ -39,6 +39,7 @@ enum class KnobType { kBool, kInt, kOptionalInt, kString };
 enum class KnobTarget {
   kInductorConfig,  // a torch._inductor.config entry, patched around the compile
   kCompileArgument, // an argument of torch.compile (dynamic=)
+  kEnvironment,     // an environment variable set around the compile (the worker's and repro's)
 };
 
 // One knob: how a case names it, its type, where its value lives, how it reaches torch, and

@@ -426,8 +426,9 @@ TEST(CaseFamilies, IndexProgramsRoundTripAndRejectWhatTheyDoNotUse) {
   EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(c)), c);
   json document = corpus::CaseToJson(c);
   document["index_program"]["reduction"] = "mean";
-  EXPECT_EQ(ErrorFor(document),
-            "field 'index_program.reduction' is 'mean'; use one of none, sum, amax, any");
+  EXPECT_EQ(ErrorFor(document), "field 'index_program.reduction' is 'mean'; use one of none, sum, "
+                                "amax, any, prod, amin, all, "
+                                "argmax, value_sum, value_amax");
   document.erase("index_program");
   EXPECT_NE(ErrorFor(document).find("field 'index_program'"), std::string::npos);
   document = corpus::CaseToJson(c);

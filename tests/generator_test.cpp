@@ -17,7 +17,41 @@
 namespace fuzzer {
 namespace {
 
-const generate::GenerationPolicy kPolicy = generate::GenerationPolicy::Default();
+// The families before op programs: with p_op_program 0 every case is the case version 7 drew
+// (op programs come from their own stream and replace a case whole), so that the tests of the
+// other families below see them as they were. OpPrograms* test the default policy.
+generate::GenerationPolicy WithoutOpPrograms() {
+  generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
+  policy.Override({{"numbers", {{"p_op_program", 0}}}});
+  return policy;
+}
+const generate::GenerationPolicy kPolicy = WithoutOpPrograms();
+const generate::GenerationPolicy kDefaultPolicy = generate::GenerationPolicy::Default();
+
+// Op programs replace a case whole, from their own stream: every case the default policy draws
+// that is not one is the case the policy without them draws; about p_op_program of the cases
+// are one, each loads back.
+TEST(OpPrograms, LeaveOtherCasesAsTheyWereAndLoadBack) {
+  int programs = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const auto generated = generate::GenerateCase({seed, 0, ""}, kDefaultPolicy);
+    corpus::Case c = generated.c;
+    corpus::Case plain = generate::GenerateCase({seed, 0, ""}, kPolicy).c;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(c)), c);
+    if (generated.features.contains("op_program")) {
+      ++programs;
+      EXPECT_EQ(c.api, corpus::kIndexProgram);
+      EXPECT_TRUE(c.calls.empty() && c.constants.empty() && !c.attention);
+      continue;
+    }
+    c.provenance.erase("policy_sha256");
+    plain.provenance.erase("policy_sha256");
+    EXPECT_EQ(c, plain);
+  }
+  EXPECT_GT(programs, 70);
+  EXPECT_LT(programs, 150);
+}
 
 TEST(Generator, SameSeedSameCaseWhateverElseRan) {
   const auto alone = corpus::CaseToJson(generate::GenerateCase({42, 3, "x"}, kPolicy).c).dump();
@@ -38,14 +72,16 @@ TEST(Generator, SameSeedSameCaseWhateverElseRan) {
 // weights of stop 42. Version 5: the optional knob emulate_precision_casts, one more draw, moved
 // the draws after it in about a third of the cases. Version 6: issue 47's entries in the policy
 // change every case's provenance; seed 2 also takes a family. Version 7: the KV-cache decode
-// family's entries change every provenance again; seed 4 also takes that family.)
+// family's entries change every provenance again; seed 4 also takes that family. Version 8: op
+// programs, drawn from their own stream; with p_op_program 0, as here, each case is version 7's
+// but for its provenance.)
 TEST(Generator, GoldenHashesOfSeedsOneToFive) {
   const std::vector<std::string> golden = {
-      "2d5487fdec683c10112ca57ce7f3c0fa067316626d1d1dce2ab46ee5933f0ad3",
-      "1b1e9cd3326b98ce6f286fb9aba855a4f0cf74c5d48e4b04df0c2a62a55ec830",
-      "15c3f4cce6f7aceaf7e62f79a19196c6df4f2b1e2f21996b86cfb6f563f70baf",
-      "6f779bb01c48937c67cc3ccdccdb45208f4437fc4c9b2686b9bffa8da3dbf97e",
-      "27c60d9add50e75fdecbe00c05f20ec2c910189d2d2e6c981f8da017dec49b19"};
+      "b89dba6463a9e91060421232a6c17b2af8ac7cc629ed22bdbc6c41300363eedd",
+      "4303fc509d9eb403595f30502f6f954f6a84a4ea3779dc43b0ac8c2e4f2782ce",
+      "66d4497aedd197e748af9cc8e2ad24de5c6680bbc5e6884a9a1a1713a8d55584",
+      "793004643cacc392e263a5700c3b3d369792cdca7a0972a4e3acb07431f5f3d8",
+      "e541e00de99e5c3e9cc68cb517585ff0984a2ba7a843c103b6b978d8b4f347b7"};
   for (std::uint64_t seed = 1; seed <= 5; ++seed)
     EXPECT_EQ(
         generate::StableCaseHash(generate::GenerateCase({seed, 0, "any command line"}, kPolicy).c),
@@ -92,7 +128,7 @@ TEST(Generator, ReachFamiliesLeaveOtherCasesAsTheyWereAndLoadBack) {
 // is exactly the case a policy without sequences draws, and one with a sequence closes over the
 // constants its later calls change.
 TEST(Generator, CallSequencesLeaveOtherCasesAsTheyWereAndChangeWhatTheyClose) {
-  generate::GenerationPolicy no_sequences = generate::GenerationPolicy::Default();
+  generate::GenerationPolicy no_sequences = WithoutOpPrograms();
   no_sequences.Override(nlohmann::json::parse(R"({"numbers": {"p_call_sequence": 0}})"));
   int sequences = 0, with_constants = 0;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
@@ -133,7 +169,7 @@ generate::GenerationPolicy WithoutFamilies() {
   for (const auto &knob : corpus::InductorKnobTable())
     if (knob.optional)
       numbers[std::string(knob.policy_probability)] = 0;
-  generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
+  generate::GenerationPolicy policy = WithoutOpPrograms();
   policy.Override({{"numbers", numbers}});
   return policy;
 }
@@ -285,12 +321,17 @@ TEST(GeneratorFamilies, KernelOptionsLayoutsAndFloatTablesAreWellFormed) {
 TEST(GeneratorFamilies, OptionalKnobsArePatchedExactlyWhenSet) {
   std::map<std::string, int> set;
   for (std::uint64_t seed = 1; seed <= 1000; ++seed) {
-    const corpus::Case c = generate::GenerateCase({seed, 0, ""}, kPolicy).c;
+    const corpus::Case c = generate::GenerateCase({seed, 0, ""}, kDefaultPolicy).c;
     const nlohmann::json config = corpus::InductorConfig(c);
     for (const auto &knob : corpus::InductorKnobTable()) {
       if (!knob.optional)
         continue;
       const std::string name(knob.name);
+      if (knob.target == corpus::KnobTarget::kEnvironment) { // set around the compile, not patched
+        EXPECT_FALSE(config.contains(name)) << name;
+        set[name] += c.inductor.optional.contains(name);
+        continue;
+      }
       EXPECT_EQ(config.contains(name), c.inductor.optional.contains(name)) << name;
       if (c.inductor.optional.contains(name)) {
         ++set[name];
@@ -325,8 +366,8 @@ TEST(Generator, ProvenanceRecordsSeedPolicyAndCommandLine) {
 }
 
 TEST(Generator, EveryOptionOfThePolicyIsReachedOver2000Seeds) {
-  const auto totals = generate::CountFeatures(kPolicy, 1, 2000);
-  for (const auto &[category, options] : kPolicy.weights)
+  const auto totals = generate::CountFeatures(kDefaultPolicy, 1, 2000);
+  for (const auto &[category, options] : kDefaultPolicy.weights)
     for (const auto &[option, weight] : options)
       if (category != "mutation" && weight > 0) // mutation: the feedback's (mutator_test)
         EXPECT_GT(totals.at(category + ":" + option), 0) << category << ":" << option;
@@ -442,7 +483,7 @@ TEST(Generator, GenMakesNoMaskThatReadsAnIndexItsBlockMaskBroadcasts) {
 // AOTInductor is drawn from its own stream, last: a case drawn with aoti is the case p_aoti 0
 // gives but for compile_with, and only where it applies (one call, nothing expected to raise).
 TEST(Generator, AotiIsDrawnAloneOnCasesOfOneCallAndShowsInTheStats) {
-  generate::GenerationPolicy no_aoti = generate::GenerationPolicy::Default();
+  generate::GenerationPolicy no_aoti = WithoutOpPrograms();
   no_aoti.Override(nlohmann::json::parse(R"({"numbers": {"p_aoti": 0}})"));
   int aoti = 0, applicable = 0;
   std::set<std::string> apis;
@@ -475,7 +516,7 @@ TEST(Generator, AotiIsDrawnAloneOnCasesOfOneCallAndShowsInTheStats) {
 }
 
 TEST(Generator, PolicyOverridesSteerGenerationAndRejectUnknownNames) {
-  generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
+  generate::GenerationPolicy policy = WithoutOpPrograms();
   policy.Override(nlohmann::json::parse(
       R"({"weights": {"api": {"create_block_mask": 0, "create_mask": 0}}, "numbers": {"p_dynamic": 1, "p_call_sequence": 0}})"));
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {

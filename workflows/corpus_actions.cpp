@@ -4,6 +4,7 @@
 #include "corpus/bugs.h"
 #include "corpus/finding_store.h"
 #include "corpus/known_issues.h"
+#include "corpus/surface_table.h"
 #include "fuzzer/campaign/corpus_merge.h"
 #include "fuzzer/campaign/reports.h"
 #include "fuzzer/campaign/seed_pool.h"
@@ -184,6 +185,13 @@ int ReportCorpus(const std::vector<corpus::StoredFinding> &findings,
                                       .provenance = {{"tool_version", support::ToolVersion()},
                                                      {"command_line", "corpus report"},
                                                      {"corpus", options.corpus.string()}}};
+  // The op-surface table of every campaign that ran on the corpus (or on the shards merged
+  // into it): the cells the queue's reach counts hold, against the universe a campaign wrote.
+  for (const auto &[feature, cases] :
+       fuzzer::campaign::ReadQueueFiles(options.corpus / "queue").cases_reaching)
+    input.stats.features.insert(feature);
+  if (const auto universe = corpus::ReadSurfaceUniverse(options.corpus))
+    input.stats.surface_universe = corpus::SurfaceUniverseToJson(*universe);
   if (!options.since.empty()) {
     input.since = SinceEarlierCorpus(bugs, input.known_issues, options, input.new_signatures);
     input.provenance["since"] = options.since.string();

@@ -62,6 +62,19 @@ void ClearPreviousRun(const std::filesystem::path &out_dir) {
 
 // A case file names its own mask and score functions: only a Python module takes them from the
 // command line. A module's case is only known once a worker has run it, so it starts empty.
+// A case naming a torch op or dtype the installed release lacks, or a CPU capability this host
+// has no vector ISA for: one line, before anything runs (the worker reads the sources).
+void RefuseWhatThisMachineLacks(fuzzer::worker::Worker &worker, const corpus::Case &c,
+                                const std::filesystem::path &case_file) {
+  const auto reply = worker.Request({{"op", "check_case"}, {"case", corpus::CaseToJson(c)}},
+                                    std::chrono::seconds(60));
+  if (reply.status != fuzzer::worker::ReplyStatus::kOk || !reply.message.contains("problems") ||
+      reply.message["problems"].empty())
+    return; // a worker that cannot say leaves it to the run
+  throw support::InputError(
+      fmt::format("{}: {}", case_file.string(), reply.message["problems"][0].get<std::string>()));
+}
+
 corpus::Case LoadCaseUnlessModule(const RunCaseOptions &options, bool from_module) {
   if (!from_module && !(options.module.mask.empty() && options.module.score.empty()))
     throw support::InputError("--mask and --score name functions of a Python module; a case file "
@@ -238,6 +251,7 @@ int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std:
     module.command_line = options.command_line;
     c = CaseFromMaskModule(worker, options.case_file, module, out);
   }
+  RefuseWhatThisMachineLacks(worker, c, options.case_file);
   ClearPreviousRun(out_dir);
   out << fmt::format("run-case {}: torch {}, worker pid {}\n", c.name,
                      ready.value("torch_version", "?"), ready.value("pid", 0));

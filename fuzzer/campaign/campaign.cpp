@@ -109,6 +109,11 @@ public:
     }
     // Start the first worker here, so that a broken torch is one clear error, not N findings.
     torch_version_ = slots.front()->worker->Ready().value("torch_version", "");
+    std::string no_universe;
+    stats_.surface_universe =
+        AskSurfaceUniverse(*slots.front()->worker, options_.corpus, no_universe);
+    if (!no_universe.empty())
+      progress_("fuzz: " + no_universe, false);
 
     std::thread monitor([&] { Monitor(slots); });
     std::thread analysis([this] { AnalyseAndStore(); });
@@ -369,8 +374,12 @@ private:
         ran_.pop_front();
       }
       ran_changed_.notify_all();
+      const auto analysis_started = Clock::now();
       if (options_.static_analysis)
         ran.features = AnalyseCapturedTus(analyzer_, ran.outcome, ran.case_dir, ran.findings);
+      const double analysis_seconds =
+          std::chrono::duration<double>(Clock::now() - analysis_started).count();
+      AddSurfaceCells(ran.outcome.result, ran.features);
       const bool mutated = ran.c.provenance.value("origin", "") == "mutation";
       const auto fresh = pool_.Offer(ran.c, ran.features,
                                      {.seconds = ran.seconds, .finding = !ran.findings.empty()});
@@ -379,6 +388,7 @@ private:
       Finish(ran, fresh);
       {
         std::lock_guard lock(mutex_);
+        AccountCaseTime(stats_, ran.c, ran.outcome.result, ran.seconds, analysis_seconds);
         stats_.features.insert(ran.features.begin(), ran.features.end());
         stats_.feature_timeline.emplace_back(Elapsed(), stats_.features.size());
         stats_.features_in_corpus = pool_.FeaturesSeen();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "corpus/bugs.h"
+#include "corpus/case.h"
 #include "corpus/known_issues.h"
 #include "fuzzer/campaign/journal.h"
 #include "fuzzer/campaign/probe.h"
@@ -133,6 +134,13 @@ struct CampaignStats {
   std::uint64_t bugs_before = 0;
   std::uint64_t features_before = 0;
   std::set<std::string> new_features;
+  // Where the cases' time went, per family of case (CaseFamily): cases, and seconds of the
+  // case's wall time (generation to judgement), eager (with references), Dynamo and Inductor, the
+  // C++ compiles, and the Clang analysis afterwards.
+  std::map<std::string, std::map<std::string, double>> time_by_family;
+  // The op surface's universe as the installed release has it (corpus/surface_table.h), asked
+  // of the first worker; null when it could not say. The reached cells are among `features`.
+  nlohmann::json surface_universe;
   double reduction_seconds = 0; // after the cases, reducing new bugs (`fuzz --reduce`)
   std::uint64_t reduced_bugs = 0;
 };
@@ -147,6 +155,13 @@ CampaignStats RunCampaign(const CampaignOptions &options, const support::ToolPat
                           const std::atomic<bool> &stop, const ProgressLine &progress);
 
 nlohmann::json StatsToJson(const CampaignStats &stats);
+
+// A case's family for time accounting: "op_program" (fuzzer/generate/op_program.h), else its API.
+std::string CaseFamily(const corpus::Case &c);
+// Adds one finished case's time to stats.time_by_family: `worker_seconds` its run, `result` the
+// worker's (phases, builds), `analysis_seconds` the Clang analysis of its TUs.
+void AccountCaseTime(CampaignStats &stats, const corpus::Case &c, const nlohmann::json &result,
+                     double worker_seconds, double analysis_seconds);
 // summary.json's "since": the corpus as the campaign opened it and what is new against it (the
 // bugs, the codegen features) or seen again.
 nlohmann::json SinceCorpusBefore(const CampaignStats &stats);

@@ -15,6 +15,39 @@ namespace fuzzer::campaign {
 
 using nlohmann::json;
 
+std::string CaseFamily(const corpus::Case &c) {
+  if (c.api == corpus::kIndexProgram && c.mask_mod &&
+      c.mask_mod->source.find("\n    v0 = ") != std::string::npos)
+    return "op_program";
+  return c.api;
+}
+
+void AccountCaseTime(CampaignStats &stats, const corpus::Case &c, const json &result,
+                     double worker_seconds, double analysis_seconds) {
+  auto &family = stats.time_by_family[CaseFamily(c)];
+  family["cases"] += 1;
+  family["wall"] += worker_seconds;
+  family["analysis"] += analysis_seconds;
+  if (!result.is_object())
+    return;
+  double compiled = 0, compiles = 0;
+  if (const auto phases = result.find("phases"); phases != result.end() && phases->is_object())
+    for (const auto &[phase, seconds] : phases->items()) {
+      if (!seconds.is_number())
+        continue;
+      if (phase == "eager_seconds")
+        family["eager"] += seconds.get<double>();
+      else if (phase.ends_with("compiled_seconds"))
+        compiled += seconds.get<double>();
+    }
+  if (const auto builds = result.find("builds"); builds != result.end() && builds->is_array())
+    for (const auto &build : *builds)
+      if (build.is_object() && build.contains("seconds") && build["seconds"].is_number())
+        compiles += build["seconds"].get<double>();
+  family["cpp_compile"] += compiles;
+  family["dynamo_inductor"] += std::max(0.0, compiled - compiles);
+}
+
 std::uint64_t CampaignStats::NewFindings() const {
   std::uint64_t total = 0;
   for (const auto &[kind, count] : new_by_kind)
@@ -133,6 +166,7 @@ json StatsToJson(const CampaignStats &stats) {
           {"reduction_seconds", stats.reduction_seconds},
           {"reduced_bugs", stats.reduced_bugs},
           {"timeline", stats.timeline},
+          {"time_by_family", stats.time_by_family},
           {"case_timeline", stats.case_timeline},
           {"coverage",
            {{"features", stats.features.size()},

@@ -2,6 +2,7 @@
 
 #include "corpus/finding_kinds.h"
 #include "corpus/run_record.h"
+#include "corpus/surface_table.h"
 #include "fuzzer/matrix/build_cache.h"
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "fuzzer/matrix/records.h"
@@ -39,6 +40,37 @@ std::vector<matrix::Compiler> MatrixCompilersOf(const std::vector<std::string> &
     throw support::InputError(
         fmt::format("{} stores no matrix.json naming its compilers: give --compilers", id));
   return matrix::DiscoverCompilers(stored);
+}
+
+void AddSurfaceCells(const nlohmann::json &result, std::set<std::string> &features) {
+  if (!result.is_object() || !result.contains("surface") || !result["surface"].is_array())
+    return;
+  for (const auto &cell : result["surface"])
+    if (cell.is_array() && cell.size() == 3 && cell[0].is_string() && cell[1].is_string() &&
+        cell[2].is_string())
+      features.insert(corpus::SurfaceFeature(cell[0].get<std::string>(), cell[1].get<std::string>(),
+                                             cell[2].get<std::string>()));
+}
+
+nlohmann::json AskSurfaceUniverse(worker::Worker &worker, const fs::path &corpus,
+                                  std::string &problem) {
+  const auto reply = worker.Request({{"op", "surface_universe"}}, std::chrono::seconds(120));
+  if (reply.status != worker::ReplyStatus::kOk || !reply.message.contains("surface_universe")) {
+    problem = fmt::format("no op-surface universe from the worker ({}); the table lists reached "
+                          "cells only",
+                          reply.status == worker::ReplyStatus::kOk
+                              ? reply.message.value("error", std::string("no reply"))
+                              : reply.detail);
+    return nullptr;
+  }
+  try {
+    const auto universe = corpus::SurfaceUniverseFromJson(reply.message["surface_universe"]);
+    corpus::WriteSurfaceUniverse(corpus, universe);
+    return corpus::SurfaceUniverseToJson(universe);
+  } catch (const std::exception &error) { // a reply of another shape, or a full disk
+    problem = fmt::format("the worker's op-surface universe is unusable ({})", error.what());
+    return nullptr;
+  }
 }
 
 bool CapturedAnyBuild(const worker::CaseOutcome &outcome) {

@@ -49,6 +49,16 @@ std::set<std::string> AnalyseCapturedTus(parsers::Analyzer &analyzer,
                                          const std::filesystem::path &case_dir,
                                          std::vector<corpus::Finding> &findings);
 
+// The op-surface cells a worker's result reached (its "surface": [op, dtype, path] triples), as
+// coverage features (corpus/surface_table.h).
+void AddSurfaceCells(const nlohmann::json &result, std::set<std::string> &features);
+
+// The op surface's universe of the worker's torch release, also written into the corpus for
+// later reports; null, with `problem` set, when the worker cannot say (then a table lists the
+// reached cells only).
+nlohmann::json AskSurfaceUniverse(worker::Worker &worker, const std::filesystem::path &corpus,
+                                  std::string &problem);
+
 struct MatrixRun {
   corpus::MatrixRecord record;
   std::uint64_t builds = 0;

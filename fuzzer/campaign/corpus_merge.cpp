@@ -1,6 +1,7 @@
 #include "fuzzer/campaign/corpus_merge.h"
 
 #include "corpus/finding_store.h"
+#include "corpus/surface_table.h"
 #include "fuzzer/campaign/journal.h"
 #include "fuzzer/campaign/seed_pool.h"
 #include "support/errors.h"
@@ -68,6 +69,7 @@ struct ReadSource {
   std::vector<corpus::StoredFinding> findings;
   QueueFiles queue;
   Journals journals;
+  std::optional<corpus::SurfaceUniverse> surface_universe;
 };
 
 } // namespace
@@ -109,7 +111,8 @@ MergeOutcome MergeCorpora(const std::vector<fs::path> &sources, const fs::path &
     read.push_back({.root = source,
                     .findings = store.List(),
                     .queue = ReadQueueFiles(source / "queue"),
-                    .journals = ReadJournals(source)});
+                    .journals = ReadJournals(source),
+                    .surface_universe = corpus::ReadSurfaceUniverse(source)});
   }
 
   corpus::FindingStore merged(into);
@@ -117,6 +120,9 @@ MergeOutcome MergeCorpora(const std::vector<fs::path> &sources, const fs::path &
   for (const auto &source : read) {
     outcome.hits_added += merged.MergeFindings(source.findings);
     outcome.queue_added += MergeQueueInto(source.queue, into / "queue");
+    // The shards ran one release: the first universe stands for all (the op-surface table).
+    if (source.surface_universe && !fs::exists(corpus::SurfaceUniversePath(into)))
+      corpus::WriteSurfaceUniverse(into, *source.surface_universe);
     for (const auto &[name, header] : source.journals.headers) {
       MergeJournalInto(source.root / "campaigns" / name, into / "campaigns" / name);
       journal_names.insert(name);

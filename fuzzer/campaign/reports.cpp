@@ -1,5 +1,7 @@
 #include "fuzzer/campaign/reports.h"
 
+#include "fuzzer/campaign/surface_report.h"
+
 #include "corpus/bug_key.h"
 #include "corpus/run_record.h"
 #include "corpus/sarif.h"
@@ -333,6 +335,7 @@ function copyDraft(id, button) {{
 <p>{0}</p>{13}
 <ul class="numbers" id="numbers"><li>cases: <b id="cases">{1}</b></li><li>new bugs: <b id="new-bugs">{2}</b></li><li>bugs: {10}</li><li>distinct signatures: {3}</li><li>worker restarts: {4}</li><li>{5:.0f} s</li><li>reduction: {11:.0f} s ({12} bug(s))</li>{6}</ul>
 {7}
+{14}
 <h2>Bugs</h2>
 <table id="bugs"><thead><tr><th>status</th><th>bug</th><th>kind</th><th>summary</th><th>signatures</th><th>hits</th><th>last seen</th><th>reduced</th></tr></thead>
 <tbody>
@@ -348,7 +351,7 @@ function copyDraft(id, button) {{
           input.provenance.value("command_line", ""))),
       stats.cases, fresh, stats.signatures.size(), stats.worker_restarts, stats.seconds, by_status,
       SvgTimeline(stats), rows, details, bugs.size(), stats.reduction_seconds, stats.reduced_bugs,
-      SinceLine(input.since));
+      SinceLine(input.since), SurfaceHtml(SurfaceTableOf(stats)));
 }
 
 std::set<std::string> NewBugSignatures(const CampaignStats &stats) {
@@ -405,6 +408,7 @@ void WriteReports(const fs::path &dir, const ReportInput &input) {
                         {"provenance", input.provenance},
                         {"campaign", StatsToJson(input.stats)},
                         {"since", input.since},
+                        {"surface", SurfaceTableOf(input.stats).ToJson()},
                         {"new_bugs", fresh},
                         {"bugs", bugs},
                         {"findings", findings}};

@@ -1,5 +1,7 @@
 #include "fuzzer/generate/generator.h"
 
+#include "fuzzer/generate/op_program.h"
+
 #include "fuzzer/generate/case_builder.h"
 #include "fuzzer/generate/expression.h"
 #include "fuzzer/generate/random.h"
@@ -139,7 +141,8 @@ Structure CaseBuilder::DrawStructure() {
 void CaseBuilder::DrawFamilies(Structure &s) {
   Random &random = family_random_;
   for (const auto &knob : corpus::InductorKnobTable())
-    if (knob.optional && ChanceFrom(random, std::string(knob.policy_probability), "knob:optional"))
+    if (knob.optional && knob.target != corpus::KnobTarget::kEnvironment &&
+        ChanceFrom(random, std::string(knob.policy_probability), "knob:optional"))
       s.knobs.optional[std::string(knob.name)] =
           corpus::OptionalKnobValue(knob, DrawFrom(random, std::string(knob.name)));
   if (s.api != "flex_attention")
@@ -384,6 +387,10 @@ GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPol
   c.name = fmt::format("s{}-{}", request.seed, request.index);
   const Structure structure = builder.DrawStructure();
   builder.DrawValues(structure, c);
+  // Op programs, from their own stream: a case that is not one is the case version 7 gave.
+  Random op_random(CaseSeed(request.seed, request.index) ^ 0x0b5e55ed0b5e55edULL);
+  if (policy.Chance(op_random, "p_op_program"))
+    DrawOpProgram(op_random, policy, c, builder.features_);
   // The compile path, from its own stream, last: a case drawn with torch.compile is the case the
   // same seed gave before AOTInductor was drawn.
   Random compile_path_random(CaseSeed(request.seed, request.index) ^ 0xa07100000000a071ULL);

@@ -16,8 +16,9 @@ namespace fuzzer::generate {
 // default policy, whose hash every case records, has more entries; 5: the optional knob
 // emulate_precision_casts; 6: issue 47's families (block masks built every way, sparse masks,
 // score programs, return_lse, compiled functions, named constants), from their own stream.
-// 7: the KV-cache decode family, drawn last from the reach stream.
-inline constexpr int kGeneratorVersion = 7;
+// 7: the KV-cache decode family, drawn last from the reach stream. 8: op programs, from their
+// own stream (op_program.h).
+inline constexpr int kGeneratorVersion = 8;
 
 struct GeneratedCase {
   corpus::Case c;

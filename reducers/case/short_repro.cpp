@@ -36,11 +36,31 @@ std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled)
     reduced = ".to(torch.int64).amax(-1)";
   else if (c.index_reduction == "any")
     reduced = ".bool().any(-1)";
-  body += fmt::format("        return torch.broadcast_to({}(b, h, q_idx, kv_idx), {}){}\n",
-                      c.mask_mod->name, shape, reduced);
+  else if (c.index_reduction == "all")
+    reduced = ".bool().all(-1)";
+  else if (c.index_reduction == "value_sum")
+    reduced = ".sum(-1)";
+  else if (c.index_reduction == "value_amax")
+    reduced = ".amax(-1)";
+  else if (c.index_reduction != "none")
+    reduced = fmt::format(".{}(-1)", c.index_reduction); // prod, amin
+  if (c.index_reduction == "argmax") // argmax has no bool kernel: case_calls.index_program
+    body += fmt::format("        values = torch.broadcast_to({}(b, h, q_idx, kv_idx), {})\n"
+                        "        if values.dtype == torch.bool:\n"
+                        "            values = values.to(torch.uint8)\n"
+                        "        return values.argmax(-1)\n",
+                        c.mask_mod->name, shape);
+  else
+    body += fmt::format("        return torch.broadcast_to({}(b, h, q_idx, kv_idx), {}){}\n",
+                        c.mask_mod->name, shape, reduced);
   body += "    expected = program()\n";
+  if (const auto capability = c.inductor.optional.find("ATEN_CPU_CAPABILITY");
+      capability != c.inductor.optional.end())
+    body += fmt::format("    os.environ[\"ATEN_CPU_CAPABILITY\"] = \"{}\"  # the ISA Inductor "
+                        "targets\n",
+                        capability->second.get<std::string>());
   body += fmt::format("    actual = {}()\n", compiled);
-  body += "    torch.testing.assert_close(actual, expected)\n";
+  body += "    torch.testing.assert_close(actual, expected, equal_nan=True)\n";
   return body;
 }
 

@@ -20,6 +20,7 @@ from .kernels import KernelRecorder
 from .oracles import Api, build_namespace, call_count
 from .plants import plant_difference
 from .replay import save_references
+from .surface import SurfaceRecorder
 
 
 @contextlib.contextmanager
@@ -111,18 +112,20 @@ def run_case(
             journal=os.path.join(record_dir, BUILD_JOURNAL) if record_dir else None,
         )
         recorder = KernelRecorder(record_dir)
+        surface = SurfaceRecorder()
         mismatches = []
         for index, (api, eager) in enumerate(zip(apis, eagers, strict=False)):
             started = time.monotonic()
             api.compiled = apis[0].compiled
             try:
-                with capture.installed(), recorder.installed():
+                with capture.installed(), recorder.installed(), surface.installed():
                     compiled = api.run_compiled(inductor_config, dynamic)
                     if index == 0:
                         result["knobs_in_force"] = knobs_in_force(defaulted_knobs, dynamic)
             except BaseException as error:
                 result["builds"] = capture.builds
                 result["wrappers"] = collect_wrapper_code(cache_dir)
+                result["surface"] = surface.cells()
                 kind = "exception"
                 if any(b["exit_code"] != 0 for b in capture.builds):
                     kind = "compile-error"
@@ -148,6 +151,7 @@ def run_case(
             mismatches += found
             if details:
                 result.update(details if index == 0 else {f"call{index}": details})
+        result["surface"] = surface.cells()
         result["recordings"] = recorder.save()
         result["recording_skipped"] = sorted(set(recorder.skipped))
         result["builds"] = capture.builds

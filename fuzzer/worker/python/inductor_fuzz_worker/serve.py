@@ -69,6 +69,57 @@ def info():
     }
 
 
+def _torch_names(source):
+    """The dotted torch.X[.Y] names a function's source reads."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute):
+            parts, value = [node.attr], node.value
+            while isinstance(value, ast.Attribute):
+                parts.append(value.attr)
+                value = value.value
+            if isinstance(value, ast.Name) and value.id == "torch":
+                names.add("torch." + ".".join(reversed(parts)))
+    return names
+
+
+def case_problems(case):
+    """What a case asks of this torch release and this CPU that they do not have, one line each
+    (the driver refuses such a case before running it): a torch op or dtype its functions name
+    that the release lacks, a CPU capability the host has no vector ISA for."""
+    import torch
+    from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+
+    problems = []
+    for key in ("mask_mod", "score_mod"):
+        function = case.get(key) or {}
+        try:
+            names = _torch_names(function.get("source") or "")
+        except SyntaxError:
+            continue  # the case reader's and eager's to say
+        for name in sorted(names):
+            value = torch
+            for part in name.split(".")[1:]:
+                if not hasattr(value, part):
+                    problems.append(
+                        f"{key}.source names {name}, which torch {torch.__version__} does not "
+                        f"have; use an op or dtype of this release (or another --torch)"
+                    )
+                    break
+                value = getattr(value, part)
+    capability = (case.get("inductor") or {}).get("ATEN_CPU_CAPABILITY")
+    if capability not in (None, "default"):
+        available = ["default"] + [str(isa) for isa in valid_vec_isa_list()]
+        if capability not in available:
+            problems.append(
+                f"inductor.ATEN_CPU_CAPABILITY is {capability!r}, which this CPU cannot run; use "
+                f"one of {', '.join(available)} or leave it out"
+            )
+    return problems
+
+
 def handle(session, request, scratch):
     op = request.get("op")
     if op == "run":
@@ -91,6 +142,12 @@ def handle(session, request, scratch):
         return {"result": result}
     if op == "info":
         return {"info": info()}
+    if op == "check_case":
+        return {"problems": case_problems(request["case"])}
+    if op == "surface_universe":
+        from .surface import surface_universe
+
+        return {"surface_universe": surface_universe()}
     if op == "load":
         import ctypes
 

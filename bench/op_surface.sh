@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Op-surface coverage: the share of Inductor's supported (op, dtype, path) C++ cells a campaign
+# reaches (summary.json's "surface": the overrides the worker saw Inductor emit, by the dtype they
+# received and scalar/vector path, against the universe the installed release has), before
+# issue 63's op programs and after. Two campaigns of the same length, seed and jobs run side by
+# side, so that the shared machine's load falls on both alike: "before" with
+# bench/policies/before-issue-63.json (p_op_program 0: exactly the cases the generator drew
+# before op programs, by their own random stream), "after" with the default policy. Prints, for
+# each, the cells reached, the share, the cases per minute, the bugs, and per family of case
+# (op programs, each API) the seconds a case takes and where they go (eager, Dynamo and Inductor,
+# the C++ compiles, the Clang analysis: summary.json's campaign.time_by_family), then
+#   op_surface: after reaches P% of C supported cells (before B%); goal >= 80%
+# Usage: bench/op_surface.sh [--minutes M] [--seed S] [--jobs J] [--out DIR]
+# Defaults: 60 minutes, seed 63, 1 job each (2 cores: one per arm), DIR /tmp/op-surface
+# (replaced). No matrix, no reduction, no known issues: the time goes to cases.
+# Exit 0 when the goal is met, 1 when not, 2 when a campaign failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+minutes=60 seed=63 jobs=1 out=/tmp/op-surface
+usage() {
+  sed -n '/^# Usage:/,/^# Defaults:/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
+while (($#)); do
+  case $1 in
+  --minutes) minutes=$2 ;;
+  --seed) seed=$2 ;;
+  --jobs) jobs=$2 ;;
+  --out) out=$2 ;;
+  *) usage ;;
+  esac
+  (($# >= 2)) || usage
+  shift 2
+done
+[[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
+
+build="${INDUCTOR_FUZZ_BUILD:-build}"
+for needed in "$build/inductor-fuzz" "$build/inductor-fuzz-worker"; do
+  [[ -x $needed ]] || { echo "op_surface: $needed is missing (build it first)" >&2; exit 2; }
+done
+rm -rf "$out"
+mkdir -p "$out/bin"
+cp "$build/inductor-fuzz" "$build/inductor-fuzz-worker" "$out/bin/"
+export INDUCTOR_FUZZ_VENV="${INDUCTOR_FUZZ_VENV:-$root/.venv}"
+echo '{"format_version": 1, "issues": []}' >"$out/no-known-issues.json"
+cp bench/policies/before-issue-63.json "$out/before-policy.json"
+common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --matrix-every 0 --reduce none
+  --known-issues "$out/no-known-issues.json")
+start=$(date +%s)
+"$out/bin/inductor-fuzz" "${common[@]}" --policy "$out/before-policy.json" \
+  --corpus "$out/before" >"$out/before.log" 2>&1 &
+before=$!
+"$out/bin/inductor-fuzz" "${common[@]}" --corpus "$out/after" >"$out/after.log" 2>&1 &
+after=$!
+failed=0
+for pid in $before $after; do
+  code=0
+  wait "$pid" || code=$?
+  ((code <= 1)) || failed=1
+done
+if ((failed)); then
+  echo "op_surface: a campaign failed; last lines:" >&2
+  tail -n 5 "$out/before.log" "$out/after.log" >&2
+  exit 2
+fi
+echo "op_surface: both campaigns took $(($(date +%s) - start)) s; corpora and logs in $out" >&2
+
+python3 - "$out" "$minutes" <<'PY'
+import json, sys
+out, minutes = sys.argv[1], int(sys.argv[2])
+rows = {}
+for arm in ("before", "after"):
+    summary = json.load(open(f"{out}/{arm}/report/summary.json"))
+    surface, campaign = summary["surface"], summary["campaign"]
+    rows[arm] = surface
+
+    print(f"| {arm} | cells {surface['reached']} of {surface['cells']} | "
+          f"{100 * surface['share']:.1f}% | {campaign['cases']} cases "
+          f"({campaign['cases'] / minutes:.1f}/min) | {len(summary['bugs'])} bugs | "
+          f"casts {len(surface['casts'])} |")
+    for family, time in sorted(campaign.get("time_by_family", {}).items()):
+        cases, wall = time.get("cases", 0), time.get("wall", 0) or 1e-9
+        parts = ", ".join(f"{key} {100 * time.get(key, 0) / wall:.0f}%"
+                          for key in ("eager", "dynamo_inductor", "cpp_compile", "analysis"))
+        print(f"|   {family} | {cases:.0f} cases, {wall / max(cases, 1):.1f} s each "
+              f"({60 * cases / wall:.1f} per worker-minute) | {parts} |")
+before, after = rows["before"], rows["after"]
+print(f"op_surface: after reaches {100 * after['share']:.1f}% of {after['cells']} supported "
+      f"cells (before {100 * before['share']:.1f}%); goal >= 80%")
+sys.exit(0 if after["share"] >= 0.8 else 1)
+PY

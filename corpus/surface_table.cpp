@@ -1,0 +1,193 @@
+#include "corpus/surface_table.h"
+
+#include "corpus/field_reader.h"
+#include "support/text_file.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace corpus {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kCastPrefix = "to_dtype->";
+
+bool CountsAsCell(const std::string &state) {
+  return state == "supported" || state == "structural";
+}
+
+std::string PathColumn(const std::string &path) { return path == "vector_tail" ? "vector" : path; }
+
+} // namespace
+
+std::string SurfaceFeature(std::string_view op, std::string_view dtype, std::string_view path) {
+  return fmt::format("{}{}:{}:{}", kSurfaceFeaturePrefix, op, dtype, path);
+}
+
+SurfaceUniverse SurfaceUniverseFromJson(const json &document) {
+  SurfaceUniverse universe;
+  try {
+    universe.torch_version = document.at("torch_version").get<std::string>();
+    for (const auto &row : document.at("ops")) {
+      SurfaceUniverse::Op op;
+      op.name = row.at("op").get<std::string>();
+      op.vectorized = row.at("vectorized").get<bool>();
+      op.dtypes = row.at("dtypes").get<std::map<std::string, std::string>>();
+      for (const auto &[dtype, state] : op.dtypes)
+        if (std::find(universe.dtypes.begin(), universe.dtypes.end(), dtype) ==
+            universe.dtypes.end())
+          universe.dtypes.push_back(dtype);
+      universe.ops.push_back(std::move(op));
+    }
+    if (document.contains("dtypes"))
+      universe.dtypes = document.at("dtypes").get<std::vector<std::string>>();
+  } catch (const json::exception &error) {
+    throw FormatError(fmt::format("a surface universe needs torch_version and ops[] of op, "
+                                  "vectorized and dtypes ({})",
+                                  error.what()));
+  }
+  return universe;
+}
+
+json SurfaceUniverseToJson(const SurfaceUniverse &universe) {
+  json ops = json::array();
+  for (const auto &op : universe.ops)
+    ops.push_back({{"op", op.name}, {"vectorized", op.vectorized}, {"dtypes", op.dtypes}});
+  return {{"format_version", 1},
+          {"torch_version", universe.torch_version},
+          {"dtypes", universe.dtypes},
+          {"ops", ops}};
+}
+
+std::filesystem::path SurfaceUniversePath(const std::filesystem::path &corpus_dir) {
+  return corpus_dir / "surface-universe.json";
+}
+
+void WriteSurfaceUniverse(const std::filesystem::path &corpus_dir,
+                          const SurfaceUniverse &universe) {
+  support::WriteFileAtomically(SurfaceUniversePath(corpus_dir),
+                               SurfaceUniverseToJson(universe).dump(1) + "\n");
+}
+
+std::optional<SurfaceUniverse> ReadSurfaceUniverse(const std::filesystem::path &corpus_dir) {
+  const auto path = SurfaceUniversePath(corpus_dir);
+  if (!std::filesystem::exists(path))
+    return std::nullopt;
+  const json document =
+      json::parse(support::ReadTextFile(path, "surface universe", 16 << 20), nullptr, false);
+  if (document.is_discarded())
+    throw FormatError(fmt::format("{} is not JSON; delete it and the next campaign writes it again",
+                                  path.string()));
+  try {
+    return SurfaceUniverseFromJson(document);
+  } catch (const FormatError &error) {
+    throw FormatError(fmt::format("{}: {}", path.string(), error.what()));
+  }
+}
+
+SurfaceTable SurfaceTableOf(const std::set<std::string> &features,
+                            const std::optional<SurfaceUniverse> &universe) {
+  SurfaceTable table;
+  table.universe = universe;
+  for (const auto &feature : features) {
+    if (!feature.starts_with(kSurfaceFeaturePrefix))
+      continue;
+    // surface:OP:DTYPE:PATH; an op never holds ':'.
+    const std::string rest = feature.substr(kSurfaceFeaturePrefix.size());
+    const auto first = rest.find(':'), second = rest.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos)
+      continue;
+    const std::string op = rest.substr(0, first),
+                      dtype = rest.substr(first + 1, second - first - 1),
+                      path = rest.substr(second + 1);
+    if (path == "cast" && op.starts_with(kCastPrefix))
+      table.casts.emplace(dtype, op.substr(kCastPrefix.size()));
+    else
+      table.reached[op][dtype].insert(PathColumn(path));
+  }
+  return table;
+}
+
+std::string SurfaceTable::StateOf(const std::string &op, const std::string &dtype) const {
+  const auto row = reached.find(op);
+  if (row == reached.end())
+    return "none";
+  const auto cell = row->second.find(dtype);
+  if (cell == row->second.end())
+    return "none";
+  const bool scalar = cell->second.contains("scalar"), vector = cell->second.contains("vector");
+  return scalar && vector ? "both" : vector ? "vector" : scalar ? "scalar" : "none";
+}
+
+std::size_t SurfaceTable::SupportedCells() const {
+  std::size_t cells = 0;
+  if (universe)
+    for (const auto &op : universe->ops)
+      for (const auto &[dtype, state] : op.dtypes)
+        cells += CountsAsCell(state) ? 2 : 0;
+  // A cell the universe does not count but a campaign reached is reachable after all.
+  for (const auto &[op, dtypes] : reached)
+    for (const auto &[dtype, paths] : dtypes) {
+      bool counted = false;
+      if (universe)
+        for (const auto &known : universe->ops)
+          if (known.name == op && known.dtypes.contains(dtype) &&
+              CountsAsCell(known.dtypes.at(dtype)))
+            counted = true;
+      if (!counted)
+        cells += paths.size();
+    }
+  return cells;
+}
+
+std::size_t SurfaceTable::ReachedSupportedCells() const {
+  std::size_t cells = 0;
+  for (const auto &[op, dtypes] : reached)
+    for (const auto &[dtype, paths] : dtypes)
+      cells += paths.size();
+  return cells;
+}
+
+json SurfaceTable::ToJson() const {
+  json rows = json::array();
+  std::set<std::string> listed;
+  auto row_of = [&](const std::string &name, bool vectorized,
+                    const std::map<std::string, std::string> &states) {
+    json cells = json::object();
+    std::set<std::string> dtypes;
+    for (const auto &[dtype, state] : states)
+      dtypes.insert(dtype);
+    if (const auto found = reached.find(name); found != reached.end())
+      for (const auto &[dtype, paths] : found->second)
+        dtypes.insert(dtype);
+    for (const auto &dtype : dtypes) {
+      const auto state = states.find(dtype);
+      cells[dtype] = {{"eager", state == states.end() ? "unknown" : state->second},
+                      {"reached", StateOf(name, dtype)}};
+    }
+    listed.insert(name);
+    return json{{"op", name}, {"vectorized", vectorized}, {"cells", cells}};
+  };
+  if (universe)
+    for (const auto &op : universe->ops)
+      rows.push_back(row_of(op.name, op.vectorized, op.dtypes));
+  for (const auto &[op, dtypes] : reached)
+    if (!listed.contains(op))
+      rows.push_back(row_of(op, false, {}));
+  json cast_list = json::array();
+  for (const auto &[from, to] : casts)
+    cast_list.push_back({from, to});
+  const std::size_t supported = SupportedCells(), hit = ReachedSupportedCells();
+  return {{"torch_version", universe ? json(universe->torch_version) : json()},
+          {"dtypes", universe ? json(universe->dtypes) : json::array()},
+          {"cells", supported},
+          {"reached", hit},
+          {"share", supported ? static_cast<double>(hit) / static_cast<double>(supported) : 0.0},
+          {"rows", rows},
+          {"casts", cast_list}};
+}
+
+} // namespace corpus
