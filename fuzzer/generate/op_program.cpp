@@ -163,7 +163,8 @@ class OpProgramBuilder {
 public:
   OpProgramBuilder(Random &random, const GenerationPolicy &policy, corpus::Case &c,
                    std::map<std::string, int> &features)
-      : random_(random), policy_(policy), case_(c), features_(features) {}
+      : random_(random), policy_(policy), case_(c), features_(features),
+        kv_len_(c.create_block_mask.kv_len) {}
 
   void Build() {
     const auto statements = random_.Between(
@@ -254,6 +255,18 @@ private:
     // A shuffle, so that which edge meets which index differs from case to case.
     for (std::size_t i = table.integers.size(); i > 1; --i)
       std::swap(table.integers[i - 1], table.integers[random_.Below(i)]);
+    // Read along kv_idx, the table is a contiguous load Inductor vectorizes; through a computed
+    // index it is a gather, which keeps narrow integers on the scalar path.
+    if (random_.Chance(0.5)) {
+      std::vector<std::int64_t> along(static_cast<std::size_t>(kv_len_));
+      for (std::size_t i = 0; i < along.size(); ++i)
+        along[i] = table.integers[i % table.integers.size()];
+      table.integers = std::move(along);
+      table.shape = {kv_len_};
+      case_.tensors.push_back(std::move(table));
+      ++features_["op_source:edges_along_kv"];
+      return Emit(fmt::format("{}[kv_idx]{}", name, view), dtype, DtypeMagnitude(dtype));
+    }
     table.shape = {static_cast<std::int64_t>(table.integers.size())};
     const std::int64_t length = table.shape[0];
     case_.tensors.push_back(std::move(table));
@@ -642,6 +655,7 @@ private:
   std::vector<std::string> body_;
   std::string output_dtype_;
   double bound_of_index_ = 0;
+  std::int64_t kv_len_;
 };
 
 // Reductions of the program's values over the last dimension; those that convert to int64
@@ -680,10 +694,6 @@ void DrawOpProgram(Random &random, const GenerationPolicy &policy, corpus::Case 
   c.expect_raises.clear();
   c.compile_scope = corpus::kCompileApi;
   c.compile_with = corpus::kTorchCompile;
-  OpProgramBuilder builder(random, policy, c, features);
-  builder.Build();
-  c.mask_mod = corpus::MaskFunction{"mask_mod", builder.Source()};
-  c.index_reduction = DrawReduction(random, policy, builder.OutputDtype(), features);
   auto &sizes = c.create_block_mask;
   sizes.batch = random.Chance(0.7) ? 1 : random.Between(2, 3);
   sizes.heads = random.Chance(0.7) ? 1 : random.Between(2, 3);
@@ -692,6 +702,10 @@ void DrawOpProgram(Random &random, const GenerationPolicy &policy, corpus::Case 
   ++features["op_length:" + length];
   sizes.kv_len = std::stoll(length);
   sizes.block_size = {128};
+  OpProgramBuilder builder(random, policy, c, features);
+  builder.Build();
+  c.mask_mod = corpus::MaskFunction{"mask_mod", builder.Source()};
+  c.index_reduction = DrawReduction(random, policy, builder.OutputDtype(), features);
   ++features["op_program"];
   ++features["op_output:" + builder.OutputDtype()];
   if (policy.Chance(random, "p_knob_cpu_capability")) {
