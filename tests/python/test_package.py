@@ -15,6 +15,7 @@ EMBEDDED_IN_SCRIPT = (
     "compat",
     "exceptions",
     "comparisons",
+    "value_judge",
     "case_calls",
     "block_masks",
     "oracles",

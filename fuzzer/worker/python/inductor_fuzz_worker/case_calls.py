@@ -32,7 +32,20 @@ COMPILE_FUNCTION = "function"
 COMPILE_MODULE = "module"
 
 
-INDEX_REDUCTIONS = ("none", "sum", "amax", "any")
+# The first four reduce the mask's values as int64 (sum, amax) or bool (any); the others reduce
+# them in the program's own dtype, whatever it is (value_sum with torch's own promotion).
+INDEX_REDUCTIONS = (
+    "none",
+    "sum",
+    "amax",
+    "any",
+    "prod",
+    "amin",
+    "all",
+    "argmax",
+    "value_sum",
+    "value_amax",
+)
 
 
 def index_program(case, mask_mod):
@@ -56,15 +69,36 @@ def index_program(case, mask_mod):
             for at, size in enumerate(shape)
         )
         values = torch.broadcast_to(mask_mod(b, h, q_idx, kv_idx), shape)
-        if reduction == "sum":
-            return values.to(torch.int64).sum(-1)
-        if reduction == "amax":
-            return values.to(torch.int64).amax(-1)
-        if reduction == "any":
-            return values.bool().any(-1)
-        return values
+        return index_reduced(values, reduction)
 
     return program
+
+
+def index_reduced(values, reduction):
+    """`values` (the program's, of any dtype) reduced over the last dimension as the reduction
+    of INDEX_REDUCTIONS says."""
+    import torch
+
+    if reduction == "sum":
+        return values.to(torch.int64).sum(-1)
+    if reduction == "amax":
+        return values.to(torch.int64).amax(-1)
+    if reduction == "any":
+        return values.bool().any(-1)
+    if reduction == "prod":
+        return values.prod(-1)
+    if reduction == "amin":
+        return values.amin(-1)
+    if reduction == "all":
+        return values.bool().all(-1)
+    if reduction == "argmax":
+        # Eager's argmax is not defined on bool (NotImplementedError): on 0 and 1 instead.
+        return (values.to(torch.uint8) if values.dtype == torch.bool else values).argmax(-1)
+    if reduction == "value_sum":
+        return values.sum(-1)
+    if reduction == "value_amax":
+        return values.amax(-1)
+    return values
 
 
 def program_parameters(case):
