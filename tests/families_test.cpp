@@ -209,7 +209,9 @@ TEST(Families, CampaignFoundBugsAreKnownIssues) {
         {"tests/cases/index-program-uint8-wrap.json", "inductor-uint8-index-wrap"},
         {"corpus/findings/reduced/compile-error-force-inline-kernel-gcc/case.json",
          "cpu-force-inline-kernel-gcc"},
-        {"tests/cases/flex-mask-abs-int16-max.json", "cpu-abs-small-int-max-propagate-nan"}}) {
+        {"tests/cases/flex-mask-abs-int16-max.json", "cpu-abs-small-int-max-propagate-nan"},
+        // Issue 63's op programs (seed 63).
+        {"tests/cases/index-program-bool-le-value-range.json", "inductor-bool-le-value-range"}}) {
     const auto out = std::filesystem::temp_directory_path() /
                      ("inductor-fuzz-families-campaign-" + std::string(known) + "-" +
                       std::to_string(::getpid()));

@@ -394,9 +394,12 @@ private:
                                 : to == "int16" ? "-32768.0, 32512.0"
                                 : to == "int32" ? "-2147483648.0, 1073741824.0"
                                                 : "-4.611686018427388e18, 4.611686018427388e18";
+      // A 16-bit float cannot hold int32's or int64's bounds: clamped in float32.
+      const std::string value =
+          FactsOf(x.dtype).bits == 16 ? x.name + ".to(torch.float32)" : x.name;
       return Emit(
-          fmt::format("torch.nan_to_num({}, nan=0.0).clamp({}).to(torch.{})", x.name, range, to),
-          to, DtypeMagnitude(to));
+          fmt::format("torch.nan_to_num({}, nan=0.0).clamp({}).to(torch.{})", value, range, to), to,
+          DtypeMagnitude(to));
     }
     return Emit(fmt::format("{}.to(torch.{})", x.name, to), to,
                 IsFloat(to) ? std::numeric_limits<double>::infinity()
@@ -412,7 +415,11 @@ private:
     const bool narrow = FactsOf(x.dtype).bits < 32;
     if (op == "add" || op == "sub" || op == "mul") {
       const auto y = Operand(x, true);
-      const std::string other = y ? y->name : IntConstant(x, false, false);
+      // eager refuses `-` with a bool tensor: it subtracts the bool as x's dtype.
+      const std::string other = !y ? IntConstant(x, false, false)
+                                : op == "sub" && IsBool(y->dtype)
+                                    ? fmt::format("{}.to(torch.{})", y->name, x.dtype)
+                                    : y->name;
       const double other_bound = y ? y->bound : 128;
       const std::string dtype = y ? Promote(x.dtype, y->dtype) : x.dtype;
       const double bound = op == "mul" ? x.bound * other_bound : x.bound + other_bound;
@@ -530,6 +537,11 @@ private:
                                                            "scaled_modified_bessel_k0",
                                                            "scaled_modified_bessel_k1",
                                                            "spherical_bessel_j0"};
+    const bool special = op == "special_unary" || op == "special_polynomial" ||
+                         op == "special_binary" || op == "ndtr" || op == "log_ndtr" ||
+                         op == "erfcx";
+    if (special && FactsOf(x.dtype).bits == 16) // eager has no 16-bit kernel for most of them
+      return FloatOp(Cast(x, "float32"), op);
     if (op == "special_unary" || op == "ndtr" || op == "log_ndtr" || op == "erfcx") {
       const std::string function = op == "special_unary" ? random_.Pick(kSpecialUnary) : op;
       ++features_["op_special:" + function];
@@ -555,7 +567,7 @@ private:
         return Emit(fmt::format("torch.special.polygamma({}, {})", random_.Between(0, 3), x.name),
                     x.dtype, inf);
       auto y = Operand(x, false);
-      if (!y || !IsFloat(y->dtype))
+      if (!y || !IsFloat(y->dtype) || FactsOf(y->dtype).bits == 16)
         y = Source(x.dtype);
       return Emit(fmt::format("torch.special.{}({}, {})", function, x.name, y->name),
                   Promote(x.dtype, y->dtype), inf);
