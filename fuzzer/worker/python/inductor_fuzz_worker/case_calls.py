@@ -292,3 +292,36 @@ def laid_out(batch, shape, layout, role, generator, dtype):
     if layout not in LAYOUTS:
         raise ValueError(f"attention.layout {layout!r} is not one of {', '.join(LAYOUTS)}")
     return torch.randn((batch,) + shape, generator=generator).to(dtype)
+
+
+# The case's knobs that are environment variables, set around the compile only (knobs.cpp's
+# kEnvironment): ATEN_CPU_CAPABILITY picks the vector ISA Inductor targets when cpp.simdlen is
+# left to it; eager's ATen kernels were picked when torch was imported.
+ENVIRONMENT_KNOBS = ("ATEN_CPU_CAPABILITY",)
+
+
+class compile_environment:
+    """Sets the case's environment knobs for the duration of a compile, then restores them."""
+
+    def __init__(self, case):
+        knobs = case.get("inductor") or {}
+        self.settings = {key: str(knobs[key]) for key in ENVIRONMENT_KNOBS if key in knobs}
+        self.saved = {}
+
+    def __enter__(self):
+        import os
+
+        for key, value in self.settings.items():
+            self.saved[key] = os.environ.get(key)
+            os.environ[key] = value
+        return self
+
+    def __exit__(self, *exc):
+        import os
+
+        for key, value in self.saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        return False

@@ -23,6 +23,7 @@ try:
         build_program,
         call_count,
         case_for_call,
+        compile_environment,
         function_of,
         index_program,
         laid_out,
@@ -71,39 +72,6 @@ def forget_vec_isa_list():
     cache_clear = getattr(cpu_vec_isa.valid_vec_isa_list, "cache_clear", None)
     if cache_clear is not None:
         cache_clear()
-
-
-# The case's knobs that are environment variables, set around the compile only (knobs.cpp's
-# kEnvironment): ATEN_CPU_CAPABILITY picks the vector ISA Inductor targets when cpp.simdlen is
-# left to it; eager's ATen kernels were picked when torch was imported.
-ENVIRONMENT_KNOBS = ("ATEN_CPU_CAPABILITY",)
-
-
-class compile_environment:
-    """Sets the case's environment knobs for the duration of a compile, then restores them."""
-
-    def __init__(self, case):
-        knobs = case.get("inductor") or {}
-        self.settings = {key: str(knobs[key]) for key in ENVIRONMENT_KNOBS if key in knobs}
-        self.saved = {}
-
-    def __enter__(self):
-        import os
-
-        for key, value in self.settings.items():
-            self.saved[key] = os.environ.get(key)
-            os.environ[key] = value
-        return self
-
-    def __exit__(self, *exc):
-        import os
-
-        for key, value in self.saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        return False
 
 
 class ApiContractError(ValueError):
