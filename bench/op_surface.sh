@@ -10,14 +10,16 @@
 # (op programs, each API) the seconds a case takes and where they go (eager, Dynamo and Inductor,
 # the C++ compiles, the Clang analysis: summary.json's campaign.time_by_family), then
 #   op_surface: after reaches P% of C supported cells (before B%); goal >= 80%
-# Usage: bench/op_surface.sh [--minutes M] [--seed S] [--jobs J] [--out DIR]
+# Usage: bench/op_surface.sh [--minutes M] [--seed S] [--jobs J] [--out DIR] [--policy FILE]
 # Defaults: 60 minutes, seed 63, 1 job each (2 cores: one per arm), DIR /tmp/op-surface
-# (replaced). No matrix, no reduction, no known issues: the time goes to cases.
+# (replaced), the default policy for "after" (--policy bench/policies/op-surface.json: a
+# campaign aimed at the surface, nine cases in ten op programs). No matrix, no reduction, no
+# known issues: the time goes to cases.
 # Exit 0 when the goal is met, 1 when not, 2 when a campaign failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-minutes=60 seed=63 jobs=1 out=/tmp/op-surface
+minutes=60 seed=63 jobs=1 out=/tmp/op-surface policy=
 usage() {
   sed -n '/^# Usage:/,/^# Defaults:/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
   exit 2
@@ -28,6 +30,7 @@ while (($#)); do
   --seed) seed=$2 ;;
   --jobs) jobs=$2 ;;
   --out) out=$2 ;;
+  --policy) policy=$2 ;;
   *) usage ;;
   esac
   (($# >= 2)) || usage
@@ -45,13 +48,20 @@ cp "$build/inductor-fuzz" "$build/inductor-fuzz-worker" "$out/bin/"
 export INDUCTOR_FUZZ_VENV="${INDUCTOR_FUZZ_VENV:-$root/.venv}"
 echo '{"format_version": 1, "issues": []}' >"$out/no-known-issues.json"
 cp bench/policies/before-issue-63.json "$out/before-policy.json"
+after_policy=()
+if [[ -n $policy ]]; then
+  [[ -f $policy ]] || { echo "op_surface: --policy $policy is not a file" >&2; exit 2; }
+  cp "$policy" "$out/after-policy.json"
+  after_policy=(--policy "$out/after-policy.json")
+fi
 common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --matrix-every 0 --reduce none
   --known-issues "$out/no-known-issues.json")
 start=$(date +%s)
 "$out/bin/inductor-fuzz" "${common[@]}" --policy "$out/before-policy.json" \
   --corpus "$out/before" >"$out/before.log" 2>&1 &
 before=$!
-"$out/bin/inductor-fuzz" "${common[@]}" --corpus "$out/after" >"$out/after.log" 2>&1 &
+"$out/bin/inductor-fuzz" "${common[@]}" "${after_policy[@]}" --corpus "$out/after" \
+  >"$out/after.log" 2>&1 &
 after=$!
 failed=0
 for pid in $before $after; do

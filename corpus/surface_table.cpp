@@ -15,13 +15,19 @@ namespace {
 
 constexpr std::string_view kCastPrefix = "to_dtype->";
 
-bool CountsAsCell(const std::string &state) {
-  return state == "supported" || state == "structural";
-}
-
 std::string PathColumn(const std::string &path) { return path == "vector_tail" ? "vector" : path; }
 
 } // namespace
+
+std::set<std::string> CountedPaths(const std::string &state) {
+  if (state == "supported" || state == "structural")
+    return {"scalar", "vector"};
+  if (state == "scalar-only")
+    return {"scalar"};
+  if (state == "vector-only")
+    return {"vector"};
+  return {};
+}
 
 std::string SurfaceFeature(std::string_view op, std::string_view dtype, std::string_view path) {
   return fmt::format("{}{}:{}:{}", kSurfaceFeaturePrefix, op, dtype, path);
@@ -31,6 +37,7 @@ SurfaceUniverse SurfaceUniverseFromJson(const json &document) {
   SurfaceUniverse universe;
   try {
     universe.torch_version = document.at("torch_version").get<std::string>();
+    universe.derived_from = document.value("derived_from", std::string("eager"));
     for (const auto &row : document.at("ops")) {
       SurfaceUniverse::Op op;
       op.name = row.at("op").get<std::string>();
@@ -58,6 +65,7 @@ json SurfaceUniverseToJson(const SurfaceUniverse &universe) {
     ops.push_back({{"op", op.name}, {"vectorized", op.vectorized}, {"dtypes", op.dtypes}});
   return {{"format_version", 1},
           {"torch_version", universe.torch_version},
+          {"derived_from", universe.derived_from},
           {"dtypes", universe.dtypes},
           {"ops", ops}};
 }
@@ -124,22 +132,22 @@ std::string SurfaceTable::StateOf(const std::string &op, const std::string &dtyp
 
 std::size_t SurfaceTable::SupportedCells() const {
   std::size_t cells = 0;
+  std::set<std::pair<std::string, std::string>> counted;
   if (universe)
     for (const auto &op : universe->ops)
-      for (const auto &[dtype, state] : op.dtypes)
-        cells += CountsAsCell(state) ? 2 : 0;
-  // A cell the universe does not count but a campaign reached is reachable after all.
-  for (const auto &[op, dtypes] : reached)
-    for (const auto &[dtype, paths] : dtypes) {
-      bool counted = false;
-      if (universe)
-        for (const auto &known : universe->ops)
-          if (known.name == op && known.dtypes.contains(dtype) &&
-              CountsAsCell(known.dtypes.at(dtype)))
-            counted = true;
-      if (!counted)
+      for (const auto &[dtype, state] : op.dtypes) {
+        std::set<std::string> paths = CountedPaths(state);
+        // A path the probe did not see but a campaign reached is reachable after all.
+        if (const auto row = reached.find(op.name); row != reached.end())
+          if (const auto cell = row->second.find(dtype); cell != row->second.end())
+            paths.insert(cell->second.begin(), cell->second.end());
         cells += paths.size();
-    }
+        counted.emplace(op.name, dtype);
+      }
+  for (const auto &[op, dtypes] : reached)
+    for (const auto &[dtype, paths] : dtypes)
+      if (!counted.contains({op, dtype}))
+        cells += paths.size();
   return cells;
 }
 
@@ -182,6 +190,7 @@ json SurfaceTable::ToJson() const {
     cast_list.push_back({from, to});
   const std::size_t supported = SupportedCells(), hit = ReachedSupportedCells();
   return {{"torch_version", universe ? json(universe->torch_version) : json()},
+          {"derived_from", universe ? json(universe->derived_from) : json()},
           {"dtypes", universe ? json(universe->dtypes) : json::array()},
           {"cells", supported},
           {"reached", hit},

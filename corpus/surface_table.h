@@ -24,9 +24,11 @@ inline constexpr std::string_view kSurfaceFeaturePrefix = "surface:";
 std::string SurfaceFeature(std::string_view op, std::string_view dtype, std::string_view path);
 
 // What the installed release has: per op, whether Inductor vectorizes it natively and, per
-// dtype, "supported" (eager keeps the dtype: the override sees it), "promoted" (computed in
-// another dtype), "unsupported" (eager refuses), "structural" (Inductor's own op, every dtype)
-// or "internal" (no eager counterpart).
+// dtype, what Inductor's codegen emitted when the worker probed it ("supported": scalar and
+// vector code, "scalar-only", "vector-only", "not-emitted": lowered to other ops) or, where
+// it emitted nothing, what eager says ("promoted": computed in another dtype, "folded",
+// "unsupported", "internal": no eager counterpart). A universe of an older worker, derived
+// from eager alone, has "supported" and "structural" for what eager keeps.
 struct SurfaceUniverse {
   struct Op {
     std::string name;
@@ -34,6 +36,7 @@ struct SurfaceUniverse {
     std::map<std::string, std::string> dtypes;
   };
   std::string torch_version;
+  std::string derived_from; // "eager" or "eager+inductor-codegen"
   std::vector<std::string> dtypes;
   std::vector<Op> ops;
 };
@@ -55,13 +58,16 @@ struct SurfaceTable {
   std::map<std::string, std::map<std::string, std::set<std::string>>> reached; // op, dtype, paths
   std::set<std::pair<std::string, std::string>> casts;
 
-  // The cells a program can reach: (op, dtype, scalar|vector) of every supported or structural
-  // (op, dtype) of the universe, and those reached beyond it.
+  // The cells a program can reach: (op, dtype, scalar|vector) of every path the universe
+  // counts for the (op, dtype), and those reached beyond it.
   std::size_t SupportedCells() const;
   std::size_t ReachedSupportedCells() const;
   std::string StateOf(const std::string &op, const std::string &dtype) const; // none/scalar/..
   nlohmann::json ToJson() const;
 };
+
+// The paths ("scalar", "vector") a universe's state of an (op, dtype) counts as cells.
+std::set<std::string> CountedPaths(const std::string &state);
 
 SurfaceTable SurfaceTableOf(const std::set<std::string> &features,
                             const std::optional<SurfaceUniverse> &universe);

@@ -42,18 +42,24 @@ fs::path Scratch(const std::string &name) {
 corpus::SurfaceUniverse TwoOpUniverse() {
   return corpus::SurfaceUniverseFromJson(
       {{"torch_version", "test"},
-       {"dtypes", {"int8", "float32"}},
+       {"derived_from", "eager+inductor-codegen"},
+       {"dtypes", {"int8", "int16", "float32"}},
        {"ops",
         {{{"op", "abs"},
           {"vectorized", true},
-          {"dtypes", {{"int8", "supported"}, {"float32", "supported"}}}},
+          {"dtypes", {{"int8", "supported"}, {"int16", "scalar-only"}, {"float32", "supported"}}}},
          {{"op", "sin"},
           {"vectorized", true},
-          {"dtypes", {{"int8", "promoted"}, {"float32", "supported"}}}}}}});
+          {"dtypes", {{"int8", "promoted"}, {"int16", "promoted"}, {"float32", "supported"}}}},
+         {{"op", "square"},
+          {"vectorized", true},
+          {"dtypes",
+           {{"int8", "not-emitted"}, {"int16", "not-emitted"}, {"float32", "not-emitted"}}}}}}});
 }
 
 // The table: cells from features, vector_tail counted as vector, casts apart, the share over
-// supported cells (and reached ones the universe did not count).
+// the paths the universe counts (both for "supported", one for "scalar-only", none for what
+// Inductor does not emit) and the ones reached beyond them.
 TEST(SurfaceTable, CountsReachedCellsAgainstTheUniverse) {
   const auto universe = TwoOpUniverse();
   const std::set<std::string> features = {
@@ -62,21 +68,32 @@ TEST(SurfaceTable, CountsReachedCellsAgainstTheUniverse) {
       corpus::SurfaceFeature("sin", "float32", "vector"),
       corpus::SurfaceFeature("to_dtype->float32", "int8", "cast"),
       corpus::SurfaceFeature("bitwise_xor", "int8", "scalar"), // beyond the universe
+      corpus::SurfaceFeature("abs", "int16", "vector"),        // beyond its scalar-only
       "at::vec::Vectorized<float>"};                           // not a cell
   const auto table = corpus::SurfaceTableOf(features, universe);
   EXPECT_EQ(table.StateOf("abs", "int8"), "both");
   EXPECT_EQ(table.StateOf("sin", "float32"), "vector");
   EXPECT_EQ(table.StateOf("sin", "int8"), "none");
   EXPECT_EQ(table.StateOf("abs", "float32"), "none");
-  // 3 supported (op, dtype) x 2 paths, and the one reached beyond them.
-  EXPECT_EQ(table.SupportedCells(), 7u);
-  EXPECT_EQ(table.ReachedSupportedCells(), 4u);
+  EXPECT_EQ(table.StateOf("abs", "int16"), "vector");
+  // 3 supported (op, dtype) x 2 paths, abs on int16: its scalar path and the vector one
+  // reached beyond it, bitwise_xor reached beyond the universe; square none.
+  EXPECT_EQ(table.SupportedCells(), 9u);
+  EXPECT_EQ(table.ReachedSupportedCells(), 5u);
+  EXPECT_EQ(corpus::CountedPaths("scalar-only"), std::set<std::string>{"scalar"});
+  EXPECT_TRUE(corpus::CountedPaths("not-emitted").empty());
   const json document = table.ToJson();
-  EXPECT_NEAR(document["share"].get<double>(), 4.0 / 7.0, 1e-9);
+  EXPECT_NEAR(document["share"].get<double>(), 5.0 / 9.0, 1e-9);
+  EXPECT_EQ(document["derived_from"], "eager+inductor-codegen");
   EXPECT_EQ(document["casts"], json::array({json::array({"int8", "float32"})}));
   EXPECT_EQ(document["rows"][1]["cells"]["int8"]["eager"], "promoted");
-  EXPECT_EQ(corpus::SurfaceUniverseFromJson(corpus::SurfaceUniverseToJson(universe)).ops.size(),
-            2u);
+  const auto round_trip = corpus::SurfaceUniverseFromJson(corpus::SurfaceUniverseToJson(universe));
+  EXPECT_EQ(round_trip.ops.size(), 3u);
+  EXPECT_EQ(round_trip.derived_from, "eager+inductor-codegen");
+  // A universe an older worker wrote (eager alone) still reads.
+  EXPECT_EQ(corpus::SurfaceUniverseFromJson({{"torch_version", "t"}, {"ops", json::array()}})
+                .derived_from,
+            "eager");
   EXPECT_THROW(corpus::SurfaceUniverseFromJson({{"ops", 3}}), corpus::FormatError);
 }
 
@@ -107,6 +124,7 @@ TEST(SurfaceGenerator, OpProgramsDrawEveryDtypeAndRoundTrip) {
   for (const auto &reduction : corpus::kIndexReductions)
     EXPECT_GT(seen["op_reduction:" + reduction], 0) << reduction;
   EXPECT_GT(seen["op_source:edges"], 0);
+  EXPECT_GT(seen["op_source:padded"], 0);
   EXPECT_GT(seen["op_source:indices"], 0);
   EXPECT_GT(seen["ATEN_CPU_CAPABILITY:avx2"] + seen["ATEN_CPU_CAPABILITY:avx512"], 0);
   for (const auto &op : {"op_int:lshift", "op_float:atan2", "op_float:nextafter",
@@ -176,6 +194,8 @@ TEST(SurfaceCampaign, ReportsTheTableAndCorpusReportMergesIt) {
   EXPECT_GT(surface["reached"].get<int>(), 5);
   EXPECT_GT(surface["share"].get<double>(), 0.0);
   EXPECT_TRUE(surface["torch_version"].is_string());
+  // The universe is Inductor's: what its codegen emitted when the worker probed every op.
+  EXPECT_EQ(surface["derived_from"], "eager+inductor-codegen");
   std::ifstream html(out / "corpus" / "report" / "report.html");
   std::stringstream page;
   page << html.rdbuf();

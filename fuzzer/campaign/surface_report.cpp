@@ -27,8 +27,10 @@ CellLook LookOf(const std::string &eager, const std::string &reached) {
     return {"scalar", "S"};
   if (eager == "unsupported")
     return {"unsupported", "&times;"};
-  if (eager == "promoted" || eager == "internal")
-    return {"promoted", "&middot;"};
+  if (corpus::CountedPaths(eager).empty())
+    return {"promoted", "&middot;"}; // promoted, folded, internal, not emitted by Inductor
+  if (eager == "scalar-only")
+    return {"none", "s"};
   return {"none", ""};
 }
 
@@ -64,8 +66,8 @@ std::string SurfaceHtml(const corpus::SurfaceTable &table) {
       const auto &all = row["cells"];
       const std::string eager = all.contains(dtype) ? all[dtype].value("eager", "unknown") : "";
       const std::string reached = all.contains(dtype) ? all[dtype].value("reached", "none") : "";
-      interesting =
-          interesting || reached != "none" || eager == "supported" || eager == "structural";
+      interesting = interesting || (!reached.empty() && reached != "none") ||
+                    !corpus::CountedPaths(eager).empty();
       const CellLook look = LookOf(eager, reached);
       cells += fmt::format("<td class=\"{}\" title=\"{} {}: {}\">{}</td>", look.css,
                            Escape(row["op"].get<std::string>()), Escape(dtype),
@@ -83,8 +85,9 @@ std::string SurfaceHtml(const corpus::SurfaceTable &table) {
   return fmt::format(
       R"(<h2 id="surface">Op surface</h2>
 <p>Inductor's C++ overrides by the dtype they saw (torch {0}): <b id="surface-share">{1:.1f}%</b> of
-{2} supported (op, dtype, path) cells reached ({3}). S scalar, V vector (body or tail), SV both;
-&times; eager does not support it; &middot; computed in another dtype.</p>
+{2} (op, dtype, path) cells Inductor emits reached ({3}). S scalar, V vector (body or tail), SV
+both; s not reached, and Inductor emits it in scalar code only; &times; eager does not support it;
+&middot; computed in another dtype, folded, or lowered by Inductor to other ops.</p>
 <style>
 table.surface td, table.surface th {{ padding: 1px 4px; font-size: 12px; text-align: center; }}
 table.surface td.both {{ background: #1f883d; color: white; }}

@@ -17,8 +17,9 @@ namespace fuzzer::generate {
 // emulate_precision_casts; 6: issue 47's families (block masks built every way, sparse masks,
 // score programs, return_lse, compiled functions, named constants), from their own stream.
 // 7: the KV-cache decode family, drawn last from the reach stream. 8: op programs, from their
-// own stream (op_program.h).
-inline constexpr int kGeneratorVersion = 8;
+// own stream (op_program.h). 9: op programs twice as long, float32/float64 and the special
+// functions drawn more often (issue 63's reach of the op surface).
+inline constexpr int kGeneratorVersion = 9;
 
 struct GeneratedCase {
   corpus::Case c;

@@ -126,6 +126,8 @@ private:
       std::swap(table.integers[i - 1], table.integers[random_.Below(i)]);
     // Read along kv_idx, the table is a contiguous load Inductor vectorizes; through a computed
     // index it is a gather, which keeps narrow integers on the scalar path.
+    if (random_.Chance(policy_.Number("p_op_padded_source")))
+      return PaddedSource(std::move(table), dtype, view);
     if (random_.Chance(0.5)) {
       std::vector<std::int64_t> along(static_cast<std::size_t>(kv_len_));
       for (std::size_t i = 0; i < along.size(); ++i)
@@ -141,6 +143,41 @@ private:
     case_.tensors.push_back(std::move(table));
     return Emit(fmt::format("{}[({}) % {}]{}", name, Index(), length, view), dtype,
                 DtypeMagnitude(dtype));
+  }
+
+  // A table padded in front and read along kv_idx: Inductor loads it under a mask (the pad's
+  // region), in vector code too. Floats hold finite edges as values here (a pad of a bitcast
+  // view would load the integer table), the pad's value may be NaN.
+  Value PaddedSource(corpus::CapturedTensor table, const std::string &dtype,
+                     const std::string &view) {
+    const std::int64_t pad = random_.Between(1, std::min<std::int64_t>(9, kv_len_ - 1));
+    const auto length = static_cast<std::size_t>(kv_len_ - pad);
+    std::string fill;
+    if (IsFloat(dtype)) {
+      // Exact in every float dtype: 2^-10, and no value past bfloat16's 8 bits of mantissa.
+      static const std::vector<double> kFiniteEdges = {0.0,  -0.0, 1.5,  -2.5, 0.0009765625,
+                                                       1024, -7.0, 0.25, 96.0, -65280.0};
+      table.dtype = dtype;
+      table.integers.clear();
+      table.reals.resize(length);
+      for (std::size_t i = 0; i < length; ++i)
+        table.reals[i] = kFiniteEdges[(i + random_.Below(3)) % kFiniteEdges.size()];
+      fill = random_.Pick(std::vector<std::string>{"-1.5", "0.0", "float(\"nan\")", "1e4"});
+    } else {
+      std::vector<std::int64_t> along(length);
+      for (std::size_t i = 0; i < length; ++i)
+        along[i] = table.integers[i % table.integers.size()];
+      table.integers = std::move(along);
+      fill = IsBool(dtype) ? random_.Pick(std::vector<std::string>{"0", "1"})
+                           : random_.Pick(std::vector<std::string>{"0", "1", "7"});
+    }
+    table.shape = {static_cast<std::int64_t>(length)};
+    const std::string name = table.name;
+    case_.tensors.push_back(std::move(table));
+    ++features_["op_source:padded"];
+    return Emit(fmt::format("torch.nn.functional.pad({}{}, ({}, 0), value={})[kv_idx]", name,
+                            IsFloat(dtype) ? "" : view, pad, fill),
+                dtype, DtypeMagnitude(dtype));
   }
 
   // A second operand for x: another value (of x's dtype, or of any other for a mixed op), a

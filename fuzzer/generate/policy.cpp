@@ -149,8 +149,8 @@ GenerationPolicy GenerationPolicy::Default() {
         {"int64", 2},
         {"float16", 2},
         {"bfloat16", 2},
-        {"float32", 2},
-        {"float64", 2}}},
+        {"float32", 3},
+        {"float64", 3}}},
       {"op_int", {{"add", 2},         {"sub", 2},        {"mul", 2},         {"floordiv", 2},
                   {"mod", 2},         {"fmod", 1},       {"remainder", 1},   {"truncdiv", 1},
                   {"bitwise_and", 1}, {"bitwise_or", 1}, {"bitwise_xor", 1}, {"lshift", 2},
@@ -231,9 +231,9 @@ GenerationPolicy GenerationPolicy::Default() {
         {"compare", 2},
         {"cast", 3},
         {"bitcast", 1},
-        {"special_unary", 4},
-        {"special_polynomial", 2},
-        {"special_binary", 2},
+        {"special_unary", 10},
+        {"special_polynomial", 5},
+        {"special_binary", 4},
         {"logical", 1}}},
       {"op_bool",
        {{"and", 1},
@@ -336,8 +336,9 @@ GenerationPolicy GenerationPolicy::Default() {
       // Op programs (op_program.h): the share of cases, drawn from their own stream; at most
       // how many statements; the share of sources that are edge-value tables.
       {"p_op_program", 0.35},
-      {"op_statements", 6},
+      {"op_statements", 12},
       {"p_op_edge_source", 0.5},
+      {"p_op_padded_source", 0.25},
   };
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {

@@ -1,7 +1,8 @@
 """inductor_fuzz_worker.surface on the real Inductor: the cells one compile reaches, and the
-release's universe as eager reports it.
+release's universe as eager and Inductor's codegen report it.
 
-One small torch.compile (an int16 shift and abs, a float sin over 33 lanes): seconds.
+One small torch.compile (an int16 shift and abs, a float sin over 33 lanes): seconds; the
+universe's probe (codegen only, no C++ compile): about half a minute.
 """
 
 import os
@@ -44,15 +45,22 @@ class SurfaceRecorderTest(unittest.TestCase):
         self.assertIs(CppCSEVariable.update_on_args, ORIGINAL_UPDATE)
         self.assertIs(cpp.CppVecKernel.__dict__["load"], ORIGINAL_VEC_LOAD)
 
-    def test_universe_asks_eager_per_dtype(self):
+    def test_universe_asks_eager_then_inductors_codegen(self):
         universe = surface.surface_universe()
         self.assertEqual(universe["torch_version"], torch.__version__)
+        self.assertEqual(universe["derived_from"], "eager+inductor-codegen")
         ops = {row["op"]: row for row in universe["ops"]}
+        # Inductor emits abs on int8 in scalar and vector code, on int16 in scalar code only
+        # (int16 is not among the dtypes its C++ backend vectorizes).
         self.assertEqual(ops["abs"]["dtypes"]["int8"], "supported")
+        self.assertEqual(ops["abs"]["dtypes"]["int16"], "scalar-only")
         self.assertEqual(ops["sin"]["dtypes"]["int8"], "promoted")  # eager computes it in float
-        self.assertEqual(ops["sin"]["dtypes"]["float16"], "promoted")  # Inductor computes float32
+        # Eager keeps float16, but Inductor computes it in float32: sin never sees float16.
+        self.assertEqual(ops["sin"]["dtypes"]["float16"], "not-emitted")
+        self.assertEqual(ops["load"]["dtypes"]["float16"], "supported")
+        self.assertEqual(ops["square"]["dtypes"]["float32"], "not-emitted")  # lowered to mul
         self.assertEqual(ops["bitwise_and"]["dtypes"]["float32"], "unsupported")
-        self.assertEqual(ops["to_dtype"]["dtypes"]["bfloat16"], "structural")
+        self.assertEqual(ops["to_dtype"]["dtypes"]["bfloat16"], "supported")
         self.assertTrue(ops["sin"]["vectorized"])
         self.assertNotIn("rand", ops)
         self.assertTrue(all(set(row["dtypes"]) == set(surface.DTYPES) for row in ops.values()))

@@ -17,7 +17,8 @@ their own ("load.masked", "load.gather", "store.masked").
 
 The universe (surface_universe) is derived from the installed release: the ops are the
 overrides' own names; whether eager supports an (op, dtype) is asked of eager itself, by
-calling the op's eager counterpart on a tensor of that dtype.
+calling the op's eager counterpart on a tensor of that dtype, and which cells Inductor emits
+for it is asked of Inductor, by running its codegen (not the C++ compile) on those calls.
 """
 
 import contextlib
@@ -283,36 +284,182 @@ def _eager_support(op, dtype, torch):
     return "supported"
 
 
+# The length the probe's kernels run over: past every vector width (64 int8 lanes at
+# AVX-512), and not a multiple of any, so that a vectorized kernel has a tail.
+PROBE_LENGTH = 131
+
+
+class _CodegenDone(Exception):
+    """Raised where Inductor would compile its generated C++: the probe needs the codegen only."""
+
+
+def _stop_after_codegen(graph, wrapper_code):
+    raise _CodegenDone()
+
+
+def _cells_of(functions, args, torch):
+    """The cells Inductor's C++ codegen emits for `functions` (one output each) on `args`, or
+    None when the compile failed for another reason than the probe's own stop."""
+    from torch._inductor import config
+    from torch._inductor.graph import GraphLowering
+
+    def program(*inputs):
+        return tuple(function(*inputs) for function in functions)
+
+    recorder = SurfaceRecorder()
+    torch._dynamo.reset()
+    original = GraphLowering._compile_to_module_lines
+    GraphLowering._compile_to_module_lines = _stop_after_codegen
+    try:
+        # One kernel per output (no fusion), so that an op Inductor cannot vectorize keeps
+        # only its own kernel scalar; no cache, so that the codegen runs.
+        with (
+            recorder.installed(),
+            config.patch({"max_fusion_size": 1, "fx_graph_cache": False, "freezing": False}),
+        ):
+            torch.compile(program, fullgraph=True, dynamic=False)(*args)
+    except Exception as error:  # noqa: BLE001 (the stop, or the batch has a failing op)
+        cause = error
+        while cause is not None and not isinstance(cause, _CodegenDone):
+            cause = cause.__cause__ or cause.__context__
+        if cause is None:
+            return None
+    finally:
+        GraphLowering._compile_to_module_lines = original
+        torch._dynamo.reset()
+    return recorder.cells()
+
+
+def _probe(functions, args, torch, cells):
+    """Adds the cells of `functions` to `cells`; a batch that fails is split, so that one op
+    Inductor refuses costs only its own cells."""
+    if not functions:
+        return
+    found = _cells_of(functions, args, torch)
+    if found is not None:
+        cells.update(tuple(cell) for cell in found)
+    elif len(functions) > 1:
+        half = len(functions) // 2
+        _probe(functions[:half], args, torch, cells)
+        _probe(functions[half:], args, torch, cells)
+
+
+def _probe_inputs(dtype, torch):
+    """Two contiguous inputs of `dtype` (a binary op of two contiguous loads vectorizes; of a
+    flipped one it does not), the sample's values in two orders."""
+    sample = _sample(dtype, torch)
+    x = sample.repeat(PROBE_LENGTH // sample.numel() + 1)[:PROBE_LENGTH].contiguous()
+    return x, x.roll(1).contiguous()
+
+
+def _op_probe(op, dtype, torch):
+    """(x, y) -> eager's counterpart of `op` on x (and y) of `dtype` (with the arguments
+    _eager_support uses), or None when the op has no eager counterpart."""
+    function = _eager_function(op)
+    if function is None:
+        return None
+    arity = _arity(op)
+    if op == "ldexp":
+        return lambda x, y: function(x, torch.ones_like(x, dtype=torch.int32))
+    if op == "polygamma":
+        return lambda x, y: function(1, x)
+    if op == "frexp":
+        return lambda x, y: function(x)[0]
+    if arity >= 2:
+        return lambda x, y: function(*([x, y] + [x] * (arity - 2)))
+    return lambda x, y: function(x)
+
+
+def _structural_probes(dtype, torch):
+    """Programs that make Inductor emit its own ops on `dtype`: loads and stores (plain,
+    masked by a pad, gathered), conversions to every dtype and bitcasts to every dtype of the
+    same width, where, constants, index expressions."""
+    names = [name for name in DTYPES if name != str(dtype).removeprefix("torch.")]
+    probes = [
+        lambda x, y: torch.nn.functional.pad(x, (3, 5)),
+        lambda x, y: x[(torch.arange(x.numel()) * 7) % x.numel()],
+        lambda x, y: torch.where(x == y, x, y),
+        lambda x, y: torch.cat([x, y]),
+        lambda x, y: torch.arange(x.numel(), dtype=dtype) if dtype != torch.bool else x,
+        lambda x, y: torch.full_like(x, 1) + x if dtype != torch.bool else x | True,
+    ]
+    for name in names:
+        other = getattr(torch, name)
+        probes.append(lambda x, y, other=other: x.to(other))
+        if other.itemsize == dtype.itemsize and torch.bool not in (other, dtype):
+            probes.append(lambda x, y, other=other: x.view(other).to(torch.float64))
+    return probes
+
+
+def _inductor_cells(states, torch):
+    """The cells Inductor's codegen emits when every op eager supports runs on every dtype,
+    and its own ops on every dtype: a probe through the real torch.compile, stopped before the
+    C++ compile (seconds per dtype)."""
+    cells = set()
+    for dtype_name in DTYPES:
+        dtype = getattr(torch, dtype_name)
+        functions = _structural_probes(dtype, torch)
+        for op, by_dtype in states.items():
+            if by_dtype.get(dtype_name) == "supported":
+                function = _op_probe(op, dtype, torch)
+                if function is not None:
+                    functions.append(function)
+        _probe(functions, _probe_inputs(dtype, torch), torch, cells)
+    return cells
+
+
+def _state(eager, paths):
+    """A cell's state: from what Inductor emitted when there is any, else from eager."""
+    if paths & {"vector", "vector_tail"} and "scalar" in paths:
+        return "supported"
+    if paths & {"vector", "vector_tail"}:
+        return "vector-only"
+    if paths:
+        return "scalar-only"
+    if eager in ("supported", "structural"):
+        return "not-emitted"
+    return eager
+
+
 def surface_universe():
     """The ops of the installed release's C++ backend and, per dtype, whether a program can
-    make the override see it: "supported" (eager keeps the dtype), "promoted" (eager computes
-    it in another dtype, or Inductor computes it in float32), "folded" (eager's result is the
-    input or a constant, which Inductor folds away), "unsupported" (eager refuses),
-    or "structural" (an op of Inductor's own that every dtype passes through)."""
+    make the override see it, derived from the release in two steps. Eager is asked: the
+    dtype is "promoted" (eager computes it in another dtype), "folded" (eager's result is the
+    input or a constant, which Inductor folds away), "unsupported" (eager refuses) or
+    supported. Then Inductor is asked: every supported (op, dtype), and Inductor's own ops
+    (loads, stores, conversions, where, ...) on every dtype, run through torch.compile's
+    codegen, and the cells it emits decide: "supported" (scalar and vector code),
+    "scalar-only" (Inductor keeps the dtype or the op out of vector code), "vector-only", or
+    "not-emitted" (eager supports it, but Inductor lowers it to other ops: square to mul, a
+    16-bit float op to float32, a logical op to bool)."""
     import torch
 
     ops = _override_ops()
-    table = []
+    eager = {}
     for op in sorted(ops):
         if op in NOT_A_PROGRAM_OP:
             continue
-        cells = {}
+        eager[op] = {}
         for dtype_name in DTYPES:
-            dtype = getattr(torch, dtype_name)
-            if op in STRUCTURAL_OPS:
-                state = "structural"
-            else:
-                state = _eager_support(op, dtype, torch)
-                if state is None:
-                    state = "internal"
-            if (
-                dtype in (torch.float16, torch.bfloat16)
-                and op not in LOWP_FP_OPS
-                and state == "supported"
-            ):
-                state = "promoted"
-            cells[dtype_name] = state
-        table.append({"op": op, "vectorized": ops[op], "dtypes": cells})
+            state = "structural" if op in STRUCTURAL_OPS else None
+            state = state or _eager_support(op, getattr(torch, dtype_name), torch) or "internal"
+            eager[op][dtype_name] = state
     for op in LOAD_STORE_OPS:
-        table.append({"op": op, "vectorized": True, "dtypes": dict.fromkeys(DTYPES, "structural")})
-    return {"torch_version": torch.__version__, "paths": list(PATHS), "ops": table}
+        eager[op] = dict.fromkeys(DTYPES, "structural")
+        ops[op] = True
+    emitted = {}
+    for op, dtype_name, path in _inductor_cells(eager, torch):
+        emitted.setdefault((op, dtype_name), set()).add(path)
+    table = []
+    for op, by_dtype in eager.items():
+        cells = {
+            dtype_name: _state(state, emitted.get((op, dtype_name), set()))
+            for dtype_name, state in by_dtype.items()
+        }
+        table.append({"op": op, "vectorized": ops[op], "dtypes": cells})
+    return {
+        "torch_version": torch.__version__,
+        "derived_from": "eager+inductor-codegen",
+        "paths": list(PATHS),
+        "ops": table,
+    }
