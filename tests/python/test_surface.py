@@ -5,6 +5,7 @@ One small torch.compile (an int16 shift and abs, a float sin over 33 lanes): sec
 universe's probe (codegen only, no C++ compile): about half a minute.
 """
 
+import json
 import os
 import tempfile
 import unittest
@@ -46,7 +47,25 @@ class SurfaceRecorderTest(unittest.TestCase):
         self.assertIs(cpp.CppVecKernel.__dict__["load"], ORIGINAL_VEC_LOAD)
 
     def test_universe_asks_eager_then_inductors_codegen(self):
-        universe = surface.surface_universe()
+        with tempfile.TemporaryDirectory() as cache:
+            universe = surface.surface_universe(cache_dir=cache)
+            (stored,) = os.listdir(cache)
+            # Asked again: the cached file, the same universe.
+            self.assertEqual(surface.surface_universe(cache_dir=cache), universe)
+            # A damaged file is derived again (the derivation, tested here already, stands in
+            # by its result) and replaced.
+            with open(os.path.join(cache, stored), "w") as damaged:
+                damaged.write("{not json")
+            derived = []
+            original = surface._derive_universe
+            surface._derive_universe = lambda: derived.append(1) or universe
+            try:
+                self.assertEqual(surface.surface_universe(cache_dir=cache), universe)
+            finally:
+                surface._derive_universe = original
+            self.assertEqual(derived, [1])
+            with open(os.path.join(cache, stored)) as replaced:
+                self.assertEqual(json.load(replaced), universe)
         self.assertEqual(universe["torch_version"], torch.__version__)
         self.assertEqual(universe["derived_from"], "eager+inductor-codegen")
         ops = {row["op"]: row for row in universe["ops"]}

@@ -22,6 +22,10 @@ for it is asked of Inductor, by running its codegen (not the C++ compile) on tho
 """
 
 import contextlib
+import hashlib
+import json
+import os
+import tempfile
 
 PATHS = ("scalar", "vector", "vector_tail")
 DTYPES = (
@@ -421,7 +425,51 @@ def _state(eager, paths):
     return eager
 
 
-def surface_universe():
+# Bumped whenever what the probe runs changes, so that a cached universe of an older probe is
+# derived again.
+PROBE_VERSION = 1
+
+
+def _universe_cache_file(cache_dir, torch):
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    if cache_dir is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        cache_dir = os.path.join(base, "inductor-fuzz", "surface-universe")
+    key = f"{torch.__version__}|{pick_vec_isa()}|probe {PROBE_VERSION}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return os.path.join(cache_dir, f"universe-{digest}.json")
+
+
+def surface_universe(cache_dir=None):
+    """The universe of _derive_universe, kept per release, host vector ISA and probe version
+    under cache_dir (default ~/.cache/inductor-fuzz/surface-universe): deriving it takes half
+    a minute, and every campaign and test asks. A cache file that does not read is derived
+    again and replaced."""
+    import torch
+
+    path = _universe_cache_file(cache_dir, torch)
+    try:
+        with open(path, encoding="utf-8") as stream:
+            universe = json.load(stream)
+        if universe.get("torch_version") == torch.__version__ and universe.get("ops"):
+            return universe
+    except (OSError, ValueError):
+        pass
+    universe = _derive_universe()
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", dir=os.path.dirname(path), delete=False, suffix=".tmp", encoding="utf-8"
+        ) as stream:
+            json.dump(universe, stream)
+        os.replace(stream.name, path)
+    except OSError:  # a read-only or full cache: the universe is still the answer
+        pass
+    return universe
+
+
+def _derive_universe():
     """The ops of the installed release's C++ backend and, per dtype, whether a program can
     make the override see it, derived from the release in two steps. Eager is asked: the
     dtype is "promoted" (eager computes it in another dtype), "folded" (eager's result is the
