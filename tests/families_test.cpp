@@ -211,7 +211,10 @@ TEST(Families, CampaignFoundBugsAreKnownIssues) {
          "cpu-force-inline-kernel-gcc"},
         {"tests/cases/flex-mask-abs-int16-max.json", "cpu-abs-small-int-max-propagate-nan"},
         // Issue 63's op programs (seed 63).
-        {"tests/cases/index-program-bool-le-value-range.json", "inductor-bool-le-value-range"}}) {
+        {"tests/cases/index-program-bool-le-value-range.json", "inductor-bool-le-value-range"},
+        // Issue 63's op programs on the Inductor-derived surface (seed 6464).
+        {"tests/cases/index-program-frexp-float64.json",
+         "cpu-frexp-float64-exponent-vector-width"}}) {
     const auto out = std::filesystem::temp_directory_path() /
                      ("inductor-fuzz-families-campaign-" + std::string(known) + "-" +
                       std::to_string(::getpid()));
