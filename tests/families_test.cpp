@@ -213,8 +213,9 @@ TEST(Families, CampaignFoundBugsAreKnownIssues) {
         // Issue 63's op programs (seed 63).
         {"tests/cases/index-program-bool-le-value-range.json", "inductor-bool-le-value-range"},
         // Issue 63's op programs on the Inductor-derived surface (seed 6464).
-        {"tests/cases/index-program-frexp-float64.json",
-         "cpu-frexp-float64-exponent-vector-width"}}) {
+        {"tests/cases/index-program-frexp-float64.json", "cpu-frexp-float64-exponent-vector-width"},
+        {"tests/cases/index-program-uint8-trunc-div-argmax.json",
+         "cpu-small-int-trunc-div-argmax-combine"}}) {
     const auto out = std::filesystem::temp_directory_path() /
                      ("inductor-fuzz-families-campaign-" + std::string(known) + "-" +
                       std::to_string(::getpid()));
