@@ -215,7 +215,8 @@ TEST(Families, CampaignFoundBugsAreKnownIssues) {
         // Issue 63's op programs on the Inductor-derived surface (seed 6464).
         {"tests/cases/index-program-frexp-float64.json", "cpu-frexp-float64-exponent-vector-width"},
         {"tests/cases/index-program-uint8-trunc-div-argmax.json",
-         "cpu-small-int-trunc-div-argmax-combine"}}) {
+         "cpu-small-int-trunc-div-argmax-combine"},
+        {"tests/cases/index-program-bool-le-vecmask.json", "cpu-bool-le-python-bool-vecmask"}}) {
     const auto out = std::filesystem::temp_directory_path() /
                      ("inductor-fuzz-families-campaign-" + std::string(known) + "-" +
                       std::to_string(::getpid()));
