@@ -111,7 +111,7 @@ public:
     torch_version_ = slots.front()->worker->Ready().value("torch_version", "");
     std::string no_universe;
     stats_.surface_universe =
-        AskSurfaceUniverse(*slots.front()->worker, options_.corpus, torch_version_, no_universe);
+        AskSurfaceUniverse(*slots.front()->worker, options_.corpus, no_universe);
     if (!no_universe.empty())
       progress_("fuzz: " + no_universe, false);
 

@@ -52,17 +52,10 @@ void AddSurfaceCells(const nlohmann::json &result, std::set<std::string> &featur
                                              cell[2].get<std::string>()));
 }
 
-constexpr std::string_view kInductorDerivedUniverse = "eager+inductor-codegen";
-
 nlohmann::json AskSurfaceUniverse(worker::Worker &worker, const fs::path &corpus,
-                                  const std::string &torch_version, std::string &problem) {
-  try {
-    if (const auto stored = corpus::ReadSurfaceUniverse(corpus);
-        stored && stored->torch_version == torch_version &&
-        stored->derived_from == kInductorDerivedUniverse)
-      return corpus::SurfaceUniverseToJson(*stored);
-  } catch (const std::exception &) { // damaged: asked again and replaced
-  }
+                                  std::string &problem) {
+  // The worker keeps its universe per release and machine (surface.py's cache): a request
+  // costs half a minute once, then nothing.
   const auto reply = worker.Request({{"op", "surface_universe"}}, std::chrono::seconds(300));
   if (reply.status != worker::ReplyStatus::kOk || !reply.message.contains("surface_universe")) {
     problem = fmt::format("no op-surface universe from the worker ({}); the table lists reached "

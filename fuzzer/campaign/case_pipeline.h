@@ -55,10 +55,9 @@ void AddSurfaceCells(const nlohmann::json &result, std::set<std::string> &featur
 
 // The op surface's universe of the worker's torch release, also written into the corpus for
 // later reports; null, with `problem` set, when the worker cannot say (then a table lists the
-// reached cells only). The corpus's own is taken when Inductor's codegen derived it for the
-// same release: the probe costs half a minute.
+// reached cells only).
 nlohmann::json AskSurfaceUniverse(worker::Worker &worker, const std::filesystem::path &corpus,
-                                  const std::string &torch_version, std::string &problem);
+                                  std::string &problem);
 
 struct MatrixRun {
   corpus::MatrixRecord record;
