@@ -1,4 +1,5 @@
 #include "workflows/compare_releases.h"
+#include "workflows/matrix_report.h"
 
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/generate/policy.h"
@@ -99,10 +100,6 @@ std::string NotableLine(const workflows::ReleaseComparison &row) {
   default:
     return "";
   }
-}
-
-std::string Shorten(const std::string &text, std::size_t width) {
-  return text.size() <= width ? text : text.substr(0, width - 3) + "...";
 }
 
 } // namespace

@@ -315,7 +315,39 @@ long ParseDuration(const std::string &text) {
   return value * scale;
 }
 
+namespace {
+
+// Why the command ran past --time, for its last line: "" when it did not (5 s of grace), else
+// each part's share of the overrun (the cases in flight at the limit finishing, the reduction past
+// its deadline, labelling against the baseline, writing the reports).
+std::string Overrun(std::optional<std::chrono::seconds> time_limit,
+                    const std::vector<std::pair<std::string, double>> &parts_ended_at) {
+  if (!time_limit || parts_ended_at.empty())
+    return "";
+  const double limit = static_cast<double>(time_limit->count());
+  const double over = parts_ended_at.back().second - limit;
+  if (over <= 5)
+    return "";
+  std::string why;
+  double previous = 0;
+  for (const auto &[part, ended_at] : parts_ended_at) {
+    const double past_limit = std::max(0.0, ended_at - std::max(previous, limit));
+    if (past_limit >= 1)
+      why += fmt::format("{}{} {:.0f} s", why.empty() ? "" : ", ", part, past_limit);
+    previous = std::max(previous, ended_at);
+  }
+  return fmt::format("; {:.0f} s over --time {} s ({})", over, time_limit->count(), why);
+}
+
+} // namespace
+
 int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  const auto command_started = std::chrono::steady_clock::now();
+  const auto since_start = [&command_started] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - command_started)
+        .count();
+  };
+  std::vector<std::pair<std::string, double>> ended_at; // for Overrun
   const CampaignPlan plan = PlanCampaign(options, paths);
   const auto &campaign_options = plan.campaign;
   PrintCampaignHeader(options, plan, out);
@@ -330,10 +362,18 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
   std::optional<support::TorchEnvironment> baseline;
   if (options.baseline_torch)
     baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);
-  const auto campaign_started = std::chrono::steady_clock::now();
-  auto stats = fuzzer::campaign::RunCampaign(campaign_options, paths, stop_requested, progress);
+  // --time counts from the command's start: planning, the header and the baseline come off it.
+  const auto campaign_started = command_started;
+  auto run_options = campaign_options;
+  if (run_options.time_limit)
+    run_options.time_limit =
+        std::max(std::chrono::seconds(1),
+                 *run_options.time_limit - std::chrono::seconds(static_cast<long>(since_start())));
+  auto stats = fuzzer::campaign::RunCampaign(run_options, paths, stop_requested, progress);
+  ended_at.emplace_back("the cases in flight at the limit", since_start());
   const workflows::DeliveryReport delivered = DeliverCampaignBugs(
       options, plan, stats, paths, campaign_started, stop_requested, progress, out);
+  ended_at.emplace_back("reduction", since_start());
   stats.reduction_seconds = delivered.seconds;
   stats.reduced_bugs = delivered.deliveries.size();
   interrupt.reset(); // from here a Ctrl-C ends the process, as before the campaign
@@ -342,17 +382,18 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
   const auto labels = baseline ? LabelFindingsAgainstBaseline(store, stats, *baseline, paths,
                                                               campaign_options.case_timeout, out)
                                : std::map<std::string, std::string>{};
+  ended_at.emplace_back("baseline labels", since_start());
   const auto report_dir = WriteCampaignReports(options, plan, stats, store);
+  ended_at.emplace_back("reports", since_start());
   const auto bugs = stats.Bugs();
   const std::uint64_t fresh =
       PrintBugs(bugs, stats, labels, delivered, campaign_options.corpus, out);
-  out << fmt::format(
-      "fuzz: {} case(s){}, {} new bug(s), {} bug(s) from {} distinct signature(s); "
-      "{} reduced in {:.0f} s of {:.0f} s; reports in {}\n",
-      stats.cases, stats.interrupted ? " (interrupted)" : "", fresh, bugs.size(),
-      stats.signatures.size(), delivered.deliveries.size(), delivered.seconds,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - campaign_started).count(),
-      report_dir.string());
+  out << fmt::format("fuzz: {} case(s){}, {} new bug(s), {} bug(s) from {} distinct signature(s); "
+                     "{} reduced in {:.0f} s of {:.0f} s; reports in {}{}\n",
+                     stats.cases, stats.interrupted ? " (interrupted)" : "", fresh, bugs.size(),
+                     stats.signatures.size(), delivered.deliveries.size(), delivered.seconds,
+                     since_start(), report_dir.string(),
+                     Overrun(campaign_options.time_limit, ended_at));
   return fresh ? support::kExitFindings : support::kExitNothingFound;
 }
 

@@ -1,4 +1,5 @@
 #include "fuzzer/campaign/campaign.h"
+#include "fuzzer/campaign/stage_timer.h"
 
 #include "fuzzer/campaign/case_pipeline.h"
 #include "fuzzer/campaign/mutation_share.h"
@@ -180,14 +181,28 @@ private:
     return std::min(wanted, *options_.time_limit / 2);
   }
 
+  // The mean wall time of this campaign's finished cases (0 before the first); under mutex_.
+  double MeanCaseSeconds() const {
+    double cases = 0, wall = 0;
+    for (const auto &[family, times] : stats_.time_by_family) {
+      cases += times.contains("cases") ? times.at("cases") : 0;
+      wall += times.contains("wall") ? times.at("wall") : 0;
+    }
+    return cases > 0 ? wall / cases : 0;
+  }
+
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
 
   // The next case index this shard owns and has not finished, or none when the campaign ends.
+  // The next case to run, or none: stopped, out of cases, or out of time; a case is not started
+  // when the time left is less than the cases so far took on average, so that a campaign
+  // ends within --time rather than one case past it.
   std::optional<std::uint64_t> NextIndex() {
     std::lock_guard lock(mutex_);
     while (true) {
-      if (stop_.load() ||
-          (options_.time_limit && Clock::now() - started_ >= *options_.time_limit - Reserve()))
+      if (stop_.load() || (options_.time_limit &&
+                           Elapsed() + MeanCaseSeconds() >=
+                               static_cast<double>((*options_.time_limit - Reserve()).count())))
         return std::nullopt;
       const std::uint64_t index = next_index_++;
       if (options_.cases && index >= *options_.cases)
@@ -200,7 +215,12 @@ private:
   void Serve(Slot &slot) {
     while (const auto index = NextIndex()) {
       const auto case_started = Clock::now();
-      corpus::Case c = NextCase(*index);
+      std::map<std::string, double> stages; // AccountCaseTime's
+      corpus::Case c;
+      {
+        StageTimer timer(stages, "generate", *slot.worker);
+        c = NextCase(*index);
+      }
       if (const auto fault = options_.fault_injection.find(*index);
           fault != options_.fault_injection.end() && c.mask_mod)
         c.mask_mod->source =
@@ -208,10 +228,14 @@ private:
       const fs::path case_dir = slot.scratch / fmt::format("case-{}", *index);
       slot.pid = slot.worker->Pid();
       slot.killed_for_memory = false;
-      worker::CaseOutcome outcome = worker::RunCaseOnWorker(
-          *slot.worker, c, case_dir / "inductor-cache",
-          std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout),
-          {.record_dir = case_dir / "recordings"});
+      worker::CaseOutcome outcome;
+      {
+        StageTimer timer(stages, "run", *slot.worker);
+        outcome = worker::RunCaseOnWorker(
+            *slot.worker, c, case_dir / "inductor-cache",
+            std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout),
+            {.record_dir = case_dir / "recordings"});
+      }
       const std::size_t resident = ResidentBytes(slot.pid.exchange(0));
       if (outcome.finding && slot.killed_for_memory) {
         // The campaign killed it, not a signal of its own: say so, whatever stderr said last.
@@ -242,6 +266,7 @@ private:
       if (options_.sanitize_crashes && outcome.finding &&
           outcome.finding->kind == corpus::FindingKind::kCrash && !slot.killed_for_memory) {
         explained_crash = *outcome.finding;
+        StageTimer timer(stages, "sanitizer_reruns", *slot.worker);
         auto errors = worker::RerunWithSanitizers(
             c, *options_.sanitize_crashes, paths_.worker_executable, paths_.venv,
             case_dir / "sanitized",
@@ -253,11 +278,15 @@ private:
         ++stats_.sanitized_reruns;
       }
       std::optional<RevealedRun> revealed;
-      if (!slot.killed_for_memory)
+      if (!slot.killed_for_memory) {
+        StageTimer timer(stages, "probe", *slot.worker);
         revealed = Probe(slot, c, case_dir, findings, explained_crash);
+      }
       std::optional<corpus::MatrixRecord> matrix;
-      if (MatrixDue(*index, outcome))
+      if (MatrixDue(*index, outcome)) {
+        StageTimer timer(stages, "matrix", *slot.worker);
         matrix = RunMatrix(slot, c, outcome, case_dir, findings);
+      }
       Recycle(slot, outcome, resident);
       Submit({.c = std::move(c),
               .index = *index,
@@ -268,7 +297,8 @@ private:
               .matrix = std::move(matrix),
               .revealed = std::move(revealed),
               .resident = resident,
-              .seconds = std::chrono::duration<double>(Clock::now() - case_started).count()});
+              .seconds = std::chrono::duration<double>(Clock::now() - case_started).count(),
+              .stages = std::move(stages)});
     }
     // Here, not later: a worker dies with the thread that started it (kill_with_parent).
     slot.worker->Shutdown();
@@ -349,7 +379,8 @@ private:
     std::optional<RevealedRun> revealed;
     std::size_t resident = 0;
     double seconds = 0;
-    std::set<std::string> features; // codegen features of its TUs
+    std::map<std::string, double> stages; // its wall time by stage (StageTimer)
+    std::set<std::string> features;       // codegen features of its TUs
   };
 
   // Hands a case to the analysis stage, so that its worker starts the next case while Clang
@@ -388,7 +419,8 @@ private:
       Finish(ran, fresh);
       {
         std::lock_guard lock(mutex_);
-        AccountCaseTime(stats_, ran.c, ran.outcome.result, ran.seconds, analysis_seconds);
+        ran.stages["analysis"] += analysis_seconds;
+        AccountCaseTime(stats_, ran.c, ran.outcome.result, ran.seconds, ran.stages);
         stats_.features.insert(ran.features.begin(), ran.features.end());
         stats_.feature_timeline.emplace_back(Elapsed(), stats_.features.size());
         stats_.features_in_corpus = pool_.FeaturesSeen();

@@ -134,9 +134,12 @@ struct CampaignStats {
   std::uint64_t bugs_before = 0;
   std::uint64_t features_before = 0;
   std::set<std::string> new_features;
-  // Where the cases' time went, per family of case (CaseFamily): cases, and seconds of the
-  // case's wall time (generation to judgement), eager (with references), Dynamo and Inductor, the
-  // C++ compiles, and the Clang analysis afterwards.
+  // Where the cases' time went, per family of case (CaseFamily): cases, and seconds of: wall
+  // (generation to judgement, not counting the analysis), its stages (generate, run,
+  // sanitizer_reruns, probe, matrix, worker_start: starting worker processes wherever it
+  // happened), the run's own parts as the worker measured them (eager, dynamo_inductor,
+  // cpp_compile, compare: the judgement against eager and the float64 references), and the
+  // Clang analysis afterwards (analysis, overlapping the next case's run).
   std::map<std::string, std::map<std::string, double>> time_by_family;
   // The op surface's universe as the installed release has it (corpus/surface_table.h), asked
   // of the first worker; null when it could not say. The reached cells are among `features`.
@@ -158,10 +161,10 @@ nlohmann::json StatsToJson(const CampaignStats &stats);
 
 // A case's family for time accounting: "op_program" (fuzzer/generate/op_program.h), else its API.
 std::string CaseFamily(const corpus::Case &c);
-// Adds one finished case's time to stats.time_by_family: `worker_seconds` its run, `result` the
-// worker's (phases, builds), `analysis_seconds` the Clang analysis of its TUs.
+// Adds one finished case's time to stats.time_by_family: `case_seconds` its wall time, `stages`
+// that time by stage and the analysis of its TUs, `result` the worker's (phases, builds).
 void AccountCaseTime(CampaignStats &stats, const corpus::Case &c, const nlohmann::json &result,
-                     double worker_seconds, double analysis_seconds);
+                     double case_seconds, const std::map<std::string, double> &stages);
 // summary.json's "since": the corpus as the campaign opened it and what is new against it (the
 // bugs, the codegen features) or seen again.
 nlohmann::json SinceCorpusBefore(const CampaignStats &stats);

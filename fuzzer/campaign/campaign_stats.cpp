@@ -23,11 +23,12 @@ std::string CaseFamily(const corpus::Case &c) {
 }
 
 void AccountCaseTime(CampaignStats &stats, const corpus::Case &c, const json &result,
-                     double worker_seconds, double analysis_seconds) {
+                     double case_seconds, const std::map<std::string, double> &stages) {
   auto &family = stats.time_by_family[CaseFamily(c)];
   family["cases"] += 1;
-  family["wall"] += worker_seconds;
-  family["analysis"] += analysis_seconds;
+  family["wall"] += case_seconds;
+  for (const auto &[stage, seconds] : stages)
+    family[stage] += seconds;
   if (!result.is_object())
     return;
   double compiled = 0, compiles = 0;
@@ -37,6 +38,8 @@ void AccountCaseTime(CampaignStats &stats, const corpus::Case &c, const json &re
         continue;
       if (phase == "eager_seconds")
         family["eager"] += seconds.get<double>();
+      else if (phase.ends_with("compare_seconds"))
+        family["compare"] += seconds.get<double>();
       else if (phase.ends_with("compiled_seconds"))
         compiled += seconds.get<double>();
     }

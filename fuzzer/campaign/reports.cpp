@@ -236,6 +236,46 @@ json SarifReport(const ReportInput &input) {
 namespace {
 
 // The campaign against the corpus it started from (another night's): what is new since.
+// Where the cases' time went (CampaignStats::time_by_family): one row per family and a total,
+// one column per stage, seconds and the share of the family's wall time.
+std::string TimeTableHtml(const CampaignStats &stats) {
+  if (stats.time_by_family.empty())
+    return "";
+  static const std::vector<std::string> kColumns = {
+      "generate",         "run",          "eager",   "dynamo_inductor",
+      "cpp_compile",      "compare",      "probe",   "matrix",
+      "sanitizer_reruns", "worker_start", "analysis"};
+  std::map<std::string, double> total;
+  std::string rows;
+  const auto row = [&](const std::string &name, const std::map<std::string, double> &times) {
+    const double wall = times.contains("wall") ? times.at("wall") : 0;
+    std::string cells;
+    for (const auto &column : kColumns) {
+      const double seconds = times.contains(column) ? times.at(column) : 0;
+      cells += wall > 0 ? fmt::format("<td>{:.0f} s ({:.0f}%)</td>", seconds, 100 * seconds / wall)
+                        : fmt::format("<td>{:.0f} s</td>", seconds);
+    }
+    const double cases = times.contains("cases") ? times.at("cases") : 0;
+    rows += fmt::format("<tr><td>{}</td><td>{:.0f}</td><td>{:.0f} s</td>{}</tr>\n", Escape(name),
+                        cases, wall, cells);
+  };
+  for (const auto &[family, times] : stats.time_by_family) {
+    row(family, times);
+    for (const auto &[stage, seconds] : times)
+      total[stage] += seconds;
+  }
+  row("all", total);
+  std::string header;
+  for (const auto &column : kColumns)
+    header += "<th>" + column + "</th>";
+  return fmt::format("<h2>Where the time went</h2>\n<p>Seconds of the cases' wall time by stage "
+                     "(run holds eager, dynamo_inductor, cpp_compile and compare; analysis "
+                     "overlaps the next case's run).</p>\n<table id=\"time\"><thead><tr><th>"
+                     "family</th><th>cases</th><th>wall</th>{}</tr></thead><tbody>\n{}</tbody>"
+                     "</table>\n",
+                     header, rows);
+}
+
 std::string SinceLine(const json &since) {
   if (!since.is_object())
     return "";
@@ -336,6 +376,7 @@ function copyDraft(id, button) {{
 <ul class="numbers" id="numbers"><li>cases: <b id="cases">{1}</b></li><li>new bugs: <b id="new-bugs">{2}</b></li><li>bugs: {10}</li><li>distinct signatures: {3}</li><li>worker restarts: {4}</li><li>{5:.0f} s</li><li>reduction: {11:.0f} s ({12} bug(s))</li>{6}</ul>
 {7}
 {14}
+{15}
 <h2>Bugs</h2>
 <table id="bugs"><thead><tr><th>status</th><th>bug</th><th>kind</th><th>summary</th><th>signatures</th><th>hits</th><th>last seen</th><th>reduced</th></tr></thead>
 <tbody>
@@ -351,7 +392,7 @@ function copyDraft(id, button) {{
           input.provenance.value("command_line", ""))),
       stats.cases, fresh, stats.signatures.size(), stats.worker_restarts, stats.seconds, by_status,
       SvgTimeline(stats), rows, details, bugs.size(), stats.reduction_seconds, stats.reduced_bugs,
-      SinceLine(input.since), SurfaceHtml(SurfaceTableOf(stats)));
+      SinceLine(input.since), SurfaceHtml(SurfaceTableOf(stats)), TimeTableHtml(stats));
 }
 
 std::set<std::string> NewBugSignatures(const CampaignStats &stats) {

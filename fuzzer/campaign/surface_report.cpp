@@ -10,8 +10,6 @@ namespace fuzzer::campaign {
 
 namespace {
 
-std::string Escape(const std::string &text) { return support::EscapeMarkup(text); }
-
 // One letter per cell, so that the table reads in a terminal's copy too.
 struct CellLook {
   const char *css;
@@ -57,7 +55,7 @@ std::string SurfaceHtml(const corpus::SurfaceTable &table) {
         dtypes.push_back(dtype);
   std::string header;
   for (const auto &dtype : dtypes)
-    header += fmt::format("<th>{}</th>", Escape(dtype));
+    header += fmt::format("<th>{}</th>", support::EscapeMarkup(dtype));
   std::string rows;
   for (const auto &row : document["rows"]) {
     bool interesting = false; // rows of ops no program can reach are left out
@@ -69,19 +67,20 @@ std::string SurfaceHtml(const corpus::SurfaceTable &table) {
       interesting = interesting || (!reached.empty() && reached != "none") ||
                     !corpus::CountedPaths(eager).empty();
       const CellLook look = LookOf(eager, reached);
-      cells += fmt::format("<td class=\"{}\" title=\"{} {}: {}\">{}</td>", look.css,
-                           Escape(row["op"].get<std::string>()), Escape(dtype),
-                           Escape(eager + ", " + (reached.empty() ? "none" : reached)), look.text);
+      cells += fmt::format(
+          "<td class=\"{}\" title=\"{} {}: {}\">{}</td>", look.css,
+          support::EscapeMarkup(row["op"].get<std::string>()), support::EscapeMarkup(dtype),
+          support::EscapeMarkup(eager + ", " + (reached.empty() ? "none" : reached)), look.text);
     }
     if (interesting)
-      rows +=
-          fmt::format("<tr><th>{}{}</th>{}</tr>\n", Escape(row["op"].get<std::string>()),
-                      row.value("vectorized", false) ? "" : " <small>(scalar only)</small>", cells);
+      rows += fmt::format(
+          "<tr><th>{}{}</th>{}</tr>\n", support::EscapeMarkup(row["op"].get<std::string>()),
+          row.value("vectorized", false) ? "" : " <small>(scalar only)</small>", cells);
   }
   std::string casts;
   for (const auto &pair : document["casts"])
-    casts += fmt::format("{}&rarr;{} ", Escape(pair[0].get<std::string>()),
-                         Escape(pair[1].get<std::string>()));
+    casts += fmt::format("{}&rarr;{} ", support::EscapeMarkup(pair[0].get<std::string>()),
+                         support::EscapeMarkup(pair[1].get<std::string>()));
   return fmt::format(
       R"(<h2 id="surface">Op surface</h2>
 <p>Inductor's C++ overrides by the dtype they saw (torch {0}): <b id="surface-share">{1:.1f}%</b> of
@@ -100,8 +99,9 @@ table.surface td.promoted {{ background: #f6f8fa; color: #8c959f; }}
 {5}</tbody></table>
 <p><b>casts reached</b> ({6}): {7}</p>
 )",
-      Escape(document["torch_version"].is_string() ? document["torch_version"].get<std::string>()
-                                                   : "unknown"),
+      support::EscapeMarkup(document["torch_version"].is_string()
+                                ? document["torch_version"].get<std::string>()
+                                : "unknown"),
       100.0 * document["share"].get<double>(), document["cells"].get<std::size_t>(),
       document["reached"].get<std::size_t>(), header, rows, document["casts"].size(), casts);
 }

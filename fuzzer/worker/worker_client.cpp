@@ -28,6 +28,14 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {}
 Worker::~Worker() { Shutdown(); }
 
 void Worker::Start() {
+  const auto started = std::chrono::steady_clock::now();
+  struct AddStartup {
+    double &total;
+    std::chrono::steady_clock::time_point started;
+    ~AddStartup() {
+      total += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
+  } add_startup{startup_seconds_, started};
   std::filesystem::create_directories(options_.scratch_dir);
   if (!options_.log_file.empty())
     std::filesystem::create_directories(options_.log_file.parent_path());

@@ -52,6 +52,8 @@ public:
   const nlohmann::json &Ready();
   int Pid();
   int processes_started() const { return processes_started_; }
+  // Seconds spent starting worker processes (importing torch), over this object's life.
+  double startup_seconds() const { return startup_seconds_; }
   void Shutdown();
 
 private:
@@ -63,6 +65,7 @@ private:
   std::unique_ptr<support::ChildProcess> process_;
   nlohmann::json ready_;
   int processes_started_ = 0;
+  double startup_seconds_ = 0;
   std::uintmax_t log_offset_ = 0; // where the current process's part of the log starts
   long next_id_ = 1;
 };

@@ -141,9 +141,12 @@ def run_case(
                 continue
             if plant:
                 compiled = plant_difference(case["api"], compiled, plant)
+            started = time.monotonic()
             found, details = api.compare(eager, compiled)
             if record_dir and index == 0 and not plant:
                 save_references(record_dir, api.reference_entries(eager, compiled))
+            key = "compare_seconds" if index == 0 else f"call{index}_compare_seconds"
+            result["phases"][key] = round(time.monotonic() - started, 3)
             for mismatch in found:
                 if index:
                     mismatch["field"] = f"call{index}.{mismatch['field']}"
