@@ -216,7 +216,10 @@ TEST(Families, CampaignFoundBugsAreKnownIssues) {
         {"tests/cases/index-program-frexp-float64.json", "cpu-frexp-float64-exponent-vector-width"},
         {"tests/cases/index-program-uint8-trunc-div-argmax.json",
          "cpu-small-int-trunc-div-argmax-combine"},
-        {"tests/cases/index-program-bool-le-vecmask.json", "cpu-bool-le-python-bool-vecmask"}}) {
+        {"tests/cases/index-program-bool-le-vecmask.json", "cpu-bool-le-python-bool-vecmask"},
+        // Issue 63's op programs, seed 7070.
+        {"tests/cases/index-program-int8-compare-bool-vecmask.json",
+         "cpu-small-int-compare-python-bool-vecmask"}}) {
     const auto out = std::filesystem::temp_directory_path() /
                      ("inductor-fuzz-families-campaign-" + std::string(known) + "-" +
                       std::to_string(::getpid()));
