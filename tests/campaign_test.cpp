@@ -446,6 +446,32 @@ TEST_F(CampaignTest, MatrixFindingsAreStoredAndBuildsAreCachedByContent) {
   EXPECT_EQ(stats["build_cache_hits"], 0) << stats.dump(2);
   EXPECT_GE(stats["runtime_replays"].get<int>(), 1)
       << "clang's builds are replayed on the recorded calls: " << stats.dump(2);
+  // Where the time went: the stages add up to the cases' wall time, the matrix among them, and
+  // the worker's own parts fit inside its run.
+  double wall = 0, stages = 0, matrix_seconds = 0, compare = 0;
+  for (const auto &[family, times] : stats["time_by_family"].items()) {
+    wall += times.value("wall", 0.0);
+    for (const char *stage :
+         {"generate", "run", "sanitizer_reruns", "probe", "matrix", "worker_start"})
+      stages += times.value(stage, 0.0);
+    matrix_seconds += times.value("matrix", 0.0);
+    compare += times.value("compare", 0.0);
+    EXPECT_GE(times.value("run", 0.0) + 0.5,
+              times.value("eager", 0.0) + times.value("dynamo_inductor", 0.0) +
+                  times.value("cpp_compile", 0.0) + times.value("compare", 0.0))
+        << family << ": " << times.dump();
+  }
+  EXPECT_GT(wall, 0.0) << stats.dump(2);
+  EXPECT_LE(stages, wall + 1.0) << stats["time_by_family"].dump(2);
+  EXPECT_GE(stages, 0.8 * wall) << stats["time_by_family"].dump(2);
+  EXPECT_GT(matrix_seconds, 0.0) << stats["time_by_family"].dump(2);
+  EXPECT_GT(compare, 0.0) << stats["time_by_family"].dump(2);
+  {
+    std::ifstream html(*scratch_ / "matrix" / "report" / "report.html");
+    std::stringstream page;
+    page << html.rdbuf();
+    EXPECT_NE(page.str().find("id=\"time\""), std::string::npos);
+  }
   bool divergence = false;
   for (const auto &finding : corpus::FindingStore(*scratch_ / "matrix").List()) {
     if (finding.finding.kind != corpus::FindingKind::kCompilerDivergence)
