@@ -10,10 +10,31 @@
 
 #include <iostream>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace cli {
+
+namespace {
+
+// "unknown command 'X'; the commands are: ..." (or "no command given; ..."): the first word that
+// is neither an option nor the value of a global one is the command the user meant.
+std::string UnknownCommandMessage(CLI::App &app, int argc, char **argv) {
+  std::string commands;
+  for (const CLI::App *command : app.get_subcommands({}))
+    commands += (commands.empty() ? "" : ", ") + command->get_name();
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    const std::string_view before = i > 1 ? std::string_view(argv[i - 1]) : "";
+    if (word.starts_with("-") || before == "--venv" || before == "--torch")
+      continue;
+    return "unknown command '" + std::string(word) + "'; the commands are: " + commands;
+  }
+  return "no command given; the commands are: " + commands + " (inductor-fuzz COMMAND --help)";
+}
+
+} // namespace
 
 int RunCommandLine(int argc, char **argv) {
   CLI::App app{"inductor-fuzz: fuzzes the C++ that PyTorch Inductor generates for flex-attention "
@@ -55,6 +76,10 @@ int RunCommandLine(int argc, char **argv) {
     std::cout << support::ToolVersion() << "\n";
     return support::kExitNothingFound;
   } catch (const CLI::ParseError &error) {
+    if (app.get_subcommands().empty()) { // no command given, or one that does not exist
+      std::cerr << "inductor-fuzz: " << UnknownCommandMessage(app, parsed_argc, argv) << "\n";
+      return support::kExitCannotRun;
+    }
     std::cerr << "inductor-fuzz: " << error.what() << " (see inductor-fuzz --help)\n";
     return support::kExitCannotRun;
   }

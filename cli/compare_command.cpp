@@ -51,6 +51,7 @@ Command AddCompareCommand(CLI::App &app) {
   command->add_option("--cases", compare_releases.cases,
                       "With --baseline-torch: also run N cases generated from --seed");
   command->add_option("--seed", compare_releases.seed, "Seed of the generated cases")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command
       ->add_option("--case-timeout", compare_releases.case_timeout_seconds,
@@ -61,7 +62,9 @@ Command AddCompareCommand(CLI::App &app) {
                       "run-case outputs and/or case files (default: corpus/seeds)");
   command->add_option("--report", options.report_dir,
                       "Write compare.json, compare.junit.xml and compare.md here");
-  command->add_option("--jobs", options.jobs, "Builds at once")->capture_default_str();
+  command->add_option("--jobs", options.jobs, "Builds at once")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   command
       ->add_option("--known-warnings", options.known_warnings,
                    "Warnings that do not change a verdict, `COMPILERS OPTION FUNCTION -- WHY` a "

@@ -27,8 +27,11 @@ Command AddFuzzCommand(CLI::App &app) {
                       "when --cases is given)");
   command->add_option("--cases", options.cases,
                       "Run the first N cases of the seed sequence (this shard's share)");
-  command->add_option("--jobs", options.jobs, "Workers at once (default: the number of cores)");
-  command->add_option("--seed", options.seed, "Seed of the case sequence")->capture_default_str();
+  command->add_option("--jobs", options.jobs, "Workers at once (default: the number of cores)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--seed", options.seed, "Seed of the case sequence")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   command
       ->add_option(
           "--shard", options.shard,

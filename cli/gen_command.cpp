@@ -18,7 +18,9 @@ Command AddGenCommand(CLI::App &app) {
              "settings. The same seed, tool version and policy give byte-identical cases.\n"
              "Example: inductor-fuzz gen --seed 7 --count 3 --python\n"
              "Example: inductor-fuzz gen --seed 7 --count 20 --requests > requests.jsonl");
-  command->add_option("--seed", options.seed, "First seed")->capture_default_str();
+  command->add_option("--seed", options.seed, "First seed")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   command->add_option("--count", options.count, "Number of cases")->capture_default_str();
   command->add_option("--policy", options.policy_file,
                       "JSON file overriding weights and numbers of the default policy");

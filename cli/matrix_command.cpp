@@ -22,7 +22,9 @@ Command AddMatrixCommand(CLI::App &app) {
   command->add_option("folders", options.inputs, "run-case output folders (or folders of them)")
       ->required();
   command->add_option("--compilers", options.compilers, "Compiler names or paths")->delimiter(',');
-  command->add_option("--jobs", options.jobs, "Builds at once")->capture_default_str();
+  command->add_option("--jobs", options.jobs, "Builds at once")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   command->add_flag(
       "--no-kernel-probes{false}", options.kernel_probes,
       "Do not build cpp_wrapper TUs a second time with kernel probes (by default every kernel "

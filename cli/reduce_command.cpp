@@ -67,8 +67,10 @@ Command AddReduceCommand(CLI::App &app) {
   command->add_option("--out", options.out_dir,
                       "Output folder (default: FINDING/reduced, reduced-<case name> or "
                       "reduced-<source name>)");
-  command->add_option("--jobs", options.jobs,
-                      "Candidates run side by side (default: the number of cores)");
+  command
+      ->add_option("--jobs", options.jobs,
+                   "Candidates run side by side (default: the number of cores)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--confirm", options.confirm,
                       "Runs of the untouched case; a signature seen only some of the time "
                       "gets as many tries per candidate (default: 3 for crashes, else 1)");

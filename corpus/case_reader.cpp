@@ -532,7 +532,7 @@ Case LoadCaseFile(const std::filesystem::path &path) {
   json document;
   try {
     document = json::parse(text);
-  } catch (const json::parse_error &error) {
+  } catch (const json::exception &error) { // a syntax error, or a number past double's range
     throw CaseError(fmt::format("{} is not valid JSON ({}); a case file is one JSON object "
                                 "like corpus/seeds/causal-151290.json",
                                 path.string(), error.what()));
@@ -541,6 +541,10 @@ Case LoadCaseFile(const std::filesystem::path &path) {
     return CaseFromJson(document, path.parent_path().empty() ? "." : path.parent_path());
   } catch (const CaseError &error) {
     throw CaseError(fmt::format("{}: {}", path.string(), error.what()));
+  } catch (const json::exception &error) { // a field of a type the reader did not check
+    throw CaseError(fmt::format("{}: a field has a value of the wrong type or range ({}); compare "
+                                "with corpus/seeds/causal-151290.json",
+                                path.string(), error.what()));
   }
 }
 

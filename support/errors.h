@@ -7,9 +7,10 @@
 namespace support {
 
 enum ExitCode : int {
-  kExitNothingFound = 0, // nothing found (or a command that finds nothing succeeded)
-  kExitFindings = 1,     // findings
-  kExitCannotRun = 2,    // bad input, a missing torch or compiler, a broken case
+  kExitNothingFound = 0,  // nothing found (or a command that finds nothing succeeded)
+  kExitFindings = 1,      // findings
+  kExitCannotRun = 2,     // bad input, a missing torch or compiler, a broken case
+  kExitInterrupted = 130, // stopped by Ctrl-C or SIGTERM (after writing what it had), as shells say
 };
 
 // Input the user handed us that we cannot use: one line that says what is wrong and what to do.

@@ -128,4 +128,28 @@ bool GlobMatches(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
+void CheckOutputFolder(const std::filesystem::path &folder, std::string_view option) {
+  std::error_code error;
+  if (std::filesystem::exists(folder, error) && !std::filesystem::is_directory(folder, error))
+    throw InputError(fmt::format("{} {} is a file, not a folder; give a folder (it is made when "
+                                 "missing)",
+                                 option, folder.string()));
+  std::filesystem::create_directories(folder, error);
+  if (error)
+    throw InputError(fmt::format("{} {}: cannot make the folder ({}); give a writable one", option,
+                                 folder.string(), error.message()));
+}
+
+void CheckOutputFile(const std::filesystem::path &file, std::string_view option) {
+  std::error_code error;
+  if (std::filesystem::is_directory(file, error))
+    throw InputError(
+        fmt::format("{} {} is a folder; give a file name to write", option, file.string()));
+  const auto parent = std::filesystem::absolute(file).parent_path();
+  std::filesystem::create_directories(parent, error);
+  if (error)
+    throw InputError(fmt::format("{} {}: cannot make its folder ({}); give a writable path", option,
+                                 file.string(), error.message()));
+}
+
 } // namespace support

@@ -19,6 +19,12 @@ std::string ReadTextFile(const std::filesystem::path &path, const std::string &w
 // crash half-way) never sees a partial file.
 void WriteFileAtomically(const std::filesystem::path &path, const std::string &contents);
 
+// Output locations checked before a long job starts, so that it cannot run for an hour and then
+// fail to write: a folder that is a file, a file that is a folder, or a parent that cannot be
+// made is an InputError naming `option` ("--report") and the path.
+void CheckOutputFolder(const std::filesystem::path &folder, std::string_view option);
+void CheckOutputFile(const std::filesystem::path &file, std::string_view option);
+
 // Text made safe inside XML or HTML markup and attributes: & < > " ' escaped, and the control
 // characters XML 1.0 forbids (which compiler output may hold) dropped.
 std::string EscapeMarkup(const std::string &text);

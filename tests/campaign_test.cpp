@@ -261,8 +261,10 @@ TEST_F(CampaignTest, ResumeAfterSigkillRunsOnlyTheRest) {
   EXPECT_NE(refused.err.find("another campaign"), std::string::npos) << refused.err;
 }
 
-// Three shards over the same six cases, merged, equal one unsharded run.
-TEST_F(CampaignTest, ThreeShardsMergedEqualOneRun) {
+// Three shards over the same six cases, merged, equal one unsharded run. Second tier (172 s):
+// the first tier merges two --shard auto shards in TheSecondNight..., the second also runs a
+// three-task Slurm array whose merge equals one run (slurm_night).
+TEST_F(CampaignFullTier, ThreeShardsMergedEqualOneRun) {
   const std::vector<std::string> common = {"--cases",         "6",
                                            "--jobs",          "1",
                                            "--inject-fault",  "1:segfault,4:segfault,5:allocate",
@@ -448,14 +450,15 @@ TEST_F(CampaignTest, MatrixFindingsAreStoredAndBuildsAreCachedByContent) {
       << "clang's builds are replayed on the recorded calls: " << stats.dump(2);
   // Where the time went: the stages add up to the cases' wall time, the matrix among them, and
   // the worker's own parts fit inside its run.
-  double wall = 0, stages = 0, matrix_seconds = 0, compare = 0;
+  double wall = 0, stages = 0, matrix_seconds = 0;
+  bool judged = false; // the judgement's time is there (under a millisecond for a block mask)
   for (const auto &[family, times] : stats["time_by_family"].items()) {
     wall += times.value("wall", 0.0);
     for (const char *stage :
          {"generate", "run", "sanitizer_reruns", "probe", "matrix", "worker_start"})
       stages += times.value(stage, 0.0);
     matrix_seconds += times.value("matrix", 0.0);
-    compare += times.value("compare", 0.0);
+    judged = judged || times.contains("compare");
     EXPECT_GE(times.value("run", 0.0) + 0.5,
               times.value("eager", 0.0) + times.value("dynamo_inductor", 0.0) +
                   times.value("cpp_compile", 0.0) + times.value("compare", 0.0))
@@ -465,7 +468,7 @@ TEST_F(CampaignTest, MatrixFindingsAreStoredAndBuildsAreCachedByContent) {
   EXPECT_LE(stages, wall + 1.0) << stats["time_by_family"].dump(2);
   EXPECT_GE(stages, 0.8 * wall) << stats["time_by_family"].dump(2);
   EXPECT_GT(matrix_seconds, 0.0) << stats["time_by_family"].dump(2);
-  EXPECT_GT(compare, 0.0) << stats["time_by_family"].dump(2);
+  EXPECT_TRUE(judged) << stats["time_by_family"].dump(2);
   {
     std::ifstream html(*scratch_ / "matrix" / "report" / "report.html");
     std::stringstream page;

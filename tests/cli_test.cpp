@@ -242,6 +242,45 @@ TEST_F(CliTest, UnknownOptionsAndMissingVenv) {
                      "the worker did not start");
 }
 
+// Numbers and names the tool cannot use are refused in one line, before any work (issue 65).
+TEST_F(CliTest, UnusableNumbersAndUnknownCommandsAreOneLineErrors) {
+  ExpectOneLineError({"nosuch"}, "unknown command 'nosuch'; the commands are: ");
+  ExpectOneLineError({}, "no command given; the commands are: ");
+  ExpectOneLineError({"fuzz", "--jobs", "0", "--corpus", (folder_ / "c").string()}, "--jobs");
+  ExpectOneLineError({"fuzz", "--seed", "-1", "--corpus", (folder_ / "c").string()}, "--seed");
+  ExpectOneLineError({"gen", "--seed", "-1"}, "--seed");
+  const auto policy = Write("policy.json", R"({"numbers": {"p_score_mod": 7}})");
+  ExpectOneLineError({"gen", "--policy", policy.string()},
+                     "policy numbers.p_score_mod is a probability; give a number from 0 to 1");
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "c")) << "refused before the corpus is made";
+}
+
+// A number past double's range in a case is a bad case file, named, not an internal error.
+TEST_F(CliTest, ANumberOverflowInACaseIsABadCaseFile) {
+  const auto overflow = Write(
+      "overflow.json", R"({"name": "x", "api": "create_mask", "create_block_mask": {"B": 1e999}})");
+  ExpectOneLineError({"run-case", overflow.string(), "--out", (folder_ / "out").string()},
+                     overflow.string() + " is not valid JSON");
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "out"));
+}
+
+// An output that cannot be written is refused before the job, not after it (issue 65).
+TEST_F(CliTest, OutputsThatCannotBeWrittenAreRefusedFirst) {
+  const auto file = Write("a-file", "mine\n");
+  ExpectOneLineError(
+      {"fuzz", "--cases", "1", "--report", file.string(), "--corpus", (folder_ / "c").string()},
+      "--report " + file.string() + " is a file, not a folder");
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "c")) << "refused before the corpus is made";
+  ExpectOneLineError({"compare", "--baseline", "g++-12", "--candidate", "clang++-19", "--corpus",
+                      (folder_ / "none").string(), "--report", file.string()},
+                     "is a file, not a folder");
+  ExpectOneLineError({"matrix", folder_.string(), "--json", folder_.string()},
+                     "--json " + folder_.string() + " is a folder");
+  std::ifstream mine(file);
+  std::string text((std::istreambuf_iterator<char>(mine)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "mine\n") << "the user's file is left as it was";
+}
+
 TEST_F(CliTest, CheckRejectsWhatIsNotCpp) {
   const auto binary = Write("kernel.cpp", std::string("\x7f"
                                                       "ELF\0\0\x02",

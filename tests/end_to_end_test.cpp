@@ -17,9 +17,11 @@ const std::filesystem::path kSourceDir = INDUCTOR_FUZZ_SOURCE_DIR;
 
 json ReadJson(const std::filesystem::path &path) { return json::parse(std::ifstream(path)); }
 
+// The output folder's name has a space: Inductor's compiler commands, which it writes with that
+// cache folder in them unquoted, must not split there (issue 65: a false compile error).
 TEST(EndToEnd, RunCaseOnTheCausalSeedWritesResultSourcesAndCommands) {
   const auto out =
-      std::filesystem::temp_directory_path() / ("inductor-fuzz-e2e-" + std::to_string(::getpid()));
+      std::filesystem::temp_directory_path() / ("inductor-fuzz e2e " + std::to_string(::getpid()));
   const auto run =
       RunInductorFuzz({"run-case", (kSourceDir / "corpus/seeds/causal-151290.json").string(),
                        "--out", out.string()});
@@ -138,6 +140,15 @@ TEST(EndToEnd, DoctorFindsOneLibtorchAndACompilerThatBuildsInductorCode) {
   EXPECT_TRUE(report["compilers"][0]["builds_inductor_tu"].get<bool>());
   EXPECT_NE(report["compilers"][0]["version"].get<std::string>(), "");
   EXPECT_TRUE(report["sys_executable_runs_python"].get<bool>());
+}
+
+// A problem is exit 2 and one line on stderr naming it, beside the report on stdout.
+TEST(EndToEnd, DoctorSaysItsProblemOnStderr) {
+  const auto run = RunInductorFuzz({"doctor", "--compilers", "nosuch-compiler"});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("nosuch-compiler"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("inductor-fuzz: doctor found"), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
 }
 
 } // namespace

@@ -281,7 +281,10 @@ TEST(ReduceFullTier, AGccOnlyConstexprOnARealTuReducesAsACompilerDivergence) {
   EXPECT_NE(reduced.str().find("constexpr auto tmp25"), std::string::npos) << reduced.str();
 }
 
-TEST(ReduceTest, ArgumentOrderOnARealTuReducesAsARuntimeDivergence) {
+// Second tier (131 s): the first tier reduces a runtime divergence through `reduce --cpp` in
+// cli_reduce, and the second also reduces a campaign's runtime-divergence finding
+// (ReduceMatrixFullTier).
+TEST(ReduceFullTier, ArgumentOrderOnARealTuReducesAsARuntimeDivergence) {
   const support::ScratchDir scratch("reduce-divergence");
   auto arguments =
       DivergenceArguments(scratch.path(), "argorder_s1_1",

@@ -1,6 +1,7 @@
 #include "workflows/capture.h"
 
 #include "corpus/run_record.h"
+#include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_python.h"
 #include "support/child_process.h"
 #include "support/errors.h"
@@ -110,16 +111,18 @@ int Capture(const CaptureOptions &options, const support::ToolPaths &paths, std:
 
   // Compiles run in the program's own process, where the capture is installed.
   support::ChildProcess child(
-      argv, {.environment = {{"PYTHONPATH", PythonPath(package_root)},
-                             {"INDUCTOR_FUZZ_CAPTURE_OUT", out_dir.string()},
-                             {"TORCHINDUCTOR_CACHE_DIR", (out_dir / "inductor-cache").string()},
-                             {"TORCHINDUCTOR_COMPILE_THREADS", "1"},
-                             {"INDUCTOR_FUZZ_CAPTURE_PROVENANCE",
-                              json{{"tool", "inductor-fuzz"},
-                                   {"tool_version", support::ToolVersion()},
-                                   {"command_line", options.command_line}}
-                                  .dump()}},
-             .kill_with_parent = true});
+      argv,
+      {.environment = {{"PYTHONPATH", PythonPath(package_root)},
+                       {"INDUCTOR_FUZZ_CAPTURE_OUT", out_dir.string()},
+                       {"TORCHINDUCTOR_CACHE_DIR",
+                        fuzzer::worker::CompilerSafePath(out_dir / "inductor-cache").string()},
+                       {"TORCHINDUCTOR_COMPILE_THREADS", "1"},
+                       {"INDUCTOR_FUZZ_CAPTURE_PROVENANCE",
+                        json{{"tool", "inductor-fuzz"},
+                             {"tool_version", support::ToolVersion()},
+                             {"command_line", options.command_line}}
+                            .dump()}},
+       .kill_with_parent = true});
   std::ofstream log(out_dir / "output.log");
   const auto started = std::chrono::steady_clock::now();
   bool timed_out = false;

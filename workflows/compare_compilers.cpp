@@ -148,6 +148,8 @@ std::string LeadingSummary(const corpus::CompareRecord &record,
 
 int CompareCompilers(const CompareOptions &options, const support::ToolPaths &paths,
                      std::ostream &out) {
+  if (options.report_dir)
+    support::CheckOutputFolder(*options.report_dir, "--report");
   const fuzzer::matrix::KnownWarnings known =
       options.known_warnings ? fuzzer::matrix::KnownWarnings::Read(*options.known_warnings)
                              : fuzzer::matrix::KnownWarnings::CheckedIn();

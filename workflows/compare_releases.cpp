@@ -106,6 +106,8 @@ std::string NotableLine(const workflows::ReleaseComparison &row) {
 
 int CompareTorchReleases(const CompareReleasesOptions &options, const support::ToolPaths &paths,
                          std::ostream &out) {
+  if (options.report_dir)
+    support::CheckOutputFolder(*options.report_dir, "--report");
   const auto baseline =
       support::ResolveTorchEnvironment(options.baseline_torch, paths.project_root);
   const auto candidate =

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <fstream>
 #include <future>
+#include <iostream>
 #include <ostream>
 #include <sstream>
 #include <unistd.h>
@@ -325,7 +326,12 @@ int Doctor(const DoctorOptions &options, const support::ToolPaths &paths, std::o
     out << diagnosis.report.dump(2) << "\n";
   else
     WriteText(diagnosis, out);
-  return diagnosis.problems.empty() ? 0 : 2;
+  if (diagnosis.problems.empty())
+    return 0;
+  // Exit 2 says a problem; stderr says which, for a script that keeps only stderr.
+  std::cerr << fmt::format("inductor-fuzz: doctor found {} problem(s); the first: {}\n",
+                           diagnosis.problems.size(), diagnosis.problems.front());
+  return 2;
 }
 
 } // namespace workflows

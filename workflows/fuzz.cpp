@@ -11,6 +11,7 @@
 #include "support/errors.h"
 #include "support/interrupt.h"
 #include "support/scratch_dir.h"
+#include "support/text_file.h"
 #include "support/torch_environments.h"
 #include "support/version.h"
 #include "workflows/baseline_labels.h"
@@ -127,6 +128,8 @@ CampaignPlan PlanCampaign(const FuzzOptions &options, const support::ToolPaths &
       std::filesystem::absolute(WithShardName(options.corpus, campaign_options.shard));
   plan.report_dir = options.report_dir ? WithShardName(*options.report_dir, campaign_options.shard)
                                        : campaign_options.corpus / "report";
+  if (options.report_dir)
+    support::CheckOutputFolder(plan.report_dir, "--report");
   if (options.policy_file)
     campaign_options.policy = fuzzer::generate::LoadPolicyFile(*options.policy_file);
   const auto known_issues_file =
@@ -394,6 +397,8 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
                      stats.signatures.size(), delivered.deliveries.size(), delivered.seconds,
                      since_start(), report_dir.string(),
                      Overrun(campaign_options.time_limit, ended_at));
+  if (stats.interrupted)
+    return support::kExitInterrupted; // the reports are written; a script must not take it as done
   return fresh ? support::kExitFindings : support::kExitNothingFound;
 }
 

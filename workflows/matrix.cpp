@@ -20,6 +20,8 @@ using nlohmann::json;
 
 int Matrix(const MatrixCommandOptions &options, const support::ToolPaths &paths,
            std::ostream &out) {
+  if (options.json_out)
+    support::CheckOutputFile(*options.json_out, "--json");
   const auto tus = fuzzer::matrix::LoadCapturedTus(options.inputs);
   if (tus.empty())
     throw support::InputError("no captured TU found (no commands.json under the given folders); "

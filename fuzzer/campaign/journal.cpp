@@ -4,6 +4,7 @@
 #include "support/text_file.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <cstring>
@@ -113,11 +114,19 @@ Journal::Journal(const std::filesystem::path &path, const JournalHeader &header,
       if (parsed.is_discarded() || !parsed.is_object())
         continue; // a line torn by a kill
       if (first) {
-        if (parsed != expected)
+        if (parsed != expected) {
+          // Which of the header's fields differ, by name: the record itself can be kilobytes.
+          std::vector<std::string> differing;
+          for (const auto &[key, value] : expected.items())
+            if (!parsed.contains(key) || parsed[key] != value)
+              differing.push_back(key);
+          if (differing.empty())
+            differing.push_back("its header");
           throw support::InputError(fmt::format(
-              "{} is another campaign (seed, shard, policy or generator differ: {}); resume "
-              "with the same --seed, --shard and --policy, or drop --resume",
-              path.string(), parsed.dump()));
+              "{} is another campaign ({} differ); --resume goes on only with that campaign's "
+              "--seed, --shard and --policy; to start this one, give another --corpus",
+              path.string(), fmt::join(differing, ", ")));
+        }
         first = false;
         continue;
       }

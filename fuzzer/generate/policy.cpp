@@ -390,6 +390,11 @@ void GenerationPolicy::Override(const nlohmann::json &overrides) {
           fmt::format("policy numbers.{} is not a number the generator uses", name));
     if (!value.is_number() || value.get<double>() < 0)
       throw support::InputError(fmt::format("policy numbers.{} must be a number >= 0", name));
+    // A p_ number is a probability: 7 is a typo, not "always".
+    if (name.starts_with("p_") && value.get<double>() > 1)
+      throw support::InputError(
+          fmt::format("policy numbers.{} is a probability; give a number from 0 to 1 (it was {})",
+                      name, value.dump()));
     numbers[name] = value.get<double>();
   }
 }

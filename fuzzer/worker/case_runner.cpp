@@ -1,11 +1,14 @@
 #include "fuzzer/worker/case_runner.h"
 
 #include "parsers/diagnostics.h"
+#include "support/sha256.h"
 #include "support/text_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -195,12 +198,34 @@ json RunRequest(const corpus::Case &c) {
           {"defaulted_knobs", c.inductor.defaulted}};
 }
 
+std::filesystem::path CompilerSafePath(const std::filesystem::path &folder) {
+  namespace fs = std::filesystem;
+  const fs::path absolute = fs::absolute(folder).lexically_normal();
+  const std::string text = absolute.string();
+  const bool safe = std::all_of(text.begin(), text.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || ch == '/' || ch == '.' || ch == '_' || ch == '-' || ch == '+';
+  });
+  if (safe)
+    return absolute;
+  fs::create_directories(absolute);
+  const fs::path links = fs::temp_directory_path() / "inductor-fuzz-safe-paths";
+  fs::create_directories(links);
+  const fs::path link = links / support::Sha256Hex(text).substr(0, 16);
+  std::error_code error;
+  if (fs::read_symlink(link, error) != absolute) {
+    fs::remove(link, error);
+    fs::create_directory_symlink(absolute, link);
+  }
+  return link;
+}
+
 CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
                             const std::filesystem::path &cache_dir,
                             std::chrono::milliseconds timeout,
                             const WorkerRunOptions &run_options) {
   json request = RunRequest(c);
-  request["cache_dir"] = cache_dir.string();
+  // Inductor writes this path into its compiler commands unquoted: a space would split them.
+  request["cache_dir"] = CompilerSafePath(cache_dir).string();
   if (run_options.eager_only)
     request["eager_only"] = true;
   if (!run_options.test_plant.empty())

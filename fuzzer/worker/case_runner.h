@@ -34,6 +34,11 @@ struct WorkerRunOptions {
 // knobs give. `gen --requests` writes these for the portable capture, which sends them as is.
 nlohmann::json RunRequest(const corpus::Case &c);
 
+// `folder` made absolute, or, when its path holds a character a compiler command would split
+// or mangle (a space, a quote), a symlink to it under the temporary folder whose path holds
+// none: the name to hand Inductor as its cache folder.
+std::filesystem::path CompilerSafePath(const std::filesystem::path &folder);
+
 // Sends one case to the worker and turns its reply, or its death, into an outcome. A worker
 // that dies, hangs or answers with something that is not a reply makes a crash or timeout
 // finding of the case; it never throws for what the case did.
