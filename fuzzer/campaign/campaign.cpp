@@ -193,10 +193,9 @@ private:
 
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
 
-  // The next case index this shard owns and has not finished, or none when the campaign ends.
-  // The next case to run, or none: stopped, out of cases, or out of time; a case is not started
-  // when the time left is less than the cases so far took on average, so that a campaign
-  // ends within --time rather than one case past it.
+  // The next case index this shard owns and has not finished, or none when the campaign ends:
+  // stopped, out of cases, or out of time. No case starts when less time is left than the cases
+  // so far took on average, so that a campaign ends within --time, not one case past it.
   std::optional<std::uint64_t> NextIndex() {
     std::lock_guard lock(mutex_);
     while (true) {
