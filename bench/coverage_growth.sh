@@ -46,12 +46,8 @@
 # ahead of the 1.72 run: 621 features after 138 cases there, 517 in that run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
 minutes=60 seed=1 jobs=2 out=/tmp/coverage-growth policy= baseline=
-usage() {
-  sed -n '/^# Usage:/,/^# Defaults:/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-  exit 2
-}
+source bench/side_by_side.sh
 while (($#)); do
   case $1 in
   --minutes) minutes=$2 ;;
@@ -67,14 +63,7 @@ while (($#)); do
 done
 [[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
 
-build="${INDUCTOR_FUZZ_BUILD:-build}"
-for needed in "$build/inductor-fuzz" "$build/inductor-fuzz-worker"; do
-  [[ -x $needed ]] || { echo "coverage_growth: $needed is missing (build it first)" >&2; exit 2; }
-done
-rm -rf "$out"
-mkdir -p "$out/bin"
-cp "$build/inductor-fuzz" "$build/inductor-fuzz-worker" "$out/bin/"
-export INDUCTOR_FUZZ_VENV="${INDUCTOR_FUZZ_VENV:-$root/.venv}"
+copy_tool coverage_growth "$out"
 echo '{"format_version": 1, "issues": []}' >"$out/no-known-issues.json"
 
 common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --matrix-every 0 --reduce none
@@ -89,24 +78,9 @@ if [[ -n $baseline ]]; then
   first=(--policy "$out/baseline-policy.json") arms="baseline widened"
 fi
 read -r first_arm second_arm <<<"$arms"
-start=$(date +%s)
-"$out/bin/inductor-fuzz" "${common[@]}" "${first[@]}" --corpus "$out/$first_arm" \
-  >"$out/$first_arm.log" 2>&1 &
-generator=$!
-"$out/bin/inductor-fuzz" "${common[@]}" --corpus "$out/$second_arm" >"$out/$second_arm.log" 2>&1 &
-feedback=$!
-failed=0
-for pid in $generator $feedback; do
-  code=0
-  wait "$pid" || code=$?
-  ((code <= 1)) || failed=1
-done
-if ((failed)); then
-  echo "coverage_growth: a campaign failed; last lines:" >&2
-  tail -n 5 "$out/$first_arm.log" "$out/$second_arm.log" >&2
-  exit 2
-fi
-echo "coverage_growth: both campaigns took $(($(date +%s) - start)) s; corpora and logs in $out" >&2
+first_args=("${common[@]}" "${first[@]}" --corpus "$out/$first_arm")
+second_args=("${common[@]}" --corpus "$out/$second_arm")
+run_side_by_side coverage_growth "$out" "$first_arm" "$second_arm"
 
 python3 - "$out" "$minutes" "$first_arm" "$second_arm" <<'PY'
 import json, sys

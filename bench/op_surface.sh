@@ -18,12 +18,8 @@
 # Exit 0 when the goal is met, 1 when not, 2 when a campaign failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
 minutes=60 seed=63 jobs=1 out=/tmp/op-surface policy=
-usage() {
-  sed -n '/^# Usage:/,/^# Defaults:/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-  exit 2
-}
+source bench/side_by_side.sh
 while (($#)); do
   case $1 in
   --minutes) minutes=$2 ;;
@@ -38,14 +34,7 @@ while (($#)); do
 done
 [[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
 
-build="${INDUCTOR_FUZZ_BUILD:-build}"
-for needed in "$build/inductor-fuzz" "$build/inductor-fuzz-worker"; do
-  [[ -x $needed ]] || { echo "op_surface: $needed is missing (build it first)" >&2; exit 2; }
-done
-rm -rf "$out"
-mkdir -p "$out/bin"
-cp "$build/inductor-fuzz" "$build/inductor-fuzz-worker" "$out/bin/"
-export INDUCTOR_FUZZ_VENV="${INDUCTOR_FUZZ_VENV:-$root/.venv}"
+copy_tool op_surface "$out"
 echo '{"format_version": 1, "issues": []}' >"$out/no-known-issues.json"
 cp bench/policies/before-issue-63.json "$out/before-policy.json"
 after_policy=()
@@ -56,25 +45,9 @@ if [[ -n $policy ]]; then
 fi
 common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --matrix-every 0 --reduce none
   --known-issues "$out/no-known-issues.json")
-start=$(date +%s)
-"$out/bin/inductor-fuzz" "${common[@]}" --policy "$out/before-policy.json" \
-  --corpus "$out/before" >"$out/before.log" 2>&1 &
-before=$!
-"$out/bin/inductor-fuzz" "${common[@]}" "${after_policy[@]}" --corpus "$out/after" \
-  >"$out/after.log" 2>&1 &
-after=$!
-failed=0
-for pid in $before $after; do
-  code=0
-  wait "$pid" || code=$?
-  ((code <= 1)) || failed=1
-done
-if ((failed)); then
-  echo "op_surface: a campaign failed; last lines:" >&2
-  tail -n 5 "$out/before.log" "$out/after.log" >&2
-  exit 2
-fi
-echo "op_surface: both campaigns took $(($(date +%s) - start)) s; corpora and logs in $out" >&2
+first_args=("${common[@]}" --policy "$out/before-policy.json" --corpus "$out/before")
+second_args=("${common[@]}" "${after_policy[@]}" --corpus "$out/after")
+run_side_by_side op_surface "$out" before after
 
 python3 - "$out" "$minutes" <<'PY'
 import json, sys

@@ -67,6 +67,10 @@ Command AddFuzzCommand(CLI::App &app) {
                     "Generate every case afresh: do not mutate the cases of CORPUS/queue/ (those "
                     "that first reached a codegen feature; see `check --features`). Features "
                     "are still counted and the queue still grows");
+  command->add_flag("!--no-shared-builds", options.share_builds,
+                    "Run the compiler for every build, also one whose compiler, command and "
+                    "inputs an earlier build had (by default it gets that output from "
+                    "~/.cache/inductor-fuzz/builds; every build is still captured and checked)");
   command->add_flag("!--no-check", options.static_analysis,
                     "Do not analyse the captured TUs with Clang (see `check`)");
   command
@@ -124,7 +128,7 @@ Command AddFuzzCommand(CLI::App &app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   command->add_option("--inject-fault", options.inject_fault,
-                      "Testing the tool: INDEX:segfault|hang|allocate[,...] makes those "
+                      "Testing the tool: INDEX:segfault|hang|allocate|disk-full[,...] makes those "
                       "cases misbehave");
   return {command, [state](const Invocation &invocation) {
             auto options = state->options;

@@ -2,7 +2,9 @@
 #include "workflows/run_case.h"
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <memory>
+#include <vector>
 
 namespace cli {
 
@@ -10,6 +12,7 @@ namespace cli {
 Command AddRunCaseCommand(CLI::App &app) {
   struct State {
     workflows::RunCaseOptions options;
+    std::vector<std::filesystem::path> case_files;
     long timeout_seconds = 600;
   };
   auto state = std::make_shared<State>();
@@ -17,17 +20,22 @@ Command AddRunCaseCommand(CLI::App &app) {
   auto &timeout_seconds = state->timeout_seconds;
   auto *command = app.add_subcommand(
       "run-case",
-      "Run one case file through a worker: torch.compile(create_block_mask) against "
-      "eager, capturing every generated C++ source and its compile command.\n"
-      "Example: inductor-fuzz run-case corpus/seeds/causal-151290.json --out out/causal");
+      "Run a case file through a worker: torch.compile against eager, capturing every "
+      "generated C++ source and its compile command. Several case files run one after the "
+      "other on one worker, each into its own folder under --out.\n"
+      "Example: inductor-fuzz run-case corpus/seeds/causal-151290.json --out out/causal\n"
+      "         inductor-fuzz run-case tests/cases/*.json --out out/cases");
   command
-      ->add_option("case", options.case_file,
-                   "Case file (JSON), or your own Python module of masks with --mask/--score")
-      ->required();
+      ->add_option("case", state->case_files,
+                   "Case file (JSON), or your own Python module of masks with --mask/--score; "
+                   "several case files: each runs into --out/STEM")
+      ->required()
+      ->expected(1, -1);
   command
       ->add_option("--out", options.out_dir,
                    "Folder for result.json, commands.json, sources/, wrappers/ (created; a "
-                   "previous run-case output there is replaced)")
+                   "previous run-case output there is replaced); with several cases, a folder "
+                   "per case in it")
       ->required();
   command->add_option("--timeout", timeout_seconds, "Seconds before the case is stopped")
       ->capture_default_str()
@@ -51,7 +59,8 @@ Command AddRunCaseCommand(CLI::App &app) {
             if (options.known_issues.empty())
               options.known_issues = invocation.paths.project_root / "corpus" / "known-issues.json";
             options.command_line = invocation.command_line;
-            return workflows::RunCase(options, invocation.paths, invocation.out);
+            return workflows::RunCases(options, state->case_files, invocation.paths,
+                                       invocation.out);
           }};
 }
 

@@ -254,19 +254,32 @@ StoreOutcome FindingStore::Record(const Finding &finding, const Hit &hit,
   if (!IsSafeName(hit.id))
     throw support::InputError(fmt::format("hit id '{}' is not a safe file name", hit.id));
   const fs::path folder = FindingsDir() / StoredFindingId(finding);
-  StoreOutcome outcome = StoreOutcome::kKnown;
   if (!fs::exists(folder / "finding.json")) {
+    // A new finding lands whole or not at all (a full disk, a kill): its finding.json, its
+    // first record and its hit are made in the staging folder and renamed into place at once.
     const fs::path staged = Staging() / UniqueName(StoredFindingId(finding));
-    fs::create_directories(staged / "hits");
-    fs::create_directories(staged / "records");
-    json stored = FindingToJson(finding);
-    support::WriteFileAtomically(staged / "finding.json", stored.dump(2) + "\n");
+    try {
+      fs::create_directories(staged / "hits");
+      fs::create_directories(staged / "records" / hit.id);
+      support::WriteFileAtomically(staged / "finding.json", FindingToJson(finding).dump(2) + "\n");
+      write_record(staged / "records" / hit.id);
+      if (!fs::exists(staged / "records" / hit.id / "case.json"))
+        fs::remove_all(staged / "records" / hit.id);
+      support::WriteFileAtomically(staged / "hits" / (hit.id + ".json"),
+                                   HitToJson(hit).dump(2) + "\n");
+    } catch (...) {
+      std::error_code error;
+      fs::remove_all(staged, error);
+      throw;
+    }
     if (RenameIfAbsent(staged, folder))
-      outcome = StoreOutcome::kNew;
+      return StoreOutcome::kNew;
+    // Another writer stored it first: this hit joins theirs.
   }
-  support::WriteFileAtomically(folder / "hits" / (hit.id + ".json"), HitToJson(hit).dump(2) + "\n");
+  // The record before the hit: a hit is never left without the record it names.
   KeepSmallest(folder, hit, write_record);
-  return outcome;
+  support::WriteFileAtomically(folder / "hits" / (hit.id + ".json"), HitToJson(hit).dump(2) + "\n");
+  return StoreOutcome::kKnown;
 }
 
 void FindingStore::KeepSmallest(const fs::path &folder, const Hit &hit,
@@ -296,8 +309,14 @@ void FindingStore::KeepSmallest(const fs::path &folder, const Hit &hit,
   const std::pair<std::uint64_t, std::string> mine{hit.case_size, hit.id};
   if (!best || mine < *best) {
     const fs::path staged = Staging() / UniqueName("record-" + hit.id);
-    fs::create_directories(staged);
-    write_record(staged);
+    try {
+      fs::create_directories(staged);
+      write_record(staged);
+    } catch (...) {
+      std::error_code error;
+      fs::remove_all(staged, error);
+      throw;
+    }
     std::error_code error;
     if (!fs::exists(staged / "case.json"))
       fs::remove_all(staged, error); // nothing to keep: the writer had no record for this hit

@@ -28,4 +28,12 @@ ToolPaths LocateToolPaths(const std::optional<std::filesystem::path> &venv) {
   return paths;
 }
 
+std::filesystem::path UserCacheDir(const std::string &what) {
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "inductor-fuzz" / what;
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::filesystem::path(home) / ".cache" / "inductor-fuzz" / what;
+  return std::filesystem::temp_directory_path() / ("inductor-fuzz-" + what);
+}
+
 } // namespace support

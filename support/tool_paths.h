@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 
 namespace support {
 
@@ -13,6 +14,11 @@ struct ToolPaths {
 
 // The source tree this build came from (where corpus/ and the venvs scripts/setup makes are).
 std::filesystem::path ProjectRoot();
+
+// The folder `what` of the user's cache: $XDG_CACHE_HOME/inductor-fuzz/WHAT, else
+// ~/.cache/inductor-fuzz/WHAT, else under the temporary folder. What is kept there is keyed by
+// content (precompiled prefixes, shared compiler outputs): removing it costs time, not results.
+std::filesystem::path UserCacheDir(const std::string &what);
 
 // Finds the worker next to this executable and the venv: the one given, else
 // $INDUCTOR_FUZZ_VENV, else the nearest `.venv` above this executable (build/../.venv).

@@ -118,9 +118,10 @@ TEST_F(CampaignTest, NewBugIsReducedRunOnEachReleaseAndWrittenUp) {
   for (const char *part : {"### 🐛 Describe the bug", "**Expected:**", "**Actual:**",
                            "**Releases:**", "### Versions", "CPU capability (ATen):"})
     EXPECT_NE(draft.find(part), std::string::npos) << part << "\n" << draft;
-  // `corpus issue` prints the same draft.
+  // `corpus issue` prints the same draft, its repro run again, with the corpus given by a path
+  // relative to where it runs as well as by an absolute one.
   const auto issue = RunInductorFuzz({"corpus", "issue", bug["id"].get<std::string>(), "--corpus",
-                                      (*scratch_ / "deliver").string()});
+                                      fs::relative(*scratch_ / "deliver").string()});
   EXPECT_EQ(issue.exit_code, 0) << issue.err;
   EXPECT_EQ(issue.out, draft);
   // In the report the draft comes before the unreduced evidence.
@@ -147,7 +148,9 @@ TEST_F(CampaignTest, NewBugIsReducedRunOnEachReleaseAndWrittenUp) {
   EXPECT_NE(dom.output.find("### 🐛 Describe the bug", pre), std::string::npos);
   EXPECT_NE(dom.output.find(">Copy</button>"), std::string::npos);
 
-  // Run again into the same corpus: nothing new, nothing reduced again.
+  // Run again into the same corpus, as a later campaign over the same case (its own journal):
+  // nothing new, nothing reduced again.
+  fs::remove_all(*scratch_ / "deliver" / "campaigns");
   const auto again = RunInductorFuzz(Fuzz("deliver", {"--cases", "1", "--jobs", "1", "--reduce",
                                                       "new", "--inject-fault", "0:segfault"}));
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;

@@ -117,11 +117,6 @@ TEST_F(CampaignTest, FaultsBecomeFindingsAndTheCampaignGoesOnTheSameWayTwice) {
   EXPECT_EQ(Signatures("first"), Signatures("second"));
   EXPECT_GE(Signatures("first").size(), 2u);
 
-  // Into a corpus that already holds them, nothing is new: exit 0.
-  const auto again = RunInductorFuzz(Fuzz("first", faults));
-  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
-  EXPECT_NE(again.out.find("0 new bug(s)"), std::string::npos) << again.out;
-
   // The reports: JUnit with a failure per new bug, SARIF 2.1.0, a self-contained page. The two
   // crashes (a segfault, a worker over its memory) are two bugs.
   const std::size_t bugs =
@@ -259,6 +254,55 @@ TEST_F(CampaignTest, ResumeAfterSigkillRunsOnlyTheRest) {
                                         "--corpus", (*scratch_ / "resumed").string()});
   EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
   EXPECT_NE(refused.err.find("another campaign"), std::string::npos) << refused.err;
+
+  // Run again without --resume, it would replace the journal: refused in one line that says
+  // what to do, and the journal is as it was.
+  std::stringstream before;
+  before << std::ifstream(journal).rdbuf();
+  const auto rerun = RunInductorFuzz(argv);
+  EXPECT_EQ(rerun.exit_code, 2) << rerun.out << rerun.err;
+  EXPECT_NE(rerun.err.find("already holds this campaign"), std::string::npos) << rerun.err;
+  EXPECT_NE(rerun.err.find("--resume"), std::string::npos) << rerun.err;
+  EXPECT_EQ(std::count(rerun.err.begin(), rerun.err.end(), '\n'), 1) << rerun.err;
+  std::stringstream after;
+  after << std::ifstream(journal).rdbuf();
+  EXPECT_EQ(after.str(), before.str());
+}
+
+// The disk fills while case 1's results are written: the campaign stops with one line that says
+// what is free where and that --resume goes on, exit 2; case 0 is journaled and stored whole,
+// nothing half-written is left, and --resume on freed space runs case 1 and only it.
+TEST_F(CampaignTest, AFullDiskStopsTheCampaignWholeAndResumeGoesOn) {
+  const auto argv =
+      Fuzz("full-disk", {"--cases", "2", "--jobs", "1", "--inject-fault", "1:disk-full"});
+  const auto full = RunInductorFuzz(argv);
+  EXPECT_EQ(full.exit_code, 2) << full.out << full.err;
+  EXPECT_EQ(std::count(full.err.begin(), full.err.end(), '\n'), 1) << full.err;
+  EXPECT_NE(full.err.find("No space left on device"), std::string::npos) << full.err;
+  EXPECT_NE(full.err.find("MiB free in " + (*scratch_ / "full-disk").string()), std::string::npos)
+      << full.err;
+  EXPECT_NE(full.err.find("go on with --resume"), std::string::npos) << full.err;
+  const fs::path journal = *scratch_ / "full-disk" / "campaigns" / "seed-3-shard-0of1.jsonl";
+  const auto indices = [&journal] {
+    std::multiset<std::uint64_t> found;
+    std::ifstream in(journal);
+    for (std::string line; std::getline(in, line);)
+      if (const json entry = json::parse(line, nullptr, false);
+          entry.is_object() && entry.contains("index"))
+        found.insert(entry["index"].get<std::uint64_t>());
+    return found;
+  };
+  EXPECT_EQ(indices(), (std::multiset<std::uint64_t>{0}));
+  std::error_code error;
+  EXPECT_TRUE(fs::is_empty(*scratch_ / "full-disk" / ".staging", error) || error)
+      << "nothing half-written";
+  for (const auto &finding : corpus::FindingStore(*scratch_ / "full-disk").List())
+    EXPECT_TRUE(fs::exists(finding.smallest / "case.json")) << finding.id;
+
+  auto resume = Fuzz("full-disk", {"--cases", "2", "--jobs", "1", "--resume"});
+  const auto resumed = RunInductorFuzz(resume);
+  EXPECT_TRUE(resumed.exit_code == 0 || resumed.exit_code == 1) << resumed.out << resumed.err;
+  EXPECT_EQ(indices(), (std::multiset<std::uint64_t>{0, 1}));
 }
 
 // Three shards over the same six cases, merged, equal one unsharded run. Second tier (172 s):
@@ -488,6 +532,9 @@ TEST_F(CampaignTest, MatrixFindingsAreStoredAndBuildsAreCachedByContent) {
   }
   EXPECT_TRUE(divergence) << first.out;
 
+  // A later campaign over the same cases (a campaign's journal is never replaced: the first
+  // one's goes, as another night's seed would have its own).
+  fs::remove_all(*scratch_ / "matrix" / "campaigns");
   const auto second = RunInductorFuzz(Fuzz("matrix", matrix));
   EXPECT_EQ(second.exit_code, 0) << "nothing new the second time: " << second.out << second.err;
   const json again = ReadJson(*scratch_ / "matrix" / "report" / "summary.json")["campaign"];

@@ -2,6 +2,7 @@
 // starts, and the reductions that need no torch (a C++ file with a script, a compiler
 // divergence, a matrix record, a runtime divergence) done with the real compilers.
 #include "cli_fixture.h"
+#include "support/text_file.h"
 
 #include <sstream>
 
@@ -24,6 +25,11 @@ TEST_F(CliTest, ReduceRefusesBadInputBeforeRunningAnything) {
                       (folder_ / "out").string()},
                      "has no \"case_passes\" list");
   EXPECT_FALSE(std::filesystem::exists(folder_ / "out"));
+  // A folder of the user's own files is not taken for a reduction's: its case.json stays.
+  const auto own = Write("mine/case.json", "{\"mine\": true}\n");
+  ExpectOneLineError({"reduce", kSeed.string(), "--out", (folder_ / "mine").string()},
+                     "holds case.json, which no reduction wrote; give an empty or new folder");
+  EXPECT_EQ(support::ReadTextFile(own, "case", 1 << 10), "{\"mine\": true}\n");
 }
 
 TEST_F(CliTest, ReduceSourceRefusesBadInput) {

@@ -145,6 +145,16 @@ TEST_F(CliTest, ConvertAndRunCaseRefuseWhatTheyCannotUse) {
   ExpectOneLineError({"run-case", big.string(), "--out", (folder_ / "out").string()},
                      "over the 16 MiB a case file may hold; keep large tensors in sidecars: "
                      "`inductor-fuzz convert");
+  // Several cases: every file is read before any runs, a module runs alone, --sanitize too.
+  ExpectOneLineError({"run-case", kSeed.string(), (folder_ / "nope.json").string(), "--out",
+                      (folder_ / "out").string()},
+                     "does not exist");
+  ExpectOneLineError(
+      {"run-case", kSeed.string(), masks.string(), "--out", (folder_ / "out").string()},
+      "a module of masks runs alone; give it as the only case");
+  ExpectOneLineError({"run-case", kSeed.string(), kSeed.string(), "--sanitize", "address", "--out",
+                      (folder_ / "out").string()},
+                     "--sanitize runs one case at a time");
   EXPECT_FALSE(std::filesystem::exists(folder_ / "x.json"));
   EXPECT_FALSE(std::filesystem::exists(folder_ / "out"));
 }
@@ -195,6 +205,28 @@ TEST_F(CliTest, DeliveryAndIssueDraftsRefuseBadInput) {
   ExpectOneLineError({"corpus", "issue", id, "--corpus", (folder_ / "corpus").string(),
                       "--upstream", Write("issues.json", "[{\"number\": 1}]").string()},
                      "has no integer \"number\" and string \"title\"");
+}
+
+// A finding whose stored case is gone (an older tool on a full disk, a hand-edited corpus):
+// replay says which it could not replay and exits 2, not "0 still failing".
+TEST_F(CliTest, ReplaySaysWhatItCouldNotReplay) {
+  const auto c = corpus::LoadCaseFile(kSeed);
+  corpus::Finding finding{.kind = corpus::FindingKind::kCrash};
+  finding.essence.Add("api", "create_block_mask").Add("signal", "11");
+  corpus::FindingStore store(folder_ / "corpus");
+  store.Record(finding, corpus::MakeHit(c, {}, "2026-11-25T00:00:00Z"),
+               [&](const std::filesystem::path &dir) {
+                 std::ofstream(dir / "case.json") << corpus::CaseToJson(c).dump(2);
+               });
+  const auto stored = store.List().front();
+  std::filesystem::remove_all(stored.folder / "records");
+  const auto replay = RunInductorFuzz({"replay", "--corpus", (folder_ / "corpus").string(),
+                                       "--known-issues", (folder_ / "none.json").string()});
+  EXPECT_EQ(replay.exit_code, 2) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("could not replay 1 finding(s), which hold no stored case: " +
+                            stored.id),
+            std::string::npos)
+      << replay.out;
 }
 
 // A delivered bug whose repro did not fail standalone has no draft: `corpus issue` says why in

@@ -8,12 +8,16 @@
 #include "fuzzer/generate/policy.h"
 #include "reducers/case/case_passes.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace fuzzer {
 namespace {
@@ -37,16 +41,14 @@ struct CaseRun {
   std::string sources; // every captured TU, one after the other
 };
 
-// run-case on tests/cases/NAME.json: it must pass (compiled agrees with eager).
-CaseRun RunFixture(const std::string &name) {
-  const auto out = std::filesystem::temp_directory_path() /
-                   ("inductor-fuzz-families-" + name + "-" + std::to_string(::getpid()));
-  const auto run =
-      RunInductorFuzz({"run-case", (kSourceDir / "tests/cases" / (name + ".json")).string(),
-                       "--out", out.string()});
+// The fixtures that must pass (compiled agrees with eager): tests/cases/NAME.json.
+const std::vector<std::string> kPassingFixtures = {
+    "decode-flash-partition", "layout-bshd-transposed",     "float-table-score",
+    "knobs-optional",         "from-kv-blocks-strided",     "function-scope-constants",
+    "module-buffers",         "index-program-odd-reduction"};
+
+CaseRun ReadRun(const std::filesystem::path &out) {
   CaseRun outcome;
-  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("result: pass"), std::string::npos) << run.out << run.err;
   if (!std::filesystem::exists(out / "result.json"))
     return outcome;
   outcome.result = ReadJson(out / "result.json");
@@ -54,12 +56,38 @@ CaseRun RunFixture(const std::string &name) {
   for (const auto &command : outcome.commands)
     for (const auto &source : command["sources"])
       outcome.sources += ReadText(out / source["stored"].get<std::string>());
-  std::filesystem::remove_all(out);
   return outcome;
 }
 
+// run-case on every passing fixture at once (one worker, the first time a test asks), and the
+// run of tests/cases/NAME.json.
+const CaseRun &RunFixture(const std::string &name) {
+  static const std::map<std::string, CaseRun> runs = [] {
+    const auto out = std::filesystem::temp_directory_path() /
+                     ("inductor-fuzz-families-passing-" + std::to_string(::getpid()));
+    std::vector<std::string> argv = {"run-case"};
+    for (const auto &fixture : kPassingFixtures)
+      argv.push_back((kSourceDir / "tests/cases" / (fixture + ".json")).string());
+    argv.insert(argv.end(), {"--out", out.string()});
+    const auto run = RunInductorFuzz(argv);
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_NE(run.out.find(fmt::format("{} case(s): {} pass", kPassingFixtures.size(),
+                                       kPassingFixtures.size())),
+              std::string::npos)
+        << run.out << run.err;
+    std::map<std::string, CaseRun> read;
+    for (const auto &fixture : kPassingFixtures)
+      read[fixture] = ReadRun(out / fixture);
+    std::filesystem::remove_all(out);
+    return read;
+  }();
+  EXPECT_TRUE(runs.contains(name)) << name << " is not in kPassingFixtures";
+  static const CaseRun none;
+  return runs.contains(name) ? runs.at(name) : none;
+}
+
 TEST(Families, DecodeShapeWithAPartitionSizeReachesFlashDecoding) {
-  const CaseRun run = RunFixture("decode-flash-partition");
+  const CaseRun &run = RunFixture("decode-flash-partition");
   EXPECT_EQ(run.result["status"], "pass");
   EXPECT_NE(run.sources.find("num_kvblocks_per_partition"), std::string::npos)
       << "the flash-decoding template";
@@ -68,7 +96,7 @@ TEST(Families, DecodeShapeWithAPartitionSizeReachesFlashDecoding) {
 }
 
 TEST(Families, TransposedInputsReachTheTemplateWithTheirStrides) {
-  const CaseRun run = RunFixture("layout-bshd-transposed");
+  const CaseRun &run = RunFixture("layout-bshd-transposed");
   EXPECT_EQ(run.result["status"], "pass");
   // q is [B, S, H, D] = [2, 64, 4, 16] in memory: a row is H * D apart, a head D.
   EXPECT_NE(run.sources.find("int64_t qStrideM = static_cast<int64_t>(64L);"), std::string::npos);
@@ -76,14 +104,14 @@ TEST(Families, TransposedInputsReachTheTemplateWithTheirStrides) {
 }
 
 TEST(Families, ScoreModReadingBfloat16TablesPassesThemToTheTemplate) {
-  const CaseRun run = RunFixture("float-table-score");
+  const CaseRun &run = RunFixture("float-table-score");
   EXPECT_EQ(run.result["status"], "pass");
   EXPECT_NE(run.sources.find("const at::BFloat16* score_others_0"), std::string::npos);
   EXPECT_NE(run.sources.find("const at::BFloat16* score_others_1"), std::string::npos);
 }
 
 TEST(Families, OptionalKnobsArePatchedAndReachTheCompileCommand) {
-  const CaseRun run = RunFixture("knobs-optional");
+  const CaseRun &run = RunFixture("knobs-optional");
   EXPECT_EQ(run.result["status"], "pass");
   EXPECT_FALSE(run.result.contains("config_absent")) << run.result.dump();
   bool fast = false;
@@ -135,14 +163,14 @@ TEST(Families, ConvertMakesCasesOfEveryFamily) {
 // with eager; a user's function closing over its int argument, called twice with another
 // value, agrees with eager on both calls.
 TEST(Families, FromKvBlocksAndACompiledFunctionAgreeWithEager) {
-  const CaseRun strided = RunFixture("from-kv-blocks-strided");
+  const CaseRun &strided = RunFixture("from-kv-blocks-strided");
   EXPECT_EQ(strided.result["status"], "pass");
   EXPECT_NE(strided.sources.find("full_kv_num_blocks"), std::string::npos);
-  const CaseRun scoped = RunFixture("function-scope-constants");
+  const CaseRun &scoped = RunFixture("function-scope-constants");
   EXPECT_EQ(scoped.result["status"], "pass");
   EXPECT_EQ(scoped.result["calls"], 2);
   // A module's int64 buffer and float parameter reach the kernel as its inputs.
-  const CaseRun module = RunFixture("module-buffers");
+  const CaseRun &module = RunFixture("module-buffers");
   EXPECT_EQ(module.result["status"], "pass");
   EXPECT_NE(module.sources.find("const int64_t*"), std::string::npos);
 }
@@ -151,7 +179,7 @@ TEST(Families, FromKvBlocksAndACompiledFunctionAgreeWithEager) {
 // to Inductor's generic loop code on its own and agrees with eager; the loop-split bug people met
 // through create_mask comes out of an index program too, as its known issue.
 TEST(Families, IndexProgramsRunOnTheirOwnAndReachTheLoopSplitBug) {
-  const CaseRun reduced = RunFixture("index-program-odd-reduction");
+  const CaseRun &reduced = RunFixture("index-program-odd-reduction");
   EXPECT_EQ(reduced.result["status"], "pass");
   // One C++ kernel whose input is the captured int64 table it gathers from.
   EXPECT_NE(reduced.sources.find("kernel(const int64_t* in_ptr0"), std::string::npos);
@@ -179,58 +207,80 @@ TEST(Families, IndexProgramsRunOnTheirOwnAndReachTheLoopSplitBug) {
 // (flex-cpu-full-kv-num-blocks-strides), a compiled function's int argument named n0 under
 // dynamic=True (flex-cpu-dynamic-splitsize-symbol-collision), and a module's 8-element parameter
 // exported for AOTInductor (flex-cpu-aoti-small-constant-inlined).
-TEST(Families, HandFoundBugsAreCasesOfTheNewDimensions) {
-  for (const auto &[fixture, known] :
-       {std::pair{"from-kv-blocks-expanded", "flex-cpu-full-kv-num-blocks-strides"},
-        {"function-scope-n0-collision", "flex-cpu-dynamic-splitsize-symbol-collision"},
-        {"module-buffers-aoti", "flex-cpu-aoti-small-constant-inlined"}}) {
-    const auto out =
-        std::filesystem::temp_directory_path() /
-        (std::string("inductor-fuzz-families-") + fixture + "-" + std::to_string(::getpid()));
-    const auto run = RunInductorFuzz(
-        {"run-case", (kSourceDir / "tests/cases" / (std::string(fixture) + ".json")).string(),
-         "--out", out.string()});
-    EXPECT_NE(run.out.find("result: finding ("), std::string::npos) << run.out;
-    EXPECT_NE(run.out.find(std::string("known issue: ") + known), std::string::npos)
-        << fixture << "\n"
-        << run.out << run.err;
-    std::filesystem::remove_all(out);
+// run-case on several case files at once (one worker): each case's block of the output, by
+// the file it ran, and the exit code.
+std::pair<int, std::map<std::string, std::string>>
+RunCasesTogether(const std::string &name, const std::vector<std::string> &files) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-families-" + name + "-" + std::to_string(::getpid()));
+  std::vector<std::string> argv = {"run-case"};
+  for (const auto &file : files)
+    argv.push_back((kSourceDir / file).string());
+  argv.insert(argv.end(), {"--out", out.string()});
+  const auto run = RunInductorFuzz(argv);
+  std::map<std::string, std::string> blocks;
+  std::string *block = nullptr;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("run-case ")) {
+      block = nullptr;
+      for (const auto &file : files)
+        if (line.ends_with((kSourceDir / file).string()))
+          block = &blocks[file];
+    }
+    if (block)
+      *block += line + "\n";
   }
+  EXPECT_EQ(blocks.size(), files.size()) << run.out << run.err;
+  std::filesystem::remove_all(out);
+  return {run.exit_code, blocks};
+}
+
+void ExpectKnownIssues(const std::string &name,
+                       const std::vector<std::pair<std::string, std::string>> &expected) {
+  std::vector<std::string> files;
+  for (const auto &[file, known] : expected)
+    files.push_back(file);
+  const auto [exit_code, blocks] = RunCasesTogether(name, files);
+  EXPECT_EQ(exit_code, 1);
+  for (const auto &[file, known] : expected) {
+    const std::string block = blocks.contains(file) ? blocks.at(file) : "";
+    EXPECT_NE(block.find("result: finding ("), std::string::npos) << file << "\n" << block;
+    EXPECT_NE(block.find("known issue: " + known), std::string::npos) << file << "\n" << block;
+  }
+}
+
+TEST(Families, HandFoundBugsAreCasesOfTheNewDimensions) {
+  ExpectKnownIssues(
+      "hand-found",
+      {{"tests/cases/from-kv-blocks-expanded.json", "flex-cpu-full-kv-num-blocks-strides"},
+       {"tests/cases/function-scope-n0-collision.json",
+        "flex-cpu-dynamic-splitsize-symbol-collision"},
+       {"tests/cases/module-buffers-aoti.json", "flex-cpu-aoti-small-constant-inlined"}});
 }
 
 // The bugs the issue-47 campaigns (seeds 4747 and 4848) found where no person had looked, each
 // reduced to a case: run-case shows each as its known issue. The index programs stand for the
 // create_mask cases the campaign met them in.
 TEST(Families, CampaignFoundBugsAreKnownIssues) {
-  for (const auto &[path, known] :
-       {std::pair{"tests/cases/index-program-trunc-div-range.json",
-                  "inductor-trunc-div-value-range"},
-        {"tests/cases/index-program-sign-range.json", "inductor-sign-value-range"},
-        {"tests/cases/index-program-uint8-wrap.json", "inductor-uint8-index-wrap"},
-        {"corpus/findings/reduced/compile-error-force-inline-kernel-gcc/case.json",
-         "cpu-force-inline-kernel-gcc"},
-        {"tests/cases/flex-mask-abs-int16-max.json", "cpu-abs-small-int-max-propagate-nan"},
-        // Issue 63's op programs (seed 63).
-        {"tests/cases/index-program-bool-le-value-range.json", "inductor-bool-le-value-range"},
-        // Issue 63's op programs on the Inductor-derived surface (seed 6464).
-        {"tests/cases/index-program-frexp-float64.json", "cpu-frexp-float64-exponent-vector-width"},
-        {"tests/cases/index-program-uint8-trunc-div-argmax.json",
-         "cpu-small-int-trunc-div-argmax-combine"},
-        {"tests/cases/index-program-bool-le-vecmask.json", "cpu-bool-le-python-bool-vecmask"},
-        // Issue 63's op programs, seed 7070.
-        {"tests/cases/index-program-int8-compare-bool-vecmask.json",
-         "cpu-small-int-compare-python-bool-vecmask"}}) {
-    const auto out = std::filesystem::temp_directory_path() /
-                     ("inductor-fuzz-families-campaign-" + std::string(known) + "-" +
-                      std::to_string(::getpid()));
-    const auto run =
-        RunInductorFuzz({"run-case", (kSourceDir / path).string(), "--out", out.string()});
-    EXPECT_NE(run.out.find("result: finding ("), std::string::npos) << path << "\n" << run.out;
-    EXPECT_NE(run.out.find(std::string("known issue: ") + known), std::string::npos)
-        << path << "\n"
-        << run.out << run.err;
-    std::filesystem::remove_all(out);
-  }
+  ExpectKnownIssues(
+      "campaign-found",
+      {{"tests/cases/index-program-trunc-div-range.json", "inductor-trunc-div-value-range"},
+       {"tests/cases/index-program-sign-range.json", "inductor-sign-value-range"},
+       {"tests/cases/index-program-uint8-wrap.json", "inductor-uint8-index-wrap"},
+       {"corpus/findings/reduced/compile-error-force-inline-kernel-gcc/case.json",
+        "cpu-force-inline-kernel-gcc"},
+       {"tests/cases/flex-mask-abs-int16-max.json", "cpu-abs-small-int-max-propagate-nan"},
+       // Issue 63's op programs (seed 63).
+       {"tests/cases/index-program-bool-le-value-range.json", "inductor-bool-le-value-range"},
+       // Issue 63's op programs on the Inductor-derived surface (seed 6464).
+       {"tests/cases/index-program-frexp-float64.json", "cpu-frexp-float64-exponent-vector-width"},
+       {"tests/cases/index-program-uint8-trunc-div-argmax.json",
+        "cpu-small-int-trunc-div-argmax-combine"},
+       {"tests/cases/index-program-bool-le-vecmask.json", "cpu-bool-le-python-bool-vecmask"},
+       // Issue 63's op programs, seed 7070.
+       {"tests/cases/index-program-int8-compare-bool-vecmask.json",
+        "cpu-small-int-compare-python-bool-vecmask"}});
 }
 
 // The KV-cache decode family reaches a flash-decoding bug people found by reading the template:

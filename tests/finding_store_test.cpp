@@ -99,6 +99,35 @@ TEST_F(FindingStoreTest, OneFolderPerSignatureCountingHitsAndKeepingTheSmallestC
   EXPECT_THROW(store.Load("../../etc"), support::InputError) << "outside the corpus";
 }
 
+// A record that cannot be written (the disk full mid-way): a new finding is not stored at all,
+// a known one keeps its hits and records as they were, and nothing is left in the staging
+// folder. The hit that would name the missing record is never written.
+TEST_F(FindingStoreTest, ARecordThatCannotBeWrittenLeavesNothingHalfStored) {
+  FindingStore store(scratch_ / "corpus");
+  const auto full = [](const fs::path &dir) {
+    support::WriteFileAtomically(dir / "case.json", "{");
+    throw fs::filesystem_error("cannot write", dir,
+                               std::make_error_code(std::errc::no_space_on_device));
+  };
+  const Finding crash = Crash("Segmentation fault");
+  const Case first = Generated(1, 5, 40);
+  EXPECT_THROW(store.Record(crash, MakeHit(first, {}, "2026-11-22T00:00:00Z"), full),
+               fs::filesystem_error);
+  EXPECT_TRUE(store.List().empty());
+
+  ASSERT_EQ(RecordCase(store, crash, first), StoreOutcome::kNew);
+  const Case smaller = Generated(1, 6);
+  EXPECT_THROW(store.Record(crash, MakeHit(smaller, {}, "2026-11-22T01:00:00Z"), full),
+               fs::filesystem_error);
+  const auto stored = store.List();
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].HitCount(), 1u) << "no hit without its record";
+  EXPECT_EQ(stored[0].smallest.filename(), "s1-i5");
+  EXPECT_EQ(LoadCaseFile(stored[0].smallest / "case.json").name, "s1-5");
+  std::error_code error;
+  EXPECT_TRUE(fs::is_empty(scratch_ / "corpus" / ".staging", error) || error);
+}
+
 TEST_F(FindingStoreTest, ShardsMergedEqualOneRunOverTheSameCases) {
   const std::vector<Finding> kinds = {Crash("a"), Crash("b"), Crash("c")};
   FindingStore whole(scratch_ / "whole");

@@ -167,6 +167,28 @@ protected:
                                                              : corpus::CompareRecord{}};
   }
 
+  // `capture` of tests/fixtures/capture/cancelling_attention.py into folder_/corpus/program,
+  // with the float64 reference of its graph's output.
+  std::filesystem::path CaptureCancellingAttention() {
+    const auto program = folder_ / "corpus" / "program";
+    const auto capture =
+        RunInductorFuzz({"capture", "--out", program.string(), "--", "python",
+                         (kSourceDir / "tests/fixtures/capture/cancelling_attention.py").string()});
+    EXPECT_EQ(capture.exit_code, 0) << capture.out << capture.err;
+    EXPECT_NE(capture.out.find("1 graph output(s) with a float64 reference"), std::string::npos)
+        << capture.out;
+    EXPECT_TRUE(std::filesystem::exists(program / "recordings" / "reference.pt"));
+    return program;
+  }
+
+  // The row of the attention kernel: the one judged against the graph's float64 reference.
+  static std::vector<corpus::CompareRow>::const_iterator
+  AttentionRow(const corpus::CompareRecord &record) {
+    return std::find_if(record.rows.begin(), record.rows.end(), [](const corpus::CompareRow &row) {
+      return row.baseline.float64_reference.is_object();
+    });
+  }
+
   matrix::MatrixOptions Options(std::vector<std::string> compilers) {
     return {.compilers = matrix::DiscoverCompilers(compilers),
             .jobs = 2,
@@ -426,14 +448,16 @@ TEST_F(MatrixFullTier, FloatAttentionOutputsAreJudgedAgainstTheFloat64Reference)
 }
 
 // What the capture test expects of its rounding row where the host's two builds differ.
-void ExpectRoundingWithPins(const corpus::CompareRow &row, const corpus::CompareRecord &rounded,
-                            const std::string &out) {
+void ExpectRounding(const corpus::CompareRow &row, const corpus::CompareRecord &rounded,
+                    const std::string &out, bool pinned) {
   EXPECT_EQ(corpus::VerdictName(row.verdict), "rounding") << out;
   EXPECT_EQ(row.candidate.runtime, "differs") << "the recording alone calls it a difference";
   EXPECT_EQ(rounded.Counts()["rounding"], 1) << out;
   EXPECT_NE(out.find("ROUNDING"), std::string::npos) << out;
   EXPECT_NE(out.find("the program's graph 0 call 0 output 0"), std::string::npos) << out;
   EXPECT_FALSE(row.runtime_finding.has_value());
+  if (!pinned)
+    return;
   // The pins were tried: the builds differ unpinned, and the report says what each pin did.
   const json &pinning = row.fp_pinning;
   ASSERT_TRUE(pinning.is_object()) << out;
@@ -451,22 +475,24 @@ void ExpectRoundingWithPins(const corpus::CompareRow &row, const corpus::Compare
 // keeps the float64 reference of the compiled graph's output; against it both builds are as far
 // as eager is: `rounding`, exit 0, both errors and the pins tried reported. The same kernel with
 // query and key swapped on Clang (an argument-order miscompile) is `runtime-differs`, exit 1.
-TEST_F(MatrixTest, ACapturedProgramsRoundingIsJudgedByItsGraphsFloat64Reference) {
-  const auto program = folder_ / "corpus" / "program";
-  const auto capture =
-      RunInductorFuzz({"capture", "--out", program.string(), "--", "python",
-                       (kSourceDir / "tests/fixtures/capture/cancelling_attention.py").string()});
-  ASSERT_EQ(capture.exit_code, 0) << capture.out << capture.err;
-  EXPECT_NE(capture.out.find("1 graph output(s) with a float64 reference"), std::string::npos)
-      << capture.out;
-  ASSERT_TRUE(std::filesystem::exists(program / "recordings" / "reference.pt"));
-
+// The rounding with the floating-point pins tried (each pin rebuilds the template's TU with both
+// compilers: minutes); the first tier judges it without them and then the miscompile.
+TEST_F(MatrixFullTier, ACapturedProgramsRoundingIsReportedWithThePinsTried) {
+  CaptureCancellingAttention();
   const auto [rounding, rounded] = CompareGccToClang19("rounding");
   EXPECT_EQ(rounding.exit_code, 0) << rounding.out << rounding.err;
-  const auto attention =
-      std::find_if(rounded.rows.begin(), rounded.rows.end(), [](const corpus::CompareRow &row) {
-        return row.baseline.float64_reference.is_object();
-      });
+  const auto attention = AttentionRow(rounded);
+  ASSERT_NE(attention, rounded.rows.end()) << rounding.out;
+  if (attention->verdict == corpus::CompareVerdict::kSame)
+    GTEST_SKIP() << "no rounding to judge on this host's ISA: " << rounding.out;
+  ExpectRounding(*attention, rounded, rounding.out, /*pinned=*/true);
+}
+
+TEST_F(MatrixTest, ACapturedProgramsRoundingIsJudgedByItsGraphsFloat64Reference) {
+  const auto program = CaptureCancellingAttention();
+  const auto [rounding, rounded] = CompareGccToClang19("rounding", {"--no-fp-pinning"});
+  EXPECT_EQ(rounding.exit_code, 0) << rounding.out << rounding.err;
+  const auto attention = AttentionRow(rounded);
   ASSERT_NE(attention, rounded.rows.end()) << rounding.out;
   const json &baseline = attention->baseline.float64_reference;
   const json &candidate = attention->candidate.float64_reference;
@@ -479,7 +505,7 @@ TEST_F(MatrixTest, ACapturedProgramsRoundingIsJudgedByItsGraphsFloat64Reference)
   // whose ISA makes them agree within tolerance has no rounding to judge, and says so.
   const bool host_rounds = attention->verdict != corpus::CompareVerdict::kSame;
   if (host_rounds)
-    ExpectRoundingWithPins(*attention, rounded, rounding.out);
+    ExpectRounding(*attention, rounded, rounding.out, /*pinned=*/false);
 
   // Clang's build calls the kernel with query and key swapped: an argument-order miscompile is
   // still a runtime difference, exit 1, judged against the same reference.

@@ -83,7 +83,11 @@ protected:
   static worker::CaseOutcome Run(const corpus::Case &c,
                                  const worker::WorkerRunOptions &options = {}) {
     const std::string cache = "cache-" + c.name + "-" + options.test_plant;
-    return worker::RunCaseOnWorker(*worker_, c, scratch_ / cache, 900s, options);
+    // A plant corrupts the compiled result, not the kernels: each planted run of a case gets
+    // the clean run's builds from the shared cache, as a campaign's probes do.
+    worker::WorkerRunOptions shared = options;
+    shared.build_cache = scratch_ / "shared-builds";
+    return worker::RunCaseOnWorker(*worker_, c, scratch_ / cache, 900s, shared);
   }
   // The case's emitted repro script, run with the venv's python; `plant` is passed to it
   // through INDUCTOR_FUZZ_TEST_PLANT. Its output is stdout alone.

@@ -10,6 +10,7 @@
 #include "support/errors.h"
 #include "support/scratch_dir.h"
 #include "support/text_file.h"
+#include "support/tool_paths.h"
 #include "support/version.h"
 
 #include <fmt/format.h>
@@ -403,12 +404,6 @@ int Check(const CheckOptions &options, const support::ToolPaths &paths, std::ost
   return results.errors ? 1 : 0;
 }
 
-std::filesystem::path DefaultPrefixCacheDir() {
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::filesystem::path(xdg) / "inductor-fuzz/prefixes";
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return std::filesystem::path(home) / ".cache/inductor-fuzz/prefixes";
-  return std::filesystem::temp_directory_path() / "inductor-fuzz-prefixes";
-}
+std::filesystem::path DefaultPrefixCacheDir() { return support::UserCacheDir("prefixes"); }
 
 } // namespace workflows

@@ -323,11 +323,14 @@ DeliveryReport DeliverBugs(const DeliveryOptions &options, const std::vector<Bug
   return report;
 }
 
-void RunReproOnReleases(const fs::path &repro, const support::ToolPaths &paths,
+void RunReproOnReleases(const fs::path &given_repro, const support::ToolPaths &paths,
                         std::chrono::seconds timeout, bool over_releases,
                         const std::atomic<bool> &stop,
                         const std::function<void(const std::string &)> &progress,
                         corpus::Delivery &delivery) {
+  // The script runs from a scratch folder of its own: a path relative to ours (a relative
+  // --corpus) would name another file there.
+  const fs::path repro = fs::absolute(given_repro);
   std::vector<support::TorchEnvironment> environments = {
       {paths.venv, support::InstalledTorchVersion(paths.venv)}};
   if (over_releases)

@@ -12,6 +12,7 @@
 #include "support/interrupt.h"
 #include "support/scratch_dir.h"
 #include "support/text_file.h"
+#include "support/tool_paths.h"
 #include "support/torch_environments.h"
 #include "support/version.h"
 #include "workflows/baseline_labels.h"
@@ -38,7 +39,7 @@ std::map<std::uint64_t, std::string> ParseFaults(const std::string &text) {
     const auto colon = item.find(':');
     if (colon == std::string::npos)
       throw support::InputError(
-          fmt::format("--inject-fault {} is not INDEX:segfault|hang|allocate", item));
+          fmt::format("--inject-fault {} is not INDEX:segfault|hang|allocate|disk-full", item));
     faults[std::stoull(item.substr(0, colon))] = item.substr(colon + 1);
     start = end + 1;
   }
@@ -137,6 +138,8 @@ CampaignPlan PlanCampaign(const FuzzOptions &options, const support::ToolPaths &
   campaign_options.known_issues = corpus::ReadKnownIssues(known_issues_file);
   campaign_options.resume = options.resume;
   campaign_options.static_analysis = options.static_analysis;
+  if (options.share_builds)
+    campaign_options.shared_builds = support::UserCacheDir("builds");
   campaign_options.feedback = options.feedback;
   campaign_options.matrix_every = options.matrix_every;
   if (options.matrix_every > 0)

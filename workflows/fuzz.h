@@ -30,7 +30,8 @@ struct FuzzOptions {
       known_issues; // default: the project's corpus/known-issues.json
   bool resume = false;
   bool static_analysis = true;
-  bool feedback = true; // mutate the queue's cases (needs static_analysis for the features)
+  bool share_builds = true; // identical builds of the campaign's cases compiled once
+  bool feedback = true;     // mutate the queue's cases (needs static_analysis for the features)
   std::vector<std::string> compilers; // the matrix's; empty: kCampaignCompilers that are installed
   unsigned matrix_every = 10;         // 0: no matrix
   long case_timeout_seconds = 600;

@@ -313,6 +313,22 @@ json ReductionReport(const reducers::CaseReduction &reduction, const ReductionSe
   return report;
 }
 
+// --out is a new or empty folder, or one a reduction wrote (its original-case.json): reduce
+// writes case.json and repro.py there, and must not take a user's own files for its own.
+void RefuseForeignOutputFolder(const fs::path &out_dir) {
+  if (!fs::exists(out_dir))
+    return;
+  if (!fs::is_directory(out_dir))
+    throw support::InputError(
+        fmt::format("--out {} exists and is not a folder; give a new folder", out_dir.string()));
+  if (fs::exists(out_dir / "original-case.json"))
+    return;
+  for (const auto &entry : fs::directory_iterator(out_dir))
+    throw support::InputError(
+        fmt::format("--out {} holds {}, which no reduction wrote; give an empty or new folder",
+                    out_dir.string(), entry.path().filename().string()));
+}
+
 } // namespace
 
 int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, std::ostream &out) {
@@ -322,6 +338,7 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
           ? *input.finding_folder / "reduced"
           : fs::path(fmt::format("reduced-{}", input.c.name.empty() ? "case" : input.c.name));
   const fs::path out_dir = fs::absolute(options.out_dir.value_or(default_out));
+  RefuseForeignOutputFolder(out_dir);
   support::ScratchDir scratch("reduce");
   ReductionSetup setup;
   setup.reduce = {

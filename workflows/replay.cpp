@@ -17,9 +17,11 @@
 #include "support/text_file.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
+#include <vector>
 #include <ostream>
 
 namespace workflows {
@@ -173,9 +175,12 @@ int ReplayAndReport(const ReplayOptions &options, const std::filesystem::path &k
         fmt::format("{} is not a corpus (no findings/ folder); pass the --corpus a campaign wrote",
                     options.corpus.string()));
   std::size_t failing = 0;
+  std::vector<std::string> unreplayed; // findings with no case to run: a damaged corpus
   const auto results = ReplayCorpus(options, paths, [&](const ReplayResult &result) {
     failing += result.verdict == ReplayVerdict::kStillFailing ||
                result.verdict == ReplayVerdict::kFailingDifferently;
+    if (result.now == "no stored case")
+      unreplayed.push_back(result.id);
     out << fmt::format("{:<20} {} ({})  {}\n", ReplayVerdictName(result.verdict), result.id,
                        result.bug, result.now);
   });
@@ -205,6 +210,12 @@ int ReplayAndReport(const ReplayOptions &options, const std::filesystem::path &k
         out << fmt::format("known issue {} is now fixed-in {} ({})\n", id, torch,
                            known_file.string());
     }
+  }
+  if (!unreplayed.empty()) {
+    out << fmt::format("could not replay {} finding(s), which hold no stored case: {}; their "
+                       "verdicts are unknown (run the campaigns that found them again)\n",
+                       unreplayed.size(), fmt::join(unreplayed, ", "));
+    return support::kExitCannotRun;
   }
   return failing ? support::kExitFindings : support::kExitNothingFound;
 }

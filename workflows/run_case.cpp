@@ -9,6 +9,7 @@
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "fuzzer/worker/worker_client.h"
 #include "support/text_file.h"
+#include "support/tool_paths.h"
 #include "support/version.h"
 
 #include <fmt/format.h>
@@ -18,6 +19,8 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace workflows {
 namespace {
@@ -119,6 +122,10 @@ void SupersedeWithMemoryError(fuzzer::worker::CaseOutcome &outcome,
   outcome.result["memory_errors"] = errors.size();
 }
 
+// Compiler outputs by content (capture.py's BuildCache): Inductor's checks of the CPU are not
+// built again in each run, nor a probe's kernels that its reverted setting did not change.
+std::filesystem::path SharedBuilds() { return support::UserCacheDir("builds"); }
+
 // Reruns the case with settings put back one at a time, to tell which of them the finding needs;
 // the result goes into both the finding and result.json.
 void ProbeWhatTheFindingNeeds(fuzzer::worker::Worker &worker, const corpus::Case &c,
@@ -132,7 +139,8 @@ void ProbeWhatTheFindingNeeds(fuzzer::worker::Worker &worker, const corpus::Case
       [&](const corpus::Case &reverted, const std::string &label) {
         auto rerun = fuzzer::worker::RunCaseOnWorker(
             worker, reverted, out_dir / "probe" / label / "inductor-cache",
-            std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout));
+            std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
+            {.build_cache = SharedBuilds()});
         out << fmt::format("    {} put back: {}\n", label, rerun.Status());
         return rerun;
       },
@@ -230,6 +238,66 @@ void PrintResult(const fuzzer::worker::CaseOutcome &outcome, const corpus::Known
   out << fmt::format("  wrote {}/result.json\n", out_dir.string());
 }
 
+// One case on the worker: run, memory errors under a sanitizer, the probe of a finding, and
+// result.json with its sources in `folder`. Returns the outcome and its seconds.
+std::pair<fuzzer::worker::CaseOutcome, double>
+RunAndRecord(fuzzer::worker::Worker &worker, const json &ready, const corpus::Case &c,
+             const RunCaseOptions &options, const std::filesystem::path &folder,
+             const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer, std::ostream &out) {
+  const auto started = std::chrono::steady_clock::now();
+  fuzzer::worker::CaseOutcome outcome = fuzzer::worker::RunCaseOnWorker(
+      worker, c, folder / "inductor-cache",
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
+      {.record_dir = folder / "recordings", .build_cache = SharedBuilds()});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (sanitizer)
+    SupersedeWithMemoryError(outcome, folder, c.name);
+  if (outcome.finding && fuzzer::campaign::IsProbedKind(outcome.finding->kind) &&
+      options.probe_runs > 0)
+    ProbeWhatTheFindingNeeds(worker, c, options, folder, outcome, out);
+  const json provenance = RunProvenance(options, ready, c, seconds, sanitizer);
+  corpus::WriteRunRecord(folder, c, {outcome.status, outcome.finding, outcome.result}, provenance);
+  return {std::move(outcome), seconds};
+}
+
+// With several cases, each runs in OUT/NAME, NAME the case file's stem (made unique).
+std::vector<std::filesystem::path> CaseFolders(const std::vector<std::filesystem::path> &files,
+                                               const std::filesystem::path &out_dir) {
+  std::vector<std::filesystem::path> folders;
+  std::set<std::string> taken;
+  for (const auto &file : files) {
+    std::string name = file.stem().string();
+    for (int n = 2; taken.contains(name) || kOutputEntries.contains(name); ++n)
+      name = fmt::format("{}-{}", file.stem().string(), n);
+    taken.insert(name);
+    folders.push_back(out_dir / name);
+  }
+  return folders;
+}
+
+// The folder of a run of several cases holds the worker's log and scratch and a folder per
+// case, each as run-case writes one; anything else is not ours to overwrite.
+void PrepareFolderOfRuns(const std::filesystem::path &out_dir,
+                         const std::vector<std::filesystem::path> &folders) {
+  if (!std::filesystem::exists(out_dir))
+    return;
+  if (!std::filesystem::is_directory(out_dir))
+    throw support::InputError(fmt::format("--out {} exists and is not a folder", out_dir.string()));
+  for (const auto &entry : std::filesystem::directory_iterator(out_dir)) {
+    const auto name = entry.path().filename().string();
+    if (name == "worker.log" || name == "scratch" || name.starts_with("."))
+      continue;
+    if (!entry.is_directory())
+      throw support::InputError(fmt::format("--out {} holds {}, which run-case did not write; "
+                                            "choose an empty or new folder",
+                                            out_dir.string(), name));
+    PrepareOutputFolder(entry.path());
+  }
+  for (const auto &folder : folders)
+    PrepareOutputFolder(folder);
+}
+
 } // namespace
 
 int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std::ostream &out) {
@@ -255,27 +323,70 @@ int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std:
   ClearPreviousRun(out_dir);
   out << fmt::format("run-case {}: torch {}, worker pid {}\n", c.name,
                      ready.value("torch_version", "?"), ready.value("pid", 0));
-
-  const auto started = std::chrono::steady_clock::now();
-  fuzzer::worker::CaseOutcome outcome = fuzzer::worker::RunCaseOnWorker(
-      worker, c, out_dir / "inductor-cache",
-      std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout),
-      {.record_dir = out_dir / "recordings"});
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (sanitizer)
-    SupersedeWithMemoryError(outcome, out_dir, c.name);
-  if (outcome.finding && fuzzer::campaign::IsProbedKind(outcome.finding->kind) &&
-      options.probe_runs > 0)
-    ProbeWhatTheFindingNeeds(worker, c, options, out_dir, outcome, out);
-  const json provenance = RunProvenance(options, ready, c, seconds, sanitizer);
-  corpus::WriteRunRecord(out_dir, c, {outcome.status, outcome.finding, outcome.result}, provenance);
+  const auto [outcome, seconds] = RunAndRecord(worker, ready, c, options, out_dir, sanitizer, out);
   std::filesystem::remove_all(out_dir / "scratch");
-
   if (outcome.status == corpus::CaseStatus::kInvalidCase)
     ThrowBrokenCase(options, outcome, out_dir);
   PrintResult(outcome, known, seconds, out_dir, out);
   return outcome.finding ? support::kExitFindings : support::kExitNothingFound;
+}
+
+int RunCases(const RunCaseOptions &options, const std::vector<std::filesystem::path> &case_files,
+             const support::ToolPaths &paths, std::ostream &out) {
+  if (case_files.size() == 1) {
+    RunCaseOptions one = options;
+    one.case_file = case_files.front();
+    return RunCase(one, paths, out);
+  }
+  if (!options.sanitize.empty())
+    throw support::InputError("--sanitize runs one case at a time; give one case file");
+  // Every file is read before anything runs: a broken one stops the run at once.
+  std::vector<std::pair<std::filesystem::path, corpus::Case>> cases;
+  for (const auto &file : case_files) {
+    if (file.extension() == ".py")
+      throw support::InputError(fmt::format(
+          "{} is a Python module: a module of masks runs alone; give it as the only case",
+          file.string()));
+    cases.emplace_back(file, corpus::LoadCaseFile(file));
+  }
+  const corpus::KnownIssues known = ReadKnownIssuesIfPresent(options.known_issues);
+  const auto out_dir = std::filesystem::absolute(options.out_dir);
+  const auto folders = CaseFolders(case_files, out_dir);
+  PrepareFolderOfRuns(out_dir, folders);
+  std::filesystem::create_directories(out_dir);
+  fuzzer::worker::Worker worker(WorkerOptionsIn(out_dir, paths, std::nullopt));
+  const json ready = worker.Ready();
+  out << fmt::format("run-case: {} cases on one worker (torch {}, pid {}), each in its folder "
+                     "under {}\n",
+                     cases.size(), ready.value("torch_version", "?"), ready.value("pid", 0),
+                     out_dir.string());
+  std::size_t findings = 0, unusable = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto &[file, c] = cases[i];
+    RunCaseOptions one = options;
+    one.case_file = file;
+    out << fmt::format("run-case {} ({} of {}): {}\n", c.name, i + 1, cases.size(), file.string());
+    try {
+      RefuseWhatThisMachineLacks(worker, c, file);
+      ClearPreviousRun(folders[i]);
+      std::filesystem::create_directories(folders[i]);
+      const auto [outcome, seconds] =
+          RunAndRecord(worker, ready, c, one, folders[i], std::nullopt, out);
+      if (outcome.status == corpus::CaseStatus::kInvalidCase)
+        ThrowBrokenCase(one, outcome, folders[i]);
+      PrintResult(outcome, known, seconds, folders[i], out);
+      findings += outcome.finding ? 1 : 0;
+    } catch (const support::InputError &error) {
+      out << "  unusable: " << error.what() << "\n";
+      ++unusable;
+    }
+  }
+  std::filesystem::remove_all(out_dir / "scratch");
+  out << fmt::format("run-case: {} case(s): {} pass, {} finding(s), {} unusable\n", cases.size(),
+                     cases.size() - findings - unusable, findings, unusable);
+  if (unusable)
+    return support::kExitCannotRun;
+  return findings ? support::kExitFindings : support::kExitNothingFound;
 }
 
 } // namespace workflows

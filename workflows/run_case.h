@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace workflows {
 
@@ -26,5 +27,11 @@ struct RunCaseOptions {
 // `inductor-fuzz run-case`: exit 0 pass, 1 finding. Throws InputError for unusable input and
 // WorkerStartError when no worker can run it (both exit 2).
 int RunCase(const RunCaseOptions &options, const support::ToolPaths &paths, std::ostream &out);
+
+// Several case files on one worker (one file: RunCase), each into OUT/STEM: the torch import,
+// the worker's start and Inductor's checks of the CPU are paid once. Exit 1 when any case is a
+// finding, 2 when any is unusable (said in its block; the others still run).
+int RunCases(const RunCaseOptions &options, const std::vector<std::filesystem::path> &case_files,
+             const support::ToolPaths &paths, std::ostream &out);
 
 } // namespace workflows

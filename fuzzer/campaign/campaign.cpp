@@ -1,4 +1,5 @@
 #include "fuzzer/campaign/campaign.h"
+#include "fuzzer/campaign/first_failure.h"
 #include "fuzzer/campaign/stage_timer.h"
 
 #include "fuzzer/campaign/case_pipeline.h"
@@ -46,7 +47,7 @@ std::string FaultBody(const std::string &fault) {
   if (fault == "allocate")
     return "    hoard = []\n    while True:\n        hoard.append(bytearray(64 << 20))\n";
   throw support::InputError(
-      fmt::format("fault '{}' is not one of segfault, hang, allocate", fault));
+      fmt::format("fault '{}' is not one of segfault, hang, allocate, disk-full", fault));
 }
 
 std::size_t ResidentBytes(int pid) {
@@ -116,11 +117,17 @@ public:
     if (!no_universe.empty())
       progress_("fuzz: " + no_universe, false);
 
-    std::thread monitor([&] { Monitor(slots); });
-    std::thread analysis([this] { AnalyseAndStore(); });
+    const auto wake_all = [this] {
+      ran_changed_.notify_all();
+      wake_.notify_all();
+    };
+    std::thread monitor([&] { failure_.Run([&] { Monitor(slots); }, wake_all); });
+    std::thread analysis(
+        [this, &wake_all] { failure_.Run([this] { AnalyseAndStore(); }, wake_all); });
     std::vector<std::thread> threads;
     for (auto &slot : slots)
-      threads.emplace_back([this, &slot] { Serve(*slot); });
+      threads.emplace_back(
+          [this, &slot, &wake_all] { failure_.Run([this, &slot] { Serve(*slot); }, wake_all); });
     for (auto &thread : threads)
       thread.join();
     {
@@ -137,6 +144,7 @@ public:
     monitor.join();
     for (auto &slot : slots)
       slot->worker->Shutdown();
+    failure_.RethrowIfAny(options_.corpus);
     std::lock_guard lock(mutex_);
     stats_.seconds = Elapsed();
     stats_.interrupted = stop_.load();
@@ -199,9 +207,10 @@ private:
   std::optional<std::uint64_t> NextIndex() {
     std::lock_guard lock(mutex_);
     while (true) {
-      if (stop_.load() || (options_.time_limit &&
-                           Elapsed() + MeanCaseSeconds() >=
-                               static_cast<double>((*options_.time_limit - Reserve()).count())))
+      if (stop_.load() || failure_.Halted() ||
+          (options_.time_limit &&
+           Elapsed() + MeanCaseSeconds() >=
+               static_cast<double>((*options_.time_limit - Reserve()).count())))
         return std::nullopt;
       const std::uint64_t index = next_index_++;
       if (options_.cases && index >= *options_.cases)
@@ -221,7 +230,7 @@ private:
         c = NextCase(*index);
       }
       if (const auto fault = options_.fault_injection.find(*index);
-          fault != options_.fault_injection.end() && c.mask_mod)
+          fault != options_.fault_injection.end() && fault->second != "disk-full" && c.mask_mod)
         c.mask_mod->source =
             "def " + c.mask_mod->name + "(b, h, q_idx, kv_idx):\n" + FaultBody(fault->second);
       const fs::path case_dir = slot.scratch / fmt::format("case-{}", *index);
@@ -233,7 +242,7 @@ private:
         outcome = worker::RunCaseOnWorker(
             *slot.worker, c, case_dir / "inductor-cache",
             std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout),
-            {.record_dir = case_dir / "recordings"});
+            {.record_dir = case_dir / "recordings", .build_cache = SharedBuilds()});
       }
       const std::size_t resident = ResidentBytes(slot.pid.exchange(0));
       if (outcome.finding && slot.killed_for_memory) {
@@ -313,7 +322,8 @@ private:
     const auto run = [&slot, this](const corpus::Case &reverted, const fs::path &folder) {
       return worker::RunCaseOnWorker(
           *slot.worker, reverted, folder / "inductor-cache",
-          std::chrono::duration_cast<std::chrono::milliseconds>(options_.probe.run_timeout));
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.probe.run_timeout),
+          {.build_cache = SharedBuilds()});
     };
     auto probed = ProbeCase(c, case_dir, findings, explained_crash, options_.probe, run);
     std::lock_guard lock(mutex_);
@@ -386,7 +396,10 @@ private:
   // reads this one's TUs. No worker runs more than one case ahead of it.
   void Submit(RanCase ran) {
     std::unique_lock lock(ran_mutex_);
-    ran_changed_.wait(lock, [&] { return ran_.size() < std::max(1u, options_.jobs); });
+    ran_changed_.wait(
+        lock, [&] { return ran_.size() < std::max(1u, options_.jobs) || failure_.Halted(); });
+    if (failure_.Halted())
+      return; // the analysis stage is gone: the case stays out of the journal, --resume reruns it
     ran_.push_back(std::move(ran));
     ran_changed_.notify_all();
   }
@@ -397,8 +410,9 @@ private:
       RanCase ran;
       {
         std::unique_lock lock(ran_mutex_);
-        ran_changed_.wait(lock, [&] { return !ran_.empty() || serving_done_; });
-        if (ran_.empty())
+        ran_changed_.wait(lock,
+                          [&] { return !ran_.empty() || serving_done_ || failure_.Halted(); });
+        if (ran_.empty() || failure_.Halted())
           return;
         ran = std::move(ran_.front());
         ran_.pop_front();
@@ -452,6 +466,10 @@ private:
   }
 
   void Finish(const RanCase &ran, const std::vector<std::string> &new_features) {
+    if (const auto fault = options_.fault_injection.find(ran.index);
+        fault != options_.fault_injection.end() && fault->second == "disk-full")
+      throw fs::filesystem_error("cannot write the case's results", options_.corpus,
+                                 std::make_error_code(std::errc::no_space_on_device));
     const worker::CaseOutcome &outcome = ran.outcome;
     JournalEntry entry{.index = ran.index,
                        .status = std::string(outcome.Status()),
@@ -582,7 +600,7 @@ private:
   void Monitor(const std::vector<std::unique_ptr<Slot>> &slots) {
     auto last_line = Clock::now();
     std::unique_lock lock(mutex_);
-    while (!finished_) {
+    while (!finished_ && !failure_.Halted()) {
       wake_.wait_for(lock, std::chrono::milliseconds(250));
       lock.unlock();
       for (const auto &slot : slots) {
@@ -600,6 +618,8 @@ private:
     }
   }
 
+  fs::path SharedBuilds() const { return options_.shared_builds; }
+
   std::string StatusLine() const {
     const std::optional<double> mutating =
         options_.feedback ? std::optional<double>(mutation_share_.Share()) : std::nullopt;
@@ -613,6 +633,7 @@ private:
   corpus::FindingStore store_;
   Journal journal_;
   support::ScratchDir scratch_;
+  FirstFailure failure_;
   parsers::Analyzer analyzer_;
   matrix::BuildCache build_cache_;
   std::string torch_version_;

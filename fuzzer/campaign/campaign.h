@@ -39,6 +39,10 @@ struct CampaignOptions {
   unsigned recycle_after_cases = 50;            // a fresh worker process after this many cases
   std::size_t worker_memory_limit = 6ull << 30; // and when its resident memory passes this
   bool static_analysis = true; // `check` on every captured TU: each Clang error is a finding
+  // Compiler outputs by content (capture.py's BuildCache): a build whose compiler, command and
+  // inputs an earlier one had gets that output instead of a compile; every build is still
+  // captured. Empty: every build runs its compiler.
+  std::filesystem::path shared_builds;
   // The compiler matrix and the runtime differential on every case whose index is a multiple of
   // matrix_every (0: never), with these compilers; builds are cached by content in the corpus.
   std::vector<matrix::Compiler> compilers;
@@ -139,7 +143,8 @@ struct CampaignStats {
   // sanitizer_reruns, probe, matrix, worker_start: starting worker processes wherever it
   // happened), the run's own parts as the worker measured them (eager, dynamo_inductor,
   // cpp_compile, compare: the judgement against eager and the float64 references), and the
-  // Clang analysis afterwards (analysis, overlapping the next case's run).
+  // Clang analysis afterwards (analysis, overlapping the next case's run); and counts of the
+  // builds Inductor ran (builds) and of those an earlier case's output served (shared_builds).
   std::map<std::string, std::map<std::string, double>> time_by_family;
   // The op surface's universe as the installed release has it (corpus/surface_table.h), asked
   // of the first worker; null when it could not say. The reached cells are among `features`.

@@ -44,9 +44,15 @@ void AccountCaseTime(CampaignStats &stats, const corpus::Case &c, const json &re
         compiled += seconds.get<double>();
     }
   if (const auto builds = result.find("builds"); builds != result.end() && builds->is_array())
-    for (const auto &build : *builds)
-      if (build.is_object() && build.contains("seconds") && build["seconds"].is_number())
+    for (const auto &build : *builds) {
+      if (!build.is_object())
+        continue;
+      if (build.contains("seconds") && build["seconds"].is_number())
         compiles += build["seconds"].get<double>();
+      family["builds"] += 1;
+      if (build.value("from_build_cache", false))
+        family["shared_builds"] += 1; // an earlier case's output, no compiler run
+    }
   family["cpp_compile"] += compiles;
   family["dynamo_inductor"] += std::max(0.0, compiled - compiles);
 }

@@ -36,6 +36,19 @@ void WriteAll(int fd, const std::string &text, const std::filesystem::path &path
                                           path.string(), std::strerror(errno)));
 }
 
+// How many case entries the journal at `path` holds (0 when there is none): a journal with one
+// is a campaign's record, which a new campaign must not replace.
+std::size_t FinishedCases(const std::filesystem::path &path) {
+  std::ifstream in(path);
+  std::size_t entries = 0;
+  for (std::string line; std::getline(in, line);) {
+    const json parsed = json::parse(line, nullptr, false);
+    if (!parsed.is_discarded() && parsed.is_object() && parsed.contains("index"))
+      ++entries;
+  }
+  return entries;
+}
+
 } // namespace
 
 json EntryToJson(const JournalEntry &entry) {
@@ -150,6 +163,11 @@ Journal::Journal(const std::filesystem::path &path, const JournalHeader &header,
         WriteAll(fd_, "\n", path);
     }
   } else {
+    if (const std::size_t finished = FinishedCases(path); finished > 0)
+      throw support::InputError(fmt::format(
+          "{} already holds this campaign ({} case(s) run with this --seed and --shard); "
+          "--resume goes on with it, or give another --seed or --corpus",
+          path.string(), finished));
     fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ >= 0)
       WriteAll(fd_, expected.dump() + "\n", path);

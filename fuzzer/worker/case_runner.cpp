@@ -232,6 +232,8 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
     request["test_plant"] = run_options.test_plant;
   if (!run_options.record_dir.empty())
     request["record_dir"] = run_options.record_dir.string();
+  if (!run_options.build_cache.empty())
+    request["build_cache"] = run_options.build_cache.string();
   return OutcomeOfReply(c, worker.Request(request, timeout), run_options.record_dir);
 }
 

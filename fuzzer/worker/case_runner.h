@@ -28,6 +28,9 @@ struct WorkerRunOptions {
   bool eager_only = false; // check the case is valid: run eager only, compile nothing
   std::string test_plant;  // tests only: corrupt the compiled result so the oracle must fire
   std::filesystem::path record_dir; // where kernel calls are recorded; empty: not recorded
+  // Compiler outputs by content, shared by the cases of one campaign (capture.py's BuildCache);
+  // empty: every build runs its compiler.
+  std::filesystem::path build_cache;
 };
 
 // The request a worker runs a case by: the case, the Inductor config and compile arguments its

@@ -13,7 +13,7 @@ import contextlib
 import os
 import time
 
-from .capture import BUILD_JOURNAL, Capture, collect_wrapper_code
+from .capture import BUILD_JOURNAL, BuildCache, Capture, collect_wrapper_code
 from .compat import clear_inductor_caches, split_config
 from .exceptions import classify_exception, describe_exception
 from .kernels import KernelRecorder
@@ -57,6 +57,7 @@ def run_case(
     plant=None,
     record_dir=None,
     defaulted_knobs=(),
+    build_cache=None,
 ):
     """The result of one case. inductor_config is the complete torch._inductor.config patch
     and dynamic torch.compile's argument, both as the driver computed them from the case.
@@ -110,6 +111,7 @@ def run_case(
             session.cpp_builder,
             session.versions,
             journal=os.path.join(record_dir, BUILD_JOURNAL) if record_dir else None,
+            build_cache=BuildCache(build_cache, cache_dir) if build_cache else None,
         )
         recorder = KernelRecorder(record_dir)
         surface = SurfaceRecorder()

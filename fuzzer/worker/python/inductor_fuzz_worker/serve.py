@@ -137,6 +137,7 @@ def handle(session, request, scratch):
             plant=request.get("test_plant"),
             record_dir=request.get("record_dir"),
             defaulted_knobs=request.get("defaulted_knobs", ()),
+            build_cache=request.get("build_cache"),
         )
         result["rss_bytes"] = resident_bytes()
         return {"result": result}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# A campaign's throughput, before and after a change, side by side: two campaigns of the same
+# seed, length and jobs start together (the shared machine's load falls on both alike), one with
+# BEFORE's flags, the other with the tool's defaults. Each uses the default policy, the default
+# compiler matrix (every 10th case), probes and the project's known issues; no reduction
+# (--reduce none), so the time goes to cases. Prints for each arm cases and cases a minute,
+# codegen features and features a minute, bugs and new bugs, builds and how many an earlier
+# case's output served, and where the wall time went (summary.json's time_by_family, all
+# families), then
+#   campaign_throughput: after/before cases a minute = R
+# Both arms share the 2 cores, so each has about half the machine: a campaign alone with
+# --jobs 2 runs about twice an arm's cases a minute (its own line says so, as "alone").
+# Usage: bench/campaign_throughput.sh [--minutes M] [--seed S] [--jobs J] [--out DIR] [--before "FLAGS"]
+# Defaults: 30 minutes, seed 6400, 1 job each, DIR /tmp/campaign-throughput (replaced), BEFORE
+# "--no-shared-builds" (every build runs its compiler, as before builds were shared).
+# INDUCTOR_FUZZ_BUILD picks the build folder (default build); its binaries are copied into DIR
+# first, so a rebuild meanwhile cannot break the run. Exit 0 when after runs at least as many
+# cases a minute as before, 1 otherwise, 2 when a campaign failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+minutes=30 seed=6400 jobs=1 out=/tmp/campaign-throughput before="--no-shared-builds"
+source bench/side_by_side.sh
+while (($#)); do
+  case $1 in
+  --minutes) minutes=$2 ;;
+  --seed) seed=$2 ;;
+  --jobs) jobs=$2 ;;
+  --out) out=$2 ;;
+  --before) before=$2 ;;
+  *) usage ;;
+  esac
+  (($# >= 2)) || usage
+  shift 2
+done
+[[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
+
+copy_tool campaign_throughput "$out"
+common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --reduce none)
+read -r -a before_flags <<<"$before"
+first_args=("${common[@]}" "${before_flags[@]}" --corpus "$out/before")
+second_args=("${common[@]}" --corpus "$out/after")
+run_side_by_side campaign_throughput "$out" before after
+echo "campaign_throughput: before ran with ${before:-the defaults}" >&2
+
+python3 - "$out" "$minutes" "$jobs" <<'PY'
+import json, sys
+out, minutes, jobs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+stages = ["generate", "eager", "dynamo_inductor", "cpp_compile", "compare", "probe", "matrix",
+          "sanitizer_reruns", "worker_start", "analysis"]
+rows = {}
+for arm in ("before", "after"):
+    summary = json.load(open(f"{out}/{arm}/report/summary.json"))
+    campaign = summary["campaign"]
+    total = {}
+    for times in campaign.get("time_by_family", {}).values():
+        for key, value in times.items():
+            total[key] = total.get(key, 0) + value
+    bugs = summary.get("bugs", [])
+    rows[arm] = {
+        "cases": campaign["cases"], "features": campaign["coverage"]["features"],
+        "bugs": len(bugs), "new_bugs": sum(1 for bug in bugs if bug.get("new")),
+        "builds": int(total.get("builds", 0)), "shared": int(total.get("shared_builds", 0)),
+        "total": total,
+    }
+print(f"{minutes} min each, --jobs {jobs} each, side by side on one machine")
+print("| arm | cases | cases/min | features | features/min | bugs (new) | builds (shared) |")
+print("|---|---|---|---|---|---|---|")
+for arm, row in rows.items():
+    print(f"| {arm} | {row['cases']} | {row['cases'] / minutes:.1f} | {row['features']} | "
+          f"{row['features'] / minutes:.1f} | {row['bugs']} ({row['new_bugs']}) | "
+          f"{row['builds']} ({row['shared']}) |")
+print()
+print("| stage | " + " | ".join(f"{arm} s (share)" for arm in rows) + " |")
+print("|---|" + "---|" * len(rows))
+for stage in ["wall"] + stages:
+    cells = []
+    for row in rows.values():
+        wall = row["total"].get("wall", 0) or 1
+        seconds = row["total"].get(stage, 0)
+        cells.append(f"{seconds:.0f} ({100 * seconds / wall:.0f}%)")
+    print(f"| {stage} | " + " | ".join(cells) + " |")
+ratio = rows["after"]["cases"] / max(rows["before"]["cases"], 1)
+print(f"campaign_throughput: after/before cases a minute = {ratio:.2f} "
+      f"({rows['after']['cases'] / minutes:.1f} against {rows['before']['cases'] / minutes:.1f}; "
+      f"alone with --jobs {2 * jobs}: about {2 * rows['after']['cases'] / minutes:.1f})")
+sys.exit(0 if ratio >= 1 else 1)
+PY

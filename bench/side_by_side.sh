@@ -1,0 +1,45 @@
+# Sourced by the bench scripts that run two campaigns side by side (campaign_throughput.sh,
+# coverage_growth.sh, op_surface.sh): the binaries copied first, so that a rebuild meanwhile
+# cannot break a run, and both arms started together, so that the shared machine's load falls
+# on both alike.
+
+# usage: the script's own "# Usage:" to "# Defaults:" lines, exit 2.
+usage() {
+  sed -n '/^# Usage:/,/^# Defaults:/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
+
+# copy_tool NAME OUT: the build's binaries into OUT/bin (OUT replaced); exit 2 when missing.
+copy_tool() {
+  local name=$1 out=$2 build="${INDUCTOR_FUZZ_BUILD:-build}" needed
+  for needed in "$build/inductor-fuzz" "$build/inductor-fuzz-worker"; do
+    [[ -x $needed ]] || { echo "$name: $needed is missing (build it first)" >&2; exit 2; }
+  done
+  rm -rf "$out"
+  mkdir -p "$out/bin"
+  cp "$build/inductor-fuzz" "$build/inductor-fuzz-worker" "$out/bin/"
+  export INDUCTOR_FUZZ_VENV="${INDUCTOR_FUZZ_VENV:-$(pwd)/.venv}"
+}
+
+# run_side_by_side NAME OUT FIRST SECOND: `inductor-fuzz` with the arrays first_args and
+# second_args at once, logs in OUT/FIRST.log and OUT/SECOND.log; exit 2 when either fails
+# (exit over 1), with their last lines.
+run_side_by_side() {
+  local name=$1 out=$2 first=$3 second=$4 start pids=() pid code failed=0
+  start=$(date +%s)
+  "$out/bin/inductor-fuzz" "${first_args[@]}" >"$out/$first.log" 2>&1 &
+  pids+=($!)
+  "$out/bin/inductor-fuzz" "${second_args[@]}" >"$out/$second.log" 2>&1 &
+  pids+=($!)
+  for pid in "${pids[@]}"; do
+    code=0
+    wait "$pid" || code=$?
+    ((code <= 1)) || failed=1
+  done
+  if ((failed)); then
+    echo "$name: a campaign failed; last lines:" >&2
+    tail -n 5 "$out/$first.log" "$out/$second.log" >&2
+    exit 2
+  fi
+  echo "$name: both campaigns took $(($(date +%s) - start)) s; corpora and logs in $out" >&2
+}
