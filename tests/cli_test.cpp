@@ -223,9 +223,9 @@ TEST_F(CliTest, ReplaySaysWhatItCouldNotReplay) {
   const auto replay = RunInductorFuzz({"replay", "--corpus", (folder_ / "corpus").string(),
                                        "--known-issues", (folder_ / "none.json").string()});
   EXPECT_EQ(replay.exit_code, 2) << replay.out << replay.err;
-  EXPECT_NE(replay.out.find("could not replay 1 finding(s), which hold no stored case: " +
-                            stored.id),
-            std::string::npos)
+  EXPECT_NE(
+      replay.out.find("could not replay 1 finding(s), which hold no stored case: " + stored.id),
+      std::string::npos)
       << replay.out;
 }
 

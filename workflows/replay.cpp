@@ -21,8 +21,8 @@
 
 #include <algorithm>
 #include <map>
-#include <vector>
 #include <ostream>
+#include <vector>
 
 namespace workflows {
 
