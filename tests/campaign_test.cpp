@@ -124,10 +124,7 @@ TEST_F(CampaignTest, FaultsBecomeFindingsAndTheCampaignGoesOnTheSameWayTwice) {
   EXPECT_GE(bugs, 2u);
   EXPECT_LE(bugs, Signatures("second").size());
   std::stringstream junit, html;
-  junit << std::ifstream(*scratch_ / "first" / "report" / "junit.xml").rdbuf();
   const std::string tests = fmt::format("tests=\"{}\"", bugs);
-  EXPECT_NE(junit.str().find(tests + " failures=\"0\""), std::string::npos) << junit.str();
-  junit.str("");
   junit << std::ifstream(*scratch_ / "second" / "report" / "junit.xml").rdbuf();
   EXPECT_NE(junit.str().find(tests + fmt::format(" failures=\"{}\"", bugs)), std::string::npos)
       << junit.str();
