@@ -7,8 +7,9 @@
 #   bench/setup_time.sh [--empty-wheelhouse] [--time 5m] [--keep]
 #
 # --empty-wheelhouse  set-up gets a wheelhouse of its own, empty, so it downloads every wheel
-#                     again (torch is about 3 GB), as on a machine that never ran it; without
-#                     it the machine's wheelhouse serves and nothing is downloaded
+#                     again (torch is about 3 GB), and the tool's caches start empty, as on a
+#                     machine that never ran it; without it the machine's wheelhouse serves
+#                     and nothing is downloaded
 # --time D            the campaign's --time (default 5m, the README's)
 # --keep              keep the clone (its path is printed)
 #
@@ -45,7 +46,9 @@ trap '((keep)) || rm -rf "$work"' EXIT
 git clone -q "$root" "$work/repo"
 echo "setup_time: fresh clone of $(git -C "$root" rev-parse --short HEAD) in $work/repo" >&2
 if ((empty_wheelhouse)); then
-  export INDUCTOR_FUZZ_WHEELHOUSE=$work/wheelhouse
+  # A machine that never ran it: no wheels, and none of the tool's caches (shared builds,
+  # precompiled prefixes, the op surface's universe) under ~/.cache either.
+  export INDUCTOR_FUZZ_WHEELHOUSE=$work/wheelhouse XDG_CACHE_HOME=$work/cache
 fi
 
 cd "$work/repo"
