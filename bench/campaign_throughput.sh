@@ -10,15 +10,17 @@
 #   campaign_throughput: after/before cases a minute = R
 # Both arms share the 2 cores, so each has about half the machine: a campaign alone with
 # --jobs 2 runs about twice an arm's cases a minute (its own line says so, as "alone").
-# Usage: bench/campaign_throughput.sh [--minutes M] [--seed S] [--jobs J] [--out DIR] [--before "FLAGS"]
+# Usage: bench/campaign_throughput.sh [--minutes M] [--seed S] [--jobs J] [--out DIR] [--before "FLAGS"] [--both "FLAGS"]
 # Defaults: 30 minutes, seed 6400, 1 job each, DIR /tmp/campaign-throughput (replaced), BEFORE
-# "--no-shared-builds" (every build runs its compiler, as before builds were shared).
+# "--no-shared-builds" (every build runs its compiler, as before builds were shared), BOTH none
+# (--both "--no-feedback": every case generated, so that both arms run the same cases: with
+# feedback the share of mutated cases follows each one's time, and the arms' cases part).
 # INDUCTOR_FUZZ_BUILD picks the build folder (default build); its binaries are copied into DIR
 # first, so a rebuild meanwhile cannot break the run. Exit 0 when after runs at least as many
 # cases a minute as before, 1 otherwise, 2 when a campaign failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-minutes=30 seed=6400 jobs=1 out=/tmp/campaign-throughput before="--no-shared-builds"
+minutes=30 seed=6400 jobs=1 out=/tmp/campaign-throughput before="--no-shared-builds" both=
 source bench/side_by_side.sh
 while (($#)); do
   case $1 in
@@ -27,6 +29,7 @@ while (($#)); do
   --jobs) jobs=$2 ;;
   --out) out=$2 ;;
   --before) before=$2 ;;
+  --both) both=$2 ;;
   *) usage ;;
   esac
   (($# >= 2)) || usage
@@ -35,12 +38,13 @@ done
 [[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
 
 copy_tool campaign_throughput "$out"
-common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --reduce none)
+read -r -a both_flags <<<"$both"
+common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --reduce none "${both_flags[@]}")
 read -r -a before_flags <<<"$before"
 first_args=("${common[@]}" "${before_flags[@]}" --corpus "$out/before")
 second_args=("${common[@]}" --corpus "$out/after")
 run_side_by_side campaign_throughput "$out" before after
-echo "campaign_throughput: before ran with ${before:-the defaults}" >&2
+echo "campaign_throughput: before ran with ${before:-the defaults}, both with ${both:-the defaults}" >&2
 
 python3 - "$out" "$minutes" "$jobs" <<'PY'
 import json, sys
