@@ -84,6 +84,19 @@ TEST_F(CliTest, AKnownIssueWithABadMatchIsRefusedNamingTheEntry) {
   EXPECT_FALSE(std::filesystem::exists(folder_ / "corpus"));
 }
 
+// A corpus whose finding cannot be read stops `fuzz` before any case runs, in one line, and
+// leaves no campaign journal behind.
+TEST_F(CliTest, ADamagedCorpusIsRefusedAndGetsNoJournal) {
+  Write("corpus/findings/crash-0123456789abcdef/finding.json", std::string("\x7f"
+                                                                           "ELF\x02",
+                                                                           5));
+  ExpectOneLineError(
+      {"fuzz", "--cases", "1", "--seed", "5", "--corpus", (folder_ / "corpus").string()},
+      "finding.json");
+  EXPECT_FALSE(
+      std::filesystem::exists(folder_ / "corpus" / "campaigns" / "seed-5-shard-0of1.jsonl"));
+}
+
 // `--json` prints JSON alone on stdout, also when opening the corpus migrates it: the
 // migration's line goes to stderr, so `corpus list --json | jq` works after an upgrade.
 TEST_F(CliTest, CorpusListJsonPrintsOnlyJsonWhenItMigrates) {

@@ -73,7 +73,6 @@ public:
   Campaign(const CampaignOptions &options, const support::ToolPaths &paths,
            const std::atomic<bool> &stop, const ProgressLine &progress)
       : options_(options), paths_(paths), stop_(stop), progress_(progress), store_(options.corpus),
-        journal_(Journal::PathFor(options.corpus, Header()), Header(), options.resume),
         scratch_("campaign"),
         analyzer_({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"}),
         build_cache_(options.corpus / ".cache" / "builds"), pool_(options.corpus / "queue"),
@@ -82,6 +81,8 @@ public:
   CampaignStats Run() {
     started_ = Clock::now();
     const auto stored_before = store_.List();
+    // Opened once the corpus has read whole: a refused campaign leaves no journal behind.
+    journal_.emplace(Journal::PathFor(options_.corpus, Header()), Header(), options_.resume);
     for (const auto &stored : stored_before) {
       stats_.grouper.Add(stored.id, corpus::BugKey(stored.finding));
       stats_.stored_before.insert(stored.id);
@@ -92,7 +93,7 @@ public:
       for (const auto &hit : stored.hits)
         for (const auto &other : hit.same_bug_as)
           stats_.grouper.Join(stored.id, other);
-    for (const auto &[index, entry] : journal_.Entries())
+    for (const auto &[index, entry] : journal_->Entries())
       stats_.resumed_cases += options_.shard.Owns(index);
     RecordCorpusBefore();
     std::vector<std::unique_ptr<Slot>> slots;
@@ -215,7 +216,7 @@ private:
       const std::uint64_t index = next_index_++;
       if (options_.cases && index >= *options_.cases)
         return std::nullopt;
-      if (options_.shard.Owns(index) && !journal_.Done(index))
+      if (options_.shard.Owns(index) && !journal_->Done(index))
         return index;
     }
   }
@@ -545,7 +546,7 @@ private:
       entry.findings.push_back(std::move(line));
       events.push_back(event);
     }
-    journal_.Append(entry);
+    journal_->Append(entry);
     std::lock_guard lock(mutex_);
     ++stats_.cases;
     ++stats_.by_status[entry.status];
@@ -631,7 +632,7 @@ private:
   const std::atomic<bool> &stop_;
   const ProgressLine &progress_;
   corpus::FindingStore store_;
-  Journal journal_;
+  std::optional<Journal> journal_; // from Run()
   support::ScratchDir scratch_;
   FirstFailure failure_;
   parsers::Analyzer analyzer_;
