@@ -10,6 +10,19 @@ namespace {
 
 using namespace cli_testing;
 
+// A corpus at `folder` holding one crash of the seed case, stored as a campaign would.
+corpus::FindingStore StoreSeedCrash(const std::filesystem::path &folder) {
+  const auto c = corpus::LoadCaseFile(kSeed);
+  corpus::Finding finding{.kind = corpus::FindingKind::kCrash};
+  finding.essence.Add("api", "create_block_mask").Add("signal", "11");
+  corpus::FindingStore store(folder);
+  store.Record(finding, corpus::MakeHit(c, {}, "2026-11-25T00:00:00Z"),
+               [&](const std::filesystem::path &dir) {
+                 std::ofstream(dir / "case.json") << corpus::CaseToJson(c).dump(2);
+               });
+  return store;
+}
+
 TEST_F(CliTest, HelpExplainsEverySubcommand) {
   const auto run = RunInductorFuzz({"--help"});
   EXPECT_EQ(run.exit_code, 0);
@@ -190,14 +203,7 @@ TEST_F(CliTest, DeliveryAndIssueDraftsRefuseBadInput) {
     "match": "crash|x", "status": "fixed-in someday", "link": "", "title": "t"}]})");
   ExpectOneLineError({"fuzz", "--cases", "1", "--known-issues", known.string()},
                      "fixed-in <release>");
-  const auto c = corpus::LoadCaseFile(kSeed);
-  corpus::Finding finding{.kind = corpus::FindingKind::kCrash};
-  finding.essence.Add("api", "create_block_mask").Add("signal", "11");
-  corpus::FindingStore store(folder_ / "corpus");
-  store.Record(finding, corpus::MakeHit(c, {}, "2026-11-25T00:00:00Z"),
-               [&](const std::filesystem::path &dir) {
-                 std::ofstream(dir / "case.json") << corpus::CaseToJson(c).dump(2);
-               });
+  corpus::FindingStore store = StoreSeedCrash(folder_ / "corpus");
   ExpectOneLineError({"corpus", "issue", "bug-0000", "--corpus", (folder_ / "corpus").string()},
                      "is neither a bug or finding of");
   ExpectOneLineError({"corpus", "issue", "no-such-issue", "--corpus", (folder_ / "none").string()},
@@ -223,14 +229,7 @@ TEST_F(CliTest, DeliveryAndIssueDraftsRefuseBadInput) {
 // A finding whose stored case is gone (an older tool on a full disk, a hand-edited corpus):
 // replay says which it could not replay and exits 2, not "0 still failing".
 TEST_F(CliTest, ReplaySaysWhatItCouldNotReplay) {
-  const auto c = corpus::LoadCaseFile(kSeed);
-  corpus::Finding finding{.kind = corpus::FindingKind::kCrash};
-  finding.essence.Add("api", "create_block_mask").Add("signal", "11");
-  corpus::FindingStore store(folder_ / "corpus");
-  store.Record(finding, corpus::MakeHit(c, {}, "2026-11-25T00:00:00Z"),
-               [&](const std::filesystem::path &dir) {
-                 std::ofstream(dir / "case.json") << corpus::CaseToJson(c).dump(2);
-               });
+  corpus::FindingStore store = StoreSeedCrash(folder_ / "corpus");
   const auto stored = store.List().front();
   std::filesystem::remove_all(stored.folder / "records");
   const auto replay = RunInductorFuzz({"replay", "--corpus", (folder_ / "corpus").string(),
@@ -245,14 +244,7 @@ TEST_F(CliTest, ReplaySaysWhatItCouldNotReplay) {
 // A delivered bug whose repro did not fail standalone has no draft: `corpus issue` says why in
 // one line and exits 1, and the report shows the reason where the draft and its Copy button go.
 TEST_F(CliTest, ABugWhoseReproDoesNotFailStandaloneHasNoDraft) {
-  const auto c = corpus::LoadCaseFile(kSeed);
-  corpus::Finding finding{.kind = corpus::FindingKind::kCrash};
-  finding.essence.Add("api", "create_block_mask").Add("signal", "11");
-  corpus::FindingStore store(folder_ / "corpus");
-  store.Record(finding, corpus::MakeHit(c, {}, "2026-11-25T00:00:00Z"),
-               [&](const std::filesystem::path &dir) {
-                 std::ofstream(dir / "case.json") << corpus::CaseToJson(c).dump(2);
-               });
+  corpus::FindingStore store = StoreSeedCrash(folder_ / "corpus");
   const auto stored = store.List().front();
   corpus::WriteDelivery(stored.folder,
                         {.bug = "bug-x",
