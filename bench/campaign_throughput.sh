@@ -22,20 +22,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=30 seed=6400 jobs=1 out=/tmp/campaign-throughput before="--no-shared-builds" both=
 source bench/side_by_side.sh
-while (($#)); do
+own_option() {
   case $1 in
-  --minutes) minutes=$2 ;;
-  --seed) seed=$2 ;;
-  --jobs) jobs=$2 ;;
-  --out) out=$2 ;;
   --before) before=$2 ;;
   --both) both=$2 ;;
-  *) usage ;;
+  *) return 1 ;;
   esac
-  (($# >= 2)) || usage
-  shift 2
-done
-[[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
+}
+parse_options "$@"
 
 copy_tool campaign_throughput "$out"
 read -r -a both_flags <<<"$both"

@@ -48,20 +48,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=60 seed=1 jobs=2 out=/tmp/coverage-growth policy= baseline=
 source bench/side_by_side.sh
-while (($#)); do
+own_option() {
   case $1 in
-  --minutes) minutes=$2 ;;
-  --seed) seed=$2 ;;
-  --jobs) jobs=$2 ;;
-  --out) out=$2 ;;
   --policy) policy=$(realpath "$2") ;;
   --baseline-policy) baseline=$(realpath "$2") ;;
-  *) usage ;;
+  *) return 1 ;;
   esac
-  (($# >= 2)) || usage
-  shift 2
-done
-[[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
+}
+parse_options "$@"
 
 copy_tool coverage_growth "$out"
 echo '{"format_version": 1, "issues": []}' >"$out/no-known-issues.json"

@@ -20,19 +20,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=60 seed=63 jobs=1 out=/tmp/op-surface policy=
 source bench/side_by_side.sh
-while (($#)); do
+own_option() {
   case $1 in
-  --minutes) minutes=$2 ;;
-  --seed) seed=$2 ;;
-  --jobs) jobs=$2 ;;
-  --out) out=$2 ;;
   --policy) policy=$2 ;;
-  *) usage ;;
+  *) return 1 ;;
   esac
-  (($# >= 2)) || usage
-  shift 2
-done
-[[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
+}
+parse_options "$@"
 
 copy_tool op_surface "$out"
 echo '{"format_version": 1, "issues": []}' >"$out/no-known-issues.json"

@@ -9,6 +9,24 @@ usage() {
   exit 2
 }
 
+# parse_options "$@": --minutes, --seed, --jobs and --out into minutes, seed, jobs and out (the
+# caller's defaults stand otherwise); any other option goes to the caller's own
+# `own_option NAME VALUE`, which returns 1 for one it does not know. Then checks the numbers.
+parse_options() {
+  while (($#)); do
+    (($# >= 2)) || usage
+    case $1 in
+    --minutes) minutes=$2 ;;
+    --seed) seed=$2 ;;
+    --jobs) jobs=$2 ;;
+    --out) out=$2 ;;
+    *) own_option "$1" "$2" || usage ;;
+    esac
+    shift 2
+  done
+  [[ $minutes =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || usage
+}
+
 # copy_tool NAME OUT: the build's binaries into OUT/bin (OUT replaced); exit 2 when missing.
 copy_tool() {
   local name=$1 out=$2 build="${INDUCTOR_FUZZ_BUILD:-build}" needed
