@@ -52,6 +52,11 @@ int RunCommandLine(int argc, char **argv) {
                  "The torch release to run on, by version (2.14.1, or 2.14 when one matches): "
                  "the project's .venv or a .venv-torch-VERSION from scripts/setup --with-torch")
       ->excludes("--venv");
+  bool no_confine = false;
+  app.add_flag("--no-confine", no_confine,
+               "Run cases unconfined. By default a worker has no network and writes only under "
+               "its case folders, since a case, a corpus and a capture are code (`doctor` says "
+               "what this machine enforces); give this only for code you trust");
 
   std::vector<Command> commands;
   for (const AddCommand add : kCommands)
@@ -88,6 +93,7 @@ int RunCommandLine(int argc, char **argv) {
     support::ToolPaths paths = support::LocateToolPaths(venv);
     if (torch_release)
       paths.venv = support::ResolveTorchEnvironment(*torch_release, paths.project_root).venv;
+    paths.confine_workers = !no_confine;
     const Invocation invocation{.paths = paths,
                                 .command_line = JoinArguments(argc, argv),
                                 .after_separator = after_separator,

@@ -6,7 +6,8 @@
 namespace support {
 
 // A temporary folder that is removed when it goes out of scope, also when something throws.
-// Made with mkdtemp under $TMPDIR (or `parent`), so two runs never share one.
+// Made with mkdtemp under $TMPDIR (or `parent`), so two runs never share one. Its name carries
+// this process's id: making one removes the folders of runs whose process is gone (killed).
 class ScratchDir {
 public:
   explicit ScratchDir(const std::string &what, const std::filesystem::path &parent = {});

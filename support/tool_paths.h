@@ -10,6 +10,9 @@ struct ToolPaths {
   std::filesystem::path worker_executable;
   std::filesystem::path venv;
   std::filesystem::path project_root; // where corpus/ is: the source tree this build came from
+  // Workers run cases with no network, writing only beneath their folders; --no-confine is
+  // for code the user trusts (fuzzer/worker/worker_confinement.h).
+  bool confine_workers = true;
 };
 
 // The source tree this build came from (where corpus/ and the venvs scripts/setup makes are).

@@ -202,29 +202,48 @@ TEST_F(CampaignFullTier, CrashesRunAgainWithSanitizersAndOnlyKernelErrorsCount) 
   EXPECT_NE(bad.err.find("sanitizer 'thread' is not known"), std::string::npos) << bad.err;
 }
 
+// The folders under the temporary folder that the driver `pid` made (named with its pid).
+std::vector<std::string> TemporaryFoldersOf(int pid) {
+  std::vector<std::string> found;
+  const std::string mark = "-p" + std::to_string(pid) + "-";
+  for (const auto &entry : fs::directory_iterator(fs::temp_directory_path()))
+    if (const auto name = entry.path().filename().string();
+        name.starts_with("inductor-fuzz-") && name.find(mark) != std::string::npos)
+      found.push_back(name);
+  return found;
+}
+
+// Waits (ten minutes at most) until the journal holds `lines` lines (the header is the first).
+void WaitForJournalLines(const fs::path &journal, std::size_t lines) {
+  for (int waited = 0; waited < 600; ++waited) {
+    std::ifstream in(journal);
+    std::size_t count = 0;
+    for (std::string line; std::getline(in, line);)
+      ++count;
+    if (count >= lines)
+      return;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
 // Killed with SIGKILL mid-campaign, `--resume` finishes the same sequence without rerunning
-// what was journaled, and the corpus still loads.
+// what was journaled, and the corpus still loads; the killed driver's temporary folders (its
+// campaign's, its worker's) are removed by the next run.
 TEST_F(CampaignTest, ResumeAfterSigkillRunsOnlyTheRest) {
   const auto argv =
       Fuzz("resumed", {"--cases", "4", "--jobs", "1", "--inject-fault", "0:segfault"});
   std::vector<std::string> command = {INDUCTOR_FUZZ_BINARY};
   command.insert(command.end(), argv.begin(), argv.end());
   const fs::path journal = *scratch_ / "resumed" / "campaigns" / "seed-3-shard-0of1.jsonl";
+  int killed = 0;
   {
     support::ChildProcess driver(command, {.stderr_file = *scratch_ / "resumed.err"});
-    // Wait until two cases are journaled (the header is the first line), then kill it.
-    for (int waited = 0; waited < 600; ++waited) {
-      std::ifstream in(journal);
-      std::size_t lines = 0;
-      for (std::string line; std::getline(in, line);)
-        ++lines;
-      if (lines >= 3)
-        break;
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-    }
+    WaitForJournalLines(journal, 3); // two cases journaled, then kill it
+    killed = driver.pid();
     ::kill(driver.pid(), SIGKILL);
     driver.Wait();
   }
+  EXPECT_FALSE(TemporaryFoldersOf(killed).empty()) << "nothing left to test the sweep on";
   EXPECT_EQ(corpus::FindingStore(*scratch_ / "resumed").List().size(), 1u)
       << "the segfault of case 0 was stored before the kill";
 
@@ -232,6 +251,7 @@ TEST_F(CampaignTest, ResumeAfterSigkillRunsOnlyTheRest) {
   resume.push_back("--resume");
   const auto resumed = RunInductorFuzz(resume);
   ASSERT_TRUE(resumed.exit_code == 0 || resumed.exit_code == 1) << resumed.out << resumed.err;
+  EXPECT_TRUE(TemporaryFoldersOf(killed).empty()) << "the killed run's folders stay";
   const json summary = ReadJson(*scratch_ / "resumed" / "report" / "summary.json");
   const auto skipped = summary["campaign"]["resumed_cases"].get<int>();
   EXPECT_GE(skipped, 2);
@@ -264,6 +284,29 @@ TEST_F(CampaignTest, ResumeAfterSigkillRunsOnlyTheRest) {
   std::stringstream after;
   after << std::ifstream(journal).rdbuf();
   EXPECT_EQ(after.str(), before.str());
+}
+
+// Ctrl-C stops a campaign with its reports written, exit 130, and no temporary folder of its own
+// left (second tier: the first kills a campaign with SIGKILL and checks the next run sweeps).
+TEST_F(CampaignFullTier, CtrlCWritesTheReportsExits130AndLeavesNoTemporaryFolders) {
+  const auto argv = Fuzz("interrupted", {"--cases", "6", "--jobs", "1"});
+  std::vector<std::string> command = {INDUCTOR_FUZZ_BINARY};
+  command.insert(command.end(), argv.begin(), argv.end());
+  const fs::path journal = *scratch_ / "interrupted" / "campaigns" / "seed-3-shard-0of1.jsonl";
+  support::ChildProcess driver(command, {.stderr_file = *scratch_ / "interrupted.err"});
+  WaitForJournalLines(journal, 2);
+  ::kill(driver.pid(), SIGINT);
+  std::string out;
+  for (std::string line;
+       driver.ReadLine(line, std::chrono::minutes(5)) == support::ChildProcess::ReadStatus::kLine;)
+    out += line + "\n";
+  const auto exit = driver.Wait();
+  EXPECT_EQ(exit.exit_code, 130) << exit.Describe();
+  EXPECT_TRUE(TemporaryFoldersOf(driver.pid()).empty()) << "Ctrl-C left its folders";
+  const json summary = ReadJson(*scratch_ / "interrupted" / "report" / "summary.json");
+  EXPECT_TRUE(summary["campaign"]["interrupted"].get<bool>()) << summary.dump(2);
+  EXPECT_LT(summary["campaign"]["cases"].get<int>(), 6);
+  EXPECT_NE(out.find("(interrupted)"), std::string::npos) << out;
 }
 
 // The disk fills while case 1's results are written: the campaign stops with one line that says

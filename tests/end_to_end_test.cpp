@@ -129,6 +129,49 @@ TEST(EndToEnd, RunCaseOnAMaskThatReadsHWithAnHNoneBlockMaskIsAnInvalidCase) {
   std::filesystem::remove_all(out);
 }
 
+// A case is code. One whose mask source writes outside its case folder, or starts a process, is
+// refused in one line naming the case's line, exit 2, and nothing is written outside; with
+// --no-confine the user vouches for it and it runs.
+TEST(EndToEnd, ACaseThatWritesOutsideOrStartsAProcessIsRefused) {
+  namespace fs = std::filesystem;
+  const auto folder =
+      fs::temp_directory_path() / ("inductor-fuzz-e2e-hostile-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  fs::create_directories(folder / "outside");
+  json seed = ReadJson(kSourceDir / "corpus/seeds/causal-151290.json");
+  const std::string mask = seed["mask_mod"]["source"];
+  struct Hostile {
+    std::string name, statement, refusal, trace;
+  };
+  const std::vector<Hostile> hostiles = {
+      {"writes", "open('" + (folder / "outside" / "written").string() + "', 'w').write('x')\n",
+       "tried to write " + (folder / "outside" / "written").string(), "written"},
+      {"spawns",
+       "__import__('os').system('touch " + (folder / "outside" / "touched").string() + "')\n",
+       "tried to start a process (os.system)", "touched"}};
+  for (const auto &hostile : hostiles) {
+    seed["mask_mod"]["source"] = hostile.statement + mask;
+    const auto case_file = folder / (hostile.name + ".json");
+    std::ofstream(case_file) << seed.dump(2);
+    const auto run = RunInductorFuzz(
+        {"run-case", case_file.string(), "--out", (folder / ("out-" + hostile.name)).string()});
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_NE(run.err.find("refused, not a finding: the case's code at <mask_mod> line 1 " +
+                           hostile.refusal),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("--no-confine"), std::string::npos) << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    EXPECT_FALSE(fs::exists(folder / "outside" / hostile.trace)) << hostile.name;
+  }
+  const auto trusted =
+      RunInductorFuzz({"--no-confine", "run-case", (folder / "writes.json").string(), "--out",
+                       (folder / "out-trusted").string()});
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.out << trusted.err;
+  EXPECT_TRUE(fs::exists(folder / "outside" / "written"));
+  fs::remove_all(folder);
+}
+
 TEST(EndToEnd, DoctorFindsOneLibtorchAndACompilerThatBuildsInductorCode) {
   const auto run = RunInductorFuzz({"doctor", "--json", "--compilers", "g++-12"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
@@ -140,6 +183,11 @@ TEST(EndToEnd, DoctorFindsOneLibtorchAndACompilerThatBuildsInductorCode) {
   EXPECT_TRUE(report["compilers"][0]["builds_inductor_tu"].get<bool>());
   EXPECT_NE(report["compilers"][0]["version"].get<std::string>(), "");
   EXPECT_TRUE(report["sys_executable_runs_python"].get<bool>());
+  // What a worker is held to on this machine, in words (no kernel support is said, not hidden).
+  const json confinement = report["worker_confinement"];
+  EXPECT_TRUE(confinement["requested"].get<bool>()) << confinement.dump();
+  EXPECT_FALSE(confinement["network"].get<std::string>().empty());
+  EXPECT_FALSE(confinement["writes"].get<std::string>().empty());
 }
 
 // A problem is exit 2 and one line on stderr naming it, beside the report on stdout.

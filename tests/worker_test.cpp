@@ -8,9 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
 #include <csignal>
 #include <fstream>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <thread>
+#include <unistd.h>
 
 namespace fuzzer {
 namespace {
@@ -194,6 +198,106 @@ TEST_F(WorkerTest, WorkerKilledMidCaseIsACrashAndTheNextCaseRunsOnANewWorker) {
   EXPECT_EQ(next.Status(), "pass") << next.result.dump(2);
   EXPECT_EQ(worker_->processes_started(), started + 1);
   EXPECT_NE(worker_->Pid(), pid);
+}
+
+// A library whose constructor tries what a hostile case would, from C where no audit hook sees
+// it: create a file outside the worker's folders and connect to a port the test listens on. It
+// writes what happened (the errno of each, 0 when it worked) to a file inside its folder.
+constexpr const char *kHostileLibrary = R"C(
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+__attribute__((constructor)) static void try_everything(void) {
+  int fd = open(getenv("HOSTILE_OUTSIDE"), O_CREAT | O_WRONLY, 0644);
+  int write_errno = fd < 0 ? errno : 0;
+  struct sockaddr_in address = {0};
+  address.sin_family = AF_INET;
+  address.sin_port = htons((unsigned short)atoi(getenv("HOSTILE_PORT")));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int sock = socket(AF_INET, SOCK_STREAM, 0);
+  int connect_errno = connect(sock, (struct sockaddr *)&address, sizeof address) < 0 ? errno : 0;
+  FILE *report = fopen(getenv("HOSTILE_REPORT"), "w");
+  fprintf(report, "%d %d\n", write_errno, connect_errno);
+  fclose(report);
+}
+)C";
+
+struct HostileRun {
+  json confinement;
+  int write_errno = -1;
+  int connect_errno = -1;
+  bool outside_exists = false;
+};
+
+HostileRun LoadHostileLibrary(const std::filesystem::path &folder, bool confine) {
+  namespace fs = std::filesystem;
+  fs::remove_all(folder);
+  fs::create_directories(folder / "inside");
+  fs::create_directories(folder / "outside");
+  std::ofstream(folder / "hostile.c") << kHostileLibrary;
+  const auto built =
+      support::RunCommand({"gcc", "-shared", "-fPIC", "-o", (folder / "hostile.so").string(),
+                           (folder / "hostile.c").string()},
+                          {}, 120s);
+  EXPECT_TRUE(built.status.Succeeded()) << built.output;
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr *>(&address), sizeof address), 0);
+  EXPECT_EQ(::listen(listener, 4), 0);
+  ::getsockname(listener, reinterpret_cast<sockaddr *>(&address), &length);
+  HostileRun run;
+  {
+    worker::Worker hostile(worker::WorkerOptions{
+        .worker_executable = INDUCTOR_FUZZ_WORKER,
+        .venv = TestVenv(),
+        .confine = confine,
+        .scratch_dir = folder / "inside" / "worker",
+        .log_file = folder / "worker.log",
+        .environment = {{"HOSTILE_OUTSIDE", (folder / "outside" / "written").string()},
+                        {"HOSTILE_PORT", std::to_string(ntohs(address.sin_port))},
+                        {"HOSTILE_REPORT", (folder / "inside" / "report").string()}},
+        .write_roots = {folder / "inside"}});
+    run.confinement = hostile.Ready().value("confinement", json::object());
+    const auto reply =
+        hostile.Request({{"op", "load"}, {"path", (folder / "hostile.so").string()}}, 120s);
+    EXPECT_EQ(reply.status, worker::ReplyStatus::kOk) << reply.detail;
+  }
+  ::close(listener);
+  std::ifstream(folder / "inside" / "report") >> run.write_errno >> run.connect_errno;
+  run.outside_exists = fs::exists(folder / "outside" / "written");
+  return run;
+}
+
+// The worker runs cases that are code: by default it has no network and writes only beneath the
+// folders it was given, which holds for whatever it loads or starts, not just for Python. The
+// same library in a worker told not to confine it writes and connects: the test would see a
+// confinement that held nothing.
+TEST(WorkerConfinementTest, ALoadedLibraryCanNeitherWriteOutsideNorConnect) {
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("inductor-fuzz-confinement-test-" + std::to_string(::getpid()));
+  const HostileRun free = LoadHostileLibrary(folder, false);
+  EXPECT_EQ(free.write_errno, 0);
+  EXPECT_EQ(free.connect_errno, 0);
+  EXPECT_TRUE(free.outside_exists);
+  EXPECT_FALSE(free.confinement.value("requested", true)) << free.confinement.dump();
+
+  const HostileRun confined = LoadHostileLibrary(folder, true);
+  std::filesystem::remove_all(folder);
+  ASSERT_TRUE(confined.confinement.value("requested", false)) << confined.confinement.dump();
+  if (!confined.confinement.value("writes_limited", false) ||
+      !confined.confinement.value("network_cut", false))
+    GTEST_SKIP() << "this kernel cannot confine the worker: " << confined.confinement.dump();
+  EXPECT_EQ(confined.write_errno, EACCES) << confined.confinement.dump();
+  EXPECT_FALSE(confined.outside_exists);
+  EXPECT_NE(confined.connect_errno, 0);
 }
 
 TEST_F(WorkerTest, CaseRunningPastItsTimeoutIsStopped) {

@@ -21,6 +21,7 @@ LabelAgainstBaseline(const corpus::FindingStore &store, const std::vector<std::s
   fuzzer::worker::Worker worker(
       fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
                                     .venv = baseline.venv,
+                                    .confine = paths.confine_workers,
                                     .scratch_dir = scratch / "baseline-worker",
                                     .log_file = scratch / "baseline-worker.log"});
   const std::string &version = baseline.torch_version;

@@ -74,6 +74,7 @@ RunOnEachRelease(const CaseInput &input, const std::vector<support::TorchEnviron
     fuzzer::worker::Worker worker(
         fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
                                       .venv = release.venv,
+                                      .confine = paths.confine_workers,
                                       .scratch_dir = dir / "worker",
                                       .log_file = dir / "worker.log"});
     const auto outcome =

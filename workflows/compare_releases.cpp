@@ -123,6 +123,7 @@ int CompareTorchReleases(const CompareReleasesOptions &options, const support::T
       {.baseline = baseline,
        .candidate = candidate,
        .worker_executable = paths.worker_executable,
+       .confine_workers = paths.confine_workers,
        .scratch = scratch.path(),
        .case_timeout = std::chrono::seconds(options.case_timeout_seconds)},
       [&](std::size_t index, const workflows::ReleaseComparison &row) {

@@ -166,6 +166,7 @@ int Convert(const ConvertOptions &options, const support::ToolPaths &paths, std:
     fuzzer::worker::Worker worker(
         fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
                                       .venv = paths.venv,
+                                      .confine = paths.confine_workers,
                                       .scratch_dir = scratch.path() / "worker",
                                       .log_file = scratch.path() / "worker.log"});
     c = CaseFromMaskModule(worker, options.input, options.module, out);

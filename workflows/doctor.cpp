@@ -133,6 +133,7 @@ json CheckEnvironment(const support::TorchEnvironment &environment, const suppor
     fuzzer::worker::Worker worker(
         fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
                                       .venv = environment.venv,
+                                      .confine = paths.confine_workers,
                                       .scratch_dir = folder / "worker",
                                       .log_file = folder / "worker.log"});
     const auto reply = worker.Request({{"op", "info"}}, 180s);
@@ -189,12 +190,14 @@ void CheckWorkerAndCompilers(const DoctorOptions &options, const support::ToolPa
     fuzzer::worker::Worker worker(
         fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
                                       .venv = paths.venv,
+                                      .confine = paths.confine_workers,
                                       .scratch_dir = scratch / "worker",
                                       .log_file = scratch / "worker.log"});
     const auto reply = worker.Request({{"op", "info"}}, 120s);
     if (reply.status != fuzzer::worker::ReplyStatus::kOk)
       throw support::WorkerStartError(reply.detail);
     RecordWorkerInfo(reply.message.at("info"), diagnosis);
+    diagnosis.report["worker_confinement"] = worker.Ready().value("confinement", json::object());
     std::vector<json> probes;
     for (const auto &compiler : options.compilers)
       probes.push_back(ProbeCompiler(worker, compiler, scratch));
@@ -264,6 +267,10 @@ void WriteTorchSummary(json &report, std::ostream &out) {
                      report.value("glibcxx_use_cxx11_abi", false) ? "1" : "0");
   out << fmt::format("Inductor vec ISA {} (widest simdlen {})\n",
                      report.value("picked_vec_isa", "?"), report.value("widest_simdlen", 0));
+  // A case is code: what this machine holds a worker to (fuzzer/worker/worker_confinement.h).
+  const json confinement = report.value("worker_confinement", json::object());
+  out << fmt::format("worker network   {}\n", confinement.value("network", "?"));
+  out << fmt::format("worker writes    {}\n", confinement.value("writes", "?"));
 }
 
 void WriteCompilerLines(const json &compilers, std::ostream &out) {

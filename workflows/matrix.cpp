@@ -56,6 +56,7 @@ int Matrix(const MatrixCommandOptions &options, const support::ToolPaths &paths,
     fuzzer::worker::Worker sanitized(fuzzer::worker::WorkerOptions{
         .worker_executable = paths.worker_executable,
         .venv = paths.venv,
+        .confine = paths.confine_workers,
         .scratch_dir = work / "process",
         .log_file = work / "worker.log",
         .environment = fuzzer::worker::SanitizerEnvironment(*sanitizer, work)});

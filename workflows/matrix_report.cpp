@@ -26,6 +26,7 @@ fuzzer::worker::Worker MakeWorker(const support::ToolPaths &paths,
   return fuzzer::worker::Worker(
       fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
                                     .venv = paths.venv,
+                                    .confine = paths.confine_workers,
                                     .scratch_dir = scratch / "worker",
                                     .log_file = scratch / "worker.log"});
 }

@@ -93,6 +93,7 @@ void RunSide(std::stop_token stop, const support::TorchEnvironment &environment,
     fuzzer::worker::Worker worker(
         fuzzer::worker::WorkerOptions{.worker_executable = options.worker_executable,
                                       .venv = environment.venv,
+                                      .confine = options.confine_workers,
                                       .scratch_dir = options.scratch / side / "worker",
                                       .log_file = options.scratch / side / "worker.log"});
     worker.Ready(); // an environment that cannot run the worker fails before any case

@@ -59,6 +59,7 @@ struct ReleaseCompareOptions {
   support::TorchEnvironment baseline;
   support::TorchEnvironment candidate;
   std::filesystem::path worker_executable;
+  bool confine_workers = true; // see support::ToolPaths
   std::filesystem::path scratch;
   std::chrono::seconds case_timeout{600};
 };

@@ -55,6 +55,7 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
   const support::ScratchDir scratch("replay");
   fuzzer::worker::Worker worker({.worker_executable = paths.worker_executable,
                                  .venv = paths.venv,
+                                 .confine = paths.confine_workers,
                                  .scratch_dir = scratch / "worker",
                                  .log_file = scratch / "worker.log"});
   parsers::Analyzer analyzer({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"});

@@ -97,6 +97,7 @@ WorkerOptionsIn(const std::filesystem::path &out_dir, const support::ToolPaths &
   return fuzzer::worker::WorkerOptions{
       .worker_executable = paths.worker_executable,
       .venv = paths.venv,
+      .confine = paths.confine_workers,
       .scratch_dir = out_dir / "scratch",
       .log_file = out_dir / "worker.log",
       .environment = sanitizer
@@ -183,6 +184,10 @@ json RunProvenance(const RunCaseOptions &options, const json &ready, const corpu
                                   const fuzzer::worker::CaseOutcome &outcome,
                                   const std::filesystem::path &out_dir) {
   const json exception = outcome.result.value("exception", json::object());
+  if (outcome.result.value("phase", "") == "confinement")
+    throw support::InputError(fmt::format("{}: refused, not a finding: {}",
+                                          options.case_file.string(),
+                                          exception.value("message", "")));
   if (outcome.result.value("phase", "") == "contract")
     throw support::InputError(fmt::format(
         "{}: the case is broken, not a finding: it breaks an API contract (phase 'contract'): "

@@ -103,6 +103,7 @@ public:
       slot->worker = std::make_unique<worker::Worker>(worker::WorkerOptions{
           .worker_executable = paths_.worker_executable,
           .venv = paths_.venv,
+          .confine = paths_.confine_workers,
           .scratch_dir = slot->scratch / "process",
           .log_file = slot->scratch / "worker.log",
           .environment = options_.sanitize ? worker::SanitizerEnvironment(
@@ -277,8 +278,7 @@ private:
         explained_crash = *outcome.finding;
         StageTimer timer(stages, "sanitizer_reruns", *slot.worker);
         auto errors = worker::RerunWithSanitizers(
-            c, *options_.sanitize_crashes, paths_.worker_executable, paths_.venv,
-            case_dir / "sanitized",
+            c, *options_.sanitize_crashes, paths_, case_dir / "sanitized",
             std::chrono::duration_cast<std::chrono::milliseconds>(options_.case_timeout));
         evidence = corpus::FoldExplainedCrash(findings, std::move(errors));
         if (!findings.empty() && findings.front().kind == corpus::FindingKind::kCrash)

@@ -210,12 +210,13 @@ void ClearSanitizerReports(const fs::path &work_dir) {
 
 std::vector<corpus::Finding> RerunWithSanitizers(const corpus::Case &c,
                                                  const SanitizerOptions &options,
-                                                 const fs::path &worker_executable,
-                                                 const fs::path &venv, const fs::path &work_dir,
+                                                 const support::ToolPaths &paths,
+                                                 const fs::path &work_dir,
                                                  std::chrono::milliseconds timeout) {
   fs::remove_all(work_dir);
-  Worker worker(WorkerOptions{.worker_executable = worker_executable,
-                              .venv = venv,
+  Worker worker(WorkerOptions{.worker_executable = paths.worker_executable,
+                              .venv = paths.venv,
+                              .confine = paths.confine_workers,
                               .scratch_dir = work_dir / "process",
                               .log_file = work_dir / "worker.log",
                               .environment = SanitizerEnvironment(options, work_dir)});

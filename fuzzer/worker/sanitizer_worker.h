@@ -2,6 +2,7 @@
 
 #include "corpus/case.h"
 #include "corpus/finding.h"
+#include "support/tool_paths.h"
 
 #include <chrono>
 #include <filesystem>
@@ -55,8 +56,7 @@ void ClearSanitizerReports(const std::filesystem::path &work_dir);
 // work_dir.
 std::vector<corpus::Finding> RerunWithSanitizers(const corpus::Case &c,
                                                  const SanitizerOptions &options,
-                                                 const std::filesystem::path &worker_executable,
-                                                 const std::filesystem::path &venv,
+                                                 const support::ToolPaths &paths,
                                                  const std::filesystem::path &work_dir,
                                                  std::chrono::milliseconds timeout);
 

@@ -1,7 +1,11 @@
 #include "fuzzer/worker/worker_client.h"
 
+#include "support/tool_paths.h"
+
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <vector>
 
@@ -21,9 +25,38 @@ std::string UnsupportedTorchMessage(const nlohmann::json &event,
                      venv.string(), reasons.empty() ? "no reason given" : reasons);
 }
 
+// Where the worker's temporary files go: Inductor compiles in a fresh folder there and writes its
+// path into compiler commands unquoted, so a $TMPDIR with a space or an odd character is not used.
+std::filesystem::path CompilerSafeTemporaryBase() {
+  const auto base = std::filesystem::temp_directory_path();
+  const std::string text = base.string();
+  const bool safe = std::all_of(text.begin(), text.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || ch == '/' || ch == '.' || ch == '_' || ch == '-' || ch == '+';
+  });
+  return safe ? base : std::filesystem::path("/tmp");
+}
+
 } // namespace
 
 Worker::Worker(WorkerOptions options) : options_(std::move(options)) {}
+
+std::vector<std::filesystem::path> Worker::WriteRoots() const {
+  std::vector<std::filesystem::path> roots = options_.write_roots;
+  if (roots.empty())
+    roots.push_back(options_.scratch_dir.parent_path());
+  roots.push_back(options_.scratch_dir);
+  roots.push_back(temporary_->path());
+  // Shared compiler outputs (capture.py's BuildCache) and /dev/null, /dev/shm.
+  std::error_code ignored;
+  const auto builds = support::UserCacheDir("builds");
+  std::filesystem::create_directories(builds, ignored);
+  roots.push_back(builds);
+  roots.push_back("/dev");
+  std::erase_if(roots, [](const std::filesystem::path &root) { return root.empty(); });
+  for (auto &root : roots)
+    root = std::filesystem::absolute(root).lexically_normal();
+  return roots;
+}
 
 Worker::~Worker() { Shutdown(); }
 
@@ -39,9 +72,18 @@ void Worker::Start() {
   std::filesystem::create_directories(options_.scratch_dir);
   if (!options_.log_file.empty())
     std::filesystem::create_directories(options_.log_file.parent_path());
-  const std::vector<std::string> argv = {options_.worker_executable.string(), "--venv",
-                                         options_.venv.string(), "--scratch",
-                                         options_.scratch_dir.string()};
+  if (!temporary_)
+    temporary_.emplace("worker", CompilerSafeTemporaryBase());
+  std::vector<std::string> argv = {options_.worker_executable.string(), "--venv",
+                                   options_.venv.string(), "--scratch",
+                                   options_.scratch_dir.string()};
+  if (options_.confine) {
+    argv.push_back("--confine");
+    for (const auto &root : WriteRoots()) {
+      argv.push_back("--write-root");
+      argv.push_back(root.string());
+    }
+  }
   std::error_code size_error;
   log_offset_ =
       options_.log_file.empty() ? 0 : std::filesystem::file_size(options_.log_file, size_error);
@@ -51,6 +93,8 @@ void Worker::Start() {
     support::SpawnOptions spawn;
     spawn.stderr_file = options_.log_file;
     spawn.environment = options_.environment;
+    spawn.environment.emplace("TMPDIR", temporary_->path().string());
+    spawn.environment.emplace("PYTHONDONTWRITEBYTECODE", "1"); // no __pycache__ beside torch
     spawn.kill_with_parent = true;
     process_ = std::make_unique<support::ChildProcess>(argv, spawn);
   } catch (const support::SpawnError &error) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "support/child_process.h"
+#include "support/scratch_dir.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,17 +10,24 @@
 #include <istream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace fuzzer::worker {
 
 struct WorkerOptions {
   std::filesystem::path worker_executable;
   std::filesystem::path venv;
+  // No network, and writes only beneath write_roots, scratch_dir, the worker's own temporary
+  // folder and the shared builds (worker_confinement.h); the ready line says what held.
+  bool confine = true;
   std::filesystem::path scratch_dir; // the worker's own temporary files
   std::filesystem::path log_file;    // the worker's stderr (torch warnings, compiler noise)
   std::chrono::milliseconds startup_timeout{std::chrono::minutes(5)};
   std::map<std::string, std::string> environment; // over ours: a sanitizer's runtime, say
+  // Where the cases it runs are recorded; empty: the folder scratch_dir is in.
+  std::vector<std::filesystem::path> write_roots;
 };
 
 enum class ReplyStatus { kOk, kCrashed, kTimedOut };
@@ -58,11 +66,14 @@ public:
 
 private:
   void Start();
+  std::vector<std::filesystem::path> WriteRoots() const;
   std::string LogTail() const;
   std::string AbortMessage() const;
 
   WorkerOptions options_;
   std::unique_ptr<support::ChildProcess> process_;
+  // The worker's $TMPDIR: removed with this object, and by the next run if this one was killed.
+  std::optional<support::ScratchDir> temporary_;
   nlohmann::json ready_;
   int processes_started_ = 0;
   double startup_seconds_ = 0;

@@ -1,6 +1,7 @@
 // The worker process: embeds CPython from the project's .venv, imports torch once and serves
 // cases as JSON lines (inductor_fuzz_worker.serve, compiled in from fuzzer/worker/python/). The
 // driver starts it; it never runs alone.
+#include "fuzzer/worker/worker_confinement.h"
 #include "fuzzer/worker/worker_python.h"
 
 #include <pybind11/embed.h>
@@ -19,15 +20,25 @@ constexpr int kExitWorkerFailed = 3;
 struct WorkerArguments {
   std::filesystem::path venv;
   std::filesystem::path scratch;
+  fuzzer::worker::ConfinementRequest confinement;
 };
 
 bool ParseArguments(int argc, char **argv, WorkerArguments &arguments) {
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--confine") {
+      arguments.confinement.confine = true;
+      continue;
+    }
+    if (i + 1 == argc)
+      return false;
+    const char *value = argv[++i];
     if (flag == "--venv")
-      arguments.venv = argv[i + 1];
+      arguments.venv = value;
     else if (flag == "--scratch")
-      arguments.scratch = argv[i + 1];
+      arguments.scratch = value;
+    else if (flag == "--write-root")
+      arguments.confinement.write_roots.emplace_back(value);
     else
       return false;
   }
@@ -105,8 +116,8 @@ void InstallEmbeddedPackage() {
 int main(int argc, char **argv) {
   WorkerArguments arguments;
   if (!ParseArguments(argc, argv, arguments)) {
-    std::fprintf(stderr, "usage: inductor-fuzz-worker --venv DIR --scratch DIR "
-                         "(started by inductor-fuzz, not by hand)\n");
+    std::fprintf(stderr, "usage: inductor-fuzz-worker --venv DIR --scratch DIR [--confine "
+                         "--write-root DIR...] (started by inductor-fuzz, not by hand)\n");
     return 2;
   }
   const auto venv_python = arguments.venv / "bin" / "python";
@@ -119,12 +130,27 @@ int main(int argc, char **argv) {
   const int protocol_fd = ::dup(STDOUT_FILENO);
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
 
+  // Before Python starts a thread: a user namespace is for one-threaded processes only, and
+  // Landlock binds the threads made after it.
+  const auto confinement = fuzzer::worker::ApplyConfinement(arguments.confinement);
+
   InitializePython(venv_python);
   int exit_code = 0;
   try {
     InstallEmbeddedPackage();
+    py::dict confined;
+    confined["requested"] = arguments.confinement.confine;
+    confined["network"] = confinement.network;
+    confined["writes"] = confinement.writes;
+    confined["network_cut"] = confinement.network_cut;
+    confined["writes_limited"] = confinement.writes_limited;
+    py::list roots;
+    if (confinement.writes_limited)
+      for (const auto &root : arguments.confinement.write_roots)
+        roots.append(root.string());
+    confined["write_roots"] = roots;
     exit_code = py::module_::import("inductor_fuzz_worker.serve")
-                    .attr("serve")(protocol_fd, arguments.scratch.string())
+                    .attr("serve")(protocol_fd, arguments.scratch.string(), confined)
                     .cast<int>();
   } catch (const std::exception &error) {
     std::fprintf(stderr, "worker: %s\n", error.what());

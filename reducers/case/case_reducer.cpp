@@ -36,9 +36,11 @@ public:
 
   // With `sanitizer`, each worker's kernels are built and run with it; its reports go to
   // SanitizerDir(i).
+  // `kept_runs` is where a run the user keeps is recorded (the workers may write there too).
   WorkerPool(unsigned jobs, const support::ToolPaths &paths, const fs::path &scratch,
-             const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer)
-      : slots_(std::max(1u, jobs)), scratch_(scratch) {
+             const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer,
+             const fs::path &kept_runs = {})
+      : slots_(std::max(1u, jobs)), scratch_(scratch), kept_runs_(kept_runs) {
     for (std::size_t i = 0; i < slots_.size(); ++i)
       slots_[i].thread = std::thread([this, i, &paths, &sanitizer] { Serve(i, paths, sanitizer); });
   }
@@ -90,11 +92,13 @@ private:
       worker.emplace(fuzzer::worker::WorkerOptions{
           .worker_executable = paths.worker_executable,
           .venv = paths.venv,
+          .confine = paths.confine_workers,
           .scratch_dir = scratch_ / fmt::format("worker-{}", index) / "process",
           .log_file = scratch_ / fmt::format("worker-{}", index) / "worker.log",
           .environment = sanitizer
                              ? fuzzer::worker::SanitizerEnvironment(*sanitizer, SanitizerDir(index))
-                             : std::map<std::string, std::string>{}});
+                             : std::map<std::string, std::string>{},
+          .write_roots = {scratch_ / fmt::format("worker-{}", index), kept_runs_}});
     } catch (...) {
       std::lock_guard lock(mutex_);
       slots_[index].error = std::current_exception(); // reported by the first batch
@@ -129,6 +133,7 @@ private:
 
   std::vector<Slot> slots_;
   fs::path scratch_;
+  fs::path kept_runs_;
   std::mutex mutex_;
   std::condition_variable changed_;
   bool closing_ = false;
@@ -140,7 +145,8 @@ public:
           const support::ToolPaths &paths, const std::atomic<bool> &stop,
           const ReduceCallbacks &callbacks)
       : options_(options), context_(context), stop_(stop), callbacks_(callbacks),
-        pool_(options.jobs, paths, options.scratch, options.sanitizer), baseline_paths_(paths) {
+        pool_(options.jobs, paths, options.scratch, options.sanitizer, options.final_run_dir),
+        baseline_paths_(paths) {
     if (options.baseline_venv) {
       baseline_paths_.venv = *options.baseline_venv;
       baseline_pool_.emplace(1, baseline_paths_, options.scratch / "baseline", options.sanitizer);

@@ -11,11 +11,13 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import traceback
 
 from .capture import CompilerVersions, compile_command
 from .cases import fresh_inductor_state, run_case
 from .compat import prefix_header_include
+from .confinement import Guard, refused_result
 from .replay import compare_probes, replay
 
 
@@ -37,10 +39,19 @@ def mapped_libtorch_cpu_copies():
 class Session:
     """What one worker process keeps between cases: nothing that shapes generated code."""
 
-    def __init__(self, torch_root, cpp_builder, versions):
+    def __init__(self, torch_root, cpp_builder, versions, guard=None):
         self.torch_root = torch_root
         self.cpp_builder = cpp_builder
         self.versions = versions
+        self.guard = guard  # None when the driver was told --no-confine
+
+    def confined(self, roots, sources=()):
+        """Arms the guard for one request; gives back a function that disarms it and returns
+        what it refused."""
+        if self.guard is None:
+            return lambda: []
+        self.guard.arm(list(roots) + [tempfile.gettempdir()], sources)
+        return self.guard.disarm
 
 
 def info():
@@ -127,18 +138,26 @@ def handle(session, request, scratch):
         if missing:
             raise ValueError(f"a run request needs {', '.join(missing)}")
         cache_dir = request.get("cache_dir") or os.path.join(scratch, f"case-{request['id']}")
-        result = run_case(
-            session,
-            request["case"],
-            cache_dir,
-            request["inductor_config"],
-            request["dynamic"],
-            eager_only=request.get("eager_only", False),
-            plant=request.get("test_plant"),
-            record_dir=request.get("record_dir"),
-            defaulted_knobs=request.get("defaulted_knobs", ()),
-            build_cache=request.get("build_cache"),
+        disarm = session.confined(
+            [scratch, cache_dir, request.get("record_dir"), request.get("build_cache")]
         )
+        try:
+            result = run_case(
+                session,
+                request["case"],
+                cache_dir,
+                request["inductor_config"],
+                request["dynamic"],
+                eager_only=request.get("eager_only", False),
+                plant=request.get("test_plant"),
+                record_dir=request.get("record_dir"),
+                defaulted_knobs=request.get("defaulted_knobs", ()),
+                build_cache=request.get("build_cache"),
+            )
+        finally:
+            refusals = disarm()
+        if refusals:
+            result = refused_result(refusals[0])
         result["rss_bytes"] = resident_bytes()
         return {"result": result}
     if op == "info":
@@ -177,14 +196,17 @@ def handle(session, request, scratch):
     if op == "convert":
         from .convert import convert_module
 
+        module = request["path"]
+        disarm = session.confined([scratch], [module, os.path.realpath(module)])
         try:
-            return {
-                "convert": convert_module(
-                    request["path"], request.get("mask"), request.get("score")
-                )
-            }
+            converted = convert_module(module, request.get("mask"), request.get("score"))
         except ValueError as error:  # the user's module: a one-line error for the driver
-            return {"error": str(error)}
+            converted = {"error": str(error)}
+        finally:
+            refusals = disarm()
+        if refusals:
+            return {"error": refusals[0]}
+        return converted if "error" in converted else {"convert": converted}
     if op == "compile_command":
         return {
             "argv": compile_command(session.cpp_builder, request["compiler"]),
@@ -214,7 +236,7 @@ def warm_up(scratch):
         pick_vec_isa()
 
 
-def serve(protocol_fd, scratch):
+def serve(protocol_fd, scratch, confinement=None):
     out = os.fdopen(protocol_fd, "w", buffering=1)
 
     def reply(message):
@@ -241,10 +263,12 @@ def serve(protocol_fd, scratch):
         return 4
     import torch._inductor.cpp_builder as cpp_builder
 
+    confinement = dict(confinement or {})
     session = Session(
         torch_root=os.path.dirname(torch.__file__) + os.sep,
         cpp_builder=cpp_builder,
         versions=CompilerVersions(),
+        guard=Guard() if confinement.get("requested") else None,
     )
     rss_after_import = resident_bytes()
     warm_up(scratch)
@@ -254,6 +278,7 @@ def serve(protocol_fd, scratch):
             "pid": os.getpid(),
             "torch_version": torch.__version__,
             "rss_after_import_bytes": rss_after_import,
+            "confinement": confinement,
         }
     )
     for line in sys.stdin:
