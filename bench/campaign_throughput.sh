@@ -10,21 +10,25 @@
 #   campaign_throughput: after/before cases a minute = R
 # Both arms share the 2 cores, so each has about half the machine: a campaign alone with
 # --jobs 2 runs about twice an arm's cases a minute (its own line says so, as "alone").
-# Usage: bench/campaign_throughput.sh [--minutes M] [--seed S] [--jobs J] [--out DIR] [--before "FLAGS"] [--both "FLAGS"]
+# Usage: bench/campaign_throughput.sh [--minutes M] [--seed S] [--jobs J] [--out DIR] [--before "FLAGS"] [--before-global "FLAGS"] [--both "FLAGS"]
 # Defaults: 30 minutes, seed 6400, 1 job each, DIR /tmp/campaign-throughput (replaced), BEFORE
 # "--no-shared-builds" (every build runs its compiler, as before builds were shared), BOTH none
 # (--both "--no-feedback": every case generated, so that both arms run the same cases: with
 # feedback the share of mutated cases follows each one's time, and the arms' cases part).
+# BEFORE_GLOBAL goes before the command, for the options that belong there (--before ""
+# --before-global --no-confine: what confining the workers costs).
 # INDUCTOR_FUZZ_BUILD picks the build folder (default build); its binaries are copied into DIR
 # first, so a rebuild meanwhile cannot break the run. Exit 0 when after runs at least as many
 # cases a minute as before, 1 otherwise, 2 when a campaign failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=30 seed=6400 jobs=1 out=/tmp/campaign-throughput before="--no-shared-builds" both=
+before_global=
 source bench/side_by_side.sh
 own_option() {
   case $1 in
   --before) before=$2 ;;
+  --before-global) before_global=$2 ;;
   --both) both=$2 ;;
   *) return 1 ;;
   esac
@@ -35,10 +39,11 @@ copy_tool campaign_throughput "$out"
 read -r -a both_flags <<<"$both"
 common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --reduce none "${both_flags[@]}")
 read -r -a before_flags <<<"$before"
-first_args=("${common[@]}" "${before_flags[@]}" --corpus "$out/before")
+read -r -a before_global_flags <<<"$before_global"
+first_args=("${before_global_flags[@]}" "${common[@]}" "${before_flags[@]}" --corpus "$out/before")
 second_args=("${common[@]}" --corpus "$out/after")
 run_side_by_side campaign_throughput "$out" before after
-echo "campaign_throughput: before ran with ${before:-the defaults}, both with ${both:-the defaults}" >&2
+echo "campaign_throughput: before ran with ${before_global:+$before_global before the command and }${before:-the defaults}, both with ${both:-the defaults}" >&2
 
 python3 - "$out" "$minutes" "$jobs" <<'PY'
 import json, sys

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -418,6 +419,8 @@ struct Analyzer::Impl {
   llvm::IntrusiveRefCntPtr<clang::FileManager> files{
       new clang::FileManager(clang::FileSystemOptions())};
   std::map<std::string, std::filesystem::path> prefixes; // key -> .pch (empty: failed)
+  // Inductor's prefix makes a precompiled header of about 60 MB; room for it, with a margin.
+  static constexpr std::uintmax_t kRoomForAPrefix = std::uintmax_t{512} << 20;
 
   bool RunClang(std::vector<std::string> arguments, std::unique_ptr<clang::FrontendAction> action,
                 clang::DiagnosticConsumer &consumer) {
@@ -448,7 +451,14 @@ struct Analyzer::Impl {
     const std::string key = support::Sha256Hex(key_text).substr(0, 24);
     if (auto found = prefixes.find(key); found != prefixes.end())
       return found->second;
-    std::filesystem::create_directories(options.prefix_cache_dir);
+    // Clang ends the process when it cannot write a prefix ("LLVM ERROR: IO failure on output
+    // stream"): on a disk without room for one the TU is analysed without (slower, the same
+    // findings).
+    std::error_code space_error;
+    std::filesystem::create_directories(options.prefix_cache_dir, space_error);
+    const auto space = std::filesystem::space(options.prefix_cache_dir, space_error);
+    if (space_error || space.available < kRoomForAPrefix)
+      return prefixes[key] = std::filesystem::path();
     const auto header = options.prefix_cache_dir / (key + ".h");
     const auto pch = options.prefix_cache_dir / (key + ".pch");
     // One from an earlier run is loaded once on an empty TU first: a venv reinstalled since

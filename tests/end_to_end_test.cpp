@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 
 namespace fuzzer {
 namespace {
@@ -57,6 +59,36 @@ TEST(EndToEnd, RunCaseOnTheCausalSeedWritesResultSourcesAndCommands) {
   EXPECT_TRUE(clean_report["findings"].empty()) << clean.out;
   for (const auto &file : clean_report["files"])
     EXPECT_TRUE(file["precompiled_prefix"].get<bool>());
+
+  // With the prefix cache on a full disk (a 2 MiB tmpfs in a mount namespace of its own), the
+  // TUs are analysed without a prefix: the same verdict, where Clang used to end the process.
+  const auto full_disk = out / "full-disk";
+  std::filesystem::create_directories(full_disk);
+  std::vector<std::string> on_full_disk = {
+      "unshare",
+      "-Urm",
+      "sh",
+      "-c",
+      "mount -t tmpfs -o size=2m tmpfs \"$1\" || exit 77; shift; exec \"$@\"",
+      "sh",
+      full_disk.string(),
+      INDUCTOR_FUZZ_BINARY};
+  on_full_disk.insert(on_full_disk.end(), check.begin(), check.end());
+  on_full_disk.insert(on_full_disk.end(), {"--cache-dir", full_disk.string()});
+  const auto no_room = support::RunCommand(on_full_disk, {.stderr_file = out / "full-disk.err"},
+                                           std::chrono::seconds(600));
+  std::stringstream no_room_err;
+  no_room_err << std::ifstream(out / "full-disk.err").rdbuf();
+  if (no_room.status.exit_code == 77) {
+    std::cerr << "no mount namespace here: the full-disk check is skipped\n";
+  } else {
+    ASSERT_EQ(no_room.status.exit_code, 0) << no_room.output << no_room_err.str();
+    EXPECT_EQ(no_room_err.str().find("LLVM ERROR"), std::string::npos) << no_room_err.str();
+    const json no_room_report = json::parse(no_room.output);
+    EXPECT_TRUE(no_room_report["findings"].empty()) << no_room.output;
+    for (const auto &file : no_room_report["files"])
+      EXPECT_FALSE(file["precompiled_prefix"].get<bool>());
+  }
 
   // The same TU with tmp_acc0_arr declared twice in one scope: exactly one finding.
   const auto original = out / commands[0]["sources"][0]["stored"].get<std::string>();

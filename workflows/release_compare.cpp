@@ -95,7 +95,8 @@ void RunSide(std::stop_token stop, const support::TorchEnvironment &environment,
                                       .venv = environment.venv,
                                       .confine = options.confine_workers,
                                       .scratch_dir = options.scratch / side / "worker",
-                                      .log_file = options.scratch / side / "worker.log"});
+                                      .log_file = options.scratch / side / "worker.log",
+                                      .write_roots = {options.scratch}});
     worker.Ready(); // an environment that cannot run the worker fails before any case
     for (; next < cases.size() && !stop.stop_requested(); ++next)
       runs[next].set_value(RunOn(worker, cases[next].c,

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <stdexcept>
 
 namespace fuzzer::worker {
 namespace {
@@ -223,6 +224,12 @@ CaseOutcome RunCaseOnWorker(Worker &worker, const corpus::Case &c,
                             const std::filesystem::path &cache_dir,
                             std::chrono::milliseconds timeout,
                             const WorkerRunOptions &run_options) {
+  for (const auto &folder : {cache_dir, run_options.record_dir})
+    if (!folder.empty() && !worker.MayWrite(folder))
+      throw std::logic_error(fmt::format(
+          "{} is outside the folders its worker may write (WorkerOptions::write_roots): the "
+          "case would fail as if Inductor had",
+          folder.string()));
   json request = RunRequest(c);
   // Inductor writes this path into its compiler commands unquoted: a space would split them.
   request["cache_dir"] = CompilerSafePath(cache_dir).string();

@@ -40,12 +40,25 @@ std::filesystem::path CompilerSafeTemporaryBase() {
 
 Worker::Worker(WorkerOptions options) : options_(std::move(options)) {}
 
+bool Worker::MayWrite(const std::filesystem::path &path) const {
+  if (!options_.confine)
+    return true;
+  const auto target = std::filesystem::absolute(path).lexically_normal();
+  for (const auto &root : WriteRoots()) {
+    const auto relative = target.lexically_relative(root);
+    if (!relative.empty() && *relative.begin() != "..")
+      return true;
+  }
+  return false;
+}
+
 std::vector<std::filesystem::path> Worker::WriteRoots() const {
   std::vector<std::filesystem::path> roots = options_.write_roots;
   if (roots.empty())
     roots.push_back(options_.scratch_dir.parent_path());
   roots.push_back(options_.scratch_dir);
-  roots.push_back(temporary_->path());
+  if (temporary_)
+    roots.push_back(temporary_->path());
   // Shared compiler outputs (capture.py's BuildCache) and /dev/null, /dev/shm.
   std::error_code ignored;
   const auto builds = support::UserCacheDir("builds");

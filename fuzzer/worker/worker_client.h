@@ -60,6 +60,9 @@ public:
   const nlohmann::json &Ready();
   int Pid();
   int processes_started() const { return processes_started_; }
+  // Whether this worker may write beneath `path` (always, unconfined). A case run whose
+  // folders it may not write would fail as if Inductor had: the driver checks first.
+  bool MayWrite(const std::filesystem::path &path) const;
   // Seconds spent starting worker processes (importing torch), over this object's life.
   double startup_seconds() const { return startup_seconds_; }
   void Shutdown();

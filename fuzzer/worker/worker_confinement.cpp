@@ -59,11 +59,10 @@ std::string CutNetwork(bool &cut) {
   const gid_t gid = ::getgid();
   if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
     return std::string("kept: no user namespace here (") + std::strerror(errno) + ")";
-  const bool mapped = WriteProcFile("/proc/self/setgroups", "deny") &&
-                      WriteProcFile("/proc/self/uid_map", std::to_string(uid) + " " +
-                                                              std::to_string(uid) + " 1") &&
-                      WriteProcFile("/proc/self/gid_map", std::to_string(gid) + " " +
-                                                              std::to_string(gid) + " 1");
+  const bool mapped =
+      WriteProcFile("/proc/self/setgroups", "deny") &&
+      WriteProcFile("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1") &&
+      WriteProcFile("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1");
   cut = true;
   return mapped ? "none (own network namespace)"
                 : "none (own network namespace; ids unmapped, files owned by nobody)";
@@ -88,8 +87,7 @@ std::string LimitWrites(const std::vector<std::filesystem::path> &roots, bool tc
   const int ruleset =
       static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attributes, size, 0));
   if (ruleset < 0)
-    return std::string("not limited: Landlock refused the ruleset (") + std::strerror(errno) +
-           ")";
+    return std::string("not limited: Landlock refused the ruleset (") + std::strerror(errno) + ")";
   std::size_t allowed = 0;
   for (const auto &root : roots) {
     const int fd = ::open(root.c_str(), O_PATH | O_CLOEXEC | O_DIRECTORY);
