@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -32,6 +33,16 @@ std::string UnknownCommandMessage(CLI::App &app, int argc, char **argv) {
     return "unknown command '" + std::string(word) + "'; the commands are: " + commands;
   }
   return "no command given; the commands are: " + commands + " (inductor-fuzz COMMAND --help)";
+}
+
+// "create directories" from "filesystem error: cannot create directories: Read-only ...".
+std::string FilesystemAction(const std::filesystem::filesystem_error &error) {
+  const std::string what = error.what();
+  const auto from = what.find("cannot ");
+  const auto to = what.find(':', from);
+  if (from == std::string::npos || to == std::string::npos)
+    return "use";
+  return what.substr(from + 7, to - from - 7);
 }
 
 } // namespace
@@ -105,6 +116,12 @@ int RunCommandLine(int argc, char **argv) {
     std::cerr << "inductor-fuzz: " << error.what() << "\n";
   } catch (const support::WorkerStartError &error) {
     std::cerr << "inductor-fuzz: " << error.what() << "\n";
+  } catch (const std::filesystem::filesystem_error &error) {
+    // The machine refused a file operation (a read-only or full disk, a folder of another
+    // user's): the user's to fix, not an internal error.
+    std::cerr << "inductor-fuzz: cannot " << FilesystemAction(error) << " "
+              << error.path1().string() << ": " << error.code().message()
+              << "; make it writable, free space or pick another folder\n";
   } catch (const std::exception &error) {
     std::cerr << "inductor-fuzz: internal error: " << error.what() << "\n";
   }

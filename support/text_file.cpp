@@ -4,10 +4,13 @@
 
 #include <cxxabi.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <system_error>
 #include <unistd.h>
 
 namespace support {
@@ -41,11 +44,18 @@ void WriteFileAtomically(const std::filesystem::path &path, const std::string &c
   const auto temporary =
       path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid());
   {
+    errno = 0;
     std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
     stream << contents;
     stream.flush();
-    if (!stream)
-      throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
+    if (!stream) {
+      // The disk's refusal (full, read-only, not ours), named as the file system said it: the
+      // command line prints it as one line for the user, not as an internal error.
+      const std::error_code error(errno ? errno : EIO, std::generic_category());
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      throw std::filesystem::filesystem_error("cannot write", path, error);
+    }
   }
   std::filesystem::rename(temporary, path);
 }

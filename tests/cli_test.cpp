@@ -110,6 +110,38 @@ TEST_F(CliTest, ADamagedCorpusIsRefusedAndGetsNoJournal) {
       std::filesystem::exists(folder_ / "corpus" / "campaigns" / "seed-5-shard-0of1.jsonl"));
 }
 
+// A corpus on a read-only file system (EROFS: a read-only bind mount in a mount namespace of the
+// test's own): `fuzz` says so in one line, exit 2, before any case, and the corpus still loads.
+TEST_F(CliTest, AReadOnlyCorpusIsOneLineAndStaysWhole) {
+  const auto corpus_dir = folder_ / "corpus";
+  StoreSeedCrash(corpus_dir);
+  const auto err_file = folder_ / "read-only.err";
+  // Twice: a corpus of this build (its queue folder is made first), then an older one without
+  // corpus.json (its migration writes first).
+  for (const bool old : {false, true}) {
+    if (old)
+      std::filesystem::remove(corpus_dir / "corpus.json");
+    std::filesystem::remove(err_file);
+    const auto run = support::RunCommand(
+        {"unshare", "-Urm", "sh", "-c",
+         "mount --bind \"$1\" \"$1\" && mount -o remount,ro,bind \"$1\" || exit 77; shift; "
+         "exec \"$@\"",
+         "sh", corpus_dir.string(), INDUCTOR_FUZZ_BINARY, "fuzz", "--cases", "1", "--seed", "4",
+         "--corpus", corpus_dir.string()},
+        {.stderr_file = err_file}, std::chrono::seconds(300));
+    if (run.status.exit_code == 77)
+      GTEST_SKIP() << "no mount namespace here";
+    std::stringstream read;
+    read << std::ifstream(err_file).rdbuf();
+    const std::string err = read.str();
+    EXPECT_EQ(run.status.exit_code, 2) << run.output << err;
+    EXPECT_NE(err.find("Read-only file system"), std::string::npos) << err;
+    EXPECT_EQ(err.find("internal error"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(corpus::FindingStore(corpus_dir).List().size(), 1u);
+  }
+}
+
 // `--json` prints JSON alone on stdout, also when opening the corpus migrates it: the
 // migration's line goes to stderr, so `corpus list --json | jq` works after an upgrade.
 TEST_F(CliTest, CorpusListJsonPrintsOnlyJsonWhenItMigrates) {
