@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace fuzzer::worker {
@@ -52,20 +53,34 @@ bool WriteProcFile(const char *path, const std::string &text) {
   return static_cast<bool>(file);
 }
 
+// Enters an own user and network namespace whose ids map to ours; false when any step fails.
+bool EnterNamespaces(uid_t uid, gid_t gid) {
+  return ::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0 &&
+         WriteProcFile("/proc/self/setgroups", "deny") &&
+         WriteProcFile("/proc/self/uid_map",
+                       std::to_string(uid) + " " + std::to_string(uid) + " 1") &&
+         WriteProcFile("/proc/self/gid_map",
+                       std::to_string(gid) + " " + std::to_string(gid) + " 1");
+}
+
 // An own user and network namespace: the only interface is a loopback that is down. The user
-// namespace maps our own ids to themselves, so files are made with the same owner as before.
+// namespace maps our own ids to themselves, so files are made with the same owner as before. A
+// namespace whose ids cannot be mapped cannot make files at all, and there is no way back from
+// one: a child tries first, and the worker follows only where the child could.
 std::string CutNetwork(bool &cut) {
   const uid_t uid = ::getuid();
   const gid_t gid = ::getgid();
-  if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
-    return std::string("kept: no user namespace here (") + std::strerror(errno) + ")";
-  const bool mapped =
-      WriteProcFile("/proc/self/setgroups", "deny") &&
-      WriteProcFile("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1") &&
-      WriteProcFile("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1");
+  const pid_t trial = ::fork();
+  if (trial == 0)
+    ::_exit(EnterNamespaces(uid, gid) ? 0 : 1);
+  int status = 0;
+  if (trial < 0 || ::waitpid(trial, &status, 0) != trial || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0)
+    return "kept: no user namespace with our ids here";
+  if (!EnterNamespaces(uid, gid))
+    return std::string("kept: the user namespace failed (") + std::strerror(errno) + ")";
   cut = true;
-  return mapped ? "none (own network namespace)"
-                : "none (own network namespace; ids unmapped, files owned by nobody)";
+  return "none (own network namespace)";
 }
 
 std::string LimitWrites(const std::vector<std::filesystem::path> &roots, bool tcp_too,
