@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Bucket quality: how the campaign groups findings into bugs, measured on bugs we plant.
 # bench/injected_bugs/ patches torch's Inductor at run time (loaded through PYTHONPATH by its
-# sitecustomize.py, which every worker's embedded CPython imports) with thirteen injected bugs
-# (six of them wrong results: a campaign must tell five silent flex_attention and create_mask
-# miscompiles apart), each firing on a feature of the generated code or graph. One campaign
+# sitecustomize.py, which every worker's embedded CPython imports) with seventeen injected bugs
+# in two sets: the first thirteen, a..m (six of them wrong results: a campaign must tell five
+# silent flex_attention and create_mask miscompiles apart), and the second four, n..q, written
+# for issue 68 against keys tuned on the first (a block count whose tables change with the
+# shape, a redeclaration whose type is the dtype's, two causes Clang reports with one
+# diagnostic about one callee). Each fires on a feature of the generated code or graph. One campaign
 # runs with all of them on, the compiler matrix on every K-th case so that the
 # compiler-specific ones show; each firing is logged (INDUCTOR_FUZZ_INJECT_LOG). The corpus
 # is then replayed with injection off: a finding that still fails is a real torch bug.
 # bench/injected_bugs/score.py prints, from the log and the campaign's summary.json, a table and
-#   bucket_quality: found X/13, bugs per injected bug R (goal <= 1.1), injected bugs per bug P (1.0)
+#   set first: ..., set second: found X/4, bugs per injected bug R, merges M
+#   bucket_quality: found X/17, bugs per injected bug R (goal <= 1.1), injected bugs per bug P (1.0)
 # Usage: bench/bucket_quality.sh [--cases N] [--seed S] [--jobs J] [--matrix-every K]
 #   [--out DIR] [--bugs LIST] [--baseline replay|campaign|none] [--sanitize-crashes CHECKS|none]
 # Defaults: 200 cases of seed 1, 2 jobs, the matrix on every 8th case, DIR /tmp/bucket-quality
@@ -67,6 +71,9 @@ export INDUCTOR_FUZZ_INJECT_LOG="$out/inject.jsonl"
 export INDUCTOR_FUZZ_INJECT_MATRIX_EVERY=$matrix_every
 : >"$INDUCTOR_FUZZ_INJECT_LOG"
 
+# The injected bugs are code we trust, patched into torch in every worker, and their log is
+# written outside any case's folder: a confined worker may not write it (docs/case-format.md).
+global_args=(--no-confine)
 fuzz_args=(--cases "$cases" --seed "$seed" --jobs "$jobs" --matrix-every "$matrix_every" --reduce none)
 [[ $sanitize_crashes == none ]] || fuzz_args+=(--sanitize-crashes "$sanitize_crashes")
 
@@ -84,18 +91,22 @@ run() { # label, log file, command...: exit codes 0 and 1 are results, 2 and up 
 
 start=$(date +%s)
 INDUCTOR_FUZZ_INJECT=$bugs run "campaign with injected bugs ($bugs): ${fuzz_args[*]}" \
-  "$out/fuzz.log" "$binary" fuzz "${fuzz_args[@]}" --corpus "$out/corpus"
+  "$out/fuzz.log" "$binary" "${global_args[@]}" fuzz "${fuzz_args[@]}" --corpus "$out/corpus"
 tail -n 1 "$out/fuzz.log" >&2
+if [[ ! -s $INDUCTOR_FUZZ_INJECT_LOG ]]; then
+  echo "bucket_quality: no injected bug fired in $cases cases ($INDUCTOR_FUZZ_INJECT_LOG is empty): were the bugs loaded (PYTHONPATH) and could the workers write the log?" >&2
+  exit 2
+fi
 
 score_args=(--corpus "$out/corpus" --inject-log "$INDUCTOR_FUZZ_INJECT_LOG" --seed "$seed"
   --bugs "$bugs" --json "$out/score.json")
 if [[ $baseline == replay ]]; then
   INDUCTOR_FUZZ_INJECT=none run "replay of its findings with injection off" \
-    "$out/replay.log" "$binary" replay --corpus "$out/corpus"
+    "$out/replay.log" "$binary" "${global_args[@]}" replay --corpus "$out/corpus"
   score_args+=(--replay "$out/replay.log")
 elif [[ $baseline == campaign ]]; then
   INDUCTOR_FUZZ_INJECT=none run "the same campaign with injection off" \
-    "$out/baseline.log" "$binary" fuzz "${fuzz_args[@]}" --corpus "$out/baseline-corpus"
+    "$out/baseline.log" "$binary" "${global_args[@]}" fuzz "${fuzz_args[@]}" --corpus "$out/baseline-corpus"
   score_args+=(--baseline-corpus "$out/baseline-corpus")
 fi
 echo "bucket_quality: $(($(date +%s) - start)) s; corpus, logs and score.json in $out" >&2

@@ -59,7 +59,7 @@ std::string TypeShape(const std::string &type) {
   return std::regex_replace(KernelNameShape(NameShape(type)), parameters, "(...)");
 }
 
-std::string NameKey(const std::string &name) { return KernelNameShape(NameShape(name)); }
+std::string NameKey(const std::string &name) { return NameRole(KernelNameShape(NameShape(name))); }
 
 // The number of words a message has: a short one ("", "assert", "Error 1") does not tell two
 // causes apart, so the raising frame joins the key.
@@ -224,6 +224,63 @@ std::string WrongResultKey(const Finding &finding) {
   return key + ProbeNeeds(finding);
 }
 
+// "|because=NOTE" of an error no check classified, when Clang said why (its first note's ID):
+// one diagnostic about one callee ("no matching function for call to 'f'") is several causes,
+// told apart by why no candidate fit (too few arguments, no conversion, deduction failed).
+std::string ClangNote(const Finding &finding) {
+  const std::string &note = Fact(finding, "because");
+  return finding.kind != FindingKind::kAnalysisError || note.empty() ? "" : "|because=" + note;
+}
+
+// Whether a redeclaration gave the name the type it had: `auto` is the type a second
+// `auto tmp0 = ...;` has when Clang reports it, before it is deduced.
+bool SameType(const std::string &type, const std::string &previous) {
+  return !type.empty() && (type == previous || type == "auto" || type == "decltype(auto)");
+}
+
+// A create_block_mask result whose every wrong field is one of the BlockMask's tables: which
+// tables a cause reaches (partial or full blocks, kv or q, which rows) and how the wrong
+// entries lie are the mask's and the shape's doing, so the key keeps the kind of table the
+// difference starts in (a count is upstream of the indices it bounds) and, for counts, whether
+// blocks were lost or gained: every wrong count table's `how` (comparisons.py) is `fewer`, or
+// `more`, or they are `mixed`.
+std::optional<std::string> BlockMaskTablesKey(const Finding &finding) {
+  static const std::set<std::string> tables = {
+      "kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices",
+      "q_num_blocks",  "q_indices",  "full_q_num_blocks",  "full_q_indices"};
+  if (Fact(finding, "api") != "create_block_mask" || !finding.detail.is_object())
+    return std::nullopt;
+  const auto &mismatches = finding.detail.value("mismatches", nlohmann::json::array());
+  if (!mismatches.is_array() || mismatches.empty())
+    return std::nullopt;
+  static const std::regex call(R"(^call[0-9]+\.)");
+  std::set<std::string> count_hows;
+  bool indices = false;
+  for (const auto &mismatch : mismatches) {
+    if (!mismatch.is_object())
+      return std::nullopt;
+    const std::string field = std::regex_replace(mismatch.value("field", ""), call, "");
+    if (!tables.contains(field) || mismatch.value("problem", "") != "values differ")
+      return std::nullopt;
+    if (field.ends_with("num_blocks"))
+      count_hows.insert(mismatch.value("how", ""));
+    else
+      indices = true;
+  }
+  std::string key = "wrong-result|api=create_block_mask";
+  if (!count_hows.empty()) {
+    const bool one_way =
+        count_hows.size() == 1 && (*count_hows.begin() == "fewer" || *count_hows.begin() == "more");
+    key += fmt::format("|tables=counts|blocks={}", one_way ? *count_hows.begin() : "mixed");
+  } else if (indices) {
+    key += "|tables=indices";
+  }
+  key += fmt::format("|template={}", Fact(finding, "template"));
+  if (!Probed(finding))
+    key += fmt::format("|wrapper={}|shapes={}", Fact(finding, "wrapper"), Fact(finding, "shapes"));
+  return key + ProbeNeeds(finding);
+}
+
 } // namespace
 
 std::string KernelNameShape(const std::string &text) {
@@ -241,6 +298,21 @@ std::string CollapseArgumentLists(const std::string &text) {
   std::string out = std::regex_replace(text, symbols, "(<symbols>)");
   out = std::regex_replace(out, classes, "(<types>)");
   return std::regex_replace(out, parameters, "$1(...)");
+}
+
+std::string NameRole(const std::string &name) {
+  static const std::regex accumulator(R"(\b(tmp_acc(?:<N>|[0-9]+))_(?:vec|arr)\b)");
+  return std::regex_replace(name, accumulator, "$1");
+}
+
+std::string RedeclarationShape(const std::string &message) {
+  // g++ spells the declaration as "TYPE NAME" or "TYPE NAME [N]" for an array.
+  static const std::regex redeclared(
+      R"(^(redeclaration of|conflicting declaration) '[^']*?([A-Za-z_][\w<>]*)(?: \[[^\]]*\])?'(.*)$)");
+  std::smatch parts;
+  if (!std::regex_match(message, parts, redeclared))
+    return message;
+  return fmt::format("{} '<type> {}'{}", parts[1].str(), NameRole(parts[2].str()), parts[3].str());
 }
 
 std::string_view DetectorOf(FindingKind kind) { return DetectorName(RowOf(kind).detector); }
@@ -266,7 +338,8 @@ std::string BugKey(const Finding &finding) {
   }
   case FindingKind::kCompileError:
     return fmt::format("compile-error|family={}|message={}|option={}", Fact(finding, "family"),
-                       ProgramFree(Fact(finding, "message")), Fact(finding, "option"));
+                       RedeclarationShape(ProgramFree(Fact(finding, "message"))),
+                       Fact(finding, "option"));
   case FindingKind::kConflictingDeclaration:
   case FindingKind::kShadowing:
   case FindingKind::kAnalysisError: {
@@ -274,9 +347,13 @@ std::string BugKey(const Finding &finding) {
     if (finding.kind == FindingKind::kAnalysisError)
       key += fmt::format("|diagnostic={}|origin={}", Fact(finding, "diagnostic"),
                          Fact(finding, "origin"));
-    return key + fmt::format("|name={}|type={}|previous_type={}", NameKey(Fact(finding, "name")),
-                             TypeShape(Fact(finding, "type")),
-                             TypeShape(Fact(finding, "previous_type")));
+    // A redeclaration with the type it had: the spelled type is the dtype's, not the cause's.
+    const std::string type = TypeShape(Fact(finding, "type"));
+    const std::string previous = TypeShape(Fact(finding, "previous_type"));
+    const bool same = SameType(type, previous);
+    key += fmt::format("|name={}|type={}|previous_type={}", NameKey(Fact(finding, "name")),
+                       same ? "<same>" : type, same ? "<same>" : previous);
+    return key + ClangNote(finding);
   }
   case FindingKind::kMemoryError:
     return fmt::format("memory-error|kernel={}|statement={}", NameKey(Fact(finding, "kernel")),
@@ -295,6 +372,8 @@ std::string BugKey(const Finding &finding) {
   case FindingKind::kTimeout:
     return Signature(finding) + DeathPath(finding) + ProbeNeeds(finding);
   case FindingKind::kWrongResult:
+    if (auto tables = BlockMaskTablesKey(finding))
+      return *tables;
     return WrongResultKey(finding);
   default:
     return Signature(finding);

@@ -17,6 +17,12 @@ namespace corpus {
 // allocator decides it. Findings with one key are one bug.
 std::string BugKey(const Finding &finding);
 
+// The version of the rules BugKey applies, stored beside every key a report writes
+// (summary.json, corpus list --json). Keys are never read back as truth: a stored corpus is
+// re-keyed with the rules of the build that opens it. Raised whenever a key changes for a
+// finding it existed for (docs/signature.md lists what each version changed).
+inline constexpr int kBugKeyVersion = 2;
+
 // A signature or a key taken apart: its kind and its facts in order. The facts are those
 // FactsOfKind names; none when the text's kind is not one, or its text after the kind starts
 // with no fact of it.
@@ -50,5 +56,11 @@ std::string KernelNameShape(const std::string &text);
 // ("(<class 'int'>, <class 'torch.SymFloat'>)") to "(<types>)", and the parameter list of a
 // named function ("'kernel(const bool*, int64_t*)'") to "(...)".
 std::string CollapseArgumentLists(const std::string &text);
+// What an Inductor local is for, whatever form the dtype gave it: an accumulator is
+// tmp_acc<N> whether scalar, vector (tmp_acc<N>_vec) or per-lane array (tmp_acc<N>_arr).
+std::string NameRole(const std::string &name);
+// A redeclaration message of g++ ("redeclaration of 'T x'", "conflicting declaration 'T x'")
+// with the type, which is the dtype's, left out and the name to its role; other text as is.
+std::string RedeclarationShape(const std::string &message);
 
 } // namespace corpus

@@ -79,6 +79,7 @@ json Bug::Summary() const {
   return {{"id", id},
           {"key", key},
           {"keys", keys},
+          {"key_version", kBugKeyVersion},
           {"kind", KindName(lead.finding.kind)},
           {"summary", lead.finding.summary},
           {"hit_count", hit_ids.size()},

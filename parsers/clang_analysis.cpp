@@ -222,9 +222,12 @@ public:
     if (level == clang::DiagnosticsEngine::Note) {
       if (awaiting_previous_ && findings.back().previous.line == 0)
         findings.back().previous = position;
+      if (awaiting_note_ && findings.back().note_diagnostic.empty())
+        findings.back().note_diagnostic = ClangDiagnosticName(info.getID());
       return;
     }
     awaiting_previous_ = false;
+    awaiting_note_ = false;
     if (level == clang::DiagnosticsEngine::Fatal) {
       fatal_errors.push_back(fmt::format("{}:{}:{}: {}", position.file, position.line,
                                          position.column, text.str().str()));
@@ -253,6 +256,7 @@ public:
       TypesFromArguments(info, finding);
     findings.push_back(std::move(finding));
     awaiting_previous_ = check != nullptr;
+    awaiting_note_ = check == nullptr;
   }
 
   std::vector<Conflict> findings;
@@ -290,6 +294,7 @@ private:
 
   bool report_shadowing_;
   bool awaiting_previous_ = false;
+  bool awaiting_note_ = false;
 };
 
 std::string OriginOf(const std::string &file, const std::string &main_file) {

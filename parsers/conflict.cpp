@@ -24,6 +24,11 @@ corpus::Finding ToFinding(const Conflict &conflict) {
       .Add("type", conflict.type)
       .Add("previous_type", conflict.previous_type)
       .Add("kernel", conflict.kernel);
+  // Why no candidate fit, for an unclassified error Clang attached a note to: one diagnostic
+  // about one callee is several causes. In the signature, since a stored finding keeps the
+  // first hit's detail only; absent (not empty) without a note, so older signatures stand.
+  if (finding.kind == corpus::FindingKind::kAnalysisError && !conflict.note_diagnostic.empty())
+    finding.essence.Add("because", conflict.note_diagnostic);
   finding.summary = conflict.message;
   finding.message = conflict.message;
   finding.diagnostic = conflict.clang_diagnostic;
@@ -32,6 +37,7 @@ corpus::Finding ToFinding(const Conflict &conflict) {
     finding.source_lines.push_back({conflict.previous.file, conflict.previous.line, ""});
   if (!conflict.reported_by.empty())
     finding.compilers.push_back(conflict.reported_by);
+
   finding.subject = conflict.location.file;
   return finding;
 }
@@ -55,6 +61,7 @@ nlohmann::json ConflictToJson(const Conflict &conflict) {
           {"scope", conflict.scope},
           {"origin", conflict.origin},
           {"message", conflict.message},
+          {"note_diagnostic", conflict.note_diagnostic},
           {"signature", corpus::Signature(ToFinding(conflict))}};
 }
 

@@ -36,6 +36,9 @@ struct Conflict {
   // the kernel) or "included-header".
   std::string origin = "translation-unit";
   std::string message;
+  // Of an unclassified error, the first note Clang attached (its diagnostic ID, e.g.
+  // "note_ovl_candidate_arity"): why no candidate fit, where the error's ID alone does not say.
+  std::string note_diagnostic;
 };
 
 // The conflict as the corpus keeps it. The essence is the check and the shapes of the name,

@@ -29,6 +29,7 @@ const std::filesystem::path kTorchInclude = std::filesystem::path(INDUCTOR_FUZZ_
 struct Expectation {
   std::string kind, check, name;
   std::string id;              // Clang's diagnostic, when the fixture pins it
+  std::string note;            // an unclassified error's first note, when the fixture pins it
   std::string kernel, scope;   // when the fixture pins them
   bool has_previous = true;    // `previous=none`: Clang gives no earlier place (an unclassified
                                // error, a macro's parameter list)
@@ -95,6 +96,8 @@ void ReadAnnotations(const std::filesystem::path &file, Fixture &fixture) {
           expectation.name = value;
         else if (key == "id")
           expectation.id = value;
+        else if (key == "note")
+          expectation.note = value;
         else if (key == "kernel")
           expectation.kernel = value;
         else if (key == "scope")
@@ -219,6 +222,8 @@ Score ExpectAnnotatedFindings(const std::vector<Fixture> &fixtures) {
         hit = matched[i] = true;
         if (!expected.id.empty())
           EXPECT_EQ(found[i].clang_diagnostic, expected.id) << expected.name;
+        if (!expected.note.empty())
+          EXPECT_EQ(found[i].note_diagnostic, expected.note) << expected.name;
         if (!expected.kernel.empty())
           EXPECT_EQ(found[i].kernel, expected.kernel) << expected.name;
         if (!expected.scope.empty())

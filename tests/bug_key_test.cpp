@@ -93,6 +93,17 @@ TEST(BugKey, NormalisersKeepTheRoleAndDropTheProgram) {
   EXPECT_EQ(support::Demangle("_ZN2at10TensorBase14const_data_ptrIlLi0EEEPKT_v"),
             "long const* at::TensorBase::const_data_ptr<long, 0>()");
   EXPECT_EQ(support::Demangle("not_mangled"), "not_mangled");
+  EXPECT_EQ(NameRole("tmp_acc<N>_vec"), "tmp_acc<N>");
+  EXPECT_EQ(NameRole("tmp_acc3_arr"), "tmp_acc3");
+  EXPECT_EQ(NameRole("tmp<N>_vec"), "tmp<N>_vec"); // only an accumulator has forms
+  EXPECT_EQ(RedeclarationShape("redeclaration of 'int<N>_t tmp_acc<N>_arr [<N>]'"),
+            "redeclaration of '<type> tmp_acc<N>'");
+  EXPECT_EQ(
+      RedeclarationShape(
+          "conflicting declaration 'at::vec::CPU_CAPABILITY::VectorizedN<long int, <N>> tmp<N>'"),
+      "conflicting declaration '<type> tmp<N>'");
+  EXPECT_EQ(RedeclarationShape("no matching function for call to 'clamp_index(long int&)'"),
+            "no matching function for call to 'clamp_index(long int&)'");
 }
 
 // The known soft-cap SymFloat bug is known with one more captured SymInt in the tuple: the
@@ -210,6 +221,31 @@ TEST(Bugs, AStoreGroupsItsSignaturesIntoBugs) {
       EXPECT_EQ(bug.detectors, (std::set<std::string>{"check", "worker"}));
 }
 
+// Keys are never stored as truth: a corpus whose findings a build with older key rules grouped
+// apart is grouped by the rules of the build that opens it, and says which rules those are.
+TEST(Bugs, AStoredCorpusIsKeyedAgainWhenOpened) {
+  const support::ScratchDir scratch("rekey");
+  const auto pairs = Pairs();
+  const Pair dtypes = *std::find_if(pairs.begin(), pairs.end(), [](const Pair &pair) {
+    return pair.name == "merge_a_redeclared_accumulator_of_two_dtypes";
+  });
+  {
+    FindingStore store(scratch.path());
+    for (const auto *finding : {&dtypes.a, &dtypes.b})
+      store.Record(*finding,
+                   MakeHit(Generated(finding == &dtypes.a ? 1 : 2), {{"torch_version", "2.15.0"}},
+                           "2026-11-25T00:00:00Z"),
+                   [](const fs::path &) {});
+  }
+  const FindingStore reopened(scratch.path());
+  const auto bugs = GroupIntoBugs(reopened.List());
+  ASSERT_EQ(bugs.size(), 1u) << "version 1 keyed the two spelled types apart";
+  EXPECT_EQ(bugs[0].members.size(), 2u);
+  EXPECT_EQ(bugs[0].Summary()["key_version"], kBugKeyVersion);
+  EXPECT_EQ(bugs[0].key,
+            "compile-error|family=gcc|message=redeclaration of '<type> tmp_acc<N>'|option=");
+}
+
 // A corpus an earlier release wrote (tests/fixtures/corpus_80cc65d/README.md) opens: folders an
 // older normaliser named are re-signed and merged, every hit and record kept, and a second open
 // changes nothing.
@@ -277,6 +313,17 @@ TEST(BugKey, KeysTakeApartIntoTheirKindsFacts) {
   ASSERT_TRUE(bar);
   ASSERT_EQ(bar->facts.size(), 3u);
   EXPECT_EQ(bar->facts[1].second, "no match for 'operator|' (operand types)");
+  const auto tables = ParseKeyFacts("wrong-result|api=create_block_mask|tables=counts|"
+                                    "blocks=fewer|template=generic|needs=");
+  ASSERT_TRUE(tables);
+  EXPECT_EQ(tables->facts[1], (std::pair<std::string, std::string>{"tables", "counts"}));
+  EXPECT_EQ(tables->facts[2], (std::pair<std::string, std::string>{"blocks", "fewer"}));
+  const auto because = ParseKeyFacts(
+      "analysis-error|check=unclassified-error|diagnostic=err_ovl_no_viable_function_in_call|"
+      "origin=translation-unit|name=clamp_index|type=|previous_type=|because=note_ovl_candidate_"
+      "arity");
+  ASSERT_TRUE(because);
+  EXPECT_EQ(because->facts.back().second, "note_ovl_candidate_arity");
   EXPECT_FALSE(ParseKeyFacts("no-such-kind|a=b"));
   EXPECT_FALSE(ParseKeyFacts("crash|colour=red"));
 }

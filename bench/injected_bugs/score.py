@@ -339,6 +339,13 @@ def print_report(result, catalogue, source, out=sys.stdout):
             + ", ".join(row["id"] for row in result["mixed_with_real"]),
             file=out,
         )
+    for name, numbers in set_numbers(result, catalogue).items():
+        print(
+            f"set {name}: found {numbers['found']}/{numbers['injected']}, "
+            f"bugs per injected bug {numbers['bugs_per_injected_bug']:.2f}, "
+            f"merges {numbers['merges']}",
+            file=out,
+        )
     total = len(result["per_injected"])
     print(
         f"bucket_quality: found {result['found']}/{total}, "
@@ -346,6 +353,33 @@ def print_report(result, catalogue, source, out=sys.stdout):
         f"injected bugs per bug {result['injected_bugs_per_bug']:.2f}",
         file=out,
     )
+
+
+def set_numbers(result, catalogue):
+    """Per injected set (inductor_fuzz_inject.SETS) that had a bug on: found, bugs per injected
+    bug, and merges (bugs holding a cause of the set and any other injected cause)."""
+    set_of = {bug["id"]: bug.get("set", "first") for bug in catalogue}
+    numbers = {}
+    for name in inductor_fuzz_inject.SETS:
+        ids = [bug_id for bug_id in result["per_injected"] if set_of.get(bug_id) == name]
+        if not ids:
+            continue
+        with_bugs = [result["per_injected"][i] for i in ids if result["per_injected"][i]["bugs"]]
+        merged = [
+            row["id"]
+            for row in result["rows"]
+            if len(row["injected"]) > 1 and any(set_of.get(c) == name for c in row["injected"])
+        ]
+        numbers[name] = {
+            "injected": len(ids),
+            "found": sum(1 for i in ids if result["per_injected"][i]["found"]),
+            "bugs_per_injected_bug": (
+                sum(len(info["bugs"]) for info in with_bugs) / len(with_bugs) if with_bugs else 0.0
+            ),
+            "merges": len(merged),
+            "merged_bugs": merged,
+        }
+    return numbers
 
 
 def main(argv=None):
@@ -398,6 +432,7 @@ def main(argv=None):
                 for row in result["rows"]
             ],
             "real_bugs": [row["id"] for row in result["real"]],
+            "sets": set_numbers(result, catalogue),
         }
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(numbers, out, indent=1, default=list)

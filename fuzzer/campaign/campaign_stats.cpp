@@ -146,6 +146,7 @@ json StatsToJson(const CampaignStats &stats) {
   for (const auto &bug : stats.Bugs())
     bugs.push_back({{"id", bug.id},
                     {"key", bug.key},
+                    {"key_version", corpus::kBugKeyVersion},
                     {"kind", bug.kind},
                     {"new", bug.is_new},
                     {"known_issue", bug.known_issue},

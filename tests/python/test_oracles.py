@@ -128,6 +128,30 @@ class CompareBlockMasksTest(unittest.TestCase):
         self.assertEqual(mismatches[0]["eager"], [128, 128])
         self.assertEqual(mismatches[0]["compiled"], [64, 128])
 
+    def test_a_count_table_says_whether_blocks_were_lost_or_gained(self):
+        # Which rows a wrong count reaches is the shape's; that it loses blocks is the cause's.
+        for change, how in ((-1, "fewer"), (1, "more")):
+            with self.subTest(change=change):
+                compiled = causal_mask(512, 512)
+                counts = compiled.kv_num_blocks.view(-1)
+                counts[1:] += change  # the last rows: looks like an unwritten tail otherwise
+                mismatches = oracles.compare_block_masks(causal_mask(512, 512), compiled)
+                self.assertEqual(fields(mismatches), ["kv_num_blocks"])
+                self.assertEqual(mismatches[0]["how"], how)
+        compiled = causal_mask(512, 512)
+        counts = compiled.kv_num_blocks.view(-1)
+        counts[0] += 1
+        counts[-1] -= 1
+        self.assertEqual(
+            oracles.compare_block_masks(causal_mask(512, 512), compiled)[0]["how"], "values"
+        )
+        compiled = causal_mask(512, 512)
+        compiled.kv_indices.view(-1)[-1] += 1  # indices keep the exact comparison's words
+        self.assertIn(
+            oracles.compare_block_masks(causal_mask(512, 512), compiled)[0]["how"],
+            ("values", "unwritten"),
+        )
+
     def test_a_missing_full_block_tensor_is_a_mismatch(self):
         compiled = causal_mask()
         compiled.full_kv_num_blocks = None

@@ -11,7 +11,8 @@ are first imported (or at once if they already are).
 
 Environment:
   INDUCTOR_FUZZ_INJECT      which bugs are on: unset or "all" (default) for all; "none" for
-                            none; else ids or kind letters, comma-separated ("a,b,wrong-value")
+                            none; else ids, kind letters or set names ("first": a..m,
+                            "second": n..q), comma-separated ("a,b,xor-as-and", "second")
   INDUCTOR_FUZZ_INJECT_LOG  a JSON-lines file: one line per firing (bug id, kind, the case's
                             name, seed and index, the kernel, pid, time); no log when unset
   INDUCTOR_FUZZ_INJECT_MATRIX_EVERY
@@ -29,7 +30,8 @@ torch.compile's own compile is changed: C++ that eager flex_attention compiles i
 left alone, or eager, the reference, would break and the case would be invalid.
 
 The package: scan.py reads generated C++, bugs.py (the Bug interface, kinds a..h),
-flex_bugs.py (i..l) and mask_bugs.py (m) are the bugs, runtime.py selects them and records
+flex_bugs.py (i..l) and mask_bugs.py (m) are the first set,
+second_set.py (n..q) the second, runtime.py selects them and records
 their firings, hooks.py patches torch. This module re-exports the names sitecustomize.py,
 score.py and tests/python/test_injected_bugs.py use, with the submodules' other public names.
 """
@@ -63,6 +65,7 @@ from .runtime import (
     LOG_ENV,
     MATRIX_EVERY_ENV,
     SELECT_ENV,
+    SETS,
     _may_fire,  # tests/python: whether a bug may take a case
     case_context,
     case_folder,
@@ -74,6 +77,13 @@ from .runtime import (
     selected,
 )
 from .scan import Kernel, kernels, matching_brace
+from .second_set import (
+    SECOND_SET,
+    BlockCountLow,
+    ClampArity,
+    ClampConversion,
+    RedeclaredVectorLoad,
+)
 
 __all__ = [
     "BUGS",
@@ -82,10 +92,15 @@ __all__ = [
     "LOG_ENV",
     "MARK",
     "MATRIX_EVERY_ENV",
+    "SECOND_SET",
     "SELECT_ENV",
+    "SETS",
     "TAIL_COLUMNS",
     "TAIL_HEAD_DIM",
+    "BlockCountLow",
     "Bug",
+    "ClampArity",
+    "ClampConversion",
     "ClangOnlyMiscompile",
     "CreateMaskHeads",
     "FlexDecodeOffset",
@@ -96,6 +111,7 @@ __all__ = [
     "LoweringException",
     "NarrowingInitializer",
     "OutOfBoundsWrite",
+    "RedeclaredVectorLoad",
     "RedeclaredLocal",
     "UndefinedSymbol",
     "WrapperDeclarationMismatch",

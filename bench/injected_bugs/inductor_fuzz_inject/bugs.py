@@ -37,6 +37,8 @@ class Bug:
     # would take the case (one bug per case) and be seen by nothing.
     apis = ()
     needs_matrix = False  # seen only by the compiler matrix: fires only where it runs
+    set = "first"  # the injected set: "first" (a..m, the thirteen the keys were tuned on) or
+    # "second" (n..q, second_set.py: symptoms that change with shape and dtype)
 
     def rewrite(self, code, unit):
         return None
@@ -50,6 +52,7 @@ class Bug:
             "effect": self.effect,
             "expected": list(self.expected),
             "apis": list(self.apis),
+            "set": self.set,
         }
 
 

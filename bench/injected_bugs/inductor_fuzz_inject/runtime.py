@@ -1,6 +1,7 @@
 """Which bugs are on, where a firing happens, and its log: what the patched torch calls.
 
-The catalogue (BUGS, in the order score.py and the tests know), the selection from
+The catalogue (BUGS, in the order score.py and the tests know; the first set a..m, then the
+second n..q, selectable by set name), the selection from
 INDUCTOR_FUZZ_INJECT, the case a compile belongs to, the rule that a case has one injected cause
 (kept in the case's folder across processes, else in this process: reset() forgets it), and
 rewrite_source(), which applies the first matching source bug. Nothing here imports torch.
@@ -25,6 +26,7 @@ from .bugs import (
 )
 from .flex_bugs import FlexDecodeOffset, FlexHalfFirstRow, FlexScaleOut, FlexTailDims
 from .mask_bugs import CreateMaskHeads
+from .second_set import SECOND_SET
 
 LOG_ENV = "INDUCTOR_FUZZ_INJECT_LOG"
 SELECT_ENV = "INDUCTOR_FUZZ_INJECT"
@@ -45,7 +47,9 @@ BUGS = [
     FlexDecodeOffset(),
     FlexHalfFirstRow(),
     CreateMaskHeads(),
+    *SECOND_SET,
 ]
+SETS = ("first", "second")
 
 
 def catalogue():
@@ -60,12 +64,12 @@ def selected(value=None):
     names = {part.strip() for part in value.split(",") if part.strip()}
     if names & {"none", "off", "0"}:
         return []
-    unknown = names - {bug.id for bug in BUGS} - {bug.kind for bug in BUGS}
+    unknown = names - {bug.id for bug in BUGS} - {bug.kind for bug in BUGS} - set(SETS)
     if unknown:
         sys.stderr.write(
             f"inductor_fuzz_inject: unknown bug(s) {sorted(unknown)} in {SELECT_ENV}\n"
         )
-    return [bug for bug in BUGS if bug.id in names or bug.kind in names]
+    return [bug for bug in BUGS if bug.id in names or bug.kind in names or bug.set in names]
 
 
 # --------------------------------------------------------------------------------------------
@@ -113,7 +117,13 @@ def _log(record):
     if not path:
         return
     line = (json.dumps(record, sort_keys=True) + "\n").encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as error:
+        # Never a finding of the case: a confined worker may not write outside its folders
+        # (bench/bucket_quality.sh runs with --no-confine and refuses an empty log).
+        sys.stderr.write(f"inductor_fuzz_inject: cannot log to {path}: {error}\n")
+        return
     try:
         os.write(fd, line)  # one write of one line: lines of processes at once never interleave
     finally:

@@ -50,6 +50,8 @@ HOW_TOKENS = (
     "off",
     "unwritten",
     "flipped",
+    "fewer",
+    "more",
     "values",
     "shape",
 )
@@ -102,8 +104,33 @@ def compare_block_masks(eager, compiled):
                 }
             )
     for field in BLOCK_MASK_TENSORS:
-        mismatches += compare_tensors(field, getattr(eager, field), getattr(compiled, field))
+        found = compare_tensors(field, getattr(eager, field), getattr(compiled, field))
+        if field.endswith("num_blocks"):
+            for mismatch in found:
+                mismatch["how"] = _count_how(
+                    mismatch["how"], getattr(eager, field), getattr(compiled, field)
+                )
+        mismatches += found
     return mismatches
+
+
+def _count_how(how, eager, compiled):
+    """A block count's how: "fewer" when every wrong count is below eager's, "more" when every
+    one is above; else how as compared. Whether a cause loses or gains blocks is the cause's;
+    which rows, and whether they look like an unwritten tail, is the shape's."""
+    if how not in ("values", "unwritten") or eager is None or compiled is None:
+        return how
+    eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
+    if eager.shape != compiled.shape:
+        return how
+    differs = eager != compiled
+    if not bool(differs.any()):
+        return how
+    if bool((compiled[differs] < eager[differs]).all()):
+        return "fewer"
+    if bool((compiled[differs] > eager[differs]).all()):
+        return "more"
+    return how
 
 
 def compare_tensors(field, eager, compiled):
