@@ -361,12 +361,19 @@ class AttentionWhereHowTest(unittest.TestCase):
     def test_where_block_first_rows(self):
         compiled = self.rows_wrong([0, 16])
         self.assertEqual(self.located(compiled, block_q=16)[0], "block-first-rows")
-        self.assertEqual(self.located(compiled)[0], "scattered")
+        # The CPU template splits q by a size of its own (16 here, under a block mask of 128):
+        # the first row of each of its blocks is still the first rows (seed 11, case 55).
+        self.assertEqual(self.located(compiled)[0], "block-first-rows")
+        self.assertEqual(self.located(self.rows_wrong([0, 8, 16, 24]))[0], "block-first-rows")
+        self.assertEqual(self.located(self.rows_wrong([0, 20]))[0], "scattered")
+        self.assertEqual(self.located(self.rows_wrong([0, 4]))[0], "scattered")  # no block of 4
 
     def test_where_after_block_first_rows(self):
         compiled = self.rows_wrong([q for q in range(32) if q % 16])
         self.assertEqual(self.located(compiled, block_q=16)[0], "after-block-first-rows")
-        self.assertEqual(self.located(compiled, block_q=8)[0], "everywhere")
+        self.assertEqual(self.located(compiled, block_q=8)[0], "after-block-first-rows")
+        every_other = self.rows_wrong([q for q in range(32) if q % 2])
+        self.assertEqual(self.located(every_other)[0], "scattered")
 
     def test_where_tail_rows_and_tail_columns(self):
         self.assertEqual(self.located(self.rows_wrong(range(20, 32)))[0], "tail-rows")

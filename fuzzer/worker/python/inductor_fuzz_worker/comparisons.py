@@ -57,6 +57,9 @@ HOW_TOKENS = (
 )
 # flex_attention's query block size when the case passes no block mask.
 DEFAULT_BLOCK_Q = 128
+# The smallest query block a first-rows pattern is read at: rows 0, 8, 16, ... are a block's
+# first rows; rows 0, 2, 4, ... are every other row, which says nothing of blocks.
+MIN_QUERY_BLOCK = 8
 # A pattern ("zero", "scale", "offset") may miss a few wrong elements: a fit to a handful of
 # outliers should not turn a scaled output into "off".
 PATTERN_SHARE = 0.95
@@ -260,6 +263,20 @@ def attention_how(compiled, reference, wrong, limit):
     return "off"
 
 
+def _query_block_periods(q_len, block_q):
+    """The query block sizes a kernel may have split Q_LEN by: the block mask's, then every
+    power of two from MIN_QUERY_BLOCK below Q_LEN. The CPU template splits q by a size it picks
+    at run time (cur_qSplitSize), not by the block mask's: a cause in the first row of each of
+    its blocks is the same cause whichever size the shape made it pick."""
+    periods = [block_q]
+    period = MIN_QUERY_BLOCK
+    while period < q_len:
+        if period != block_q:
+            periods.append(period)
+        period *= 2
+    return periods
+
+
 def attention_where(wrong, block_q=DEFAULT_BLOCK_Q, fully_masked_rows=None):
     """Where flex_attention's output ([B, H, Q_LEN, Ev]) or lse ([B, H, Q_LEN]) is wrong,
     `wrong` its mask of wrong elements: a WHERE_TOKENS token. `block_q` is the query block size;
@@ -280,12 +297,13 @@ def attention_where(wrong, block_q=DEFAULT_BLOCK_Q, fully_masked_rows=None):
             live = torch.ones_like(rows)
     queries = _indices_used(rows, -1)
     live_queries = _indices_used(live, -1)
-    block_first = torch.arange(queries.numel()) % block_q == 0
-    first_live = block_first & live_queries
-    if torch.equal(queries, first_live) and not torch.equal(first_live, live_queries):
-        return "block-first-rows"
-    if queries.numel() > 1 and torch.equal(queries, ~block_first & live_queries):
-        return "after-block-first-rows"
+    for period in _query_block_periods(queries.numel(), block_q):
+        block_first = torch.arange(queries.numel()) % period == 0
+        first_live = block_first & live_queries
+        if torch.equal(queries, first_live) and not torch.equal(first_live, live_queries):
+            return "block-first-rows"
+        if queries.numel() > 1 and torch.equal(queries, ~block_first & live_queries):
+            return "after-block-first-rows"
     if _is_tail(queries):
         return "tail-rows"
     if has_columns and _is_tail(_indices_used(wrong, -1)):
