@@ -20,9 +20,13 @@ Command AddCheckCommand(CLI::App &app) {
                "from --commands, else from the arguments after `--`, else torch's include "
                "paths. A .cu file is parsed as CUDA (host side) with the CUDA toolkit of "
                "$CUDA_HOME, the nvcc on PATH or /usr/local/cuda; no GPU is needed.\nExample: "
-               "inductor-fuzz check out/causal/sources/*.cpp --commands "
-               "out/causal/commands.json --format sarif");
-  command->add_option("files", options.files, "C++ translation units, or CUDA ones (.cu)")
+               "inductor-fuzz check out/causal --format sarif (the folder run-case or capture "
+               "wrote: every source its commands.json lists, each with its own flags; the same "
+               "as out/causal/sources/*.cpp --commands out/causal/commands.json)");
+  command
+      ->add_option("files", options.files,
+                   "C++ translation units, CUDA ones (.cu), or a folder `capture` or `run-case` "
+                   "wrote")
       ->required();
   command->add_option("--commands", options.commands,
                       "commands.json from run-case: each file is parsed with its own flags");

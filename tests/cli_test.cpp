@@ -358,6 +358,7 @@ TEST_F(CliTest, CheckRejectsWhatIsNotCpp) {
   const auto empty = Write("empty.cpp", "");
   ExpectOneLineError({"check", empty.string()}, "is empty");
   ExpectOneLineError({"check", (folder_ / "missing.cpp").string()}, "does not exist");
+  ExpectOneLineError({"check", folder_.string()}, "is a folder without a commands.json");
   const auto ok = Write("ok.cpp", "int main() { return 0; }\n");
   ExpectOneLineError({"check", ok.string(), "--format", "xml"}, "--format xml is unknown");
 }

@@ -59,6 +59,12 @@ TEST(EndToEnd, RunCaseOnTheCausalSeedWritesResultSourcesAndCommands) {
   EXPECT_TRUE(clean_report["findings"].empty()) << clean.out;
   for (const auto &file : clean_report["files"])
     EXPECT_TRUE(file["precompiled_prefix"].get<bool>());
+  // The folder itself stands for its sources and their commands: the same files, the same verdict.
+  const auto folder = RunInductorFuzz({"check", "--format", "json", out.string()});
+  ASSERT_EQ(folder.exit_code, 0) << folder.out << folder.err;
+  const json folder_report = json::parse(folder.out);
+  EXPECT_TRUE(folder_report["findings"].empty()) << folder.out;
+  EXPECT_EQ(folder_report["files"].size(), clean_report["files"].size()) << folder.out;
 
   // With the prefix cache on a full disk (a 2 MiB tmpfs in a mount namespace of its own), the
   // TUs are analysed without a prefix: the same verdict, where Clang used to end the process.

@@ -126,6 +126,40 @@ bool HasError(const parsers::TranslationUnitReport &report) {
                      [](const parsers::Conflict &finding) { return finding.severity == "error"; });
 }
 
+// A folder `capture` or `run-case` wrote (its commands.json and the sources it lists) stands
+// for those sources, each with its own command; any other folder is refused in one line.
+CheckOptions WithCaptureFolders(CheckOptions options) {
+  std::vector<std::filesystem::path> files;
+  for (const auto &file : options.files) {
+    if (!std::filesystem::is_directory(file)) {
+      files.push_back(file);
+      continue;
+    }
+    const auto commands = file / "commands.json";
+    if (!std::filesystem::is_regular_file(commands))
+      throw support::InputError(fmt::format(
+          "{} is a folder without a commands.json: give its C++ files, or a folder `capture` or "
+          "`run-case` wrote",
+          file.string()));
+    if (options.commands && std::filesystem::weakly_canonical(*options.commands) !=
+                                std::filesystem::weakly_canonical(commands))
+      throw support::InputError(fmt::format(
+          "{} brings its own commands.json and {} was given too: check one capture at a time",
+          file.string(), options.commands->string()));
+    options.commands = commands;
+    std::set<std::string> listed;
+    for (const auto &command : corpus::ReadCommandsFile(commands))
+      for (const auto &source : command.sources)
+        if (listed.insert(source.stored.string()).second)
+          files.push_back(source.stored);
+    if (listed.empty())
+      throw support::InputError(fmt::format(
+          "{} lists no source: the run it comes from compiled nothing", commands.string()));
+  }
+  options.files = std::move(files);
+  return options;
+}
+
 // Rejects unusable input before any analysis starts, so a typo costs no Clang run.
 void ValidateInputs(const CheckOptions &options) {
   if (options.files.empty())
@@ -383,7 +417,8 @@ void ThrowOnFatalErrors(const std::vector<parsers::TranslationUnitReport> &repor
 
 } // namespace
 
-int Check(const CheckOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+int Check(const CheckOptions &given, const support::ToolPaths &paths, std::ostream &out) {
+  const CheckOptions options = WithCaptureFolders(given);
   ValidateInputs(options);
   const auto commands =
       options.commands ? LoadCommands(*options.commands) : std::vector<CommandEntry>{};
