@@ -366,6 +366,9 @@ class AttentionWhereHowTest(unittest.TestCase):
         self.assertEqual(self.located(compiled)[0], "block-first-rows")
         self.assertEqual(self.located(self.rows_wrong([0, 8, 16, 24]))[0], "block-first-rows")
         self.assertEqual(self.located(self.rows_wrong([0, 20]))[0], "scattered")
+        # A split into one block (Q_LEN 256 in bfloat16, seed 11 case 55): row 0 alone.
+        self.assertEqual(self.located(self.rows_wrong([0]))[0], "block-first-rows")
+        self.assertEqual(self.located(self.rows_wrong(range(1, 32)))[0], "tail-rows")  # as before
         self.assertEqual(self.located(self.rows_wrong([0, 4]))[0], "scattered")  # no block of 4
 
     def test_where_after_block_first_rows(self):

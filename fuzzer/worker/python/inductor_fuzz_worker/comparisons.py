@@ -265,7 +265,7 @@ def attention_how(compiled, reference, wrong, limit):
 
 def _query_block_periods(q_len, block_q):
     """The query block sizes a kernel may have split Q_LEN by: the block mask's, then every
-    power of two from MIN_QUERY_BLOCK below Q_LEN. The CPU template splits q by a size it picks
+    power of two from MIN_QUERY_BLOCK below Q_LEN, then Q_LEN itself (one block). The CPU template splits q by a size it picks
     at run time (cur_qSplitSize), not by the block mask's: a cause in the first row of each of
     its blocks is the same cause whichever size the shape made it pick."""
     periods = [block_q]
@@ -274,6 +274,8 @@ def _query_block_periods(q_len, block_q):
         if period != block_q:
             periods.append(period)
         period *= 2
+    if q_len not in periods:
+        periods.append(q_len)  # one block: its first row is row 0 (case 55 of seed 11)
     return periods
 
 
@@ -302,7 +304,9 @@ def attention_where(wrong, block_q=DEFAULT_BLOCK_Q, fully_masked_rows=None):
         first_live = block_first & live_queries
         if torch.equal(queries, first_live) and not torch.equal(first_live, live_queries):
             return "block-first-rows"
-        if queries.numel() > 1 and torch.equal(queries, ~block_first & live_queries):
+        # One block (period Q_LEN) says "first row" but not "after it": rows [1, Q_LEN) are a
+        # tail, as they always were.
+        if period < queries.numel() and torch.equal(queries, ~block_first & live_queries):
             return "after-block-first-rows"
     if _is_tail(queries):
         return "tail-rows"
