@@ -265,9 +265,9 @@ def attention_how(compiled, reference, wrong, limit):
 
 def _query_block_periods(q_len, block_q):
     """The query block sizes a kernel may have split Q_LEN by: the block mask's, then every
-    power of two from MIN_QUERY_BLOCK below Q_LEN, then Q_LEN itself (one block). The CPU template splits q by a size it picks
-    at run time (cur_qSplitSize), not by the block mask's: a cause in the first row of each of
-    its blocks is the same cause whichever size the shape made it pick."""
+    power of two from MIN_QUERY_BLOCK below Q_LEN, then Q_LEN itself (one block). The CPU
+    template splits q by a size it picks at run time (cur_qSplitSize), not by the block mask's:
+    a cause in the first row of each of its blocks is the same cause whichever size it picked."""
     periods = [block_q]
     period = MIN_QUERY_BLOCK
     while period < q_len:
