@@ -5,6 +5,7 @@
 #include "support/child_process.h"
 #include "support/text_file.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace fuzzer::generate {
@@ -123,6 +124,32 @@ TEST(Mutator, ASpliceBringsTheDonorsTablesAlong) {
   EXPECT_EQ(mutated.c.tensors[0].name, "lengths_0");
   EXPECT_EQ(mutated.c.constants["WINDOW"], 3);
   EXPECT_EQ(mutated.c.provenance["donor"], "q-donor");
+}
+
+// An index program takes no closure constants: a donor's constant stays out of it, and every
+// mutant still loads (seed 12 of the injected-bug bench stored one that replay refused).
+TEST(Mutator, AnIndexProgramTakesNoConstantFromItsDonor) {
+  corpus::Case parent;
+  for (std::uint64_t i = 0;; ++i) {
+    parent = GenerateCase({9, i, "test"}, GenerationPolicy::Default()).c;
+    if (parent.api == corpus::kIndexProgram && parent.mask_mod)
+      break;
+  }
+  corpus::Case donor = FlexCase(0);
+  donor.score_mod.reset();
+  donor.tensors.clear();
+  donor.mask_mod->source =
+      "def mask_mod(b, h, q_idx, kv_idx):\n    return kv_idx < q_idx + WINDOW\n";
+  donor.constants = {{"WINDOW", 3}};
+  for (const char *kind : {"splice", "subexpression"})
+    for (std::uint64_t index = 0; index < 4; ++index) {
+      SCOPED_TRACE(fmt::format("{} {}", kind, index));
+      const auto mutated = MutateCase(parent, donor, Request(index), Only(kind));
+      EXPECT_TRUE(mutated.c.constants.empty()) << mutated.c.mask_mod->source;
+      EXPECT_EQ(mutated.c.mask_mod->source.find("WINDOW"), std::string::npos);
+      const auto json = corpus::CaseToJson(mutated.c);
+      EXPECT_EQ(corpus::CaseToJson(corpus::CaseFromJson(json)), json);
+    }
 }
 
 TEST(Mutator, ApiTurnsABlockMaskIntoADenseMask) {

@@ -79,7 +79,17 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
       results.push_back(std::move(result));
       continue;
     }
-    const corpus::Case c = corpus::LoadCaseFile(case_file);
+    corpus::Case c;
+    try {
+      c = corpus::LoadCaseFile(case_file);
+    } catch (const support::InputError &error) {
+      // One case this build will not load (an older mutator stored it) leaves the others'
+      // verdicts to be had: it is reported with the findings that hold no case.
+      result.now = fmt::format("unreadable stored case: {}", error.what());
+      each(result);
+      results.push_back(std::move(result));
+      continue;
+    }
     const auto case_dir = scratch / fmt::format("case-{}", index++);
     const auto outcome = fuzzer::worker::RunCaseOnWorker(
         worker, c, case_dir / "inductor-cache",
@@ -180,7 +190,7 @@ int ReplayAndReport(const ReplayOptions &options, const std::filesystem::path &k
   const auto results = ReplayCorpus(options, paths, [&](const ReplayResult &result) {
     failing += result.verdict == ReplayVerdict::kStillFailing ||
                result.verdict == ReplayVerdict::kFailingDifferently;
-    if (result.now == "no stored case")
+    if (result.now == "no stored case" || result.now.starts_with("unreadable stored case"))
       unreplayed.push_back(result.id);
     out << fmt::format("{:<20} {} ({})  {}\n", ReplayVerdictName(result.verdict), result.id,
                        result.bug, result.now);
@@ -213,8 +223,9 @@ int ReplayAndReport(const ReplayOptions &options, const std::filesystem::path &k
     }
   }
   if (!unreplayed.empty()) {
-    out << fmt::format("could not replay {} finding(s), which hold no stored case: {}; their "
-                       "verdicts are unknown (run the campaigns that found them again)\n",
+    out << fmt::format("could not replay {} finding(s), which hold no stored case or one this "
+                       "build will not load: {}; their verdicts are unknown (run the campaigns "
+                       "that found them again)\n",
                        unreplayed.size(), fmt::join(unreplayed, ", "));
     return support::kExitCannotRun;
   }

@@ -365,6 +365,8 @@ private:
                std::string(worker::WorkerModuleSource("inductor_fuzz_worker.mutate_source")),
            .python = paths_.venv / "bin" / "python"},
           options_.policy);
+      // A mutant the case reader refuses would run, be stored, and never replay: it is not made.
+      corpus::CaseFromJson(corpus::CaseToJson(mutated.c));
       std::lock_guard lock(mutex_);
       ++stats_.mutated_cases;
       return std::move(mutated.c);

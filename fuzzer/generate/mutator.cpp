@@ -315,6 +315,10 @@ private:
 
   bool BringFromDonor(const std::string &name) {
     if (donor_.constants.contains(name)) {
+      // An index program is one call of the program itself, with no closure constants
+      // (corpus/case_reader.cpp): a mutant holding one would run and then never load again.
+      if (c_.api == corpus::kIndexProgram)
+        return false;
       if (c_.constants.contains(name))
         return c_.constants[name] == donor_.constants[name];
       c_.constants[name] = donor_.constants[name];
