@@ -267,10 +267,27 @@ TEST_F(CliTest, ReplaySaysWhatItCouldNotReplay) {
   const auto replay = RunInductorFuzz({"replay", "--corpus", (folder_ / "corpus").string(),
                                        "--known-issues", (folder_ / "none.json").string()});
   EXPECT_EQ(replay.exit_code, 2) << replay.out << replay.err;
-  EXPECT_NE(
-      replay.out.find("could not replay 1 finding(s), which hold no stored case: " + stored.id),
-      std::string::npos)
+  EXPECT_NE(replay.out.find("could not replay 1 finding(s), which hold no stored case or one "
+                            "this build will not load: " +
+                            stored.id),
+            std::string::npos)
       << replay.out;
+}
+
+// A stored case this build will not load (a mutant an older campaign stored) is reported like a
+// missing one, and the replay goes on instead of stopping at it.
+TEST_F(CliTest, ReplayGoesOnPastACaseItWillNotLoad) {
+  corpus::FindingStore store = StoreSeedCrash(folder_ / "corpus");
+  const auto stored = store.List().front();
+  ASSERT_FALSE(stored.smallest.empty());
+  Write((stored.smallest / "case.json").lexically_relative(folder_).string(),
+        R"({"format_version": 2, "api": "index_program", "constants": {"bias": -6}})");
+  const auto replay = RunInductorFuzz({"replay", "--corpus", (folder_ / "corpus").string(),
+                                       "--known-issues", (folder_ / "none.json").string()});
+  EXPECT_EQ(replay.exit_code, 2) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("unreadable stored case: "), std::string::npos) << replay.out;
+  EXPECT_NE(replay.out.find("1 finding(s) of 1 bug(s) replayed"), std::string::npos) << replay.out;
+  EXPECT_NE(replay.out.find("could not replay 1 finding(s)"), std::string::npos) << replay.out;
 }
 
 // A delivered bug whose repro did not fail standalone has no draft: `corpus issue` says why in
