@@ -6,22 +6,10 @@
 
 namespace cli {
 
-// `fuzz`: the campaign.
-Command AddFuzzCommand(CLI::App &app) {
-  struct State {
-    workflows::FuzzOptions options;
-  };
-  auto state = std::make_shared<State>();
-  auto &options = state->options;
-  auto *command = app.add_subcommand(
-      "fuzz",
-      "The campaign: generate cases from a seed, run them on a pool of warm workers (one per "
-      "job) through every oracle (wrong-result, exception, compile-error, crash, timeout), "
-      "store each finding once per signature in the corpus, group the signatures into bugs (one "
-      "cause seen in many kernels or by several detectors is one bug), and write summary.json, "
-      "junit.xml, findings.sarif and report.html. Known issues are reported as known, not new. "
-      "Exit 0: no new bug; 1: new bugs; 2: the tool failed.\n"
-      "Example: inductor-fuzz fuzz --time 10m --jobs 2 --corpus fuzz-corpus");
+namespace {
+
+// Which cases: how long, how many, on how many workers, and the slice of the seed sequence.
+void AddSequenceOptions(CLI::App *command, workflows::FuzzOptions &options) {
   command->add_option("--time", options.time,
                       "How long to dispatch cases: 90s, 10m, 2h (default 5m, or no limit "
                       "when --cases is given)");
@@ -46,6 +34,10 @@ Command AddFuzzCommand(CLI::App &app) {
   command->add_option("--shard-count", options.shard_count,
                       "With --shard auto: N where the engine gives only the index (Kubernetes); "
                       "or set INDUCTOR_FUZZ_SHARD_COUNT");
+}
+
+// Where the campaign keeps what it finds, and what it starts from.
+void AddCorpusOptions(CLI::App *command, workflows::FuzzOptions &options) {
   command
       ->add_option("--corpus", options.corpus,
                    "Where findings are stored (made if missing); {shard} in it becomes the "
@@ -63,6 +55,11 @@ Command AddFuzzCommand(CLI::App &app) {
                       "Known issues (default: the project's corpus/known-issues.json)");
   command->add_flag("--resume", options.resume,
                     "Continue this seed and shard's campaign, skipping finished cases");
+}
+
+// How each case runs: mutation, builds, checks, the compiler matrix, limits, sanitizers,
+// probes and the baseline torch.
+void AddCaseOptions(CLI::App *command, workflows::FuzzOptions &options) {
   command->add_flag("!--no-feedback", options.feedback,
                     "Generate every case afresh: do not mutate the cases of CORPUS/queue/ (those "
                     "that first reached a codegen feature; see `check --features`). Features "
@@ -112,6 +109,29 @@ Command AddFuzzCommand(CLI::App &app) {
                       "Also run each finding's case on this torch release (a version or a "
                       "venv) and label it \"regression since VERSION\" or \"also in "
                       "VERSION\" (stored as FINDING/baseline-VERSION.json)");
+}
+
+} // namespace
+
+// `fuzz`: the campaign.
+Command AddFuzzCommand(CLI::App &app) {
+  struct State {
+    workflows::FuzzOptions options;
+  };
+  auto state = std::make_shared<State>();
+  auto &options = state->options;
+  auto *command = app.add_subcommand(
+      "fuzz",
+      "The campaign: generate cases from a seed, run them on a pool of warm workers (one per "
+      "job) through every oracle (wrong-result, exception, compile-error, crash, timeout), "
+      "store each finding once per signature in the corpus, group the signatures into bugs (one "
+      "cause seen in many kernels or by several detectors is one bug), and write summary.json, "
+      "junit.xml, findings.sarif and report.html. Known issues are reported as known, not new. "
+      "Exit 0: no new bug; 1: new bugs; 2: the tool failed.\n"
+      "Example: inductor-fuzz fuzz --time 10m --jobs 2 --corpus fuzz-corpus");
+  AddSequenceOptions(command, options);
+  AddCorpusOptions(command, options);
+  AddCaseOptions(command, options);
   command
       ->add_option("--reduce", options.reduce,
                    "After the cases, reduce each new bug (new), every bug hit (all) or none: "

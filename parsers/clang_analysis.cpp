@@ -4,8 +4,6 @@
 #include "parsers/clang_checks.h"
 #include "parsers/clang_diagnostic_names.h"
 #include "parsers/flag_translation.h"
-#include "support/child_process.h"
-#include "support/errors.h"
 #include "support/sha256.h"
 
 #include <clang/AST/ASTConsumer.h>
@@ -23,7 +21,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -359,66 +356,6 @@ bool HidesALocalOfItsFunction(const Conflict &finding, const AstFacts &facts) {
 
 } // namespace
 
-std::vector<std::string> AnalysisBaseArguments(bool report_shadowing,
-                                               const std::filesystem::path &source) {
-  std::vector<std::string> arguments = {"-fsyntax-only",
-                                        "-ferror-limit=0",
-                                        "-fno-caret-diagnostics",
-                                        "-resource-dir=" INDUCTOR_FUZZ_CLANG_RESOURCE_DIR,
-                                        "-isystem",
-                                        INDUCTOR_FUZZ_OMP_INCLUDE_DIR,
-                                        "-Wno-unknown-pragmas"};
-  if (report_shadowing)
-    arguments.push_back("-Wshadow");
-  if (IsCudaSource(source.string())) {
-    std::string looked_at;
-    const auto cuda = FindCudaInstallation(&looked_at);
-    if (cuda.empty())
-      throw support::InputError(fmt::format(
-          "{} is CUDA, but no CUDA installation was found ({}); install the CUDA toolkit or set "
-          "CUDA_HOME to it",
-          source.string(), looked_at));
-    const auto cuda_arguments = CudaArguments(cuda);
-    arguments.insert(arguments.end(), cuda_arguments.begin(), cuda_arguments.end());
-  }
-  return arguments;
-}
-
-std::filesystem::path FindCudaInstallation(std::string *looked_at) {
-  std::filesystem::path candidate;
-  std::string missing; // what to say when the candidate is no installation
-  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *value = std::getenv(variable); candidate.empty() && value && *value) {
-      candidate = value;
-      missing = fmt::format("${} is {}, which has no include/cuda_runtime.h", variable, value);
-    }
-  if (candidate.empty()) {
-    if (const auto nvcc = support::FindOnPath("nvcc")) {
-      candidate = std::filesystem::weakly_canonical(*nvcc).parent_path().parent_path();
-      missing =
-          fmt::format("{} of the nvcc on PATH has no include/cuda_runtime.h", candidate.string());
-    } else {
-      candidate = "/usr/local/cuda";
-      missing = "no $CUDA_HOME, $CUDA_PATH, nvcc on PATH or /usr/local/cuda";
-    }
-  }
-  std::error_code error;
-  if (std::filesystem::exists(candidate / "include/cuda_runtime.h", error))
-    return candidate;
-  if (looked_at)
-    *looked_at = missing;
-  return {};
-}
-
-std::vector<std::string> CudaArguments(const std::filesystem::path &cuda) {
-  return {"--cuda-path=" + cuda.string(), "--cuda-host-only",
-          "--cuda-gpu-arch=sm_80",        "-nocudalib",
-          "-Wno-unknown-cuda-version",    "-idirafter",
-          INDUCTOR_FUZZ_CUDA_INCLUDE_DIR};
-}
-
-std::string OmpIncludeDirectory() { return INDUCTOR_FUZZ_OMP_INCLUDE_DIR; }
-
 struct Analyzer::Impl {
   AnalysisOptions options;
   llvm::IntrusiveRefCntPtr<clang::FileManager> files{
@@ -596,37 +533,6 @@ std::filesystem::path Analyzer::PrefixFor(const std::string &text,
   std::vector<std::string> arguments = AnalysisBaseArguments(impl_->options.report_shadowing);
   arguments.insert(arguments.end(), clang_args.begin(), clang_args.end());
   return impl_->Prefix(arguments, block);
-}
-
-std::vector<Conflict> CompareLinkedUnits(const std::vector<TranslationUnitReport> &reports) {
-  struct Seen {
-    const ExternCFunction *function;
-    const TranslationUnitReport *unit;
-  };
-  std::map<std::string, Seen> first_by_name;
-  std::vector<Conflict> findings;
-  for (const auto &report : reports) {
-    for (const auto &function : report.extern_c) {
-      auto [seen, inserted] = first_by_name.try_emplace(function.name, Seen{&function, &report});
-      if (inserted || seen->second.function->type == function.type)
-        continue;
-      const ExternCFunction &earlier = *seen->second.function;
-      Conflict finding;
-      finding.check = earlier.is_definition != function.is_definition
-                          ? "forward-declaration-mismatch"
-                          : "extern-c-mismatch";
-      finding.name = function.name;
-      finding.location = function.position;
-      finding.previous = earlier.position;
-      finding.type = function.type;
-      finding.previous_type = earlier.type;
-      finding.message =
-          fmt::format("extern \"C\" {} is {} in {} but {} in {}", function.name, function.type,
-                      report.display_name, earlier.type, seen->second.unit->display_name);
-      findings.push_back(std::move(finding));
-    }
-  }
-  return findings;
 }
 
 } // namespace parsers

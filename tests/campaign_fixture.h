@@ -1,7 +1,8 @@
 #pragma once
 
 // The campaign tests' shared fixture: a scratch folder, a create_block_mask-only policy, and the
-// command line of a short campaign of seed 3 (campaign_test.cpp, campaign_delivery_test.cpp).
+// command line of a short campaign of seed 3 (campaign_test.cpp, campaign_delivery_test.cpp,
+// campaign_nights_test.cpp).
 #include "binary_runner.h"
 #include "corpus/finding_store.h"
 #include "corpus/matrix_record.h"

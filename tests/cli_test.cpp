@@ -68,6 +68,30 @@ TEST_F(CliTest, ReproWritesTheScriptOfACaseFromAFileOrAFolder) {
   ExpectOneLineError({"repro", kSeed.string(), "--out", folder_.string()}, "is a folder");
 }
 
+// repro SCRIPT --signature: the one judge of a repro's failure (scripts/verify-issue-drafts
+// calls it), with the message's numbers read as the signature writes them.
+TEST_F(CliTest, ReproJudgesAScriptAgainstASignature) {
+  const std::string signature = "exception|type=builtins.RuntimeError|message=boom <N> times";
+  Write("raises.py", "raise RuntimeError('boom 12 times')\n");
+  const auto reproduces =
+      RunInductorFuzz({"repro", (folder_ / "raises.py").string(), "--signature", signature});
+  EXPECT_EQ(reproduces.exit_code, 1) << reproduces.out << reproduces.err;
+  EXPECT_NE(reproduces.out.find("repro: reproduces: "), std::string::npos) << reproduces.out;
+  Write("other.py", "raise ValueError('boom 12 times')\n");
+  const auto differs =
+      RunInductorFuzz({"repro", (folder_ / "other.py").string(), "--signature", signature});
+  EXPECT_EQ(differs.exit_code, 0) << differs.err;
+  EXPECT_NE(differs.out.find("repro: fails-differently: "), std::string::npos) << differs.out;
+  Write("passes.py", "print('PASS')\n");
+  const auto passes =
+      RunInductorFuzz({"repro", (folder_ / "passes.py").string(), "--signature", signature});
+  EXPECT_EQ(passes.exit_code, 0) << passes.err;
+  EXPECT_NE(passes.out.find("repro: passes: "), std::string::npos) << passes.out;
+  ExpectOneLineError({"repro", kSeed.string(), "--signature", signature}, "is not a .py file");
+  ExpectOneLineError({"repro", (folder_ / "raises.py").string(), "--signature", "boom"},
+                     "is not a signature");
+}
+
 TEST_F(CliTest, CheckSaysACommandsFileGoesWithCommands) {
   const auto file = Write("commands.json", R"({"format_version": 2, "commands": []})");
   ExpectOneLineError({"check", file.string()}, "is JSON, not C++: give a run's commands with");

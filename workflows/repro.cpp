@@ -2,6 +2,7 @@
 
 #include "corpus/case.h"
 #include "fuzzer/worker/repro_script.h"
+#include "fuzzer/worker/standalone_run.h"
 #include "support/child_process.h"
 #include "support/errors.h"
 #include "support/text_file.h"
@@ -41,9 +42,33 @@ fs::path CaseFileOf(const fs::path &input) {
   return records.front();
 }
 
+// A script run and judged against a signature: the verdict scripts/verify-issue-drafts reads.
+int JudgeScript(const ReproOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  const fs::path &script = options.input;
+  if (!fs::is_regular_file(script) || script.extension() != ".py")
+    throw support::InputError(fmt::format(
+        "--signature judges a repro script: {} is not a .py file (a case's own script comes "
+        "from `repro CASE --out FILE`)",
+        script.string()));
+  if (options.signature->find('|') == std::string::npos)
+    throw support::InputError(fmt::format(
+        "--signature {} is not a signature (KIND|fact=value|...): copy it from the finding's "
+        "record or the draft's Signature line",
+        *options.signature));
+  const auto judged = fuzzer::worker::RunStandalone(
+      fs::absolute(script), paths.venv / "bin" / "python", *options.signature, options.timeout);
+  const std::string_view verdict = judged.reproduces ? "reproduces"
+                                   : judged.passed   ? "passes"
+                                                     : "fails-differently";
+  out << fmt::format("repro: {}: {}\n", verdict, judged.how);
+  return judged.reproduces ? support::kExitFindings : support::kExitNothingFound;
+}
+
 } // namespace
 
 int Repro(const ReproOptions &options, const support::ToolPaths &paths, std::ostream &out) {
+  if (options.signature)
+    return JudgeScript(options, paths, out);
   const fs::path case_file = CaseFileOf(options.input);
   const corpus::Case c = corpus::LoadCaseFile(case_file);
   const std::string script = fuzzer::worker::EmitPythonScript(c);

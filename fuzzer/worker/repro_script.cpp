@@ -18,9 +18,9 @@ using nlohmann::json;
 // The worker modules the script carries, in the order they must run. None needs its package
 // (oracles' imports of compat and comparisons fall back to the pasted text), so they are pasted
 // one after the other.
-constexpr std::string_view kOracleModules[] = {"compat",      "exceptions", "comparisons",
-                                               "value_judge", "case_calls", "block_masks",
-                                               "oracles",     "plants"};
+constexpr std::string_view kOracleModules[] = {
+    "compat",     "exceptions",  "comparisons", "rounding_rules", "value_judge",
+    "case_calls", "block_masks", "allocations", "oracles",        "plants"};
 
 constexpr std::size_t kLineWidth = 100;
 

@@ -15,9 +15,11 @@ EMBEDDED_IN_SCRIPT = (
     "compat",
     "exceptions",
     "comparisons",
+    "rounding_rules",
     "value_judge",
     "case_calls",
     "block_masks",
+    "allocations",
     "oracles",
     "plants",
 )

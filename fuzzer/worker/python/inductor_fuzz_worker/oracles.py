@@ -9,7 +9,10 @@ compiled result agrees with eager. "field" names what differs, so that one wrong
 signature.
 """
 
+import contextlib
+
 try:
+    from .allocations import zeroed_allocations
     from .block_masks import create_block_mask_options, rebuilt_from_kv_blocks
     from .case_calls import (  # noqa: F401 (oracles.X is what callers and tests use)
         CAPTURED_DTYPES,
@@ -408,8 +411,10 @@ class Api:
         if isa_sensitive:
             forget_vec_isa_list()
         try:
+            exact = self.api != "flex_attention"
             with config.patch(applicable), compile_environment(self.case):
-                return self._run_compiled_patched(dynamic)
+                with zeroed_allocations() if exact else contextlib.nullcontext():
+                    return self._run_compiled_patched(dynamic)
         finally:
             if isa_sensitive:
                 forget_vec_isa_list()
