@@ -58,7 +58,7 @@ std::vector<std::string> Bug::Signatures() const {
 
 const KnownIssue *Bug::Known(const KnownIssues &known) const {
   for (const auto &member : members)
-    if (const auto *issue = known.Match(member.signature, BugKey(member.finding)))
+    if (const auto *issue = known.Match(member.signature, member.key))
       return issue;
   for (const auto &each : keys)
     if (const auto *issue = known.Match(each))
@@ -108,7 +108,7 @@ std::vector<Bug> GroupIntoBugs(const std::vector<StoredFinding> &findings) {
   BugGrouper grouper;
   std::map<std::string, const StoredFinding *> by_id;
   for (const auto &finding : findings) {
-    grouper.Add(finding.id, BugKey(finding.finding));
+    grouper.Add(finding.id, finding.key);
     by_id[finding.id] = &finding;
   }
   std::map<std::string, std::vector<const StoredFinding *>> by_case; // hit id -> findings

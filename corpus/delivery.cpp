@@ -32,6 +32,10 @@ DeliveryStatus StatusFromName(const std::string &name) {
 
 } // namespace
 
+bool ReductionUnfinished(const Delivery &delivery) {
+  return delivery.status == DeliveryStatus::kTimeout && delivery.repro_lines > kDraftReproLines;
+}
+
 std::string_view DeliveryStatusName(DeliveryStatus status) {
   for (const auto &[known, name] : kStatusNames)
     if (known == status)

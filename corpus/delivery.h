@@ -55,6 +55,13 @@ struct Delivery {
   std::string time; // UTC, when it was last written
 };
 
+// The longest repro a draft is offered with while its reduction is unfinished (its time ran
+// out): a longer one waits for the next delivery, which goes on from its best case.
+inline constexpr std::size_t kDraftReproLines = 25;
+
+// Whether a reduction stopped by its time left a repro too long for a draft (kDraftReproLines).
+bool ReductionUnfinished(const Delivery &delivery);
+
 nlohmann::json DeliveryToJson(const Delivery &delivery);
 // Throws FormatError naming the field.
 Delivery DeliveryFromJson(const nlohmann::json &json);

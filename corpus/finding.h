@@ -13,18 +13,9 @@ namespace corpus {
 // Every oracle's finding kind. Static analysis reports one kind per level (a conflict is an
 // error, shadowing a warning) and names its check in the essence ("check").
 enum class FindingKind {
-  kWrongResult,
-  kException,
-  kCompileError,
-  kCrash,
-  kTimeout,
-  kConflictingDeclaration,
-  kShadowing,
-  kAnalysisError, // Clang reported an error no check classified
-  kCompilerDivergence,
-  kLoadError,
-  kRuntimeDivergence,
-  kMemoryError,
+#define INDUCTOR_FUZZ_KIND(enumerator, file) enumerator,
+#include "corpus/finding_kinds.def"
+#undef INDUCTOR_FUZZ_KIND
 };
 
 // What became of one case. Only kFinding is a finding; kInvalidCase is a broken case (eager

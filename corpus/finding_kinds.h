@@ -2,6 +2,8 @@
 
 #include "corpus/finding.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,24 +14,62 @@ namespace corpus {
 // matrix, or a sanitizer.
 enum class Detector { kWorker, kCheck, kMatrix, kSanitizer };
 
-// Everything the tool treats differently from one finding kind to another, as one row of one
-// table (finding_kinds.cpp). A new oracle is its producer, one row and its fixture; the key is
-// the one other place (BugKey's case for it, corpus/bug_key.cpp). docs/extending.md.
+// A standalone repro's run (fuzzer/worker/standalone_run.cpp), as a kind's judge reads it.
+struct ReproRun {
+  bool timed_out = false;
+  std::optional<int> exit_code; // set when it exited
+  std::optional<int> signal;    // set when a signal ended it
+  std::string output;           // all it printed
+  std::string last_line;        // its last line, trailing newlines dropped
+  // ReproForm::kSanitized: the signatures of the memory errors its sanitizer reports hold.
+  std::vector<std::string> sanitizer_signatures;
+};
+
+// What a repro should show: the signature (a finding's, or a known issue's pattern with '*')
+// and its facts by name, the kind under "kind".
+struct ReproExpectation {
+  std::string signature;
+  std::map<std::string, std::string> facts;
+};
+
+// How a kind's standalone repro runs: as it is, or under the sanitizer its prelude loads, with
+// the reports sent where the judge reads them.
+enum class ReproForm { kPlain, kSanitized };
+
+// Everything the tool treats differently from one finding kind to another, as one row: each
+// kind's file under corpus/kinds/ makes its row, and corpus/finding_kinds.def lists the kinds
+// (which makes the enum too). A new oracle is its producer, one line, one file and its fixture.
+// docs/extending.md.
 struct FindingKindRow {
   FindingKind kind;
   std::string_view name; // a signature's first field
   Detector detector;
   // What its signature or bug key may name, in order (a known issue's match names only these).
   std::vector<std::string_view> facts;
-  bool probed = false;    // rerun with each setting put back for what it needs (probe.h)
-  bool flaky = false;     // a run may show it and the next not: a reduction confirms it 3 times
+  bool probed = false; // rerun with each setting put back for what it needs (probe.h)
+  // The runs a reduction gives each candidate to show it: 3 where a heap or a clock decides
+  // whether a run does; 1 where every run does, a memory error under its sanitizer among them.
+  unsigned confirm_runs = 1;
   bool in_one_tu = false; // it lives in one TU: `reduce` reduces the source after the case
   int delivery_order = 3; // of a bug's findings, delivery reduces the lowest first
   // What fails, in a draft's title ("[inductor][cpu] API: <title>: <facts>"): a few words.
   std::string_view title;
   // A draft's "Expected:" sentence; "{api}" stands for the API the case calls.
   std::string_view expected;
+  // Its bug key (corpus/bug_key.h); none: the signature is the key.
+  std::string (*key)(const Finding &finding) = nullptr;
+  // Whether a standalone repro's run shows it, the one judge (reduce, delivery, `repro SCRIPT
+  // --signature`, scripts/verify-issue-drafts); none: a repro.py never does (the matrix's
+  // kinds: their repro is repro.sh).
+  bool (*shows_in_repro)(const ReproRun &run, const ReproExpectation &expected) = nullptr;
+  ReproForm repro_form = ReproForm::kPlain;
+  // Whether a finding of this signature reduces under the sanitizer instead (a crash that
+  // corrupted the heap: there it is a memory error, seen on every run); none: never.
+  bool (*reduces_sanitized)(const std::string &signature) = nullptr;
 };
+
+// The signature's facts by name, its kind as "kind": what a judge is given.
+ReproExpectation ExpectationOf(const std::string &signature);
 
 // Every kind, in FindingKind's order.
 const std::vector<FindingKindRow> &FindingKindRows();

@@ -1,5 +1,6 @@
 #include "corpus/finding_store.h"
 
+#include "corpus/bug_key.h"
 #include "corpus/field_reader.h"
 #include "support/text_file.h"
 
@@ -343,6 +344,7 @@ StoredFinding FindingStore::ReadFinding(const fs::path &folder) const {
   }
   // A folder named by an older signature is read as it is; Migrate moves it where it belongs.
   stored.signature = Signature(stored.finding);
+  stored.key = BugKey(stored.finding);
   std::error_code error;
   for (const auto &entry : fs::directory_iterator(folder / "hits", error)) {
     if (entry.path().extension() != ".json" || entry.path().filename().string().front() == '.')

@@ -61,6 +61,9 @@ struct StoredFinding {
   std::filesystem::path folder;
   Finding finding;
   std::string signature;
+  // BugKey(finding) under this build's kBugKeyVersion, computed once when the finding is read:
+  // every grouping and report of one run uses it, and an older corpus is keyed again on open.
+  std::string key;
   std::vector<Hit> hits;          // sorted by time, then id
   std::filesystem::path smallest; // records/<hit id> of the smallest stored case
   // baseline-<torch>.json files (`fuzz --baseline-torch`): the finding on another torch release.

@@ -157,6 +157,16 @@ TEST(Delivery, OnlyADeliveryWhoseReproFailsOrCannotIsDone) {
   delivery = {.signature = "compiler-divergence|built=g++-11|failed=clang++-19",
               .status = corpus::DeliveryStatus::kReduced};
   EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+  // A reduction whose time ran out with a repro past a draft's length goes on the next night.
+  delivery = {.signature = "crash|api=flex_attention|signal=memory",
+              .status = corpus::DeliveryStatus::kTimeout,
+              .repro_lines = corpus::kDraftReproLines,
+              .reproduces_standalone = true};
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+  delivery.repro_lines = corpus::kDraftReproLines + 1;
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  delivery.status = corpus::DeliveryStatus::kReduced; // finished: as short as it gets
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
 }
 
 TEST(IssueDraft, ShowsTheFirstDifferingValuesOfAWrongResult) {

@@ -25,8 +25,13 @@ TEST(FindingKinds, EveryKindHasOneRowWithItsOwnName) {
     EXPECT_EQ(FactsOfKind(row.name), &row.facts);
     EXPECT_FALSE(row.expected.empty()) << row.name;
   }
-  // Through the last enumerator: a kind added to the enum without a row fails here.
-  EXPECT_EQ(kinds.size(), static_cast<std::size_t>(FindingKind::kMemoryError) + 1);
+  // The list that makes the enum makes the rows, in its order.
+  std::size_t listed = 0;
+#define INDUCTOR_FUZZ_KIND(enumerator, file)                                                       \
+  EXPECT_EQ(FindingKindRows()[listed++].kind, FindingKind::enumerator) << #file;
+#include "corpus/finding_kinds.def"
+#undef INDUCTOR_FUZZ_KIND
+  EXPECT_EQ(kinds.size(), listed);
   EXPECT_EQ(AllFindingKinds().size(), kinds.size());
   EXPECT_EQ(KindFromName("missing-symbol"), std::nullopt);
   ASSERT_NE(FactsOfKind("missing-symbol"), nullptr); // a key's kind, not a finding's
@@ -49,11 +54,11 @@ TEST(FindingKinds, TheRowsSayWhatTheToolDoesWithEachKind) {
   EXPECT_EQ(DetectorOf(kRuntimeDivergence), "matrix");
   EXPECT_EQ(DetectorOf(kMemoryError), "sanitizer");
   EXPECT_EQ(DetectorOf(kTimeout), "worker");
-  // Probed: the silent failures. Flaky: what a heap or a clock decides.
+  // Probed: the silent failures. Three runs a candidate: what a heap or a clock decides.
   for (const auto &row : FindingKindRows()) {
     EXPECT_EQ(row.probed, row.kind == kWrongResult || row.kind == kCrash) << row.name;
-    EXPECT_EQ(row.flaky, row.kind == kCrash || row.kind == kTimeout || row.kind == kMemoryError)
-        << row.name;
+    EXPECT_EQ(row.confirm_runs, row.kind == kCrash || row.kind == kTimeout ? 3u : 1u) << row.name;
+    EXPECT_EQ(row.reduces_sanitized != nullptr, row.kind == kCrash) << row.name;
   }
   // Delivery reduces the worker's own failures first, the matrix's last.
   EXPECT_LT(RowOf(kWrongResult).delivery_order, RowOf(kCrash).delivery_order);
@@ -61,6 +66,37 @@ TEST(FindingKinds, TheRowsSayWhatTheToolDoesWithEachKind) {
   EXPECT_LT(RowOf(kAnalysisError).delivery_order, RowOf(kLoadError).delivery_order);
   EXPECT_EQ(ExpectedBehaviour(RowOf(kException), "create_mask"),
             "`torch.compile(create_mask)` runs and returns what eager `create_mask` returns.");
+}
+
+// Each kind's own judge of a standalone repro's run: the one reduce, delivery and
+// `repro SCRIPT --signature` use.
+TEST(FindingKinds, EachKindJudgesItsOwnRepro) {
+  const auto shows = [](const std::string &signature, const ReproRun &run) {
+    const auto *row = RowOfSignature(signature);
+    return row && row->shows_in_repro && row->shows_in_repro(run, ExpectationOf(signature));
+  };
+  const ReproRun assertion{.exit_code = 1, .output = "AssertionError: Tensor-likes are not close!"};
+  EXPECT_TRUE(shows("wrong-result|api=create_mask", assertion));
+  EXPECT_FALSE(shows("wrong-result|api=create_mask", {.exit_code = 0, .output = assertion.output}));
+  EXPECT_FALSE(
+      shows("wrong-result|api=create_mask", {.timed_out = true, .output = "AssertionError"}));
+  const std::string raised = "exception|type=builtins.RuntimeError|message=boom <N> times";
+  EXPECT_TRUE(shows(raised, {.exit_code = 1, .output = "RuntimeError: boom 3 times"}));
+  EXPECT_FALSE(shows(raised, {.exit_code = 1, .output = "RuntimeError: bang 3 times"}));
+  EXPECT_FALSE(shows(raised, {.exit_code = 1, .output = "ValueError: boom 3 times"}));
+  EXPECT_TRUE(shows("crash|api=create_mask|signal=11", {.signal = 11}));
+  EXPECT_FALSE(shows("crash|api=create_mask|signal=11", {.signal = 6}));
+  EXPECT_TRUE(shows("timeout|api=create_mask", {.timed_out = true}));
+  EXPECT_FALSE(shows("timeout|api=create_mask", {.exit_code = 1}));
+  EXPECT_TRUE(shows("compile-error|family=gcc|message=x",
+                    {.exit_code = 1, .output = "CppCompileError: ..."}));
+  const std::string memory = "memory-error|error=heap-buffer-overflow|kernel=k";
+  EXPECT_EQ(RowOfSignature(memory)->repro_form, ReproForm::kSanitized);
+  EXPECT_TRUE(shows(memory, {.exit_code = 1, .sanitizer_signatures = {memory}}));
+  EXPECT_FALSE(shows(memory, {.exit_code = 1, .sanitizer_signatures = {"memory-error|other"}}));
+  // The matrix's kinds and `check`'s have no repro.py to judge.
+  EXPECT_FALSE(shows("compiler-divergence|failed=g++-12", {.exit_code = 1}));
+  EXPECT_FALSE(shows("conflicting-declaration|check=redeclared-variable", {.exit_code = 1}));
 }
 
 } // namespace

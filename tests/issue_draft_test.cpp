@@ -147,6 +147,16 @@ TEST(WhyNoDraft, OnlyAReproThatFailsStandaloneGetsADraft) {
   delivery.reproduces_standalone = true;
   ASSERT_TRUE(WhyNoDraft(delivery));
   EXPECT_NE(WhyNoDraft(delivery)->find("repro.sh"), std::string::npos);
+  // 94 lines when the reduction's time ran out: no draft until a later night shortens it.
+  delivery = {.signature = "crash|api=flex_attention|signal=memory",
+              .status = corpus::DeliveryStatus::kTimeout,
+              .repro_lines = 94,
+              .reproduces_standalone = true};
+  ASSERT_TRUE(WhyNoDraft(delivery));
+  EXPECT_NE(WhyNoDraft(delivery)->find("94 lines, more than 25"), std::string::npos)
+      << *WhyNoDraft(delivery);
+  delivery.repro_lines = 18;
+  EXPECT_FALSE(WhyNoDraft(delivery));
 }
 
 TEST(Upstream, BadExportsAreOneLineInputErrors) {

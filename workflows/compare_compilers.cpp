@@ -1,5 +1,6 @@
 #include "workflows/compare_compilers.h"
 
+#include "corpus/junit.h"
 #include "corpus/matrix_record.h"
 #include "fuzzer/matrix/fp_pinning.h"
 #include "fuzzer/matrix/records.h"
@@ -239,32 +240,27 @@ int CompareCompilers(const CompareOptions &options, const support::ToolPaths &pa
   if (options.report_dir) {
     std::filesystem::create_directories(*options.report_dir);
     corpus::WriteCompareRecord(*options.report_dir / "compare.json", record);
-    std::string junit = fmt::format(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"compare {} to {}\" "
-        "tests=\"{}\" failures=\"{}\">\n",
-        support::EscapeMarkup(baseline.name), support::EscapeMarkup(candidate.name),
-        record.rows.size(), regressions);
+    corpus::JunitSuite junit{.name =
+                                 fmt::format("compare {} to {}", baseline.name, candidate.name)};
     std::string markdown = fmt::format(
         "# Compiler upgrade: {} -> {}\n\n{} TU(s): {}\n\n```\n{}```\n\n| TU | verdict | "
         "compile time delta (s) | object size delta (bytes) |\n|---|---|---|---|\n",
         baseline.name, candidate.name, record.rows.size(), summary, what_matters);
     for (const auto &row : record.rows) {
       const std::string verdict(corpus::VerdictName(row.verdict));
-      junit += fmt::format("  <testcase classname=\"compare\" name=\"{}\" time=\"{:.3f}\">",
-                           support::EscapeMarkup(row.tu), row.candidate.seconds);
+      auto &testcase = junit.cases.emplace_back(corpus::JunitCase{
+          .classname = "compare", .name = row.tu, .seconds = row.candidate.seconds});
       if (row.verdict == corpus::CompareVerdict::kRuntimeDiffers && row.runtime_finding)
-        junit += fmt::format("<failure message=\"{}\">{}</failure>", verdict,
-                             support::EscapeMarkup(RuntimeFindingLine(*row.runtime_finding)));
+        testcase.failure = corpus::JunitFailure{.message = verdict,
+                                                .text = RuntimeFindingLine(*row.runtime_finding)};
       else if (corpus::IsRegression(row.verdict))
-        junit += fmt::format(
-            "<failure message=\"{}\">{}</failure>", verdict,
-            support::EscapeMarkup(row.candidate.first_error + row.candidate.load_error));
-      junit += "</testcase>\n";
+        testcase.failure = corpus::JunitFailure{
+            .message = verdict, .text = row.candidate.first_error + row.candidate.load_error};
       markdown += fmt::format("| `{}` | {} | {:+.2f} | {:+} |\n", row.tu, verdict,
                               row.CompileSecondsDelta(), row.ObjectSizeDelta());
     }
-    junit += "</testsuite>\n";
-    support::WriteFileAtomically(*options.report_dir / "compare.junit.xml", junit);
+    support::WriteFileAtomically(*options.report_dir / "compare.junit.xml",
+                                 corpus::JunitXml(junit));
     support::WriteFileAtomically(*options.report_dir / "compare.md", markdown);
     out << fmt::format("reports: {}/compare.json, compare.junit.xml, compare.md\n",
                        options.report_dir->string());

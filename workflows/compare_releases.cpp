@@ -1,6 +1,7 @@
 #include "workflows/compare_releases.h"
 #include "workflows/matrix_report.h"
 
+#include "corpus/junit.h"
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/generate/policy.h"
 #include "support/errors.h"
@@ -177,11 +178,8 @@ int CompareTorchReleases(const CompareReleasesOptions &options, const support::T
         {"codegen_changed_cases", codegen_changed},
         {"changed_kernels", kernels_changed},
         {"cases", json::array()}};
-    std::string junit = fmt::format(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"compare torch {} to {}\" "
-        "tests=\"{}\" failures=\"{}\">\n",
-        support::EscapeMarkup(baseline.torch_version),
-        support::EscapeMarkup(candidate.torch_version), rows.size(), regressions);
+    corpus::JunitSuite junit{.name = fmt::format("compare torch {} to {}", baseline.torch_version,
+                                                 candidate.torch_version)};
     std::string markdown = fmt::format(
         "# torch {} -> {}\n\n```\n{}{}```\n\n| case | verdict | codegen | baseline | candidate "
         "|\n|---|---|---|---|---|\n",
@@ -189,18 +187,16 @@ int CompareTorchReleases(const CompareReleasesOptions &options, const support::T
     for (const auto &row : rows) {
       document["cases"].push_back(workflows::ReleaseComparisonToJson(row));
       const std::string verdict(workflows::ReleaseVerdictName(row.verdict));
-      junit += fmt::format("  <testcase classname=\"compare-torch\" name=\"{}\" time=\"{:.3f}\">",
-                           support::EscapeMarkup(row.case_name), row.candidate.seconds);
+      auto &testcase = junit.cases.emplace_back(corpus::JunitCase{
+          .classname = "compare-torch", .name = row.case_name, .seconds = row.candidate.seconds});
       if (row.verdict == ReleaseVerdict::kRegressed)
-        junit += fmt::format("<failure message=\"{}\">{}</failure>", verdict,
-                             support::EscapeMarkup(NotableLine(row)));
-      junit += "</testcase>\n";
+        testcase.failure = corpus::JunitFailure{.message = verdict, .text = NotableLine(row)};
       markdown += fmt::format("| `{}` | {} | {} | `{}` | `{}` |\n", row.case_name, verdict,
                               Codegen(row.codegen), Outcome(row.baseline), Outcome(row.candidate));
     }
-    junit += "</testsuite>\n";
     support::WriteFileAtomically(*options.report_dir / "compare-torch.json", document.dump(2));
-    support::WriteFileAtomically(*options.report_dir / "compare-torch.junit.xml", junit);
+    support::WriteFileAtomically(*options.report_dir / "compare-torch.junit.xml",
+                                 corpus::JunitXml(junit));
     support::WriteFileAtomically(*options.report_dir / "compare-torch.md", markdown);
     out << fmt::format(
         "reports: {}/compare-torch.json, compare-torch.junit.xml, compare-torch.md\n",

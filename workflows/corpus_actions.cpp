@@ -210,8 +210,7 @@ int ReportCorpus(const std::vector<corpus::StoredFinding> &findings,
                                              std::string(corpus::KindName(finding.finding.kind)),
                                          .signature = finding.signature,
                                          .is_new = input.new_signatures.contains(finding.id)};
-    if (const auto *known =
-            input.known_issues.Match(finding.signature, corpus::BugKey(finding.finding)))
+    if (const auto *known = input.known_issues.Match(finding.signature, finding.key))
       event.known_issue = known->id;
     ++(event.Reportable() ? input.stats.new_by_kind : input.stats.known_by_kind)[event.kind];
     input.stats.signatures.emplace(finding.id, event);

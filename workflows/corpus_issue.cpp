@@ -143,13 +143,12 @@ int CorpusIssue(const CorpusOptions &options, const support::ToolPaths &paths, s
     no_draft = fuzzer::campaign::WhyNoDraft(delivery);
     std::string notes;
     // A bug a known issue names says so, with its upstream link.
-    if (const auto *match = known.Match(chosen.signature, corpus::BugKey(chosen.finding)))
+    if (const auto *match = known.Match(chosen.signature, chosen.key))
       notes = fmt::format("Known to inductor-fuzz as `{}` ({}){}.\n", match->id, match->status,
                           match->link.empty() ? "" : ", upstream: " + match->link);
     if (!upstream.empty())
       notes += (notes.empty() ? "" : "\n") +
-               UpstreamNotes(upstream,
-                             fuzzer::campaign::FailureFromKey(corpus::BugKey(chosen.finding)), "");
+               UpstreamNotes(upstream, fuzzer::campaign::FailureFromKey(chosen.key), "");
     if (!no_draft)
       draft = fuzzer::campaign::IssueDraft(chosen, delivery, notes);
   }

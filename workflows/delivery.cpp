@@ -229,6 +229,8 @@ bool DeliveryIsDone(const corpus::Delivery &delivery) {
     return false;
   if (delivery.status == corpus::DeliveryStatus::kNotReproducible)
     return true;
+  if (corpus::ReductionUnfinished(delivery))
+    return false;
   const auto *row = corpus::RowOfSignature(delivery.signature);
   return delivery.reproduces_standalone || (row && row->detector == corpus::Detector::kMatrix);
 }

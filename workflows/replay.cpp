@@ -159,8 +159,7 @@ std::vector<std::string> MarkFixedKnownIssues(const std::vector<ReplayResult> &r
       const auto finding = by_id.find(result.id);
       const bool matches =
           support::GlobMatches(issue.match, result.signature) ||
-          (finding != by_id.end() &&
-           support::GlobMatches(issue.match, corpus::BugKey(finding->second->finding)));
+          (finding != by_id.end() && support::GlobMatches(issue.match, finding->second->key));
       if (!matches || !still_failing.contains(result.bug))
         continue;
       named = true;

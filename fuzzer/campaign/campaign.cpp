@@ -82,7 +82,7 @@ public:
     // Opened once the corpus has read whole: a refused campaign leaves no journal behind.
     journal_.emplace(Journal::PathFor(options_.corpus, Header()), Header(), options_.resume);
     for (const auto &stored : stored_before) {
-      stats_.grouper.Add(stored.id, corpus::BugKey(stored.finding));
+      stats_.grouper.Add(stored.id, stored.key);
       stats_.stored_before.insert(stored.id);
       if (const auto *known = KnownIssueOf(stored.signature, stats_.grouper.KeyOf(stored.id)))
         stats_.known_issue_of[stored.id] = known->id;

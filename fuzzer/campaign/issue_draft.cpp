@@ -334,6 +334,10 @@ std::optional<std::string> WhyNoDraft(const corpus::Delivery &delivery) {
   if (row && row->detector == corpus::Detector::kMatrix)
     return std::string("a compiler divergence: its repro is reduced/repro.sh, which builds the "
                        "kernel with each compiler; no PyTorch draft");
+  if (corpus::ReductionUnfinished(delivery))
+    return fmt::format("its repro is {} lines, more than {}, when the reduction's time ran out: "
+                       "the next delivery goes on reducing it",
+                       delivery.repro_lines, corpus::kDraftReproLines);
   if (!delivery.reproduces_standalone)
     return "not reproduced standalone: its repro.py does not fail on its own (" +
            (delivery.standalone_how.empty() ? std::string("not run") : delivery.standalone_how) +

@@ -3,6 +3,7 @@
 #include "fuzzer/campaign/surface_report.h"
 
 #include "corpus/bug_key.h"
+#include "corpus/junit.h"
 #include "corpus/run_record.h"
 #include "corpus/sarif.h"
 #include "fuzzer/campaign/issue_draft.h"
@@ -133,70 +134,60 @@ std::string SvgTimeline(const CampaignStats &stats) {
 
 } // namespace
 
-std::string JunitReport(const ReportInput &input) {
-  // The shape of the Apache Ant JUnit XSD that CI servers read (scripts/validate-reports checks
-  // it): a testsuite with name, timestamp, hostname, tests, failures, errors and time, then
-  // properties, the testcases and system-out and system-err. A testcase holds at most one
-  // failure (with a type), so what is known about the other findings goes to system-out.
-  std::size_t failures = 0;
-  std::string cases, known_lines;
-  const auto bugs = Ordered(input);
+std::string JunitReport(const ReportInput &input, const std::vector<corpus::Bug> &bugs) {
+  // A testcase per bug, failing when it is new; what is known about the others goes to
+  // system-out, one line each.
+  corpus::JunitSuite suite{.name = "inductor-fuzz campaign"};
+  std::string known_lines;
   for (const auto &bug : bugs) {
     const corpus::StoredFinding &lead = bug.members.front();
-    const std::string kind = Escape(KindOf(bug));
-    cases += fmt::format("  <testcase classname=\"inductor-fuzz.{}\" name=\"{}\" time=\"0\"", kind,
-                         Escape(bug.id));
-    if (IsNew(input, bug)) {
-      ++failures;
-      std::string signatures;
-      for (const auto &member : bug.members)
-        signatures +=
-            fmt::format("signature: {} ({} hit(s))\n", Escape(member.signature), member.HitCount());
-      const corpus::StoredFinding *delivered = Delivered(bug);
-      const std::string reduced =
-          delivered ? fmt::format("\nreduced: {}\nreduced repro: {}\nissue draft: {}",
-                                  Escape(DeliveryLine(*delivered->delivery)),
-                                  Escape((delivered->folder / "reduced" / "repro.py").string()),
-                                  Escape(DraftOrWhyNot(*delivered)))
-                    : "";
-      cases += fmt::format("><failure message=\"{}\" type=\"{}\">{}\nkey: {}\n{}hits: {}\n"
-                           "repro: {}{}</failure></testcase>\n",
-                           Escape(lead.finding.summary), kind, Escape(lead.finding.message),
-                           Escape(bug.key), signatures, bug.hit_ids.size(),
-                           Escape((lead.smallest / "repro.py").string()), reduced);
-    } else {
-      cases += "/>\n";
-      known_lines += fmt::format("{}: {}: {}\n", Escape(bug.id), Escape(StatusOf(input, bug)),
-                                 Escape(bug.key));
+    const std::string kind = KindOf(bug);
+    auto &testcase = suite.cases.emplace_back(
+        corpus::JunitCase{.classname = "inductor-fuzz." + kind, .name = bug.id});
+    if (!IsNew(input, bug)) {
+      known_lines += fmt::format("{}: {}: {}\n", bug.id, StatusOf(input, bug), bug.key);
+      continue;
     }
+    std::string signatures;
+    for (const auto &member : bug.members)
+      signatures += fmt::format("signature: {} ({} hit(s))\n", member.signature, member.HitCount());
+    const corpus::StoredFinding *delivered = Delivered(bug);
+    const std::string reduced =
+        delivered ? fmt::format("\nreduced: {}\nreduced repro: {}\nissue draft: {}",
+                                DeliveryLine(*delivered->delivery),
+                                (delivered->folder / "reduced" / "repro.py").string(),
+                                DraftOrWhyNot(*delivered))
+                  : "";
+    testcase.failure = corpus::JunitFailure{
+        .message = lead.finding.summary,
+        .type = kind,
+        .text = fmt::format("{}\nkey: {}\n{}hits: {}\nrepro: {}{}", lead.finding.message, bug.key,
+                            signatures, bug.hit_ids.size(), (lead.smallest / "repro.py").string(),
+                            reduced)};
   }
-  std::string properties;
+  auto &properties = suite.properties.emplace();
   for (const auto &[key, value] : input.provenance.items())
-    properties += fmt::format("    <property name=\"{}\" value=\"{}\"/>\n", Escape(key),
-                              Escape(value.is_string() ? value.get<std::string>() : value.dump()));
+    properties.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
   char host[256] = {};
-  const std::string hostname =
-      ::gethostname(host, sizeof host - 1) == 0 && host[0] ? Escape(host) : "localhost";
+  suite.hostname = ::gethostname(host, sizeof host - 1) == 0 && host[0] ? host : "localhost";
   // When the campaign started, in the XSD's form: UTC without a zone or fractions.
   const std::time_t started =
       std::time(nullptr) - static_cast<std::time_t>(std::max(0.0, input.stats.seconds));
   std::tm utc{};
   ::gmtime_r(&started, &utc);
-  return fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"inductor-fuzz campaign\" "
-      "timestamp=\"{:%Y-%m-%dT%H:%M:%S}\" hostname=\"{}\" tests=\"{}\" failures=\"{}\" "
-      "errors=\"0\" time=\"{:.1f}\">\n  <properties>\n{}  </properties>\n{}  <system-out>{}"
-      "</system-out>\n  <system-err></system-err>\n</testsuite>\n",
-      utc, hostname, bugs.size(), failures, input.stats.seconds, properties, cases, known_lines);
+  suite.timestamp = fmt::format("{:%Y-%m-%dT%H:%M:%S}", utc);
+  suite.seconds = input.stats.seconds;
+  suite.system_out = known_lines;
+  return corpus::JunitXml(suite);
 }
 
-json SarifReport(const ReportInput &input) {
+json SarifReport(const ReportInput &input, const std::vector<corpus::Bug> &bugs) {
   std::vector<corpus::SarifResult> results;
   const auto location = [](const corpus::SourceExcerpt &excerpt) {
     return corpus::SarifLocation{
         .path = excerpt.file, .line = std::max(1u, excerpt.line), .snippet = excerpt.text};
   };
-  for (const auto &bug : Ordered(input)) {
+  for (const auto &bug : bugs) {
     const corpus::StoredFinding &lead = bug.members.front();
     corpus::SarifResult result{.rule = KindOf(bug),
                                .level = IsNew(input, bug) ? "error" : "note",
@@ -290,10 +281,9 @@ std::string SinceLine(const json &since) {
 
 } // namespace
 
-std::string HtmlReport(const ReportInput &input) {
+std::string HtmlReport(const ReportInput &input, const std::vector<corpus::Bug> &bugs) {
   const auto &stats = input.stats;
   std::string rows, details;
-  const auto bugs = Ordered(input);
   const auto fresh = std::count_if(bugs.begin(), bugs.end(),
                                    [&](const corpus::Bug &bug) { return IsNew(input, bug); });
   for (const auto &bug : bugs) {
@@ -403,11 +393,17 @@ std::set<std::string> NewBugSignatures(const CampaignStats &stats) {
   return ids;
 }
 
+std::string JunitReport(const ReportInput &input) { return JunitReport(input, Ordered(input)); }
+json SarifReport(const ReportInput &input) { return SarifReport(input, Ordered(input)); }
+std::string HtmlReport(const ReportInput &input) { return HtmlReport(input, Ordered(input)); }
+
 void WriteReports(const fs::path &dir, const ReportInput &input) {
+  // The bugs grouped once, for every format.
+  const std::vector<corpus::Bug> ordered = Ordered(input);
   fs::create_directories(dir);
   json findings = json::array(), bugs = json::array();
   std::size_t fresh = 0;
-  for (const auto &bug : Ordered(input)) {
+  for (const auto &bug : ordered) {
     json summary = bug.Summary();
     summary["new"] = IsNew(input, bug);
     fresh += IsNew(input, bug);
@@ -436,8 +432,7 @@ void WriteReports(const fs::path &dir, const ReportInput &input) {
       json finding = member.Summary();
       finding["bug"] = bug.id;
       finding["new"] = IsNew(input, bug);
-      const auto *member_known =
-          input.known_issues.Match(member.signature, corpus::BugKey(member.finding));
+      const auto *member_known = input.known_issues.Match(member.signature, member.key);
       finding["known_issue"] = member_known ? json{{"id", member_known->id},
                                                    {"status", member_known->status},
                                                    {"link", member_known->link}}
@@ -454,9 +449,9 @@ void WriteReports(const fs::path &dir, const ReportInput &input) {
                         {"bugs", bugs},
                         {"findings", findings}};
   support::WriteFileAtomically(dir / "summary.json", summary.dump(2) + "\n");
-  support::WriteFileAtomically(dir / "junit.xml", JunitReport(input));
-  support::WriteFileAtomically(dir / "findings.sarif", SarifReport(input).dump(2) + "\n");
-  support::WriteFileAtomically(dir / "report.html", HtmlReport(input));
+  support::WriteFileAtomically(dir / "junit.xml", JunitReport(input, ordered));
+  support::WriteFileAtomically(dir / "findings.sarif", SarifReport(input, ordered).dump(2) + "\n");
+  support::WriteFileAtomically(dir / "report.html", HtmlReport(input, ordered));
 }
 
 } // namespace fuzzer::campaign

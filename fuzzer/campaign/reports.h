@@ -1,5 +1,6 @@
 #pragma once
 
+#include "corpus/bugs.h"
 #include "corpus/finding_store.h"
 #include "fuzzer/campaign/campaign.h"
 
@@ -31,6 +32,11 @@ std::set<std::string> NewBugSignatures(const CampaignStats &stats);
 // (corpus/bugs.h), new before known, with the signatures and evidence it holds.
 void WriteReports(const std::filesystem::path &dir, const ReportInput &input);
 
+// Each format of the bugs `bugs` (Ordered: grouped and ordered once, by WriteReports); the
+// one-argument forms group them themselves.
+std::string JunitReport(const ReportInput &input, const std::vector<corpus::Bug> &bugs);
+nlohmann::json SarifReport(const ReportInput &input, const std::vector<corpus::Bug> &bugs);
+std::string HtmlReport(const ReportInput &input, const std::vector<corpus::Bug> &bugs);
 std::string JunitReport(const ReportInput &input);
 nlohmann::json SarifReport(const ReportInput &input);
 std::string HtmlReport(const ReportInput &input);

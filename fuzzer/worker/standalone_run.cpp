@@ -3,6 +3,7 @@
 #include "fuzzer/worker/standalone_run.h"
 
 #include "corpus/finding.h"
+#include "corpus/finding_kinds.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "support/child_process.h"
 #include "support/scratch_dir.h"
@@ -15,17 +16,6 @@
 
 namespace fuzzer::worker {
 namespace {
-
-std::map<std::string, std::string> Facts(const std::string &signature) {
-  std::map<std::string, std::string> facts;
-  std::istringstream parts(signature);
-  std::string part;
-  std::getline(parts, facts["kind"], '|');
-  while (std::getline(parts, part, '|'))
-    if (const auto equals = part.find('='); equals != std::string::npos)
-      facts[part.substr(0, equals)] = part.substr(equals + 1);
-  return facts;
-}
 
 // The last lines of a run's output, where the error is: at most 40 lines and 6000 bytes.
 std::string LastLines(const std::string &output) {
@@ -56,27 +46,10 @@ std::string OutputTail(const std::string &output) {
   return head + "...\n" + tail;
 }
 
-// Whether a repro that catches the compiler's error and prints it (a hand-written one) prints
-// the signature's message: each fixed part of it (a known issue's pattern has * between them),
-// with the compiler's typographic quotes read as plain ones.
-bool SaysTheMessage(const std::string &output, const std::map<std::string, std::string> &facts) {
-  const auto message = facts.find("message");
-  if (message == facts.end() || message->second.empty())
-    return false;
-  std::string plain = output;
-  for (const std::string quote : {"\u2018", "\u2019"})
-    for (auto at = plain.find(quote); at != std::string::npos; at = plain.find(quote))
-      plain.replace(at, quote.size(), "'");
-  plain = corpus::MessageTemplate(plain);
-  std::size_t parts = 0;
-  std::istringstream pieces(message->second);
-  for (std::string piece; std::getline(pieces, piece, '*');)
-    if (piece.size() >= 4) {
-      ++parts;
-      if (plain.find(piece) == std::string::npos)
-        return false;
-    }
-  return parts > 0;
+// The kind's own judge (its row in corpus/kinds/), the one every repro is judged by.
+bool Shows(const corpus::ReproRun &run, const std::string &signature) {
+  const auto *row = corpus::RowOfSignature(signature);
+  return row && row->shows_in_repro && row->shows_in_repro(run, corpus::ExpectationOf(signature));
 }
 
 // A memory error's run: the prelude keeps the log path and cache given here, so the reports are
@@ -97,8 +70,13 @@ StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
   const auto errors = fuzzer::worker::CollectMemoryErrors(scratch.path(), scratch / "cache");
   StandaloneRun result{.passed = run.status.Succeeded() && errors.empty(),
                        .output = OutputTail(run.output)};
+  corpus::ReproRun judged{.timed_out = run.timed_out,
+                          .exit_code = run.status.exit_code,
+                          .signal = run.status.signal,
+                          .output = run.output};
   for (const auto &error : errors)
-    result.reproduces |= corpus::Signature(error) == signature;
+    judged.sanitizer_signatures.push_back(corpus::Signature(error));
+  result.reproduces = Shows(judged, signature);
   result.how = run.timed_out ? "no end within the time limit"
                : errors.empty()
                    ? fmt::format("{}: no sanitizer report in a kernel", run.status.Describe())
@@ -109,8 +87,8 @@ StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
 StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
                                 const std::filesystem::path &python, const std::string &signature,
                                 std::chrono::seconds timeout) {
-  const auto facts = Facts(signature);
-  if (facts.at("kind") == "memory-error")
+  const auto *row = corpus::RowOfSignature(signature);
+  if (row && row->repro_form == corpus::ReproForm::kSanitized)
     return RunSanitizedOnce(script, python, signature, timeout);
   const auto run = support::RunCommand({python.string(), script.string()},
                                        {.working_directory = script.parent_path()}, timeout);
@@ -123,34 +101,12 @@ StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
                                   ? "no end within the time limit"
                                   : fmt::format("{}: {}", run.status.Describe(), last_line),
                        .output = OutputTail(run.output)};
-  const std::string &kind = facts.at("kind");
-  if (kind == "timeout")
-    result.reproduces = run.timed_out;
-  else if (run.timed_out || run.status.Succeeded())
-    result.reproduces = false;
-  else if (kind == "crash" && facts.contains("signal") && run.status.signal) {
-    const std::string signal = std::to_string(*run.status.signal);
-    result.reproduces = facts.at("signal") == corpus::kMemoryCorruptionSignal
-                            ? corpus::IsMemoryCorruptionCrash(signal, last_line)
-                            : signal == facts.at("signal");
-  } else if (kind == "exception") {
-    std::string type = facts.contains("type") ? facts.at("type") : "";
-    type = type.substr(type.rfind('.') + 1);
-    // The type alone is not the bug: assert_close raises AssertionError too. The message, as
-    // the signature normalises it, must be there as well.
-    // (a known issue's pattern: what comes before its first '*')
-    const std::string message =
-        facts.contains("message")
-            ? facts.at("message").substr(0, facts.at("message").find('*')).substr(0, 40)
-            : std::string();
-    result.reproduces =
-        !type.empty() && run.output.find(type) != std::string::npos &&
-        (message.empty() || corpus::MessageTemplate(run.output).find(message) != std::string::npos);
-  } else if (kind == "wrong-result")
-    result.reproduces = run.output.find("AssertionError") != std::string::npos;
-  else if (kind == "compile-error")
-    result.reproduces = run.output.find("CppCompileError") != std::string::npos ||
-                        (run.status.exit_code != 0 && SaysTheMessage(run.output, facts));
+  result.reproduces = Shows({.timed_out = run.timed_out,
+                             .exit_code = run.status.exit_code,
+                             .signal = run.status.signal,
+                             .output = run.output,
+                             .last_line = last_line},
+                            signature);
   return result;
 }
 

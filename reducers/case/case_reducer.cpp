@@ -298,8 +298,7 @@ private:
           "the case does not fail on this torch: nothing to reduce (try `inductor-fuzz "
           "run-case` on it)");
     const auto *row = corpus::RowOfSignature(first);
-    const bool flaky_kind = row && row->flaky;
-    result_.confirm_runs = options_.confirm ? options_.confirm : (flaky_kind ? 3 : 1);
+    result_.confirm_runs = options_.confirm ? options_.confirm : (row ? row->confirm_runs : 1);
     // A memory bug shows as a segfault one run and a glibc abort the next: without a signature
     // to keep, the one seen most often (the first among equals) is kept.
     std::vector<std::string> seen = {first};

@@ -1,0 +1,47 @@
+#include "corpus/kinds/kinds.h"
+
+#include "corpus/kinds/key_parts.h"
+
+#include <string>
+
+namespace corpus::kinds::crash {
+namespace {
+
+std::string Key(const Finding &finding) {
+  return Signature(finding) + DeathPath(finding) + ProbeNeeds(finding);
+}
+
+// The same signal; a corrupted heap is any of the signals glibc's checks end it with.
+bool ShowsInRepro(const ReproRun &run, const ReproExpectation &expected) {
+  if (!Failed(run) || !run.signal || !expected.facts.contains("signal"))
+    return false;
+  const std::string signal = std::to_string(*run.signal);
+  return expected.facts.at("signal") == kMemoryCorruptionSignal
+             ? IsMemoryCorruptionCrash(signal, run.last_line)
+             : signal == expected.facts.at("signal");
+}
+
+// A crash by heap corruption (signal "memory": a segfault one run, a glibc abort the next).
+bool ReducesSanitized(const std::string &signature) {
+  const auto facts = ExpectationOf(signature).facts;
+  return facts.contains("signal") && facts.at("signal") == kMemoryCorruptionSignal;
+}
+
+} // namespace
+
+FindingKindRow Row() {
+  return {.kind = FindingKind::kCrash,
+          .name = "crash",
+          .detector = Detector::kWorker,
+          .facts = {"api", "signal", "abort", "protocol", "template", "wrapper", "shapes", "needs"},
+          .probed = true,
+          .confirm_runs = 3,
+          .delivery_order = 1,
+          .title = "compiled call crashes the process",
+          .expected = kRunsAsEager,
+          .key = &Key,
+          .shows_in_repro = &ShowsInRepro,
+          .reduces_sanitized = &ReducesSanitized};
+}
+
+} // namespace corpus::kinds::crash

@@ -1,0 +1,38 @@
+#include "corpus/kinds/kinds.h"
+
+#include "corpus/kinds/key_parts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace corpus::kinds::memory_error {
+namespace {
+
+std::string Key(const Finding &finding) {
+  return fmt::format("memory-error|kernel={}|statement={}", NameKey(Fact(finding, "kernel")),
+                     ProgramFree(Fact(finding, "statement")));
+}
+
+// The sanitizer's report in a kernel, with the signature the finding has.
+bool ShowsInRepro(const ReproRun &run, const ReproExpectation &expected) {
+  return std::find(run.sanitizer_signatures.begin(), run.sanitizer_signatures.end(),
+                   expected.signature) != run.sanitizer_signatures.end();
+}
+
+} // namespace
+
+FindingKindRow Row() {
+  return {.kind = FindingKind::kMemoryError,
+          .name = "memory-error",
+          .detector = Detector::kSanitizer,
+          .facts = {"error", "access", "kernel", "statement"},
+          .delivery_order = 2,
+          .title = "generated kernel accesses memory out of bounds",
+          .expected = kRunsAsEager,
+          .key = &Key,
+          .shows_in_repro = &ShowsInRepro,
+          .repro_form = ReproForm::kSanitized};
+}
+
+} // namespace corpus::kinds::memory_error

@@ -1,0 +1,28 @@
+#include "corpus/kinds/kinds.h"
+
+#include "corpus/kinds/key_parts.h"
+
+#include <fmt/format.h>
+
+namespace corpus::kinds::runtime_divergence {
+namespace {
+
+std::string Key(const Finding &finding) {
+  return fmt::format("runtime-divergence|differs={}|how={}|dtype={}", Fact(finding, "differs"),
+                     Fact(finding, "how"), Fact(finding, "dtype"));
+}
+
+} // namespace
+
+FindingKindRow Row() {
+  return {.kind = FindingKind::kRuntimeDivergence,
+          .name = "runtime-divergence",
+          .detector = Detector::kMatrix,
+          .facts = {"same", "differs", "how", "dtype", "kernel"},
+          .delivery_order = 4,
+          .title = "generated kernel gives other values on another compiler",
+          .expected = kEveryCompiler,
+          .key = &Key};
+}
+
+} // namespace corpus::kinds::runtime_divergence

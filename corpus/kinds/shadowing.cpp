@@ -1,0 +1,16 @@
+#include "corpus/kinds/kinds.h"
+
+#include "corpus/kinds/key_parts.h"
+
+namespace corpus::kinds::shadowing {
+FindingKindRow Row() {
+  return {.kind = FindingKind::kShadowing,
+          .name = "shadowing",
+          .detector = Detector::kCheck,
+          .facts = {"check", "name", "type", "previous_type", "kernel"},
+          .title = "generated C++ shadows a name",
+          .expected = kRunsAsEager,
+          .key = &DeclarationKey};
+}
+
+} // namespace corpus::kinds::shadowing
