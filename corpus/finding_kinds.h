@@ -63,9 +63,6 @@ struct FindingKindRow {
   // kinds: their repro is repro.sh).
   bool (*shows_in_repro)(const ReproRun &run, const ReproExpectation &expected) = nullptr;
   ReproForm repro_form = ReproForm::kPlain;
-  // Whether a finding of this signature reduces under the sanitizer instead (a crash that
-  // corrupted the heap: there it is a memory error, seen on every run); none: never.
-  bool (*reduces_sanitized)(const std::string &signature) = nullptr;
 };
 
 // The signature's facts by name, its kind as "kind": what a judge is given.

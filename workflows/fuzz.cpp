@@ -3,6 +3,7 @@
 #include "corpus/finding_store.h"
 #include "fuzzer/campaign/campaign.h"
 #include "fuzzer/campaign/corpus_merge.h"
+#include "fuzzer/campaign/issue_draft.h"
 #include "fuzzer/campaign/reports.h"
 #include "fuzzer/campaign/shard_choice.h"
 #include "fuzzer/generate/generator.h"
@@ -298,7 +299,9 @@ std::uint64_t PrintBugs(const std::vector<fuzzer::campaign::CampaignBug> &bugs,
                            corpus::DeliveryStatusName(delivery.status), delivery.repro_lines,
                            delivery.reproduces_standalone ? "fails" : "does NOT fail",
                            delivery.release_label.empty() ? "" : ", " + delivery.release_label,
-                           (corpus / "findings" / delivery.finding_id / "issue.md").string());
+                           fuzzer::campaign::WhyNoDraft(delivery).has_value()
+                               ? "none (" + *fuzzer::campaign::WhyNoDraft(delivery) + ")"
+                               : (corpus / "findings" / delivery.finding_id / "issue.md").string());
   }
   return fresh;
 }

@@ -111,23 +111,16 @@ struct ReductionSetup {
   reducers::CaseReduceOptions reduce;
   std::string prelude; // a sanitized repro's first lines
   bool sanitizing_a_crash = false;
-  bool sanitized_by_kind = false; // not asked for: the crash's row chose it
   bool matrix_finding = false;
   std::vector<fuzzer::matrix::Compiler> matrix_compilers;
   std::optional<fuzzer::matrix::BuildCache> build_cache;
   std::optional<support::TorchEnvironment> baseline;
 };
 
-// A memory error is only seen sanitized, and a crash that corrupted the heap reduces as the
-// memory error it is there (its kind's row says so: one run per candidate decides, where the
-// crash needs three); other failures may be reduced sanitized on request.
+// A memory error is only seen sanitized; other failures may be reduced sanitized on request.
 void SetUpSanitizer(const ReduceOptions &options, ReductionSetup &setup) {
   auto &reduce = setup.reduce;
-  const auto *row = corpus::RowOfSignature(reduce.signature);
-  setup.sanitized_by_kind = options.sanitize.empty() && row && row->reduces_sanitized &&
-                            row->reduces_sanitized(reduce.signature);
-  if (!options.sanitize.empty() || setup.sanitized_by_kind ||
-      IsKind(reduce.signature, corpus::FindingKind::kMemoryError))
+  if (!options.sanitize.empty() || IsKind(reduce.signature, corpus::FindingKind::kMemoryError))
     reduce.sanitizer = fuzzer::worker::ParseSanitizerOptions(
         options.sanitize.empty() ? "address,undefined" : options.sanitize,
         options.sanitize_compiler);
@@ -367,22 +360,7 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
   corpus::SaveCaseFile(out_dir / "original-case.json", input.c);
   AnnounceReduction(options, input, setup, out_dir, out);
 
-  reducers::CaseReduction reduction;
-  try {
-    reduction = RunCaseReducer(input, setup, paths, out_dir);
-  } catch (const support::InputError &error) {
-    if (!setup.sanitized_by_kind)
-      throw;
-    // The sanitized case shows nothing: the crash is reduced as it is, three runs a candidate.
-    out << fmt::format("reduce: sanitized, the case does not fail ({}); reducing the crash "
-                       "unsanitized\n",
-                       error.what());
-    setup.reduce.sanitizer.reset();
-    setup.prelude.clear();
-    setup.sanitizing_a_crash = setup.sanitized_by_kind = false;
-    setup.reduce.signature = input.signature;
-    reduction = RunCaseReducer(input, setup, paths, out_dir);
-  }
+  const auto reduction = RunCaseReducer(input, setup, paths, out_dir);
   const WrittenRepro repro = WriteRepro(reduction, setup, paths, out_dir);
   json report = ReductionReport(reduction, setup, repro, options, paths);
   if (!setup.matrix_finding)

@@ -21,12 +21,6 @@ bool ShowsInRepro(const ReproRun &run, const ReproExpectation &expected) {
              : signal == expected.facts.at("signal");
 }
 
-// A crash by heap corruption (signal "memory": a segfault one run, a glibc abort the next).
-bool ReducesSanitized(const std::string &signature) {
-  const auto facts = ExpectationOf(signature).facts;
-  return facts.contains("signal") && facts.at("signal") == kMemoryCorruptionSignal;
-}
-
 } // namespace
 
 FindingKindRow Row() {
@@ -40,8 +34,7 @@ FindingKindRow Row() {
           .title = "compiled call crashes the process",
           .expected = kRunsAsEager,
           .key = &Key,
-          .shows_in_repro = &ShowsInRepro,
-          .reduces_sanitized = &ReducesSanitized};
+          .shows_in_repro = &ShowsInRepro};
 }
 
 } // namespace corpus::kinds::crash
