@@ -63,15 +63,16 @@ for arm in ("before", "after"):
         "cases": campaign["cases"], "features": campaign["coverage"]["features"],
         "bugs": len(bugs), "new_bugs": sum(1 for bug in bugs if bug.get("new")),
         "builds": int(total.get("builds", 0)), "shared": int(total.get("shared_builds", 0)),
+        "prefixed": int(total.get("prefixed_builds", 0)),
         "total": total,
     }
 print(f"{minutes} min each, --jobs {jobs} each, side by side on one machine")
-print("| arm | cases | cases/min | features | features/min | bugs (new) | builds (shared) |")
+print("| arm | cases | cases/min | features | features/min | bugs (new) | builds (shared, prefixed) |")
 print("|---|---|---|---|---|---|---|")
 for arm, row in rows.items():
     print(f"| {arm} | {row['cases']} | {row['cases'] / minutes:.1f} | {row['features']} | "
           f"{row['features'] / minutes:.1f} | {row['bugs']} ({row['new_bugs']}) | "
-          f"{row['builds']} ({row['shared']}) |")
+          f"{row['builds']} ({row['shared']}, {row['prefixed']}) |")
 print()
 print("| stage | " + " | ".join(f"{arm} s (share)" for arm in rows) + " |")
 print("|---|" + "---|" * len(rows))

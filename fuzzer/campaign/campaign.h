@@ -144,7 +144,8 @@ struct CampaignStats {
   // happened), the run's own parts as the worker measured them (eager, dynamo_inductor,
   // cpp_compile, compare: the judgement against eager and the float64 references), and the
   // Clang analysis afterwards (analysis, overlapping the next case's run); and counts of the
-  // builds Inductor ran (builds) and of those an earlier case's output served (shared_builds).
+  // builds Inductor ran (builds), of those an earlier case's output served (shared_builds) and
+  // those compiled with a precompiled prefix of their headers (prefixed_builds).
   std::map<std::string, std::map<std::string, double>> time_by_family;
   // The op surface's universe as the installed release has it (corpus/surface_table.h), asked
   // of the first worker; null when it could not say. The reached cells are among `features`.

@@ -52,6 +52,8 @@ void AccountCaseTime(CampaignStats &stats, const corpus::Case &c, const json &re
       family["builds"] += 1;
       if (build.value("from_build_cache", false))
         family["shared_builds"] += 1; // an earlier case's output, no compiler run
+      if (build.value("precompiled_prefix", false))
+        family["prefixed_builds"] += 1; // its torch headers read from a precompiled prefix
     }
   family["cpp_compile"] += compiles;
   family["dynamo_inductor"] += std::max(0.0, compiled - compiles);

@@ -59,11 +59,14 @@ std::vector<std::filesystem::path> Worker::WriteRoots() const {
   roots.push_back(options_.scratch_dir);
   if (temporary_)
     roots.push_back(temporary_->path());
-  // Shared compiler outputs (capture.py's BuildCache) and /dev/null, /dev/shm.
+  // Shared compiler outputs (capture.py's BuildCache), the precompiled prefixes beside them
+  // (prefix_headers.py) and /dev/null, /dev/shm.
   std::error_code ignored;
-  const auto builds = support::UserCacheDir("builds");
-  std::filesystem::create_directories(builds, ignored);
-  roots.push_back(builds);
+  for (const char *shared : {"builds", "gcc-prefixes"}) {
+    const auto folder = support::UserCacheDir(shared);
+    std::filesystem::create_directories(folder, ignored);
+    roots.push_back(folder);
+  }
   roots.push_back("/dev");
   std::erase_if(roots, [](const std::filesystem::path &root) { return root.empty(); });
   for (auto &root : roots)

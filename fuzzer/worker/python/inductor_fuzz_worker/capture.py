@@ -197,11 +197,12 @@ def output_of(argv):
 class Capture:
     """Wraps cpp_builder._run_compile_cmd: every compile Inductor runs passes through it."""
 
-    def __init__(self, cpp_builder, versions, journal=None, build_cache=None):
+    def __init__(self, cpp_builder, versions, journal=None, build_cache=None, prefixes=None):
         self._cpp_builder = cpp_builder
         self._versions = versions
         self._original = cpp_builder._run_compile_cmd
         self._build_cache = build_cache
+        self._prefixes = prefixes  # a PrefixHeaders: how a build is run, not what is captured
         self.builds = []
         # One JSON line per finished build, written as it finishes: a process that dies later
         # in the case (a kernel corrupting the heap) still leaves its commands and sources.
@@ -209,6 +210,19 @@ class Capture:
         if journal:
             os.makedirs(os.path.dirname(journal), exist_ok=True)
             open(journal, "w").close()
+
+    def _run(self, original, argv, cmd_line, cwd, record):
+        accelerated = (
+            self._prefixes.accelerated(argv, cwd, record["compiler"]) if self._prefixes else None
+        )
+        if accelerated:
+            try:
+                original(shlex.join(accelerated), cwd)
+                record["precompiled_prefix"] = True
+                return
+            except Exception:  # the exact command decides a failure and says what failed
+                pass
+        original(cmd_line, cwd)
 
     @contextlib.contextmanager
     def installed(self):
@@ -239,7 +253,7 @@ class Capture:
                     if key and cache.fetch(key, output):
                         record["from_build_cache"] = True
                         return None
-                original(cmd_line, cwd)
+                self._run(original, argv, cmd_line, cwd, record)
                 if key:
                     cache.store(key, output)
                 return None

@@ -19,6 +19,7 @@ from .exceptions import classify_exception, describe_exception
 from .kernels import KernelRecorder
 from .oracles import Api, build_namespace, call_count
 from .plants import plant_difference
+from .prefix_headers import PrefixHeaders
 from .replay import save_references
 from .surface import SurfaceRecorder
 
@@ -112,6 +113,7 @@ def run_case(
             session.versions,
             journal=os.path.join(record_dir, BUILD_JOURNAL) if record_dir else None,
             build_cache=BuildCache(build_cache, cache_dir) if build_cache else None,
+            prefixes=_prefixes_beside(build_cache),
         )
         recorder = KernelRecorder(record_dir)
         surface = SurfaceRecorder()
@@ -166,6 +168,15 @@ def run_case(
     if mismatches:
         result.update(status="finding", kind="wrong-result", mismatches=mismatches)
     return result
+
+
+def _prefixes_beside(build_cache):
+    """The precompiled prefixes go with the shared builds (--no-shared-builds turns off both),
+    in a folder beside theirs that a confined worker may write (Worker::WriteRoots)."""
+    if not build_cache:
+        return None
+    folder = os.path.join(os.path.dirname(os.path.abspath(build_cache)), "gcc-prefixes")
+    return PrefixHeaders(folder, BuildCache.torch_stamp())
 
 
 def knobs_in_force(defaulted_knobs, dynamic):
