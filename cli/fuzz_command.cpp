@@ -64,12 +64,13 @@ void AddCaseOptions(CLI::App *command, workflows::FuzzOptions &options) {
                     "Generate every case afresh: do not mutate the cases of CORPUS/queue/ (those "
                     "that first reached a codegen feature; see `check --features`). Features "
                     "are still counted and the queue still grows");
-  command->add_flag("!--no-shared-builds", options.share_builds,
-                    "Run the compiler for every build, also one whose compiler, command and "
-                    "inputs an earlier build had (by default it gets that output from "
-                    "~/.cache/inductor-fuzz/builds; every build is still captured and checked), and run "
-                    "each as its exact command, without the precompiled prefix of its torch "
-                    "headers (~/.cache/inductor-fuzz/gcc-prefixes)");
+  command->add_flag(
+      "!--no-shared-builds", options.share_builds,
+      "Run the compiler for every build, also one whose compiler, command and "
+      "inputs an earlier build had (by default it gets that output from "
+      "~/.cache/inductor-fuzz/builds; every build is still captured and checked), and run "
+      "each as its exact command, without the precompiled prefix of its torch "
+      "headers (~/.cache/inductor-fuzz/gcc-prefixes)");
   command->add_flag("!--no-check", options.static_analysis,
                     "Do not analyse the captured TUs with Clang (see `check`)");
   command
