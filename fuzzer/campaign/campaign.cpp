@@ -106,7 +106,8 @@ public:
           .log_file = slot->scratch / "worker.log",
           .environment = options_.sanitize ? worker::SanitizerEnvironment(
                                                  *options_.sanitize, slot->scratch / "sanitizer")
-                                           : std::map<std::string, std::string>{}});
+                                           : std::map<std::string, std::string>{},
+          .share_warm_up_builds = !options_.shared_builds.empty()});
       slots.push_back(std::move(slot));
     }
     // Start the first worker here, so that a broken torch is one clear error, not N findings.

@@ -93,6 +93,10 @@ void Worker::Start() {
   std::vector<std::string> argv = {options_.worker_executable.string(), "--venv",
                                    options_.venv.string(), "--scratch",
                                    options_.scratch_dir.string()};
+  if (options_.share_warm_up_builds) {
+    argv.push_back("--shared-builds");
+    argv.push_back(support::UserCacheDir("builds").string());
+  }
   if (options_.confine) {
     argv.push_back("--confine");
     for (const auto &root : WriteRoots()) {

@@ -28,6 +28,9 @@ struct WorkerOptions {
   std::map<std::string, std::string> environment; // over ours: a sanitizer's runtime, say
   // Where the cases it runs are recorded; empty: the folder scratch_dir is in.
   std::vector<std::filesystem::path> write_roots;
+  // Inductor's checks of the CPU, built by every new worker process (ten builds, 15 s or more),
+  // come from ~/.cache/inductor-fuzz/builds once a worker on this machine built them.
+  bool share_warm_up_builds = true;
 };
 
 enum class ReplyStatus { kOk, kCrashed, kTimedOut };

@@ -20,6 +20,7 @@ constexpr int kExitWorkerFailed = 3;
 struct WorkerArguments {
   std::filesystem::path venv;
   std::filesystem::path scratch;
+  std::filesystem::path shared_builds; // where the warm-up's builds are shared; empty: nowhere
   fuzzer::worker::ConfinementRequest confinement;
 };
 
@@ -37,6 +38,8 @@ bool ParseArguments(int argc, char **argv, WorkerArguments &arguments) {
       arguments.venv = value;
     else if (flag == "--scratch")
       arguments.scratch = value;
+    else if (flag == "--shared-builds")
+      arguments.shared_builds = value;
     else if (flag == "--write-root")
       arguments.confinement.write_roots.emplace_back(value);
     else
@@ -117,7 +120,8 @@ int main(int argc, char **argv) {
   WorkerArguments arguments;
   if (!ParseArguments(argc, argv, arguments)) {
     std::fprintf(stderr, "usage: inductor-fuzz-worker --venv DIR --scratch DIR [--confine "
-                         "--write-root DIR...] (started by inductor-fuzz, not by hand)\n");
+                         "--write-root DIR...] [--shared-builds DIR] (started by inductor-fuzz, not "
+                         "by hand)\n");
     return 2;
   }
   const auto venv_python = arguments.venv / "bin" / "python";
@@ -149,9 +153,13 @@ int main(int argc, char **argv) {
       for (const auto &root : arguments.confinement.write_roots)
         roots.append(root.string());
     confined["write_roots"] = roots;
-    exit_code = py::module_::import("inductor_fuzz_worker.serve")
-                    .attr("serve")(protocol_fd, arguments.scratch.string(), confined)
-                    .cast<int>();
+    py::object shared_builds = py::none();
+    if (!arguments.shared_builds.empty())
+      shared_builds = py::str(arguments.shared_builds.string());
+    exit_code =
+        py::module_::import("inductor_fuzz_worker.serve")
+            .attr("serve")(protocol_fd, arguments.scratch.string(), confined, shared_builds)
+            .cast<int>();
   } catch (const std::exception &error) {
     std::fprintf(stderr, "worker: %s\n", error.what());
     exit_code = kExitWorkerFailed;

@@ -10,6 +10,8 @@ import shutil
 import subprocess
 import time
 
+from .prefix_headers import cpu_identity
+
 CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".cu")
 BUILD_JOURNAL = "builds.jsonl"  # in a case's record_dir; read by the C++ side after a crash
 
@@ -48,8 +50,9 @@ class BuildCache:
     version, the command, the inputs the case made, and the installed torch's headers and
     library (by path, size and time). The case's own Inductor folder is a placeholder in the
     key, since it is in the command and in the sources. What it saves: Inductor's checks of the
-    CPU (six builds, 15 s in every new worker process, since each case has a fresh Inductor
-    folder) and a probe's rebuilds of what its reverted setting did not change.
+    CPU (ten builds, 15 s or more in every new worker process's warm-up, serve.warm_up), a
+    mutated case's rebuilds of its parent's kernels and a probe's rebuilds of what its reverted
+    setting did not change.
 
     Sanitized builds are never shared: a sanitizer's report names the source path the build
     was made from, which must be the case's own. A failed build is never stored. The folder is
@@ -75,7 +78,8 @@ class BuildCache:
             import torch
 
             root = os.path.dirname(os.path.realpath(torch.__file__))
-            stamp = [torch.__version__, root]
+            # Inductor builds with -march=native: an output built on another CPU is not ours.
+            stamp = [torch.__version__, root, cpu_identity()]
             for part in (
                 "include/torch/csrc/inductor/cpp_prefix.h",
                 "include/ATen/cpu/vec/vec_base.h",

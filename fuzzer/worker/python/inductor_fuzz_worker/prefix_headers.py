@@ -44,7 +44,7 @@ def leading_includes(source_text):
     return includes
 
 
-def _cpu_identity():
+def cpu_identity():
     """-march=native means this CPU: a prefix made on another is never offered."""
     with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as info:
         wanted = [line for line in info if line.startswith(("model name", "flags"))][:2]
@@ -57,8 +57,6 @@ class PrefixHeaders:
 
     MAX_BYTES = 6 << 30
     MAKE_TIMEOUT = 600
-
-    _cpu = None
 
     def __init__(self, folder, torch_stamp):
         self._folder = folder
@@ -101,10 +99,9 @@ class PrefixHeaders:
         output_folder = os.path.dirname(output)
         if any(output_folder in flag or (cwd and cwd in flag) for flag in flags):
             return None  # a flag naming the case's folder: no other build would share it
-        if PrefixHeaders._cpu is None:
-            PrefixHeaders._cpu = _cpu_identity()
-        identity = [compiler.get("path"), compiler.get("version"), PrefixHeaders._cpu]
-        identity += [self._torch_stamp, flags, includes]
+        # The torch stamp names the CPU too (-march=native).
+        identity = [compiler.get("path"), compiler.get("version"), self._torch_stamp]
+        identity += [flags, includes]
         key = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:32]
         return key, includes, flags
 

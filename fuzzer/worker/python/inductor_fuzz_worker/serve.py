@@ -6,6 +6,7 @@ in-memory caches and the complete Inductor configuration the driver sends with i
 what Inductor generates depends on the case only.
 """
 
+import contextlib
 import json
 import math
 import os
@@ -14,7 +15,7 @@ import sys
 import tempfile
 import traceback
 
-from .capture import CompilerVersions, compile_command
+from .capture import BuildCache, Capture, CompilerVersions, compile_command
 from .cases import fresh_inductor_state, run_case
 from .compat import prefix_header_include
 from .confinement import Guard, refused_result
@@ -227,16 +228,25 @@ def json_safe(value):
     return value
 
 
-def warm_up(scratch):
-    """Runs the one-time ISA probes Inductor caches per process, so that no case captures them."""
+def warm_up(scratch, session, shared_builds=None):
+    """Runs the one-time ISA probes Inductor caches per process, so that no case captures them.
+    Their ten builds (15 s or more) are the same in every worker process: with shared_builds
+    they come from the shared builds after the first process on this machine built them.
+    Returns the builds, as Capture records them (none without shared_builds)."""
     from torch._inductor.cpu_vec_isa import pick_vec_isa, valid_vec_isa_list
 
-    with fresh_inductor_state(os.path.join(scratch, "warm-up")):
+    folder = os.path.join(scratch, "warm-up")
+    capture = None
+    if shared_builds:
+        cache = BuildCache(shared_builds, folder)
+        capture = Capture(session.cpp_builder, session.versions, build_cache=cache)
+    with fresh_inductor_state(folder), capture.installed() if capture else contextlib.nullcontext():
         valid_vec_isa_list()
         pick_vec_isa()
+    return capture.builds if capture else []
 
 
-def serve(protocol_fd, scratch, confinement=None):
+def serve(protocol_fd, scratch, confinement=None, shared_builds=None):
     out = os.fdopen(protocol_fd, "w", buffering=1)
 
     def reply(message):
@@ -271,7 +281,7 @@ def serve(protocol_fd, scratch, confinement=None):
         guard=Guard() if confinement.get("requested") else None,
     )
     rss_after_import = resident_bytes()
-    warm_up(scratch)
+    warm_up(scratch, session, shared_builds)
     reply(
         {
             "event": "ready",
