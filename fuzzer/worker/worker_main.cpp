@@ -119,9 +119,10 @@ void InstallEmbeddedPackage() {
 int main(int argc, char **argv) {
   WorkerArguments arguments;
   if (!ParseArguments(argc, argv, arguments)) {
-    std::fprintf(stderr, "usage: inductor-fuzz-worker --venv DIR --scratch DIR [--confine "
-                         "--write-root DIR...] [--shared-builds DIR] (started by inductor-fuzz, not "
-                         "by hand)\n");
+    std::fprintf(stderr,
+                 "usage: inductor-fuzz-worker --venv DIR --scratch DIR [--confine "
+                 "--write-root DIR...] [--shared-builds DIR] (started by inductor-fuzz, not "
+                 "by hand)\n");
     return 2;
   }
   const auto venv_python = arguments.venv / "bin" / "python";
@@ -156,10 +157,9 @@ int main(int argc, char **argv) {
     py::object shared_builds = py::none();
     if (!arguments.shared_builds.empty())
       shared_builds = py::str(arguments.shared_builds.string());
-    exit_code =
-        py::module_::import("inductor_fuzz_worker.serve")
-            .attr("serve")(protocol_fd, arguments.scratch.string(), confined, shared_builds)
-            .cast<int>();
+    exit_code = py::module_::import("inductor_fuzz_worker.serve")
+                    .attr("serve")(protocol_fd, arguments.scratch.string(), confined, shared_builds)
+                    .cast<int>();
   } catch (const std::exception &error) {
     std::fprintf(stderr, "worker: %s\n", error.what());
     exit_code = kExitWorkerFailed;
