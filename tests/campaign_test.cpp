@@ -347,7 +347,7 @@ TEST_F(CampaignTest, AFullDiskStopsTheCampaignWholeAndResumeGoesOn) {
 // The compiler matrix inside the campaign: every case's TUs rebuilt on clang++-19 and on a g++
 // that fails every build, loaded and replayed. The broken compiler makes a compiler-divergence
 // finding, stored with the matrix. Run again, every build comes from the build cache.
-TEST_F(CampaignTest, MatrixFindingsAreStoredAndBuildsAreCachedByContent) {
+TEST_F(CampaignFullTier, MatrixFindingsAreStoredAndBuildsAreCachedByContent) {
   const fs::path broken = *scratch_ / "broken-g++";
   std::ofstream(broken) << "#!/bin/sh\n"
                            "case \"$*\" in *--version*|*-dumpversion*) exec g++-12 \"$@\";; esac\n"

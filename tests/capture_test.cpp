@@ -211,7 +211,7 @@ TEST_F(CaptureTest, ALargeTableGoesToASidecarAndTheCaseRuns) {
 // the second call recompiles with the cap as a SymFloat and torch 2.15.0 fails; the tool finds
 // it as an exception finding of call 1, with a signature free of Dynamo's symbol numbers. The
 // case's standalone script fails the same way.
-TEST_F(CaptureTest, TheSoftCapCalledTwiceIsAnExceptionFinding) {
+TEST_F(CaptureFullTier, TheSoftCapCalledTwiceIsAnExceptionFinding) {
   const fs::path case_file = kSource / "tests/cases/softcap-two-calls.json";
   const auto run =
       RunInductorFuzz({"run-case", case_file.string(), "--out", (folder_ / "run").string()});
@@ -230,7 +230,7 @@ TEST_F(CaptureTest, TheSoftCapCalledTwiceIsAnExceptionFinding) {
 
 // A version 2 case with flex_attention's options at once: q/k/v and a ready-made BlockMask from
 // captured bf16 and int32 tensors, scale and kernel_options. It runs and matches eager.
-TEST_F(CaptureTest, AVersion2CaseWithFlexOptionsRuns) {
+TEST_F(CaptureFullTier, AVersion2CaseWithFlexOptionsRuns) {
   const auto run =
       RunInductorFuzz({"run-case", (kSource / "tests/cases/flex-options-v2.json").string(), "--out",
                        (folder_ / "run").string()});

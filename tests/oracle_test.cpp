@@ -146,7 +146,7 @@ protected:
 // The rest of each oracle's plants: `scripts/test --full` runs them (tests/CMakeLists.txt).
 class OracleFullTier : public OracleTest {};
 
-TEST_F(OracleTest, GeneratedCasesRunEagerlyUnlessMarkedToRaise) {
+TEST_F(OracleFullTier, GeneratedCasesRunEagerlyUnlessMarkedToRaise) {
   int ran = 0;
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     const corpus::Case c =

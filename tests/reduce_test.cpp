@@ -26,7 +26,7 @@ using test_support::RunInductorFuzz;
 
 const fs::path kSource = INDUCTOR_FUZZ_SOURCE_DIR;
 
-TEST(ReduceTest, LoweringExceptionReducesToAShortScriptWithTheSameSignature) {
+TEST(ReduceFullTier, LoweringExceptionReducesToAShortScriptWithTheSameSignature) {
   const support::ScratchDir scratch("reduce-test");
   // The pass order is data: three passes keep the test to minutes (the whole order is measured
   // in the closing notes, on the same finding).

@@ -76,7 +76,7 @@ TEST_F(ReleasesTest, APlantedRegressionIsClassifiedAndAnUnchangedCaseIsSame) {
 
 // One failure, one signature, on every release: nothing of a release's version, paths or line
 // numbers is in it.
-TEST_F(ReleasesTest, TheSameFailureOnBothReleasesHasOneSignature) {
+TEST_F(ReleasesFullTier, TheSameFailureOnBothReleasesHasOneSignature) {
   const support::ScratchDir scratch("releases-both");
   const auto run =
       RunInductorFuzz({"compare", "--baseline-torch", older_, "--candidate-torch", pinned_,
@@ -89,7 +89,7 @@ TEST_F(ReleasesTest, TheSameFailureOnBothReleasesHasOneSignature) {
   EXPECT_FALSE(planted["baseline"]["signature"].get<std::string>().empty());
 }
 
-TEST_F(ReleasesTest, BisectNamesTheReleaseThatBroughtTheFailure) {
+TEST_F(ReleasesFullTier, BisectNamesTheReleaseThatBroughtTheFailure) {
   const support::ScratchDir scratch("releases-bisect");
   const auto run =
       RunInductorFuzz({"bisect", kPlantedCase.string(), "--torch", older_ + "," + pinned_, "--json",
@@ -154,7 +154,7 @@ TEST_F(ReleasesTest, FuzzLabelsEachFindingAgainstTheBaselineRelease) {
   EXPECT_EQ(shown["baselines"][0]["baseline_status"], "pass");
 }
 
-TEST_F(ReleasesTest, DoctorChecksEveryEnvironmentAndAnUnsupportedTorchSaysWhatIsMissing) {
+TEST_F(ReleasesFullTier, DoctorChecksEveryEnvironmentAndAnUnsupportedTorchSaysWhatIsMissing) {
   const auto doctor = RunInductorFuzz({"doctor", "--compilers", "g++-12"});
   EXPECT_EQ(doctor.exit_code, 0) << doctor.out << doctor.err;
   EXPECT_NE(doctor.out.find(".venv-torch-" + older_ + " "), std::string::npos) << doctor.out;
