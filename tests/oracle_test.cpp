@@ -162,7 +162,7 @@ TEST_F(OracleFullTier, GeneratedCasesRunEagerlyUnlessMarkedToRaise) {
   EXPECT_GE(ran, 50);
 }
 
-TEST_F(OracleTest, PlantedDifferenceInTheCompiledBlockMaskIsAWrongResult) {
+TEST_F(OracleFullTier, PlantedDifferenceInTheCompiledBlockMaskIsAWrongResult) {
   corpus::Case c = FirstGenerated([](const corpus::Case &c) {
     return c.api == "create_block_mask" && c.expect_raises.empty() &&
            c.create_block_mask.q_len <= 256 && c.create_block_mask.kv_len <= 256;
@@ -296,7 +296,7 @@ TEST_F(OracleTest, DataDependentMaskIsAnExpectedExceptionOfItsClass) {
   EXPECT_TRUE(outcome.result["exception"]["expected"].get<bool>());
 }
 
-TEST_F(OracleTest, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
+TEST_F(OracleFullTier, GeneratedCasesOfEveryApiRunAndTheirScriptsReproduceThem) {
   for (const std::string api : {"create_mask", "flex_attention"}) {
     // A vector width this CPU has: simdlen 512 on a machine without AVX-512 (and simdlen 1
     // anywhere) ends in Inductor's micro-GEMM assertion, a known issue, not this test's subject.
