@@ -70,7 +70,8 @@ void AddCaseOptions(CLI::App *command, workflows::FuzzOptions &options) {
       "inputs an earlier build had (by default it gets that output from "
       "~/.cache/inductor-fuzz/builds; every build is still captured and checked), and run "
       "each as its exact command, without the precompiled prefix of its torch "
-      "headers (~/.cache/inductor-fuzz/gcc-prefixes)");
+      "headers (~/.cache/inductor-fuzz/gcc-prefixes); the compiler matrix makes its "
+      "prefixes for each case instead of keeping them (CORPUS/.cache/matrix-prefixes)");
   command->add_flag("!--no-check", options.static_analysis,
                     "Do not analyse the captured TUs with Clang (see `check`)");
   command

@@ -4,6 +4,7 @@
 
 #include <cxxabi.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -86,6 +87,8 @@ std::string EscapeMarkup(const std::string &text) {
   }
   return escaped;
 }
+
+bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 std::string Trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r");

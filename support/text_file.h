@@ -29,6 +29,9 @@ void CheckOutputFile(const std::filesystem::path &file, std::string_view option)
 // characters XML 1.0 forbids (which compiler output may hold) dropped.
 std::string EscapeMarkup(const std::string &text);
 
+// A letter, digit or underscore: a character of a C++ identifier.
+bool IsIdentifierChar(char c);
+
 // The text without leading and trailing spaces, tabs and carriage returns.
 std::string Trim(std::string_view text);
 

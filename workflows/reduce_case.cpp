@@ -7,6 +7,7 @@
 #include "corpus/run_record.h"
 #include "fuzzer/campaign/case_pipeline.h"
 #include "fuzzer/matrix/build_cache.h"
+#include "fuzzer/matrix/prefix_cache.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/sanitizer_worker.h"
 #include "fuzzer/worker/worker_python.h"
@@ -114,6 +115,7 @@ struct ReductionSetup {
   bool matrix_finding = false;
   std::vector<fuzzer::matrix::Compiler> matrix_compilers;
   std::optional<fuzzer::matrix::BuildCache> build_cache;
+  std::optional<fuzzer::matrix::PrefixCache> prefix_cache;
   std::optional<support::TorchEnvironment> baseline;
 };
 
@@ -148,8 +150,9 @@ void SetUpMatrixStage(const ReduceOptions &options, const CaseInput &input, cons
   setup.matrix_compilers =
       fuzzer::campaign::MatrixCompilersOf(options.compilers, input.smallest, input.id);
   // The corpus's own cache: the untouched case's builds are there from the campaign.
-  setup.build_cache.emplace(input.finding_folder->parent_path().parent_path() / ".cache" /
-                            "builds");
+  const fs::path corpus = input.finding_folder->parent_path().parent_path();
+  setup.build_cache.emplace(fuzzer::campaign::MatrixBuildsIn(corpus));
+  setup.prefix_cache.emplace(fuzzer::campaign::MatrixPrefixesIn(corpus));
   if (!options.compilers.empty())
     setup.reduce.signature.clear(); // other compilers: the untouched case's divergence is kept
   const corpus::FindingKind kind = *input.kind;
@@ -160,9 +163,9 @@ void SetUpMatrixStage(const ReduceOptions &options, const CaseInput &input, cons
     std::vector<corpus::Finding> findings;
     if (!fuzzer::campaign::CapturedAnyBuild(outcome))
       return findings;
-    const auto run =
-        fuzzer::campaign::RunMatrixOnCase(worker, c, outcome, case_dir, setup.matrix_compilers,
-                                          &*setup.build_cache, timeout, findings);
+    const auto run = fuzzer::campaign::RunMatrixOnCase(
+        worker, c, outcome, case_dir, setup.matrix_compilers,
+        {.builds = &*setup.build_cache, .prefixes = &*setup.prefix_cache}, timeout, findings);
     corpus::WriteMatrixRecord(case_dir / "matrix.json", run.record);
     std::erase_if(findings, [kind](const corpus::Finding &f) { return f.kind != kind; });
     return findings;

@@ -9,6 +9,7 @@
 #include "corpus/finding_kinds.h"
 #include "fuzzer/campaign/case_pipeline.h"
 #include "fuzzer/matrix/build_cache.h"
+#include "fuzzer/matrix/prefix_cache.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
 #include "parsers/clang_analysis.h"
@@ -59,7 +60,8 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
                                  .scratch_dir = scratch / "worker",
                                  .log_file = scratch / "worker.log"});
   parsers::Analyzer analyzer({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"});
-  fuzzer::matrix::BuildCache cache(options.corpus / ".cache" / "builds");
+  fuzzer::matrix::BuildCache cache(fuzzer::campaign::MatrixBuildsIn(options.corpus));
+  fuzzer::matrix::PrefixCache prefixes(fuzzer::campaign::MatrixPrefixesIn(options.corpus));
   std::vector<ReplayResult> results;
   std::size_t index = 0;
   const auto stored = store.List();
@@ -105,7 +107,7 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
       fuzzer::campaign::RunMatrixOnCase(
           worker, c, outcome, case_dir,
           fuzzer::campaign::MatrixCompilersOf(options.compilers, finding.smallest, finding.id),
-          &cache, options.case_timeout, findings);
+          {.builds = &cache, .prefixes = &prefixes}, options.case_timeout, findings);
     // Judged against the findings of the stored one's kind: a crash of the case is not a
     // verdict on its static conflict.
     std::vector<std::string> same_kind;

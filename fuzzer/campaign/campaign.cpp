@@ -13,6 +13,7 @@
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/generate/mutator.h"
 #include "fuzzer/matrix/build_cache.h"
+#include "fuzzer/matrix/prefix_cache.h"
 #include "fuzzer/worker/case_runner.h"
 #include "fuzzer/worker/worker_client.h"
 #include "fuzzer/worker/worker_python.h"
@@ -73,7 +74,8 @@ public:
       : options_(options), paths_(paths), stop_(stop), progress_(progress), store_(options.corpus),
         scratch_("campaign"),
         analyzer_({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"}),
-        build_cache_(options.corpus / ".cache" / "builds"), pool_(options.corpus / "queue"),
+        build_cache_(MatrixBuildsIn(options.corpus)),
+        prefix_cache_(MatrixPrefixesIn(options.corpus)), pool_(options.corpus / "queue"),
         mutation_share_(options.policy) {}
 
   CampaignStats Run() {
@@ -441,8 +443,11 @@ private:
   corpus::MatrixRecord RunMatrix(Slot &slot, const corpus::Case &c,
                                  const worker::CaseOutcome &outcome, const fs::path &case_dir,
                                  std::vector<corpus::Finding> &findings) {
-    auto run = RunMatrixOnCase(*slot.worker, c, outcome, case_dir, options_.compilers,
-                               &build_cache_, options_.case_timeout, findings);
+    auto run =
+        RunMatrixOnCase(*slot.worker, c, outcome, case_dir, options_.compilers,
+                        {.builds = &build_cache_,
+                         .prefixes = options_.shared_builds.empty() ? nullptr : &prefix_cache_},
+                        options_.case_timeout, findings);
     std::lock_guard lock(mutex_);
     ++stats_.matrix_cases;
     stats_.matrix_builds += run.builds;
@@ -519,6 +524,7 @@ private:
   FirstFailure failure_;
   parsers::Analyzer analyzer_;
   matrix::BuildCache build_cache_;
+  matrix::PrefixCache prefix_cache_;
   std::string torch_version_;
   Clock::time_point started_;
   mutable std::mutex mutex_;

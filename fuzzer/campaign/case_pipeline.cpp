@@ -112,10 +112,15 @@ std::set<std::string> AnalyseCapturedTus(parsers::Analyzer &analyzer,
   return features;
 }
 
+fs::path MatrixBuildsIn(const fs::path &corpus) { return corpus / ".cache" / "builds"; }
+
+fs::path MatrixPrefixesIn(const fs::path &corpus) { return corpus / ".cache" / "matrix-prefixes"; }
+
 MatrixRun RunMatrixOnCase(worker::Worker &worker, const corpus::Case &c,
                           const worker::CaseOutcome &outcome, const fs::path &case_dir,
-                          const std::vector<matrix::Compiler> &compilers, matrix::BuildCache *cache,
-                          std::chrono::seconds timeout, std::vector<corpus::Finding> &findings) {
+                          const std::vector<matrix::Compiler> &compilers,
+                          const MatrixCaches &caches, std::chrono::seconds timeout,
+                          std::vector<corpus::Finding> &findings) {
   const fs::path run_dir = case_dir / "run";
   corpus::WriteRunRecord(run_dir, c, {outcome.status, outcome.finding, outcome.result}, {});
   auto built = matrix::BuildMatrix(matrix::LoadCapturedTus({run_dir}),
@@ -123,7 +128,8 @@ MatrixRun RunMatrixOnCase(worker::Worker &worker, const corpus::Case &c,
                                     .jobs = 1,
                                     .timeout = timeout,
                                     .work_dir = case_dir / "matrix",
-                                    .cache = cache},
+                                    .cache = caches.builds,
+                                    .prefix_cache = caches.prefixes},
                                    nullptr);
   matrix::CheckLoads(built, worker);
   matrix::ReplayRecordedCalls(built, worker, {.timeout = timeout}, nullptr);

@@ -23,7 +23,8 @@ struct CaseOutcome;
 } // namespace fuzzer::worker
 namespace fuzzer::matrix {
 class BuildCache;
-}
+class PrefixCache;
+} // namespace fuzzer::matrix
 
 // The stages after a case's worker run, shared by `fuzz` and `replay`, so that a finding is
 // verified by exactly the code that found it.
@@ -66,12 +67,24 @@ struct MatrixRun {
   std::uint64_t replayed = 0; // of builds, replayed on the recorded calls
 };
 
-// The run's TUs rebuilt on `compilers` (through `cache`, if any), loaded into `worker` and
-// replayed on the calls recorded in Inductor's own run (the run must have recorded into
+// What a case's matrix keeps for later cases, each optional: builds by content, precompiled
+// prefixes.
+struct MatrixCaches {
+  matrix::BuildCache *builds = nullptr;
+  matrix::PrefixCache *prefixes = nullptr;
+};
+
+// The corpus's own caches, kept under CORPUS/.cache/.
+std::filesystem::path MatrixBuildsIn(const std::filesystem::path &corpus);
+std::filesystem::path MatrixPrefixesIn(const std::filesystem::path &corpus);
+
+// The run's TUs rebuilt on `compilers` (through `caches`), loaded into `worker` and replayed on
+// the calls recorded in Inductor's own run (the run must have recorded into
 // case_dir/recordings): compiler-divergence, load-error and runtime-divergence findings.
 MatrixRun RunMatrixOnCase(worker::Worker &worker, const corpus::Case &c,
                           const worker::CaseOutcome &outcome, const std::filesystem::path &case_dir,
-                          const std::vector<matrix::Compiler> &compilers, matrix::BuildCache *cache,
-                          std::chrono::seconds timeout, std::vector<corpus::Finding> &findings);
+                          const std::vector<matrix::Compiler> &compilers,
+                          const MatrixCaches &caches, std::chrono::seconds timeout,
+                          std::vector<corpus::Finding> &findings);
 
 } // namespace fuzzer::campaign

@@ -4,6 +4,7 @@
 
 #include "fuzzer/matrix/build_cache.h"
 #include "fuzzer/matrix/kernel_probes.h"
+#include "fuzzer/matrix/prefix_cache.h"
 #include "fuzzer/matrix/runtime_differential.h"
 #include "fuzzer/matrix/warnings.h"
 #include "fuzzer/worker/worker_client.h"
@@ -12,6 +13,7 @@
 #include "parsers/precompiled_prefix.h"
 #include "support/child_process.h"
 #include "support/errors.h"
+#include "support/sha256.h"
 #include "support/text_file.h"
 
 #include <cxxabi.h>
@@ -108,27 +110,47 @@ std::string ReadWholeFile(const std::filesystem::path &path) {
 std::string PrefixKey(const CapturedTu &tu, const Compiler &compiler, const OpenMpInstall &openmp,
                       const std::string &block) {
   const auto argv = CommandForCompiler(tu.argv, compiler, "SOURCE", "OUTPUT", openmp);
-  return fmt::format("{}\n{}\n{}", compiler.path.string(), fmt::join(argv, " "), block);
+  return fmt::format("{}\n{}\n{}\n{}", compiler.path.string(), compiler.version,
+                     fmt::join(argv, " "), block);
+}
+
+// Clang instantiates the header's templates once, in the prefix: a third of what remains of a
+// kernel's build.
+bool MakePrefix(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
+                const OpenMpInstall &openmp, const parsers::PrecompiledPrefix &paths,
+                const std::filesystem::path &dependencies, const CompilerTemporaries &temporaries) {
+  auto argv = parsers::PrecompileCommand(
+      CommandForCompiler(tu.argv, compiler, paths.header, paths.precompiled, openmp), paths,
+      compiler.family, /*instantiate_templates=*/true);
+  if (!dependencies.empty())
+    argv.insert(argv.end(), {"-MD", "-MF", dependencies.string()});
+  const support::SpawnOptions spawn =
+      temporaries.Spawn(paths.header.parent_path(), options.memory_limit_bytes);
+  const auto result = support::RunCommand(argv, spawn, options.timeout);
+  return result.status.Succeeded() && std::filesystem::exists(paths.precompiled);
 }
 
 Prefix BuildPrefix(const CapturedTu &tu, const Compiler &compiler, const MatrixOptions &options,
-                   const OpenMpInstall &openmp, const std::string &block, std::size_t index,
-                   const CompilerTemporaries &temporaries) {
+                   const OpenMpInstall &openmp, const std::string &key, const std::string &block,
+                   std::size_t index, const CompilerTemporaries &temporaries) {
+  if (options.prefix_cache) {
+    const auto kept = options.prefix_cache->Get(
+        support::Sha256Hex("matrix-prefix:1\n" + key).substr(0, 32), block, compiler.family,
+        [&](const parsers::PrecompiledPrefix &paths, const std::filesystem::path &dependencies) {
+          return MakePrefix(tu, compiler, options, openmp, paths, dependencies, temporaries);
+        });
+    if (!kept)
+      return {};
+    return {.header = kept->header, .precompiled = kept->precompiled, .built = true};
+  }
   const auto folder = options.work_dir / "prefixes" / FileSafeName(compiler.name);
   std::filesystem::create_directories(folder);
   const auto paths =
       parsers::PrefixBeside(folder / fmt::format("prefix-{}.h", index), compiler.family);
-  Prefix prefix{.header = paths.header, .precompiled = paths.precompiled};
-  std::ofstream(prefix.header) << block;
-  // Clang instantiates the header's templates once, in the prefix: a third of what remains of
-  // a kernel's build.
-  const auto argv = parsers::PrecompileCommand(
-      CommandForCompiler(tu.argv, compiler, prefix.header, prefix.precompiled, openmp), paths,
-      compiler.family, /*instantiate_templates=*/true);
-  const support::SpawnOptions spawn = temporaries.Spawn(folder, options.memory_limit_bytes);
-  const auto result = support::RunCommand(argv, spawn, options.timeout);
-  prefix.built = result.status.Succeeded() && std::filesystem::exists(prefix.precompiled);
-  return prefix;
+  std::ofstream(paths.header) << block;
+  return {.header = paths.header,
+          .precompiled = paths.precompiled,
+          .built = MakePrefix(tu, compiler, options, openmp, paths, {}, temporaries)};
 }
 
 std::filesystem::path OutputOf(const CapturedTu &tu, const Compiler &compiler,
@@ -144,7 +166,8 @@ TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOption
   build.output = OutputOf(tu, compiler, options, index);
   const auto folder = build.output.parent_path();
   std::filesystem::create_directories(folder);
-  build.argv = CommandForCompiler(tu.argv, compiler, tu.source, build.output, openmp);
+  const auto exact = CommandForCompiler(tu.argv, compiler, tu.source, build.output, openmp);
+  build.argv = exact;
   if (prefix && prefix->built) {
     const auto source = std::find(build.argv.begin(), build.argv.end(), tu.source.string());
     if (compiler.family == CompilerFamily::kGcc)
@@ -154,7 +177,14 @@ TuBuild Build(const CapturedTu &tu, const Compiler &compiler, const MatrixOption
     build.used_prefix = true;
   }
   const support::SpawnOptions spawn = temporaries.Spawn(folder, options.memory_limit_bytes);
-  const auto result = support::RunCommand(build.argv, spawn, options.timeout);
+  auto result = support::RunCommand(build.argv, spawn, options.timeout);
+  if (build.used_prefix && !result.status.Succeeded() && !result.timed_out) {
+    // A failure is recorded as the exact command's, so that a compile error is never the
+    // prefix's (one removed by a trim, one a compiler refuses).
+    build.argv = exact;
+    build.used_prefix = false;
+    result = support::RunCommand(build.argv, spawn, options.timeout);
+  }
   build.seconds = result.seconds;
   build.timed_out = result.timed_out;
   build.exit = result.timed_out ? "timed out" : result.status.Describe();
@@ -313,7 +343,7 @@ std::vector<TuMatrix> BuildMatrix(const std::vector<CapturedTu> &tus, const Matr
   RunInParallel(unique_keys.size(), options.jobs, [&](std::size_t i) {
     const std::size_t task = first_task_of_key[unique_keys[i]];
     auto prefix = BuildPrefix(tus[task / columns], options.compilers[task % columns], options,
-                              openmp, block_of_key[unique_keys[i]], i, temporaries);
+                              openmp, unique_keys[i], block_of_key[unique_keys[i]], i, temporaries);
     const std::lock_guard lock(report);
     if (progress)
       progress(fmt::format("prefix {}/{} for {}: {}", i + 1, unique_keys.size(),

@@ -20,6 +20,7 @@ class Worker;
 namespace fuzzer::matrix {
 
 class BuildCache;
+class PrefixCache;
 
 // A TU Inductor compiled, as run-case stored it: its source and its exact command.
 struct CapturedTu {
@@ -42,6 +43,8 @@ struct MatrixOptions {
   std::filesystem::path work_dir; // objects go to work_dir/<compiler>/
   bool shared_prefix = true;      // precompile each TU's leading #includes once per flag set
   BuildCache *cache = nullptr;    // builds kept by content across matrices, if any
+  // Prefixes kept across matrices, if any (else made in work_dir for this matrix alone).
+  PrefixCache *prefix_cache = nullptr;
   // Also build each cpp_wrapper TU with kernel probes (kernel_probes.h), so that the replay
   // compares what every kernel inside the module wrote, not only what the module returned.
   bool kernel_probes = true;

@@ -2,6 +2,7 @@
 
 #include "fuzzer/matrix/warnings.h"
 #include "support/sha256.h"
+#include "support/text_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,8 +15,6 @@ namespace {
 
 constexpr std::string_view kExternC = "extern \"C\"";
 
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 // The identifier just before the first '(' of a signature.
 std::string FunctionName(std::string_view signature) {
   const auto paren = signature.find('(');
@@ -25,7 +24,7 @@ std::string FunctionName(std::string_view signature) {
   while (end > 0 && std::isspace(static_cast<unsigned char>(signature[end - 1])))
     --end;
   std::size_t begin = end;
-  while (begin > 0 && IsNameChar(signature[begin - 1]))
+  while (begin > 0 && support::IsIdentifierChar(signature[begin - 1]))
     --begin;
   return std::string(signature.substr(begin, end - begin));
 }

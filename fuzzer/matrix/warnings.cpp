@@ -16,8 +16,6 @@ namespace {
 
 constexpr std::string_view kInFunction = " in ";
 
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 // The name before a definition's parameter list, template arguments included.
 std::string DefinedName(std::string_view line) {
   const auto paren = line.find('(');
@@ -36,7 +34,7 @@ std::string DefinedName(std::string_view line) {
         break;
     }
   }
-  while (begin > 0 && (IsNameChar(line[begin - 1]) || line[begin - 1] == ':'))
+  while (begin > 0 && (support::IsIdentifierChar(line[begin - 1]) || line[begin - 1] == ':'))
     --begin;
   return std::string(line.substr(begin, end - begin));
 }
@@ -69,12 +67,12 @@ std::string NameShape(std::string_view text) {
   std::string shaped;
   std::size_t i = 0;
   while (i < text.size()) {
-    if (!IsNameChar(text[i])) {
+    if (!support::IsIdentifierChar(text[i])) {
       shaped += text[i++];
       continue;
     }
     std::size_t end = i;
-    while (end < text.size() && IsNameChar(text[end]))
+    while (end < text.size() && support::IsIdentifierChar(text[end]))
       ++end;
     std::string_view token = text.substr(i, end - i);
     std::size_t digits = token.size();
