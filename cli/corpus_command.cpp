@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "corpus/finding_kinds.h"
 #include "support/errors.h"
 #include "workflows/capture_import.h"
 #include "workflows/corpus_actions.h"
@@ -28,11 +29,15 @@ Command AddCorpusCommand(CLI::App &app) {
                 "inductor-fuzz corpus migrate --corpus old; "
                 "inductor-fuzz corpus import night-gpu --corpus fuzz-corpus (the cases a "
                 "portable capture ran elsewhere, python -m inductor_fuzz_capture --cases: each "
-                "finding stored as run-case would have made it there)");
+                "finding stored as run-case would have made it there); inductor-fuzz corpus "
+                "kinds (every finding kind: its detector, what it means, the facts its key may "
+                "name, as a Markdown table)");
   command
-      ->add_option("action", options.action, "list, show, issue, merge, report, migrate or import")
+      ->add_option("action", options.action,
+                   "list, show, issue, merge, report, migrate, import or kinds")
       ->required()
-      ->check(CLI::IsMember({"list", "show", "issue", "merge", "report", "migrate", "import"}));
+      ->check(CLI::IsMember(
+          {"list", "show", "issue", "merge", "report", "migrate", "import", "kinds"}));
   command->add_option("args", options.sources,
                       "show, issue: a bug id or a signature's finding id (or a prefix); "
                       "issue: also a known issue's id; merge: the corpora to merge; import: the "
@@ -58,6 +63,10 @@ Command AddCorpusCommand(CLI::App &app) {
                       "report: known issues (default: the project's)");
   return {command, [state](const Invocation &invocation) {
             auto options = state->options;
+            if (options.action == "kinds") {
+              invocation.out << corpus::KindsTable();
+              return 0;
+            }
             if (options.action == "show" || options.action == "issue") {
               if (options.sources.size() != 1)
                 throw support::InputError(

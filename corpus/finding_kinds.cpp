@@ -65,4 +65,17 @@ std::string ExpectedBehaviour(const FindingKindRow &row, std::string_view api) {
   return text;
 }
 
+std::string KindsTable() {
+  std::ostringstream table;
+  table << "| kind | detector | what it means | facts |\n|---|---|---|---|\n";
+  for (const auto &row : FindingKindRows()) {
+    table << "| `" << row.name << "` | " << DetectorName(row.detector) << " | " << row.meaning
+          << " |";
+    for (std::size_t i = 0; i < row.facts.size(); ++i)
+      table << (i ? ", `" : " `") << row.facts[i] << "`";
+    table << " |\n";
+  }
+  return table.str();
+}
+
 } // namespace corpus

@@ -44,6 +44,7 @@ struct FindingKindRow {
   FindingKind kind;
   std::string_view name; // a signature's first field
   Detector detector;
+  std::string_view meaning; // one sentence for a reader: `corpus kinds`, docs/architecture.md
   // What its signature or bug key may name, in order (a known issue's match names only these).
   std::vector<std::string_view> facts;
   bool probed = false; // rerun with each setting put back for what it needs (probe.h)
@@ -76,6 +77,9 @@ const FindingKindRow *RowOfName(std::string_view name);
 // is not a finding kind.
 const FindingKindRow *RowOfSignature(std::string_view signature);
 std::string_view DetectorName(Detector detector);
+// Every kind as a Markdown table (kind, detector, what it means, the facts its key may name):
+// what `corpus kinds` prints and docs/architecture.md holds.
+std::string KindsTable();
 // A row's `expected` with the API put in.
 std::string ExpectedBehaviour(const FindingKindRow &row, std::string_view api);
 

@@ -112,7 +112,7 @@ TEST_F(CaptureTest, AFailingProgramStillLeavesWhatItCompiled) {
 
 // repro --run on a hand-written case: its script passes; with a test plant corrupting the
 // compiled result, it fails, so repro's exit says whether the case reproduces.
-TEST_F(CaptureTest, ReproRunsTheScriptOfAHandWrittenCase) {
+TEST_F(CaptureFullTier, ReproRunsTheScriptOfAHandWrittenCase) {
   const auto passing =
       RunInductorFuzz({"repro", (kSource / "tests/fixtures/sanitizer/mask_kv100.json").string(),
                        "--out", (folder_ / "repro.py").string(), "--run"});

@@ -11,9 +11,9 @@ bare `--` must be in that command's --help. Every argument that names a file of 
 repository's files (so `out/`, `cases.jsonl` and the like land there): each line must exit 0 or
 1 (1: findings), never 2 (a tool failure: an unknown flag, a missing file). Mark only blocks that
 take seconds (gen, check on a fixture, --help). Relative links between the pages must resolve,
-and README.md must stay at most 12,000 characters. The kinds docs/architecture.md's table and
-docs/signature.md list are those the kinds' rows make (corpus/kinds/*.cpp), each with its row's
-detector. Prints one line per problem; exit 1 on any.
+and README.md must stay at most 12,000 characters. docs/architecture.md's kinds table is what
+`inductor-fuzz corpus kinds` prints from the kinds' rows (corpus/kinds/*.cpp), verbatim, and
+docs/signature.md names every kind. Prints one line per problem; exit 1 on any.
 """
 
 import glob
@@ -174,40 +174,27 @@ def check_links(page, source, problems):
             problems.append(f"{os.path.relpath(page, source)}: link {target} leads nowhere")
 
 
-def kind_rows(source):
-    """(name, detector) of every finding kind, read from the rows corpus/kinds/*.cpp make."""
-    rows = []
-    for path in sorted(glob.glob(os.path.join(source, "corpus", "kinds", "*.cpp"))):
-        text = open(path, encoding="utf-8").read()
-        name = re.search(r'\.name = "([a-z-]+)"', text)
-        detector = re.search(r"\.detector = Detector::k(\w+)", text)
-        if name and detector:
-            rows.append((name.group(1), detector.group(1).lower()))
-    return rows
-
-
-def check_kind_tables(source, problems):
-    rows = kind_rows(source)
-    if len(rows) < 12:
-        problems.append(f"corpus/kinds/: {len(rows)} kind rows read, expected every kind's")
+def check_kind_tables(source, binary_path, problems):
+    """docs/architecture.md holds the kinds table `inductor-fuzz corpus kinds` prints from the
+    kinds' rows, verbatim; docs/signature.md names every kind."""
+    printed = subprocess.run(
+        [binary_path, "corpus", "kinds"], capture_output=True, text=True, timeout=60
+    )
+    table = printed.stdout
+    names = re.findall(r"^\| `([a-z-]+)` \|", table, re.MULTILINE)
+    if printed.returncode != 0 or len(names) < 12:
+        problems.append(f"corpus kinds: exit {printed.returncode}, {len(names)} kinds printed")
+        return
     architecture = open(os.path.join(source, "docs", "architecture.md"), encoding="utf-8").read()
-    table = {}
-    for line in architecture.splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) == 3 and cells[0].startswith("`"):
-            for name in re.findall(r"`([a-z-]+)`", cells[0]):
-                table[name] = cells[1]
+    if table not in architecture:
+        problems.append(
+            "docs/architecture.md: its finding kinds table is not what `build/inductor-fuzz "
+            "corpus kinds` prints; paste that in"
+        )
     signature = open(os.path.join(source, "docs", "signature.md"), encoding="utf-8").read()
-    for name, detector in rows:
-        if table.get(name) != detector:
-            problems.append(
-                f"docs/architecture.md: the finding kinds table has {name} as "
-                f"{table.get(name, 'missing')}, its row says {detector}"
-            )
+    for name in names:
         if f"`{name}" not in signature:
             problems.append(f"docs/signature.md: finding kind {name} is not listed")
-    for name in sorted(set(table) - {name for name, _ in rows}):
-        problems.append(f"docs/architecture.md: {name} is in the kinds table but is no kind")
 
 
 def scratch_folder(source, binary_dir):
@@ -230,7 +217,7 @@ def main():
     readme_size = len(open(pages[0], encoding="utf-8").read().encode("utf-8"))
     if readme_size > README_LIMIT:
         problems.append(f"README.md: {readme_size} characters, more than {README_LIMIT}")
-    check_kind_tables(source, problems)
+    check_kind_tables(source, os.path.join(binary_dir, "inductor-fuzz"), problems)
     for page in pages:
         check_links(page, source, problems)
         for language, line_number, text, run in blocks(page):

@@ -249,7 +249,7 @@ void ExpectKnownIssues(const std::string &name,
   }
 }
 
-TEST(Families, HandFoundBugsAreCasesOfTheNewDimensions) {
+TEST(FamiliesFullTier, HandFoundBugsAreCasesOfTheNewDimensions) {
   ExpectKnownIssues(
       "hand-found",
       {{"tests/cases/from-kv-blocks-expanded.json", "flex-cpu-full-kv-num-blocks-strides"},
@@ -261,7 +261,7 @@ TEST(Families, HandFoundBugsAreCasesOfTheNewDimensions) {
 // The bugs the issue-47 campaigns (seeds 4747 and 4848) found where no person had looked, each
 // reduced to a case: run-case shows each as its known issue. The index programs stand for the
 // create_mask cases the campaign met them in.
-TEST(Families, CampaignFoundBugsAreKnownIssues) {
+TEST(FamiliesFullTier, CampaignFoundBugsAreKnownIssues) {
   ExpectKnownIssues(
       "campaign-found",
       {{"tests/cases/index-program-trunc-div-range.json", "inductor-trunc-div-value-range"},

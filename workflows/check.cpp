@@ -164,9 +164,6 @@ CheckOptions WithCaptureFolders(CheckOptions options) {
 void ValidateInputs(const CheckOptions &options) {
   if (options.files.empty())
     throw support::InputError("check needs at least one C++ or CUDA file");
-  if (options.format != "text" && options.format != "json" && options.format != "sarif")
-    throw support::InputError(
-        fmt::format("--format {} is unknown; use text, json or sarif", options.format));
   for (const auto &file : options.files) {
     if (file.extension() == ".json")
       throw support::InputError(fmt::format(
@@ -398,13 +395,29 @@ void WriteText(const CheckOptions &options, const CheckResults &results, std::os
                      results.errors, results.warnings);
 }
 
-void WriteResults(const CheckOptions &options, const CheckResults &results, std::ostream &out) {
-  if (options.format == "json")
-    WriteJson(results, out);
-  else if (options.format == "sarif")
-    out << Sarif(results.findings).dump(2) << "\n";
-  else
-    WriteText(options, results, out);
+// check's report formats, one row each (`--format NAME`); the first is the default.
+struct CheckFormat {
+  std::string_view name;
+  void (*write)(const CheckOptions &options, const CheckResults &results, std::ostream &out);
+};
+
+constexpr CheckFormat kCheckFormats[] = {
+    {"text", &WriteText},
+    {"json", [](const CheckOptions &, const CheckResults &results,
+                std::ostream &out) { WriteJson(results, out); }},
+    {"sarif", [](const CheckOptions &, const CheckResults &results,
+                 std::ostream &out) { out << Sarif(results.findings).dump(2) << "\n"; }},
+};
+
+const CheckFormat &FormatNamed(const std::string &name) {
+  std::vector<std::string_view> names;
+  for (const auto &format : kCheckFormats) {
+    if (format.name == name)
+      return format;
+    names.push_back(format.name);
+  }
+  throw support::InputError(
+      fmt::format("--format {} is unknown; use {}", name, fmt::join(names, ", ")));
 }
 
 // Thrown after the report is written, so the findings of the files that did parse still show.
@@ -420,6 +433,7 @@ void ThrowOnFatalErrors(const std::vector<parsers::TranslationUnitReport> &repor
 int Check(const CheckOptions &given, const support::ToolPaths &paths, std::ostream &out) {
   const CheckOptions options = WithCaptureFolders(given);
   ValidateInputs(options);
+  const CheckFormat &format = FormatNamed(options.format); // before any Clang run
   const auto commands =
       options.commands ? LoadCommands(*options.commands) : std::vector<CommandEntry>{};
   auto analysed = AnalyseFiles(options, paths, commands);
@@ -434,7 +448,7 @@ int Check(const CheckOptions &given, const support::ToolPaths &paths, std::ostre
     results.divergences = CompareOnCompilers(options, commands, results.reports, results.findings);
   CountSeverities(results);
 
-  WriteResults(options, results, out);
+  format.write(options, results, out);
   ThrowOnFatalErrors(results.reports);
   return results.errors ? 1 : 0;
 }

@@ -50,6 +50,8 @@ FindingKindRow Row() {
   return {.kind = FindingKind::kCompileError,
           .name = "compile-error",
           .detector = Detector::kWorker,
+          .meaning =
+              "Inductor's own build of a generated TU failed; keyed by the parsed diagnostic",
           .facts = {"family", "message", "option"},
           .in_one_tu = true,
           .delivery_order = 0,

@@ -21,6 +21,7 @@ FindingKindRow Row() {
   return {.kind = FindingKind::kCompilerDivergence,
           .name = "compiler-divergence",
           .detector = Detector::kMatrix,
+          .meaning = "a TU builds on some compilers and not on others, or a compiler crashes",
           .facts = {"built", "failed", "crashed", "error"},
           .delivery_order = 4,
           .title = "generated C++ builds on one compiler only",

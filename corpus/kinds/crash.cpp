@@ -24,17 +24,20 @@ bool ShowsInRepro(const ReproRun &run, const ReproExpectation &expected) {
 } // namespace
 
 FindingKindRow Row() {
-  return {.kind = FindingKind::kCrash,
-          .name = "crash",
-          .detector = Detector::kWorker,
-          .facts = {"api", "signal", "abort", "protocol", "template", "wrapper", "shapes", "needs"},
-          .probed = true,
-          .confirm_runs = 3,
-          .delivery_order = 1,
-          .title = "compiled call crashes the process",
-          .expected = kRunsAsEager,
-          .key = &Key,
-          .shows_in_repro = &ShowsInRepro};
+  return {
+      .kind = FindingKind::kCrash,
+      .name = "crash",
+      .detector = Detector::kWorker,
+      .meaning =
+          "the worker died: a signal, an abort, a broken reply, or resident memory over its limit",
+      .facts = {"api", "signal", "abort", "protocol", "template", "wrapper", "shapes", "needs"},
+      .probed = true,
+      .confirm_runs = 3,
+      .delivery_order = 1,
+      .title = "compiled call crashes the process",
+      .expected = kRunsAsEager,
+      .key = &Key,
+      .shows_in_repro = &ShowsInRepro};
 }
 
 } // namespace corpus::kinds::crash

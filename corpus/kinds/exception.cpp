@@ -39,6 +39,9 @@ FindingKindRow Row() {
   return {.kind = FindingKind::kException,
           .name = "exception",
           .detector = Detector::kWorker,
+          .meaning =
+              "torch raised something other than a failed C++ build (a lowering error, a missing "
+              "meta kernel, ...): the innermost cause's type, message and raising torch frame",
           .facts = {"api", "type", "message", "frame"},
           .delivery_order = 0,
           .title = "torch.compile raises",

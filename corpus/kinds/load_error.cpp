@@ -18,6 +18,7 @@ FindingKindRow Row() {
   return {.kind = FindingKind::kLoadError,
           .name = "load-error",
           .detector = Detector::kMatrix,
+          .meaning = "a build does not load: an undefined symbol, the other ABI flag",
           .facts = {"compiler", "symbol"},
           .delivery_order = 4,
           .title = "generated kernel does not load",

@@ -26,6 +26,9 @@ FindingKindRow Row() {
   return {.kind = FindingKind::kMemoryError,
           .name = "memory-error",
           .detector = Detector::kSanitizer,
+          .meaning =
+              "ASan or UBSan stops a kernel built with it (in a sanitized worker, or rebuilt by "
+              "the matrix and replayed on its recorded calls), located in the generated source",
           .facts = {"error", "access", "kernel", "statement"},
           .delivery_order = 2,
           .title = "generated kernel accesses memory out of bounds",

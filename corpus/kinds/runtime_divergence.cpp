@@ -15,14 +15,17 @@ std::string Key(const Finding &finding) {
 } // namespace
 
 FindingKindRow Row() {
-  return {.kind = FindingKind::kRuntimeDivergence,
-          .name = "runtime-divergence",
-          .detector = Detector::kMatrix,
-          .facts = {"same", "differs", "how", "dtype", "kernel"},
-          .delivery_order = 4,
-          .title = "generated kernel gives other values on another compiler",
-          .expected = kEveryCompiler,
-          .key = &Key};
+  return {
+      .kind = FindingKind::kRuntimeDivergence,
+      .name = "runtime-divergence",
+      .detector = Detector::kMatrix,
+      .meaning =
+          "builds of one kernel by different compilers compute different outputs on the same calls",
+      .facts = {"same", "differs", "how", "dtype", "kernel"},
+      .delivery_order = 4,
+      .title = "generated kernel gives other values on another compiler",
+      .expected = kEveryCompiler,
+      .key = &Key};
 }
 
 } // namespace corpus::kinds::runtime_divergence

@@ -7,6 +7,8 @@ FindingKindRow Row() {
   return {.kind = FindingKind::kShadowing,
           .name = "shadowing",
           .detector = Detector::kCheck,
+          .meaning = "a warning-level check: `-Wshadow` where the hidden name is a local or "
+                     "parameter of the same function or lambda",
           .facts = {"check", "name", "type", "previous_type", "kernel"},
           .title = "generated C++ shadows a name",
           .expected = kRunsAsEager,

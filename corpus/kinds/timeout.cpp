@@ -17,6 +17,7 @@ FindingKindRow Row() {
   return {.kind = FindingKind::kTimeout,
           .name = "timeout",
           .detector = Detector::kWorker,
+          .meaning = "the worker ran past the case's time",
           .facts = {"api", "template", "wrapper", "shapes", "needs"},
           .confirm_runs = 3,
           .delivery_order = 1,

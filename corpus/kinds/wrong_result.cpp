@@ -126,6 +126,8 @@ FindingKindRow Row() {
   return {.kind = FindingKind::kWrongResult,
           .name = "wrong-result",
           .detector = Detector::kWorker,
+          .meaning = "compiled differs from eager: BlockMask tensors exactly; attention output "
+                     "beyond a dtype tolerance against a float64 reference",
           .facts = {"api", "fields", "tables", "blocks", "problems", "how", "where", "template",
                     "wrapper", "shapes", "needs"},
           .probed = true,
