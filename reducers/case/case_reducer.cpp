@@ -41,6 +41,11 @@ public:
              const std::optional<fuzzer::worker::SanitizerOptions> &sanitizer,
              const fs::path &kept_runs = {})
       : slots_(std::max(1u, jobs)), scratch_(scratch), kept_runs_(kept_runs) {
+    // A confined worker may write only beneath folders that exist when it starts (Landlock
+    // holds the folder itself, not its path): the kept run's folder is made first.
+    std::error_code ignored;
+    if (!kept_runs_.empty())
+      fs::create_directories(kept_runs_, ignored);
     for (std::size_t i = 0; i < slots_.size(); ++i)
       slots_[i].thread = std::thread([this, i, &paths, &sanitizer] { Serve(i, paths, sanitizer); });
   }
@@ -225,7 +230,14 @@ private:
     if (options_.stage) {
       if (stage_dir.empty())
         stage_dir = cache.parent_path() / "stage";
-      fs::remove_all(stage_dir, ignored);
+      if (keep_stage_dir) {
+        // Emptied, not replaced: a confined worker may write only into the folder it started
+        // with (Landlock holds the folder, not its path).
+        for (const auto &entry : fs::directory_iterator(stage_dir, ignored))
+          fs::remove_all(entry.path(), ignored);
+      } else {
+        fs::remove_all(stage_dir, ignored);
+      }
       fs::create_directories(stage_dir);
     }
     const auto outcome = fuzzer::worker::RunCaseOnWorker(
