@@ -87,7 +87,9 @@ Command AddReduceCommand(CLI::App &app) {
       "--sanitize", options.sanitize,
       "address, undefined or both: a memory error; every run builds the kernels with "
       "-fsanitize=... and keeps the sanitizer's first report in a kernel as its signature "
-      "(default for a memory-error finding: address,undefined); repro.py runs itself sanitized");
+      "(default for a memory-error finding: address,undefined; for a memory crash when a "
+      "sanitized run of the untouched case reports one); repro.py runs itself sanitized; "
+      "none: never sanitized");
   AddSanitizeCompilerOption(command, options.sanitize_compiler);
   command->add_option("--passes", options.passes_file,
                       "Case pass order file (default: reducers/case/passes.json)");

@@ -1,6 +1,7 @@
 #include "corpus/delivery.h"
 
 #include "corpus/field_reader.h"
+#include "corpus/record_fields.h"
 #include "support/text_file.h"
 
 #include <fmt/format.h>
@@ -43,63 +44,62 @@ std::string_view DeliveryStatusName(DeliveryStatus status) {
   return "pending";
 }
 
-json DeliveryToJson(const Delivery &delivery) {
-  json releases = json::array();
-  for (const auto &run : delivery.releases)
-    releases.push_back(
-        {{"torch", run.torch}, {"venv", run.venv}, {"result", run.result}, {"how", run.how}});
-  return {{"format_version", kDeliveryFormatVersion},
-          {"bug", delivery.bug},
-          {"finding_id", delivery.finding_id},
-          {"signature", delivery.signature},
-          {"status", DeliveryStatusName(delivery.status)},
-          {"detail", delivery.detail},
-          {"reduce_seconds", delivery.reduce_seconds},
-          {"repro_lines", delivery.repro_lines},
-          {"reproduces_standalone", delivery.reproduces_standalone},
-          {"standalone_how", delivery.standalone_how},
-          {"standalone_output", delivery.standalone_output},
-          {"releases", releases},
-          {"release_label", delivery.release_label},
-          {"environment", delivery.environment},
-          {"tool_version", delivery.tool_version},
-          {"command_line", delivery.command_line},
-          {"time", delivery.time}};
+namespace {
+
+const RecordFields<ReleaseRun> &ReleaseRunFields() {
+  static const RecordFields<ReleaseRun> fields = {
+      MemberField("torch", &ReleaseRun::torch), MemberField("venv", &ReleaseRun::venv),
+      MemberField("result", &ReleaseRun::result), MemberField("how", &ReleaseRun::how)};
+  return fields;
 }
 
+const RecordFields<Delivery> &DeliveryFields() {
+  static const RecordFields<Delivery> fields = {
+      CustomField<Delivery>(
+          "format_version", [](const Delivery &) { return json(kDeliveryFormatVersion); },
+          [](FieldReader &reader, const std::string &key, Delivery &) {
+            if (reader.Integer(key, 1) > kDeliveryFormatVersion)
+              throw FormatError(
+                  "delivery.json was written by a newer inductor-fuzz: update the tool");
+          }),
+      MemberField("bug", &Delivery::bug),
+      MemberField("finding_id", &Delivery::finding_id),
+      MemberField("signature", &Delivery::signature),
+      CustomField<Delivery>(
+          "status",
+          [](const Delivery &delivery) { return json(DeliveryStatusName(delivery.status)); },
+          [](FieldReader &reader, const std::string &key, Delivery &delivery) {
+            delivery.status = StatusFromName(reader.String(key));
+          }),
+      MemberField("detail", &Delivery::detail),
+      MemberField("reduce_seconds", &Delivery::reduce_seconds),
+      MemberField("repro_lines", &Delivery::repro_lines),
+      MemberField("reproduces_standalone", &Delivery::reproduces_standalone),
+      MemberField("standalone_how", &Delivery::standalone_how),
+      MemberField("standalone_output", &Delivery::standalone_output),
+      ListField("releases", &Delivery::releases, &ReleaseRunFields),
+      MemberField("release_label", &Delivery::release_label),
+      CustomField<Delivery>(
+          "environment", [](const Delivery &delivery) { return delivery.environment; },
+          [](FieldReader &reader, const std::string &key, Delivery &delivery) {
+            delivery.environment = reader.Required(key);
+            if (!delivery.environment.is_object())
+              throw FormatError("field 'environment' must be an object");
+          }),
+      MemberField("tool_version", &Delivery::tool_version),
+      MemberField("command_line", &Delivery::command_line),
+      MemberField("time", &Delivery::time)};
+  return fields;
+}
+
+} // namespace
+
+json DeliveryToJson(const Delivery &delivery) { return WriteFields(DeliveryFields(), delivery); }
+
 Delivery DeliveryFromJson(const json &document) {
-  FieldReader fields(document, "", "delivery.json");
-  if (fields.Integer("format_version", 1) > kDeliveryFormatVersion)
-    throw FormatError("delivery.json was written by a newer inductor-fuzz: update the tool");
-  Delivery delivery{.bug = fields.String("bug"),
-                    .finding_id = fields.String("finding_id"),
-                    .signature = fields.String("signature"),
-                    .status = StatusFromName(fields.String("status")),
-                    .detail = fields.String("detail"),
-                    .reduce_seconds = fields.Number("reduce_seconds"),
-                    .repro_lines = static_cast<std::size_t>(fields.Integer("repro_lines", 0)),
-                    .reproduces_standalone = fields.Boolean("reproduces_standalone"),
-                    .standalone_how = fields.String("standalone_how"),
-                    .standalone_output = fields.String("standalone_output"),
-                    .release_label = fields.String("release_label"),
-                    .environment = fields.Required("environment"),
-                    .tool_version = fields.String("tool_version"),
-                    .command_line = fields.String("command_line"),
-                    .time = fields.String("time")};
-  const json &releases = fields.Required("releases");
-  if (!releases.is_array())
-    throw FormatError("field 'releases' must be a list");
-  for (std::size_t i = 0; i < releases.size(); ++i) {
-    FieldReader run(releases[i], fmt::format("releases[{}]", i), "delivery.json");
-    delivery.releases.push_back({.torch = run.String("torch"),
-                                 .venv = run.String("venv"),
-                                 .result = run.String("result"),
-                                 .how = run.String("how")});
-    run.RejectUnknown();
-  }
-  if (!delivery.environment.is_object())
-    throw FormatError("field 'environment' must be an object");
-  fields.RejectUnknown();
+  FieldReader reader(document, "", "delivery.json");
+  Delivery delivery;
+  ReadFields(DeliveryFields(), reader, delivery);
   return delivery;
 }
 

@@ -111,6 +111,11 @@ public:
     return value.get<bool>();
   }
 
+  // A reader of an object inside this one, its fields named from this one's path.
+  FieldReader Nested(const nlohmann::json &object, const std::string &key) const {
+    return FieldReader(object, where_.empty() ? key : where_ + "." + key, document_);
+  }
+
   void RejectUnknown() const {
     for (const auto &[key, value] : object_.items())
       if (!seen_.contains(key))

@@ -58,6 +58,12 @@ ReproExpectation ExpectationOf(const std::string &signature) {
   return expected;
 }
 
+ReduceForm ReduceFormOf(const std::string &signature) {
+  const auto *row = RowOfSignature(signature);
+  return row && row->reduce_form ? row->reduce_form(ExpectationOf(signature))
+                                 : ReduceForm::kAsFound;
+}
+
 std::string ExpectedBehaviour(const FindingKindRow &row, std::string_view api) {
   std::string text(row.expected);
   for (std::size_t at = text.find("{api}"); at != std::string::npos; at = text.find("{api}", at))

@@ -36,6 +36,12 @@ struct ReproExpectation {
 // the reports sent where the judge reads them.
 enum class ReproForm { kPlain, kSanitized };
 
+// How `reduce` (and so a night's delivery) runs a finding's candidates: as it was found; always
+// under the sanitizers (a memory error, seen only there); or under them when a sanitized run of
+// the untouched case reports a memory error (a crash of a corrupted heap: plain, a run shows it
+// some of the time and each candidate needs three; sanitized, the first run decides).
+enum class ReduceForm { kAsFound, kSanitized, kSanitizedWhenItReports };
+
 // Everything the tool treats differently from one finding kind to another, as one row: each
 // kind's file under corpus/kinds/ makes its row, and corpus/finding_kinds.def lists the kinds
 // (which makes the enum too). A new oracle is its producer, one line, one file and its fixture.
@@ -64,7 +70,12 @@ struct FindingKindRow {
   // kinds: their repro is repro.sh).
   bool (*shows_in_repro)(const ReproRun &run, const ReproExpectation &expected) = nullptr;
   ReproForm repro_form = ReproForm::kPlain;
+  // How a finding with this signature reduces (ReduceForm); none: as it was found.
+  ReduceForm (*reduce_form)(const ReproExpectation &expected) = nullptr;
 };
+
+// A row's reduce_form for a signature (kAsFound where the kind is not known).
+ReduceForm ReduceFormOf(const std::string &signature);
 
 // The signature's facts by name, its kind as "kind": what a judge is given.
 ReproExpectation ExpectationOf(const std::string &signature);

@@ -1,6 +1,7 @@
 #include "corpus/matrix_record.h"
 
 #include "corpus/field_reader.h"
+#include "corpus/record_fields.h"
 #include "support/text_file.h"
 
 #include <fmt/format.h>
@@ -22,50 +23,80 @@ void CheckVersion(FieldReader &reader, int supported, const std::string &documen
                                   document, version, supported));
 }
 
-std::optional<Finding> OptionalFinding(FieldReader &reader, const std::string &key) {
-  const json *value = reader.Optional(key);
-  if (!value || value->is_null())
-    return std::nullopt;
-  return FindingFromJson(*value);
+// A finding member that may be null (none found) or, in an older record, absent.
+template <class Record>
+RecordField<Record> OptionalFindingField(std::string_view name,
+                                         std::optional<Finding> Record::*member) {
+  return CustomField<Record>(
+      name,
+      [member](const Record &record) {
+        return record.*member ? FindingToJson(*(record.*member)) : json();
+      },
+      [member](FieldReader &reader, const std::string &key, Record &record) {
+        const json *value = reader.Optional(key);
+        record.*member =
+            value && !value->is_null() ? std::optional(FindingFromJson(*value)) : std::nullopt;
+      });
 }
 
-json BuildToJson(const BuildRecord &build) {
-  return {{"compiler", build.compiler},
-          {"argv", build.argv},
-          {"built", build.built},
-          {"exit", build.exit},
-          {"timed_out", build.timed_out},
-          {"compiler_crashed", build.compiler_crashed},
-          {"seconds", build.seconds},
-          {"object_size", build.object_size},
-          {"errors", build.errors},
-          {"warnings", build.warnings},
-          {"first_error", build.first_error},
-          {"signature", build.signature},
-          {"load_error", build.load_error},
-          {"runtime", build.runtime},
-          {"runtime_detail", build.runtime_detail}};
+// A list of findings; `since` names the stop that added it where an older record may lack it.
+template <class Record>
+RecordField<Record> FindingsField(std::string_view name, std::vector<Finding> Record::*member,
+                                  bool may_be_absent = false) {
+  return CustomField<Record>(
+      name,
+      [member](const Record &record) {
+        json findings = json::array();
+        for (const auto &finding : record.*member)
+          findings.push_back(FindingToJson(finding));
+        return findings;
+      },
+      [member, may_be_absent](FieldReader &reader, const std::string &key, Record &record) {
+        const json *findings = may_be_absent ? reader.Optional(key) : &reader.Required(key);
+        if (!findings)
+          return;
+        if (!findings->is_array())
+          throw FormatError(fmt::format("{} must be a list", reader.Label(key)));
+        for (const auto &finding : *findings)
+          (record.*member).push_back(FindingFromJson(finding));
+      });
 }
+
+// format_version, written as `version` and refused when it is another.
+template <class Record> RecordField<Record> VersionField(int version, std::string document) {
+  return CustomField<Record>(
+      "format_version", [version](const Record &) { return json(version); },
+      [version, document](FieldReader &reader, const std::string &, Record &) {
+        CheckVersion(reader, version, document);
+      });
+}
+
+const RecordFields<BuildRecord> &BuildFields() {
+  static const RecordFields<BuildRecord> fields = {
+      MemberField("compiler", &BuildRecord::compiler),
+      MemberField("argv", &BuildRecord::argv),
+      MemberField("built", &BuildRecord::built),
+      MemberField("exit", &BuildRecord::exit),
+      MemberField("timed_out", &BuildRecord::timed_out),
+      MemberField("compiler_crashed", &BuildRecord::compiler_crashed),
+      MemberField("seconds", &BuildRecord::seconds),
+      MemberField("object_size", &BuildRecord::object_size),
+      MemberField("errors", &BuildRecord::errors),
+      MemberField("warnings", &BuildRecord::warnings),
+      MemberField("first_error", &BuildRecord::first_error),
+      MemberField("signature", &BuildRecord::signature),
+      MemberField("load_error", &BuildRecord::load_error),
+      MemberField("runtime", &BuildRecord::runtime),
+      MemberField("runtime_detail", &BuildRecord::runtime_detail)};
+  return fields;
+}
+
+json BuildToJson(const BuildRecord &build) { return WriteFields(BuildFields(), build); }
 
 BuildRecord BuildFromJson(const json &value, const std::string &where) {
   FieldReader reader(value, where);
   BuildRecord build;
-  build.compiler = reader.String("compiler");
-  build.argv = reader.Strings("argv");
-  build.built = reader.Boolean("built");
-  build.exit = reader.String("exit");
-  build.timed_out = reader.Boolean("timed_out");
-  build.compiler_crashed = reader.Boolean("compiler_crashed");
-  build.seconds = reader.Number("seconds");
-  build.object_size = static_cast<std::uintmax_t>(reader.Integer("object_size", 0));
-  build.errors = static_cast<int>(reader.Integer("errors", 0));
-  build.warnings = reader.Strings("warnings");
-  build.first_error = reader.String("first_error");
-  build.signature = reader.String("signature");
-  build.load_error = reader.String("load_error");
-  build.runtime = reader.String("runtime");
-  build.runtime_detail = reader.Required("runtime_detail");
-  reader.RejectUnknown();
+  ReadFields(BuildFields(), reader, build);
   return build;
 }
 
@@ -80,49 +111,24 @@ constexpr std::array<std::pair<CompareVerdict, std::string_view>, 8> kVerdictNam
     {CompareVerdict::kRounding, "rounding"},
 }};
 
-json SideToJson(const CompareSide &side) {
-  return {{"built", side.built},
-          {"seconds", side.seconds},
-          {"object_size", side.object_size},
-          {"first_error", side.first_error},
-          {"warnings", side.warnings},
-          {"new_warnings", side.new_warnings},
-          {"known_warnings", side.known_warnings},
-          {"load_error", side.load_error},
-          {"runtime", side.runtime},
-          {"float64_reference", side.float64_reference}};
-}
-
-CompareSide SideFromJson(const json &value, const std::string &where) {
-  FieldReader reader(value, where);
-  CompareSide side;
-  side.built = reader.Boolean("built");
-  side.seconds = reader.Number("seconds");
-  side.object_size = static_cast<std::uintmax_t>(reader.Integer("object_size", 0));
-  side.first_error = reader.String("first_error");
-  side.warnings = static_cast<std::size_t>(reader.Integer("warnings", 0));
-  side.new_warnings = reader.Strings("new_warnings");
-  side.known_warnings = reader.Strings("known_warnings");
-  side.load_error = reader.String("load_error");
-  side.runtime = reader.String("runtime");
-  if (const auto *reference = reader.Optional("float64_reference")) // absent before stop 59
-    side.float64_reference = *reference;
-  reader.RejectUnknown();
-  return side;
-}
-
-CompilerIdentity CompilerFromJson(const json &value, const std::string &where) {
-  FieldReader reader(value, where);
-  CompilerIdentity compiler{reader.String("name"), reader.String("version")};
-  reader.RejectUnknown();
-  return compiler;
-}
-
-const json &ListField(FieldReader &reader, const std::string &key) {
-  const json &list = reader.Required(key);
-  if (!list.is_array())
-    throw FormatError(fmt::format("{} must be a list", reader.Label(key)));
-  return list;
+const RecordFields<CompareSide> &SideFields() {
+  static const RecordFields<CompareSide> fields = {
+      MemberField("built", &CompareSide::built),
+      MemberField("seconds", &CompareSide::seconds),
+      MemberField("object_size", &CompareSide::object_size),
+      MemberField("first_error", &CompareSide::first_error),
+      MemberField("warnings", &CompareSide::warnings),
+      MemberField("new_warnings", &CompareSide::new_warnings),
+      MemberField("known_warnings", &CompareSide::known_warnings),
+      MemberField("load_error", &CompareSide::load_error),
+      MemberField("runtime", &CompareSide::runtime),
+      CustomField<CompareSide>(
+          "float64_reference", [](const CompareSide &side) { return side.float64_reference; },
+          [](FieldReader &reader, const std::string &key, CompareSide &side) {
+            if (const auto *reference = reader.Optional(key)) // absent before stop 59
+              side.float64_reference = *reference;
+          })};
+  return fields;
 }
 
 } // namespace
@@ -138,62 +144,40 @@ std::vector<Finding> MatrixRow::Findings() const {
   return findings;
 }
 
+namespace {
+
+const RecordFields<MatrixRow> &MatrixRowFields() {
+  static const RecordFields<MatrixRow> fields = {
+      MemberField("tu", &MatrixRow::tu), MemberField("source", &MatrixRow::source),
+      MemberField("recording", &MatrixRow::recording),
+      MemberField("reference_runtime", &MatrixRow::reference_runtime),
+      ListField("builds", &MatrixRow::builds, &BuildFields),
+      OptionalFindingField("finding", &MatrixRow::divergence),
+      OptionalFindingField("runtime_finding", &MatrixRow::runtime_finding),
+      FindingsField("load_findings", &MatrixRow::load_findings),
+      // Records from before the sanitizer column have none.
+      FindingsField("memory_errors", &MatrixRow::memory_errors, true)};
+  return fields;
+}
+
+const RecordFields<MatrixRecord> &MatrixRecordFields() {
+  static const RecordFields<MatrixRecord> fields = {
+      VersionField<MatrixRecord>(kMatrixRecordFormatVersion, "the matrix result"),
+      MemberField("provenance", &MatrixRecord::provenance),
+      ListField("tus", &MatrixRecord::rows, &MatrixRowFields)};
+  return fields;
+}
+
+} // namespace
+
 json MatrixRecordToJson(const MatrixRecord &record) {
-  json rows = json::array();
-  for (const auto &row : record.rows) {
-    json builds = json::array();
-    for (const auto &build : row.builds)
-      builds.push_back(BuildToJson(build));
-    json load_findings = json::array(), memory_errors = json::array();
-    for (const auto &finding : row.load_findings)
-      load_findings.push_back(FindingToJson(finding));
-    for (const auto &finding : row.memory_errors)
-      memory_errors.push_back(FindingToJson(finding));
-    rows.push_back(
-        {{"tu", row.tu},
-         {"source", row.source},
-         {"recording", row.recording},
-         {"reference_runtime", row.reference_runtime},
-         {"builds", builds},
-         {"finding", row.divergence ? FindingToJson(*row.divergence) : json()},
-         {"runtime_finding", row.runtime_finding ? FindingToJson(*row.runtime_finding) : json()},
-         {"load_findings", load_findings},
-         {"memory_errors", memory_errors}});
-  }
-  return {{"format_version", kMatrixRecordFormatVersion},
-          {"provenance", record.provenance},
-          {"tus", rows}};
+  return WriteFields(MatrixRecordFields(), record);
 }
 
 MatrixRecord MatrixRecordFromJson(const json &document) {
   FieldReader reader(document, "", "the matrix result");
-  CheckVersion(reader, kMatrixRecordFormatVersion, "the matrix result");
   MatrixRecord record;
-  record.provenance = reader.Required("provenance");
-  const json &tus = ListField(reader, "tus");
-  for (std::size_t i = 0; i < tus.size(); ++i) {
-    const std::string where = fmt::format("tus[{}]", i);
-    FieldReader row_reader(tus[i], where);
-    MatrixRow row;
-    row.tu = row_reader.String("tu");
-    row.source = row_reader.String("source");
-    row.recording = row_reader.String("recording");
-    row.reference_runtime = row_reader.String("reference_runtime");
-    const json &builds = ListField(row_reader, "builds");
-    for (std::size_t b = 0; b < builds.size(); ++b)
-      row.builds.push_back(BuildFromJson(builds[b], fmt::format("{}.builds[{}]", where, b)));
-    row.divergence = OptionalFinding(row_reader, "finding");
-    row.runtime_finding = OptionalFinding(row_reader, "runtime_finding");
-    for (const auto &finding : ListField(row_reader, "load_findings"))
-      row.load_findings.push_back(FindingFromJson(finding));
-    // Records from before the sanitizer column have none.
-    if (tus[i].contains("memory_errors"))
-      for (const auto &finding : ListField(row_reader, "memory_errors"))
-        row.memory_errors.push_back(FindingFromJson(finding));
-    row_reader.RejectUnknown();
-    record.rows.push_back(std::move(row));
-  }
-  reader.RejectUnknown();
+  ReadFields(MatrixRecordFields(), reader, record);
   return record;
 }
 
@@ -261,65 +245,82 @@ int CompareRecord::Regressions() const {
   return regressions;
 }
 
+namespace {
+
+const RecordFields<CompilerIdentity> &CompilerFields() {
+  static const RecordFields<CompilerIdentity> fields = {
+      MemberField("name", &CompilerIdentity::name),
+      MemberField("version", &CompilerIdentity::version)};
+  return fields;
+}
+
+const RecordFields<CompareRow> &CompareRowFields() {
+  static const RecordFields<CompareRow> fields = {
+      MemberField("tu", &CompareRow::tu),
+      CustomField<CompareRow>(
+          "verdict", [](const CompareRow &row) { return json(VerdictName(row.verdict)); },
+          [](FieldReader &reader, const std::string &key, CompareRow &row) {
+            const std::string verdict = reader.String(key);
+            const auto parsed = VerdictFromName(verdict);
+            if (!parsed)
+              throw FormatError(fmt::format("{} is '{}', which is not a compare verdict",
+                                            reader.Label(key), verdict));
+            row.verdict = *parsed;
+          }),
+      ObjectField("baseline", &CompareRow::baseline, &SideFields),
+      ObjectField("candidate", &CompareRow::candidate, &SideFields),
+      MemberField("reference_runtime", &CompareRow::reference_runtime),
+      OptionalFindingField("runtime_finding", &CompareRow::runtime_finding),
+      CustomField<CompareRow>(
+          "fp_pinning", [](const CompareRow &row) { return row.fp_pinning; },
+          [](FieldReader &reader, const std::string &key, CompareRow &row) {
+            if (const auto *pinning = reader.Optional(key)) // absent before stop 60
+              row.fp_pinning = *pinning;
+          }),
+      // The deltas are derived; they are read to be known fields, not trusted.
+      CustomField<CompareRow>(
+          "compile_seconds_delta",
+          [](const CompareRow &row) { return json(row.CompileSecondsDelta()); },
+          [](FieldReader &reader, const std::string &key, CompareRow &) { reader.Number(key); }),
+      CustomField<CompareRow>(
+          "object_size_delta", [](const CompareRow &row) { return json(row.ObjectSizeDelta()); },
+          [](FieldReader &reader, const std::string &key, CompareRow &) {
+            reader.CheckInteger(key, reader.Required(key),
+                                std::numeric_limits<std::int64_t>::min());
+          })};
+  return fields;
+}
+
+const RecordFields<CompareRecord> &CompareRecordFields() {
+  static const RecordFields<CompareRecord> fields = {
+      VersionField<CompareRecord>(kCompareRecordFormatVersion, "the compare result"),
+      MemberField("provenance", &CompareRecord::provenance),
+      ObjectField("baseline", &CompareRecord::baseline, &CompilerFields),
+      ObjectField("candidate", &CompareRecord::candidate, &CompilerFields),
+      ListField("tus", &CompareRecord::rows, &CompareRowFields),
+      // Derived from the verdicts: a file whose counts disagree was edited or truncated.
+      CustomField<CompareRecord>(
+          "counts", [](const CompareRecord &record) { return json(record.Counts()); },
+          [](FieldReader &reader, const std::string &key, CompareRecord &record) {
+            const json &counts = reader.Required(key);
+            if (!counts.is_object() || counts != json(record.Counts()))
+              throw FormatError(
+                  "field 'counts' does not match the verdicts of field 'tus'; the file was "
+                  "edited or truncated: re-run `inductor-fuzz compare`");
+          })};
+  return fields;
+}
+
+} // namespace
+
 json CompareRecordToJson(const CompareRecord &record) {
-  json rows = json::array();
-  for (const auto &row : record.rows)
-    rows.push_back(
-        {{"tu", row.tu},
-         {"verdict", VerdictName(row.verdict)},
-         {"baseline", SideToJson(row.baseline)},
-         {"candidate", SideToJson(row.candidate)},
-         {"reference_runtime", row.reference_runtime},
-         {"runtime_finding", row.runtime_finding ? FindingToJson(*row.runtime_finding) : json()},
-         {"fp_pinning", row.fp_pinning},
-         {"compile_seconds_delta", row.CompileSecondsDelta()},
-         {"object_size_delta", row.ObjectSizeDelta()}});
-  return {{"format_version", kCompareRecordFormatVersion},
-          {"provenance", record.provenance},
-          {"baseline", {{"name", record.baseline.name}, {"version", record.baseline.version}}},
-          {"candidate", {{"name", record.candidate.name}, {"version", record.candidate.version}}},
-          {"counts", record.Counts()},
-          {"tus", rows}};
+  return WriteFields(CompareRecordFields(), record);
 }
 
 CompareRecord CompareRecordFromJson(const json &document) {
   FieldReader reader(document, "", "the compare result");
-  CheckVersion(reader, kCompareRecordFormatVersion, "the compare result");
   CompareRecord record;
-  record.provenance = reader.Required("provenance");
-  record.baseline = CompilerFromJson(reader.Required("baseline"), "baseline");
-  record.candidate = CompilerFromJson(reader.Required("candidate"), "candidate");
-  const json &tus = ListField(reader, "tus");
-  for (std::size_t i = 0; i < tus.size(); ++i) {
-    const std::string where = fmt::format("tus[{}]", i);
-    FieldReader row_reader(tus[i], where);
-    CompareRow row;
-    row.tu = row_reader.String("tu");
-    const std::string verdict = row_reader.String("verdict");
-    const auto parsed = VerdictFromName(verdict);
-    if (!parsed)
-      throw FormatError(fmt::format("{} is '{}', which is not a compare verdict",
-                                    row_reader.Label("verdict"), verdict));
-    row.verdict = *parsed;
-    row.baseline = SideFromJson(row_reader.Required("baseline"), where + ".baseline");
-    row.candidate = SideFromJson(row_reader.Required("candidate"), where + ".candidate");
-    row.reference_runtime = row_reader.String("reference_runtime");
-    row.runtime_finding = OptionalFinding(row_reader, "runtime_finding");
-    if (const auto *pinning = row_reader.Optional("fp_pinning")) // absent before stop 60
-      row.fp_pinning = *pinning;
-    // The deltas and counts are derived; they are read to be known fields, not trusted.
-    row_reader.Number("compile_seconds_delta");
-    row_reader.CheckInteger("object_size_delta", row_reader.Required("object_size_delta"),
-                            std::numeric_limits<std::int64_t>::min());
-    row_reader.RejectUnknown();
-    record.rows.push_back(std::move(row));
-  }
-  const json &counts = reader.Required("counts");
-  if (!counts.is_object() || counts != json(record.Counts()))
-    throw FormatError(fmt::format("field 'counts' does not match the verdicts of field 'tus'; "
-                                  "the file was edited or truncated: re-run `inductor-fuzz "
-                                  "compare`"));
-  reader.RejectUnknown();
+  ReadFields(CompareRecordFields(), reader, record);
   return record;
 }
 

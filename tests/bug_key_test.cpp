@@ -354,6 +354,38 @@ TEST(BugKey, AProbesNeedsAndADeathsCodePathJoinTheKey) {
                            "|template=flex-prefill|wrapper=cpp_wrapper|shapes=static");
 }
 
+// A decode shape is wrong everywhere; its probe's rerun at a prefill shape says where. The run's
+// facts say it; a run stored before its facts were kept says it in its signature.
+TEST(BugKey, WhereADecodeShapeIsWrongComesFromItsPrefillRerunsFacts) {
+  Finding wrong{.kind = FindingKind::kWrongResult};
+  wrong.essence.Add("api", "flex_attention")
+      .Add("fields", "output")
+      .Add("problems", "values differ")
+      .Add("how", "offset")
+      .Add("where", "everywhere")
+      .Add("template", "flex-decoding");
+  const json rerun = {{"setting", "shape=decode"},
+                      {"outcome", "fails-the-same"},
+                      {"signature", "wrong-result|api=flex_attention|where=block-first-rows"},
+                      {"facts", {{"api", "flex_attention"}, {"where", "block-first-rows"}}}};
+  wrong.detail["probe"] = {{"needs", json::array()}, {"runs", {rerun}}};
+  const std::string expected = "wrong-result|api=flex_attention|fields=output|problems=values "
+                               "differ|how=offset|where=block-first-rows|template=flex-decoding|"
+                               "needs=";
+  EXPECT_EQ(BugKey(wrong), expected);
+  json facts_only = rerun;
+  facts_only["signature"] = "wrong-result|api=flex_attention";
+  wrong.detail["probe"]["runs"] = {facts_only};
+  EXPECT_EQ(BugKey(wrong), expected) << "the facts, not the signature, say where";
+  json stored_before = rerun;
+  stored_before.erase("facts");
+  wrong.detail["probe"]["runs"] = {stored_before};
+  EXPECT_EQ(BugKey(wrong), expected) << "an older record's signature still says where";
+  stored_before["outcome"] = "passes";
+  wrong.detail["probe"]["runs"] = {stored_before};
+  EXPECT_NE(BugKey(wrong).find("|where=everywhere|"), std::string::npos);
+}
+
 KnownIssues KnownFrom(const std::string &match) {
   return KnownIssues{{KnownIssue{.id = "x", .match = match, .status = "unreported"}}};
 }

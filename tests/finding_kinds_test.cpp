@@ -63,6 +63,15 @@ TEST(FindingKinds, TheRowsSayWhatTheToolDoesWithEachKind) {
   EXPECT_LT(RowOf(kWrongResult).delivery_order, RowOf(kCrash).delivery_order);
   EXPECT_LT(RowOf(kMemoryError).delivery_order, RowOf(kAnalysisError).delivery_order);
   EXPECT_LT(RowOf(kAnalysisError).delivery_order, RowOf(kLoadError).delivery_order);
+  // A memory error reduces sanitized; a memory crash when its sanitized run reports one; an
+  // abort that is not the heap's, and every other kind, as it was found.
+  EXPECT_EQ(ReduceFormOf("memory-error|error=x"), ReduceForm::kSanitized);
+  EXPECT_EQ(ReduceFormOf("crash|api=flex_attention|signal=memory|abort=memory error"),
+            ReduceForm::kSanitizedWhenItReports);
+  EXPECT_EQ(ReduceFormOf("crash|api=flex_attention|signal=6|abort=terminate called"),
+            ReduceForm::kAsFound);
+  EXPECT_EQ(ReduceFormOf("wrong-result|api=flex_attention"), ReduceForm::kAsFound);
+  EXPECT_EQ(ReduceFormOf("not-a-kind|x=1"), ReduceForm::kAsFound);
   EXPECT_EQ(ExpectedBehaviour(RowOf(kException), "create_mask"),
             "`torch.compile(create_mask)` runs and returns what eager `create_mask` returns.");
 }

@@ -214,6 +214,60 @@ TEST(ReduceFullTier, APlantedWritePastTheOutputReducesAsAMemoryError) {
   EXPECT_LT(script.str().find("REPRO_SANITIZED"), script.str().find("import torch"));
 }
 
+// A crash of a corrupted heap (the flex_attention scratch sized for cpp.threads=1 while two
+// threads run: tests/fixtures/sanitizer/flex_threads1.json) is flaky plain and needs three runs
+// a candidate; its kind's row says it reduces sanitized when a sanitized run of the untouched
+// case reports a memory error. That run does, and the reduction keeps the sanitizer's report with
+// one run a candidate. A memory-error finding refuses --sanitize none. One pass that has nothing
+// to take from this case (it has no score_mod): the time is the probe's, the untouched case's and
+// the repro's runs; the other reductions here test candidates.
+TEST(ReduceFullTier, AMemoryCrashReducesAsTheMemoryErrorItsSanitizedRunReports) {
+  const support::ScratchDir scratch("reduce-memory-crash-test");
+  const std::map<std::string, std::string> two_threads = {{"OMP_NUM_THREADS", "2"}};
+  const auto c = corpus::LoadCaseFile(kSource / "tests/fixtures/sanitizer/flex_threads1.json");
+  corpus::FindingStore store(scratch / "corpus");
+  corpus::Finding crash{.kind = corpus::FindingKind::kCrash};
+  crash.essence.Add("api", "flex_attention").Add("signal", "11").Add("abort", "");
+  corpus::Finding memory{.kind = corpus::FindingKind::kMemoryError};
+  memory.essence.Add("error", "out-of-bounds-access")
+      .Add("access", "WRITE")
+      .Add("kernel", "kernel_fill_stub<float>")
+      .Add("statement", "data_vec.store(data + d);");
+  for (const auto *finding : {&crash, &memory})
+    store.Record(*finding, corpus::MakeHit(c, {}, corpus::UtcNow()), [&](const fs::path &dir) {
+      std::ofstream(dir / "case.json") << corpus::CaseToJson(c).dump(2);
+    });
+  const fs::path findings = scratch / "corpus" / "findings";
+
+  const auto refused =
+      RunInductorFuzz({"reduce", (findings / corpus::StoredFindingId(memory)).string(), "--out",
+                       (scratch / "refused").string(), "--sanitize", "none"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("--sanitize none: a memory-error is seen only sanitized"),
+            std::string::npos)
+      << refused.err;
+
+  std::ofstream(scratch / "passes.json") << R"({"case_passes": ["drop-score-mod"]})";
+  const auto run = RunInductorFuzz({"reduce", (findings / corpus::StoredFindingId(crash)).string(),
+                                    "--out", (scratch / "out").string(), "--jobs", "2", "--passes",
+                                    (scratch / "passes.json").string()},
+                                   std::chrono::seconds(1800), two_threads);
+  ASSERT_LE(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("reduce: a memory crash: running the untouched case once with "
+                         "address,undefined"),
+            std::string::npos)
+      << run.out;
+  const json report = json::parse(std::ifstream(scratch / "out" / "reduction.json"));
+  const std::string signature = report["signature"];
+  EXPECT_TRUE(signature.starts_with("memory-error|")) << report.dump(2);
+  EXPECT_NE(signature.find("kernel=kernel_fill_stub<float>"), std::string::npos) << signature;
+  EXPECT_EQ(report["confirm_runs"], 1) << report.dump(2);
+  EXPECT_EQ(report["sanitizer"]["checks"], json::array({"address", "undefined"}));
+  EXPECT_EQ(report["found_as"]["signature"], corpus::Signature(crash)) << report.dump(2);
+  EXPECT_TRUE(report["found_as"]["sanitized_probe"].get<std::string>().starts_with("memory-error|"))
+      << report.dump(2);
+}
+
 } // namespace
 } // namespace fuzzer
 

@@ -26,12 +26,14 @@
 #include "workflows/run_case.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include <unistd.h>
 
@@ -112,6 +114,8 @@ struct ReductionSetup {
   reducers::CaseReduceOptions reduce;
   std::string prelude; // a sanitized repro's first lines
   bool sanitizing_a_crash = false;
+  std::string sanitized_probe; // what the untouched case's sanitized run reported first
+  std::string found_signature; // a crash's, when it reduces sanitized
   bool matrix_finding = false;
   std::vector<fuzzer::matrix::Compiler> matrix_compilers;
   std::optional<fuzzer::matrix::BuildCache> build_cache;
@@ -119,20 +123,49 @@ struct ReductionSetup {
   std::optional<support::TorchEnvironment> baseline;
 };
 
-// A memory error is only seen sanitized; other failures may be reduced sanitized on request.
-void SetUpSanitizer(const ReduceOptions &options, ReductionSetup &setup) {
+// How the candidates run, as the finding's kind says (corpus::ReduceForm): a memory error only
+// sanitized; a memory crash sanitized when a sanitized run of the untouched case reports a memory
+// error (one run then decides each candidate, where the plain crash needs three and may still
+// miss); anything on request (--sanitize CHECKS), or nothing sanitized (--sanitize none).
+void SetUpSanitizer(const ReduceOptions &options, const CaseInput &input,
+                    const support::ToolPaths &paths, ReductionSetup &setup, std::ostream &out) {
   auto &reduce = setup.reduce;
-  if (!options.sanitize.empty() || IsKind(reduce.signature, corpus::FindingKind::kMemoryError))
-    reduce.sanitizer = fuzzer::worker::ParseSanitizerOptions(
-        options.sanitize.empty() ? "address,undefined" : options.sanitize,
+  const bool refused = options.sanitize == "none";
+  const auto form = corpus::ReduceFormOf(reduce.signature);
+  const auto checks = [&] {
+    return fuzzer::worker::ParseSanitizerOptions(
+        options.sanitize.empty() || refused ? "address,undefined" : options.sanitize,
         options.sanitize_compiler);
+  };
+  if (form == corpus::ReduceForm::kSanitized && refused)
+    throw support::InputError(fmt::format("--sanitize none: a {} is seen only sanitized; leave "
+                                          "--sanitize out or name the checks",
+                                          input.signature.substr(0, input.signature.find('|'))));
+  if (!refused && (!options.sanitize.empty() || form == corpus::ReduceForm::kSanitized))
+    reduce.sanitizer = checks();
+  if (!refused && !reduce.sanitizer && form == corpus::ReduceForm::kSanitizedWhenItReports) {
+    const auto sanitizer = checks();
+    out << fmt::format("reduce: a memory crash: running the untouched case once with {} to see "
+                       "whether it reduces sanitized\n",
+                       fmt::join(sanitizer.checks, ","));
+    out.flush();
+    const auto errors = fuzzer::worker::RerunWithSanitizers(
+        input.c, sanitizer, paths, reduce.scratch / "sanitized-probe",
+        std::chrono::duration_cast<std::chrono::milliseconds>(reduce.case_timeout));
+    setup.sanitized_probe = errors.empty() ? "" : corpus::Signature(errors.front());
+    if (errors.empty())
+      out << "reduce: the sanitized run reports no memory error; the crash reduces as it was "
+             "found\n";
+    else
+      reduce.sanitizer = sanitizer;
+  }
   setup.prelude = reduce.sanitizer ? fuzzer::worker::SanitizedReproPrelude(*reduce.sanitizer) : "";
   // A crash finding reduced sanitized: what the sanitizer reports of the untouched case is the
   // signature to keep, not the stored crash's (the heap corruption it caused).
   setup.sanitizing_a_crash = reduce.sanitizer && !reduce.signature.empty() &&
                              !IsKind(reduce.signature, corpus::FindingKind::kMemoryError);
   if (setup.sanitizing_a_crash)
-    reduce.signature.clear();
+    setup.found_signature = std::exchange(reduce.signature, "");
 }
 
 // A matrix finding: each candidate's TUs are rebuilt on the finding's compilers, loaded and
@@ -188,7 +221,8 @@ void AnnounceReduction(const ReduceOptions &options, const CaseInput &input,
   }
   if (setup.sanitizing_a_crash)
     out << fmt::format("reduce: sanitized, so the signature kept is the sanitizer's report on the "
-                       "untouched case, not the finding's {}\n",
+                       "untouched case{}, not the finding's {}\n",
+                       setup.sanitized_probe.empty() ? "" : " (" + setup.sanitized_probe + ")",
                        input.signature);
   out.flush();
 }
@@ -301,6 +335,9 @@ json ReductionReport(const reducers::CaseReduction &reduction, const ReductionSe
     report["sanitizer"] = {{"checks", sanitizer->checks},
                            {"compiler", sanitizer->compiler},
                            {"flags", fuzzer::worker::SanitizerFlags(*sanitizer)}};
+  if (setup.sanitizing_a_crash) // the finding's own signature, and why it reduced sanitized
+    report["found_as"] = {{"signature", setup.found_signature},
+                          {"sanitized_probe", setup.sanitized_probe}};
   if (setup.baseline) {
     report["baseline_torch"] = setup.baseline->torch_version;
     report["candidate_torch"] = support::InstalledTorchVersion(paths.venv);
@@ -353,7 +390,7 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
       .signature = input.signature,
       .needs = input.needs,
       .scratch = scratch.path()};
-  SetUpSanitizer(options, setup);
+  SetUpSanitizer(options, input, paths, setup, out);
   SetUpMatrixStage(options, input, out_dir, setup);
   if (options.baseline_torch) {
     setup.baseline = support::ResolveTorchEnvironment(*options.baseline_torch, paths.project_root);

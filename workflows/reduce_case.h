@@ -19,7 +19,9 @@ struct ReduceOptions {
   unsigned confirm = 0;                         // 0: 3 for crashes and timeouts, else 1
   long case_timeout_seconds = 300;
   std::optional<std::filesystem::path> passes_file; // default: reducers/case/passes.json
-  std::string sanitize; // "address,undefined": a memory error (default for such a finding)
+  // "address,undefined": a memory error (default for such a finding, and for a memory crash
+  // whose sanitized run reports one); "none": never sanitized
+  std::string sanitize;
   std::string sanitize_compiler = "g++-12";
   // A regression: keep candidates that also pass on this torch release (a version or a venv).
   std::optional<std::string> baseline_torch;

@@ -21,6 +21,15 @@ bool ShowsInRepro(const ReproRun &run, const ReproExpectation &expected) {
              : signal == expected.facts.at("signal");
 }
 
+// A corrupted heap (or a wild write) may be the memory error a sanitizer names on every run;
+// a probe of the untouched case decides. Other deaths (an abort, a killed worker) reduce as found.
+ReduceForm SanitizedWhenMemory(const ReproExpectation &expected) {
+  const auto signal = expected.facts.find("signal");
+  return signal != expected.facts.end() && signal->second == kMemoryCorruptionSignal
+             ? ReduceForm::kSanitizedWhenItReports
+             : ReduceForm::kAsFound;
+}
+
 } // namespace
 
 FindingKindRow Row() {
@@ -37,7 +46,8 @@ FindingKindRow Row() {
       .title = "compiled call crashes the process",
       .expected = kRunsAsEager,
       .key = &Key,
-      .shows_in_repro = &ShowsInRepro};
+      .shows_in_repro = &ShowsInRepro,
+      .reduce_form = &SanitizedWhenMemory};
 }
 
 } // namespace corpus::kinds::crash

@@ -20,6 +20,9 @@ bool ShowsInRepro(const ReproRun &run, const ReproExpectation &expected) {
                    expected.signature) != run.sanitizer_signatures.end();
 }
 
+// Only a sanitized run sees it.
+ReduceForm Sanitized(const ReproExpectation &) { return ReduceForm::kSanitized; }
+
 } // namespace
 
 FindingKindRow Row() {
@@ -35,7 +38,8 @@ FindingKindRow Row() {
           .expected = kRunsAsEager,
           .key = &Key,
           .shows_in_repro = &ShowsInRepro,
-          .repro_form = ReproForm::kSanitized};
+          .repro_form = ReproForm::kSanitized,
+          .reduce_form = &Sanitized};
 }
 
 } // namespace corpus::kinds::memory_error

@@ -37,15 +37,13 @@ std::string WhereOf(const Finding &finding, const std::string &where) {
     if (!run.is_object() || run.value("setting", "") != "shape=decode" ||
         run.value("outcome", "") != "fails-the-same")
       continue;
-    const std::string signature = run.value("signature", "");
-    std::size_t start = 0;
-    while (start < signature.size()) {
-      const auto end = std::min(signature.find('|', start), signature.size());
-      const std::string fact = signature.substr(start, end - start);
-      if (fact.starts_with("where=") && fact.size() > 6)
-        return fact.substr(6);
-      start = end + 1;
-    }
+    if (const auto facts = run.find("facts"); facts != run.end() && facts->is_object())
+      return facts->value("where", "").empty() ? where : facts->value("where", "");
+    // A run a probe stored before its facts were kept: its signature names them.
+    const auto expected = ExpectationOf(run.value("signature", ""));
+    if (const auto found = expected.facts.find("where");
+        found != expected.facts.end() && !found->second.empty())
+      return found->second;
   }
   return where;
 }

@@ -175,11 +175,16 @@ json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding, const P
     } else {
       verdict = "invalid";
     }
+    json facts = json::object(); // what a key reads of a run (corpus/kinds/wrong_result.cpp)
+    if (outcome.finding)
+      for (const auto &[name, value] : outcome.finding->essence.facts)
+        facts[name] = value;
     record["runs"].push_back(
         {{"setting", setting.name},
          {"outcome", verdict},
          {"status", corpus::StatusName(outcome.status)},
          {"signature", outcome.finding ? corpus::Signature(*outcome.finding) : ""},
+         {"facts", std::move(facts)},
          {"seconds", std::chrono::duration<double>(Clock::now() - run_started).count()}});
     if (options.until_revealed && verdict != "fails-the-same") {
       record["complete"] = i + 1 == settings.size();

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <fstream>
 #include <regex>
@@ -125,25 +126,48 @@ CodePath CodePathOf(const corpus::Case &c, const json &result) {
   return path;
 }
 
+namespace {
+
+// The worker's reply of each kind it reports, read into a finding: one row each (the kinds the
+// worker's Python names in cases.py).
+corpus::Finding ExceptionReply(const corpus::Case &, const json &result) {
+  return ExceptionFinding(result.value("exception", json::object()));
+}
+
+// The compiler's own words are parsed here, where the parsers are: the worker sends the command
+// and its output.
+corpus::Finding CompileErrorReply(const corpus::Case &c, const json &result) {
+  const json exception = result.value("exception", json::object());
+  if (!exception.contains("compile_error"))
+    return ExceptionReply(c, result);
+  const auto &error = exception["compile_error"];
+  const auto argv = error.value("argv", std::vector<std::string>{});
+  const auto family = parsers::FamilyOfCompiler(argv.empty() ? "g++" : argv[0]);
+  auto finding = parsers::CompileErrorFinding(
+      family, parsers::ParseCompilerText(error.value("output", ""), family));
+  finding.detail = exception;
+  return finding;
+}
+
+struct ReplyReader {
+  std::string_view kind;
+  corpus::Finding (*read)(const corpus::Case &c, const json &result);
+};
+constexpr std::array kReplyReaders = {ReplyReader{"wrong-result", &WrongResultFinding},
+                                      ReplyReader{"compile-error", &CompileErrorReply},
+                                      ReplyReader{"exception", &ExceptionReply}};
+
+} // namespace
+
 std::optional<corpus::Finding> FindingOfResult(const corpus::Case &c, const json &result) {
   if (result.value("status", "") != "finding")
     return std::nullopt;
   const std::string kind = result["kind"].is_string() ? result["kind"].get<std::string>() : "";
-  if (kind == "wrong-result")
-    return WrongResultFinding(c, result);
-  if (result.contains("exception")) {
-    const json &exception = result["exception"];
-    if (kind == "compile-error" && exception.contains("compile_error")) {
-      const auto &error = exception["compile_error"];
-      const auto argv = error.value("argv", std::vector<std::string>{});
-      const auto family = parsers::FamilyOfCompiler(argv.empty() ? "g++" : argv[0]);
-      auto finding = parsers::CompileErrorFinding(
-          family, parsers::ParseCompilerText(error.value("output", ""), family));
-      finding.detail = exception;
-      return finding;
-    }
-    return ExceptionFinding(exception);
-  }
+  for (const auto &reader : kReplyReaders)
+    if (reader.kind == kind)
+      return reader.read(c, result);
+  if (result.contains("exception")) // a kind of no row that says what raised
+    return ExceptionReply(c, result);
   corpus::Finding finding;
   finding.kind = corpus::KindFromName(kind).value_or(corpus::FindingKind::kException);
   finding.essence.Add("api", c.api);

@@ -1,0 +1,116 @@
+#pragma once
+
+#include "corpus/field_reader.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace corpus {
+
+// A stored record's fields as one list: each row names its field once and both writes it and
+// reads it back, so that a record's writer and its reader cannot disagree on a name or a type.
+// Reading still refuses a missing, mistyped or unknown field (FieldReader), in the list's order.
+template <class Record> struct RecordField {
+  std::string_view name;
+  std::function<nlohmann::json(const Record &record)> write;
+  std::function<void(FieldReader &reader, const std::string &name, Record &record)> read;
+};
+
+template <class Record> using RecordFields = std::vector<RecordField<Record>>;
+
+namespace record_fields_detail {
+template <class> inline constexpr bool kUnsupported = false;
+} // namespace record_fields_detail
+
+// A member of a plain type: a string, a bool, a number, an integer (at least 0), a list of
+// strings, or JSON kept as it is.
+template <class Record, class Type>
+RecordField<Record> MemberField(std::string_view name, Type Record::*member) {
+  return {name, [member](const Record &record) { return nlohmann::json(record.*member); },
+          [member](FieldReader &reader, const std::string &key, Record &record) {
+            if constexpr (std::is_same_v<Type, std::string>)
+              record.*member = reader.String(key);
+            else if constexpr (std::is_same_v<Type, bool>)
+              record.*member = reader.Boolean(key);
+            else if constexpr (std::is_floating_point_v<Type>)
+              record.*member = reader.Number(key);
+            else if constexpr (std::is_integral_v<Type>)
+              record.*member = static_cast<Type>(reader.Integer(key, 0));
+            else if constexpr (std::is_same_v<Type, std::vector<std::string>>)
+              record.*member = reader.Strings(key);
+            else if constexpr (std::is_same_v<Type, nlohmann::json>)
+              record.*member = reader.Required(key);
+            else
+              static_assert(record_fields_detail::kUnsupported<Type>,
+                            "a member of this type needs a CustomField");
+          }};
+}
+
+// A field with a writer and a reader of its own (an enum by name, a checked version).
+template <class Record>
+RecordField<Record>
+CustomField(std::string_view name, std::function<nlohmann::json(const Record &)> write,
+            std::function<void(FieldReader &, const std::string &, Record &)> read) {
+  return {name, std::move(write), std::move(read)};
+}
+
+template <class Record>
+nlohmann::json WriteFields(const RecordFields<Record> &fields, const Record &record) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto &field : fields)
+    object[std::string(field.name)] = field.write(record);
+  return object;
+}
+
+// Reads every field of the list and refuses any other.
+template <class Record>
+void ReadFields(const RecordFields<Record> &fields, FieldReader &reader, Record &record) {
+  for (const auto &field : fields)
+    field.read(reader, std::string(field.name), record);
+  reader.RejectUnknown();
+}
+
+// An object of its own field list (`fields` returns it).
+template <class Record, class Item>
+RecordField<Record> ObjectField(std::string_view name, Item Record::*member,
+                                const RecordFields<Item> &(*fields)()) {
+  return {name,
+          [member, fields](const Record &record) { return WriteFields(fields(), record.*member); },
+          [member, fields](FieldReader &reader, const std::string &key, Record &record) {
+            FieldReader item_reader = reader.Nested(reader.Required(key), key);
+            ReadFields(fields(), item_reader, record.*member);
+          }};
+}
+
+// A list of records of their own field list (`fields` returns it).
+template <class Record, class Item>
+RecordField<Record> ListField(std::string_view name, std::vector<Item> Record::*member,
+                              const RecordFields<Item> &(*fields)()) {
+  return {name,
+          [member, fields](const Record &record) {
+            nlohmann::json items = nlohmann::json::array();
+            for (const auto &item : record.*member)
+              items.push_back(WriteFields(fields(), item));
+            return items;
+          },
+          [member, fields](FieldReader &reader, const std::string &key, Record &record) {
+            const nlohmann::json &items = reader.Required(key);
+            if (!items.is_array())
+              throw FormatError(fmt::format("{} must be a list", reader.Label(key)));
+            (record.*member).clear();
+            for (std::size_t i = 0; i < items.size(); ++i) {
+              FieldReader item_reader = reader.Nested(items[i], fmt::format("{}[{}]", key, i));
+              Item item;
+              ReadFields(fields(), item_reader, item);
+              (record.*member).push_back(std::move(item));
+            }
+          }};
+}
+
+} // namespace corpus
