@@ -2,6 +2,7 @@
 
 #include "corpus/field_reader.h"
 #include "corpus/finding_kinds.h"
+#include "corpus/record_fields.h"
 #include "support/sha256.h"
 
 #include <fmt/format.h>
@@ -174,76 +175,85 @@ std::string SignatureId(const std::string &signature) {
   return support::Sha256Hex(signature).substr(0, 16);
 }
 
+namespace {
+
+using nlohmann::json;
+
+const RecordFields<SourceExcerpt> &SourceExcerptFields() {
+  static const RecordFields<SourceExcerpt> fields = {MemberField("file", &SourceExcerpt::file),
+                                                     MemberField("line", &SourceExcerpt::line),
+                                                     MemberField("text", &SourceExcerpt::text)};
+  return fields;
+}
+
+const RecordFields<Finding> &FindingFields() {
+  static const RecordFields<Finding> fields = {
+      CustomField<Finding>(
+          "format_version", [](const Finding &) { return json(kFindingFormatVersion); },
+          [](FieldReader &reader, const std::string &key, Finding &) {
+            const auto version = reader.Integer(key, 1);
+            if (version != kFindingFormatVersion)
+              throw FormatError(fmt::format("finding format_version {} is not supported; this "
+                                            "build reads version {}",
+                                            version, kFindingFormatVersion));
+          }),
+      CustomField<Finding>(
+          "kind", [](const Finding &finding) { return json(KindName(finding.kind)); },
+          [](FieldReader &reader, const std::string &key, Finding &finding) {
+            const std::string kind = reader.String(key);
+            const auto parsed = KindFromName(kind);
+            if (!parsed)
+              throw FormatError(
+                  fmt::format("field 'kind' is '{}', which is not a finding kind", kind));
+            finding.kind = *parsed;
+          }),
+      // The signature is made from the essence: a signature an older normaliser wrote is not
+      // refused but made again (FindingStore::Migrate moves the folder it names).
+      CustomField<Finding>(
+          "signature", [](const Finding &finding) { return json(Signature(finding)); },
+          [](FieldReader &reader, const std::string &key, Finding &) { reader.String(key); }),
+      CustomField<Finding>(
+          "signature_id",
+          [](const Finding &finding) { return json(SignatureId(Signature(finding))); },
+          [](FieldReader &reader, const std::string &key, Finding &) { reader.String(key); }),
+      CustomField<Finding>(
+          "essence",
+          [](const Finding &finding) {
+            json essence = json::array();
+            for (const auto &[name, value] : finding.essence.facts)
+              essence.push_back({name, value});
+            return essence;
+          },
+          [](FieldReader &reader, const std::string &key, Finding &finding) {
+            const auto &essence = reader.Required(key);
+            if (!essence.is_array())
+              throw FormatError("field 'essence' must be a list of [name, value] pairs");
+            for (const auto &fact : essence) {
+              if (!fact.is_array() || fact.size() != 2 || !fact[0].is_string() ||
+                  !fact[1].is_string())
+                throw FormatError(
+                    "field 'essence' must be a list of [name, value] pairs of strings");
+              finding.essence.Add(fact[0].get<std::string>(), fact[1].get<std::string>());
+            }
+          }),
+      MemberField("summary", &Finding::summary), MemberField("message", &Finding::message),
+      MemberField("diagnostic", &Finding::diagnostic),
+      ListField("source_lines", &Finding::source_lines, &SourceExcerptFields),
+      MemberField("compilers", &Finding::compilers), MemberField("subject", &Finding::subject),
+      MemberField("detail", &Finding::detail), MemberField("provenance", &Finding::provenance)};
+  return fields;
+}
+
+} // namespace
+
 nlohmann::json FindingToJson(const Finding &finding) {
-  nlohmann::json essence = nlohmann::json::array();
-  for (const auto &[key, value] : finding.essence.facts)
-    essence.push_back({key, value});
-  nlohmann::json lines = nlohmann::json::array();
-  for (const auto &line : finding.source_lines)
-    lines.push_back({{"file", line.file}, {"line", line.line}, {"text", line.text}});
-  const std::string signature = Signature(finding);
-  return {{"format_version", kFindingFormatVersion},
-          {"kind", KindName(finding.kind)},
-          {"signature", signature},
-          {"signature_id", SignatureId(signature)},
-          {"essence", essence},
-          {"summary", finding.summary},
-          {"message", finding.message},
-          {"diagnostic", finding.diagnostic},
-          {"source_lines", lines},
-          {"compilers", finding.compilers},
-          {"subject", finding.subject},
-          {"detail", finding.detail},
-          {"provenance", finding.provenance}};
+  return WriteFields(FindingFields(), finding);
 }
 
 Finding FindingFromJson(const nlohmann::json &json) {
   FieldReader reader(json, "", "the finding");
-  const auto version = reader.Integer("format_version", 1);
-  if (version != kFindingFormatVersion)
-    throw FormatError(fmt::format("finding format_version {} is not supported; this build reads "
-                                  "version {}",
-                                  version, kFindingFormatVersion));
   Finding finding;
-  const std::string kind = reader.String("kind");
-  const auto parsed = KindFromName(kind);
-  if (!parsed)
-    throw FormatError(fmt::format("field 'kind' is '{}', which is not a finding kind", kind));
-  finding.kind = *parsed;
-  reader.String("signature");
-  reader.String("signature_id");
-  const auto &essence = reader.Required("essence");
-  if (!essence.is_array())
-    throw FormatError("field 'essence' must be a list of [name, value] pairs");
-  for (const auto &fact : essence) {
-    if (!fact.is_array() || fact.size() != 2 || !fact[0].is_string() || !fact[1].is_string())
-      throw FormatError("field 'essence' must be a list of [name, value] pairs of strings");
-    finding.essence.Add(fact[0].get<std::string>(), fact[1].get<std::string>());
-  }
-  finding.summary = reader.String("summary");
-  finding.message = reader.String("message");
-  finding.diagnostic = reader.String("diagnostic");
-  for (const auto &line : reader.Required("source_lines")) {
-    FieldReader excerpt(line, "source_lines[]");
-    finding.source_lines.push_back({excerpt.String("file"),
-                                    static_cast<unsigned>(excerpt.Integer("line", 0)),
-                                    excerpt.String("text")});
-    excerpt.RejectUnknown();
-  }
-  const auto &compilers = reader.Required("compilers");
-  if (!compilers.is_array())
-    throw FormatError("field 'compilers' must be a list of strings");
-  for (const auto &compiler : compilers) {
-    if (!compiler.is_string())
-      throw FormatError("field 'compilers' must be a list of strings");
-    finding.compilers.push_back(compiler.get<std::string>());
-  }
-  finding.subject = reader.String("subject");
-  finding.detail = reader.Required("detail");
-  finding.provenance = reader.Required("provenance");
-  reader.RejectUnknown();
-  // A signature an older normaliser wrote is not refused: the essence is the record, and the
-  // signature is re-made from it (FindingStore::Migrate moves the folder it names).
+  ReadFields(FindingFields(), reader, finding);
   return finding;
 }
 
