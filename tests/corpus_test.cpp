@@ -1,6 +1,7 @@
 // corpus/: the typed Finding and its one signature, the formats' readers and writers.
 #include "corpus/capture_origin.h"
 #include "corpus/case.h"
+#include "corpus/delivery.h"
 #include "corpus/finding.h"
 #include "corpus/knobs.h"
 #include "corpus/matrix_record.h"
@@ -10,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+#include <set>
 
 namespace corpus {
 namespace {
@@ -377,6 +380,77 @@ TEST(CompareFormat, RoundTripsAndDerivesCountsFromVerdicts) {
   edited["tus"][0]["verdict"] = "worse";
   std::ofstream(scratch / "compare.json") << edited.dump();
   EXPECT_THROW(ReadCompareRecord(scratch / "compare.json"), FormatError);
+}
+
+// Each record is written and read from one field list (corpus/record_fields.h): every field the
+// writer writes, the reader needs (but the few an older record may lack), and a field no writer
+// writes is refused, each named by its path.
+TEST(RecordFields, EveryWrittenFieldIsReadBackAndNoOtherIsAccepted) {
+  const auto check = [](const std::string &what, const json &written,
+                        const std::function<void(const json &)> &read,
+                        const std::set<std::string> &may_be_absent) {
+    SCOPED_TRACE(what);
+    EXPECT_NO_THROW(read(written));
+    ASSERT_TRUE(written.is_object());
+    for (const auto &[key, value] : written.items()) {
+      json without = written;
+      without.erase(key);
+      if (may_be_absent.contains(key)) {
+        EXPECT_NO_THROW(read(without)) << key;
+        continue;
+      }
+      try {
+        read(without);
+        ADD_FAILURE() << "read without " << key;
+      } catch (const FormatError &error) {
+        EXPECT_NE(std::string(error.what()).find(key), std::string::npos) << error.what();
+      }
+    }
+    json extra = written;
+    extra["colour"] = "red";
+    try {
+      read(extra);
+      ADD_FAILURE() << "read with an unknown field";
+    } catch (const FormatError &error) {
+      EXPECT_NE(std::string(error.what()).find("colour' is not a known field"), std::string::npos)
+          << error.what();
+    }
+  };
+  Finding finding{.kind = FindingKind::kCompileError, .summary = "s", .message = "m"};
+  finding.essence.Add("family", "gcc").Add("message", "error: x");
+  finding.source_lines.push_back({"k.cpp", 3, "int x;"});
+  check("finding", FindingToJson(finding), [](const json &j) { FindingFromJson(j); }, {});
+  Delivery delivery{.bug = "bug-1", .finding_id = "f", .signature = "s"};
+  delivery.releases.push_back({.torch = "2.6.0", .venv = "v", .result = "passes", .how = "h"});
+  check("delivery", DeliveryToJson(delivery), [](const json &j) { DeliveryFromJson(j); }, {});
+  check("a delivery's release run", DeliveryToJson(delivery)["releases"][0],
+        [&](const json &run) {
+          json document = DeliveryToJson(delivery);
+          document["releases"][0] = run;
+          DeliveryFromJson(document);
+        },
+        {});
+  const MatrixRecord matrix = TwoCompilerMatrix();
+  check("matrix", MatrixRecordToJson(matrix), [](const json &j) { MatrixRecordFromJson(j); }, {});
+  check("a matrix row", MatrixRecordToJson(matrix)["tus"][0],
+        [&](const json &row) {
+          json document = MatrixRecordToJson(matrix);
+          document["tus"][0] = row;
+          MatrixRecordFromJson(document);
+        },
+        {"memory_errors", "finding", "runtime_finding"});
+  CompareRecord compare{.baseline = {"g++-12", "12.2.0"}, .candidate = {"clang++-19", "19"}};
+  compare.rows.push_back(
+      {.tu = "k.cpp", .baseline = {.built = true}, .candidate = {.built = true}});
+  check("compare", CompareRecordToJson(compare), [](const json &j) { CompareRecordFromJson(j); },
+        {});
+  check("a compare row's side", CompareRecordToJson(compare)["tus"][0]["baseline"],
+        [&](const json &side) {
+          json document = CompareRecordToJson(compare);
+          document["tus"][0]["baseline"] = side;
+          CompareRecordFromJson(document);
+        },
+        {"float64_reference"});
 }
 
 } // namespace
