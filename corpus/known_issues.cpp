@@ -3,6 +3,7 @@
 #include "corpus/bug_key.h"
 #include "corpus/field_reader.h"
 #include "corpus/finding.h"
+#include "corpus/record_fields.h"
 #include "support/text_file.h"
 
 #include <fmt/format.h>
@@ -35,25 +36,6 @@ bool IsKnownIssueStatus(const std::string &status) {
   return !FixedInRelease(status).empty() ||
          (std::find(statuses.begin(), statuses.end(), status) != statuses.end() &&
           !status.starts_with("fixed-in"));
-}
-
-void WriteKnownIssues(const std::filesystem::path &path, const KnownIssues &known) {
-  nlohmann::ordered_json issues = nlohmann::ordered_json::array();
-  for (const auto &issue : known.issues) {
-    nlohmann::ordered_json entry;
-    entry["id"] = issue.id;
-    entry["match"] = issue.match;
-    entry["status"] = issue.status;
-    entry["link"] = issue.link;
-    if (!issue.reduced.empty())
-      entry["reduced"] = issue.reduced;
-    entry["title"] = issue.title;
-    issues.push_back(entry);
-  }
-  nlohmann::ordered_json document;
-  document["format_version"] = kKnownIssuesFormatVersion;
-  document["issues"] = issues;
-  support::WriteFileAtomically(path, document.dump(2) + "\n");
 }
 
 namespace {
@@ -147,46 +129,77 @@ const KnownIssue *KnownIssues::Match(const std::string &signature, const std::st
 
 void ValidateKnownIssueMatch(const std::string &match) { ParseMatch(match); }
 
+namespace {
+
+const RecordFields<KnownIssue> &KnownIssueFields() {
+  static const RecordFields<KnownIssue> fields = {
+      MemberField("id", &KnownIssue::id),
+      CustomField<KnownIssue>(
+          "match", [](const KnownIssue &issue) { return nlohmann::json(issue.match); },
+          [](FieldReader &reader, const std::string &key, KnownIssue &issue) {
+            issue.match = reader.String(key);
+            if (issue.match.empty() || issue.match == "*")
+              throw FormatError(fmt::format("{} would match every finding", reader.Label(key)));
+            try {
+              ValidateKnownIssueMatch(issue.match);
+            } catch (const FormatError &error) {
+              throw FormatError(
+                  fmt::format("{} of '{}' {}", reader.Label(key), issue.id, error.what()));
+            }
+          }),
+      CustomField<KnownIssue>(
+          "status", [](const KnownIssue &issue) { return nlohmann::json(issue.status); },
+          [](FieldReader &reader, const std::string &key, KnownIssue &issue) {
+            issue.status = reader.String(key);
+            if (!IsKnownIssueStatus(issue.status))
+              throw FormatError(fmt::format("{} is '{}'; use one of {}", reader.Label(key),
+                                            issue.status, fmt::join(KnownIssueStatuses(), ", ")));
+          }),
+      MemberField("link", &KnownIssue::link),
+      MemberField("title", &KnownIssue::title),
+      CustomField<KnownIssue>(
+          "reduced",
+          [](const KnownIssue &issue) {
+            return issue.reduced.empty() ? AbsentField() : FieldJson(issue.reduced);
+          },
+          [](FieldReader &reader, const std::string &key, KnownIssue &issue) {
+            if (const auto *reduced = reader.Optional(key)) {
+              if (!reduced->is_string())
+                throw FormatError(fmt::format("{} must be a string", reader.Label(key)));
+              issue.reduced = reduced->get<std::string>();
+            }
+          })};
+  return fields;
+}
+
+const RecordFields<KnownIssues> &KnownIssuesFields() {
+  static const RecordFields<KnownIssues> fields = {
+      CustomField<KnownIssues>(
+          "format_version",
+          [](const KnownIssues &) { return nlohmann::json(kKnownIssuesFormatVersion); },
+          [](FieldReader &reader, const std::string &key, KnownIssues &) {
+            const auto version = reader.Integer(key, 0);
+            if (version != kKnownIssuesFormatVersion)
+              throw FormatError(fmt::format("format_version is {}; this build reads {}", version,
+                                            kKnownIssuesFormatVersion));
+          }),
+      ListField("issues", &KnownIssues::issues, &KnownIssueFields)};
+  return fields;
+}
+
+} // namespace
+
+void WriteKnownIssues(const std::filesystem::path &path, const KnownIssues &known) {
+  support::WriteFileAtomically(
+      path, WriteFields<nlohmann::ordered_json>(KnownIssuesFields(), known).dump(2) + "\n");
+}
+
 KnownIssues ReadKnownIssues(const std::filesystem::path &path) {
   const auto document = ReadJsonDocument(path, "known-issues file", "fix it or pass another");
   try {
     FieldReader reader(document, "", "the known-issues file");
-    const auto version = reader.Integer("format_version", 0);
-    if (version != kKnownIssuesFormatVersion)
-      throw FormatError(fmt::format("format_version is {}; this build reads {}", version,
-                                    kKnownIssuesFormatVersion));
-    const auto &list = reader.Required("issues");
-    if (!list.is_array())
-      throw FormatError("field 'issues' must be a list");
     KnownIssues known;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      FieldReader entry(list[i], fmt::format("issues[{}]", i));
-      KnownIssue issue{.id = entry.String("id"),
-                       .match = entry.String("match"),
-                       .status = entry.String("status"),
-                       .link = entry.String("link"),
-                       .title = entry.String("title")};
-      if (const auto *reduced = entry.Optional("reduced")) {
-        if (!reduced->is_string())
-          throw FormatError(fmt::format("{} must be a string", entry.Label("reduced")));
-        issue.reduced = reduced->get<std::string>();
-      }
-      const auto &statuses = KnownIssueStatuses();
-      if (!IsKnownIssueStatus(issue.status))
-        throw FormatError(fmt::format("{} is '{}'; use one of {}", entry.Label("status"),
-                                      issue.status, fmt::join(statuses, ", ")));
-      if (issue.match.empty() || issue.match == "*")
-        throw FormatError(fmt::format("{} would match every finding", entry.Label("match")));
-      try {
-        ValidateKnownIssueMatch(issue.match);
-      } catch (const FormatError &error) {
-        throw FormatError(
-            fmt::format("{} of '{}' {}", entry.Label("match"), issue.id, error.what()));
-      }
-      entry.RejectUnknown();
-      known.issues.push_back(std::move(issue));
-    }
-    reader.RejectUnknown();
+    ReadFields(KnownIssuesFields(), reader, known);
     return known;
   } catch (const FormatError &error) {
     throw FormatError(fmt::format("{}: {}", path.string(), error.what()));

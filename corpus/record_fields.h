@@ -16,9 +16,13 @@ namespace corpus {
 // A stored record's fields as one list: each row names its field once and both writes it and
 // reads it back, so that a record's writer and its reader cannot disagree on a name or a type.
 // Reading still refuses a missing, mistyped or unknown field (FieldReader), in the list's order.
+// What a field's writer returns: ordered, so that a record written as nlohmann::ordered_json keeps
+// the list's order all the way down.
+using FieldJson = nlohmann::ordered_json;
+
 template <class Record> struct RecordField {
   std::string_view name;
-  std::function<nlohmann::json(const Record &record)> write;
+  std::function<FieldJson(const Record &record)> write;
   std::function<void(FieldReader &reader, const std::string &name, Record &record)> read;
 };
 
@@ -32,7 +36,7 @@ template <class> inline constexpr bool kUnsupported = false;
 // strings, or JSON kept as it is.
 template <class Record, class Type>
 RecordField<Record> MemberField(std::string_view name, Type Record::*member) {
-  return {name, [member](const Record &record) { return nlohmann::json(record.*member); },
+  return {name, [member](const Record &record) { return FieldJson(record.*member); },
           [member](FieldReader &reader, const std::string &key, Record &record) {
             if constexpr (std::is_same_v<Type, std::string>)
               record.*member = reader.String(key);
@@ -55,16 +59,21 @@ RecordField<Record> MemberField(std::string_view name, Type Record::*member) {
 // A field with a writer and a reader of its own (an enum by name, a checked version).
 template <class Record>
 RecordField<Record>
-CustomField(std::string_view name, std::function<nlohmann::json(const Record &)> write,
+CustomField(std::string_view name, std::function<FieldJson(const Record &)> write,
             std::function<void(FieldReader &, const std::string &, Record &)> read) {
   return {name, std::move(write), std::move(read)};
 }
 
-template <class Record>
-nlohmann::json WriteFields(const RecordFields<Record> &fields, const Record &record) {
-  nlohmann::json object = nlohmann::json::object();
+// A field's writer that returns this leaves the field out (an optional field at its default).
+inline FieldJson AbsentField() { return FieldJson(FieldJson::value_t::discarded); }
+
+// The record as a JSON object; nlohmann::ordered_json keeps the list's order (a file people edit).
+template <class Json = nlohmann::json, class Record>
+Json WriteFields(const RecordFields<Record> &fields, const Record &record) {
+  Json object = Json::object();
   for (const auto &field : fields)
-    object[std::string(field.name)] = field.write(record);
+    if (FieldJson value = field.write(record); !value.is_discarded())
+      object[std::string(field.name)] = Json(std::move(value));
   return object;
 }
 
@@ -81,7 +90,9 @@ template <class Record, class Item>
 RecordField<Record> ObjectField(std::string_view name, Item Record::*member,
                                 const RecordFields<Item> &(*fields)()) {
   return {name,
-          [member, fields](const Record &record) { return WriteFields(fields(), record.*member); },
+          [member, fields](const Record &record) {
+            return WriteFields<FieldJson>(fields(), record.*member);
+          },
           [member, fields](FieldReader &reader, const std::string &key, Record &record) {
             FieldReader item_reader = reader.Nested(reader.Required(key), key);
             ReadFields(fields(), item_reader, record.*member);
@@ -94,9 +105,9 @@ RecordField<Record> ListField(std::string_view name, std::vector<Item> Record::*
                               const RecordFields<Item> &(*fields)()) {
   return {name,
           [member, fields](const Record &record) {
-            nlohmann::json items = nlohmann::json::array();
+            FieldJson items = FieldJson::array();
             for (const auto &item : record.*member)
-              items.push_back(WriteFields(fields(), item));
+              items.push_back(WriteFields<FieldJson>(fields(), item));
             return items;
           },
           [member, fields](FieldReader &reader, const std::string &key, Record &record) {

@@ -4,6 +4,7 @@
 #include "corpus/delivery.h"
 #include "corpus/finding.h"
 #include "corpus/knobs.h"
+#include "corpus/known_issues.h"
 #include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
 #include "support/scratch_dir.h"
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
 
 namespace corpus {
 namespace {
@@ -451,6 +453,45 @@ TEST(RecordFields, EveryWrittenFieldIsReadBackAndNoOtherIsAccepted) {
           CompareRecordFromJson(document);
         },
         {"float64_reference"});
+}
+
+// The known-issues file is edited by people: it is written in its field list's order, an issue's
+// `reduced` only where it has one, and reads back as it was.
+TEST(RecordFields, TheKnownIssuesFileKeepsItsOrderAndReadsBack) {
+  const support::ScratchDir scratch("corpus-test");
+  KnownIssues known;
+  known.issues.push_back({.id = "a",
+                          .match = "crash|api=flex_attention|signal=memory",
+                          .status = "reported",
+                          .link = "https://github.com/pytorch/pytorch/issues/1",
+                          .title = "t",
+                          .reduced = "corpus/findings/reduced/a"});
+  known.issues.push_back(
+      {.id = "b", .match = "exception|type=x", .status = "unreported", .link = "", .title = "u"});
+  WriteKnownIssues(scratch / "known.json", known);
+  std::stringstream text;
+  text << std::ifstream(scratch / "known.json").rdbuf();
+  const std::string written = text.str();
+  std::size_t at = 0;
+  for (const char *key : {"format_version", "issues", "\"id\": \"a\"", "match", "status", "link",
+                          "title", "reduced", "\"id\": \"b\""}) {
+    const auto found = written.find(key, at);
+    ASSERT_NE(found, std::string::npos) << key << " after " << at << " in " << written;
+    at = found;
+  }
+  EXPECT_EQ(written.find("reduced", written.find("\"id\": \"b\"")), std::string::npos) << written;
+  const KnownIssues read = ReadKnownIssues(scratch / "known.json");
+  ASSERT_EQ(read.issues.size(), 2u);
+  EXPECT_EQ(read.issues[0].reduced, "corpus/findings/reduced/a");
+  EXPECT_EQ(read.issues[1].title, "u");
+  EXPECT_EQ(read.issues[0].match, known.issues[0].match);
+  // The project's own file, read and written again (as `replay` does), is the same text.
+  const std::filesystem::path project = kSourceDir / "corpus/known-issues.json";
+  WriteKnownIssues(scratch / "again.json", ReadKnownIssues(project));
+  std::stringstream original, again;
+  original << std::ifstream(project).rdbuf();
+  again << std::ifstream(scratch / "again.json").rdbuf();
+  EXPECT_EQ(again.str(), original.str());
 }
 
 } // namespace
