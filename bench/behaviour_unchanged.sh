@@ -19,7 +19,7 @@ usage() {
   sed -n '/^# Usage:/,/^# Defaults:/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
   exit 2
 }
-before= cases=40 seed=6400 out=/tmp/behaviour-unchanged control=0
+before='' cases=40 seed=6400 out=/tmp/behaviour-unchanged control=0
 while (($#)); do
   (($# >= 2)) || usage
   case $1 in
@@ -32,19 +32,20 @@ while (($#)); do
   esac
   shift 2
 done
-[[ -n $before && $cases =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ ]] || usage
+[[ -n $before && $cases =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $control =~ ^[01]$ ]] || usage
 commit=$(git rev-parse --verify -q "$before^{commit}") ||
   { echo "behaviour_unchanged: $before is not a commit of this repository" >&2; exit 2; }
 build="${INDUCTOR_FUZZ_BUILD:-build}"
 for needed in "$build/inductor-fuzz" "$build/inductor-fuzz-worker" .venv/bin/python; do
   [[ -x $needed ]] || { echo "behaviour_unchanged: $needed is missing (run scripts/setup)" >&2; exit 2; }
 done
-export INDUCTOR_FUZZ_VENV="$(pwd)/.venv"
+INDUCTOR_FUZZ_VENV="$(pwd)/.venv"
+export INDUCTOR_FUZZ_VENV
 
 # The tool at REV, built once.
 revisions=${XDG_CACHE_HOME:-$HOME/.cache}/inductor-fuzz/bench-revisions
 source_dir=$revisions/$commit
-if [[ ! -x $source_dir/build/inductor-fuzz || ! -x $source_dir/build/inductor-fuzz-worker ]]; then
+if ((!control)) && [[ ! -x $source_dir/build/inductor-fuzz || ! -x $source_dir/build/inductor-fuzz-worker ]]; then
   mkdir -p "$revisions"
   [[ -d $source_dir ]] || git worktree add --detach "$source_dir" "$commit" >/dev/null
   echo "behaviour_unchanged: building ${commit:0:12} in $source_dir/build" >&2
