@@ -6,6 +6,7 @@
 #include "support/sha256.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <regex>
@@ -147,16 +148,46 @@ bool IsMemoryCorruptionCrash(std::string_view signal, std::string_view abort) {
   return signal == "11" || signal == "7" || (signal == "6" && IsHeapCorruptionAbort(abort));
 }
 
+FactValue FactValue::List(std::vector<std::string> members) {
+  FactValue value;
+  value.members_ = std::move(members);
+  value.list_ = true;
+  return value;
+}
+
+std::string FactValue::Text() const {
+  return list_ ? fmt::format("{}", fmt::join(members_, ","))
+               : (members_.empty() ? std::string() : members_.front());
+}
+
+nlohmann::json FactValueToJson(const FactValue &value) {
+  return value.IsList() ? nlohmann::json(value.Members()) : nlohmann::json(value.Text());
+}
+
+FactValue FactValueFromJson(const nlohmann::json &json) {
+  if (json.is_string())
+    return FactValue(json.get<std::string>());
+  if (!json.is_array())
+    throw FormatError("a fact's value must be a string or a list of strings");
+  std::vector<std::string> members;
+  for (const auto &member : json) {
+    if (!member.is_string())
+      throw FormatError("a fact's value must be a string or a list of strings");
+    members.push_back(member.get<std::string>());
+  }
+  return FactValue::List(std::move(members));
+}
+
 std::string Signature(const Finding &finding) {
   std::string signature(KindName(finding.kind));
   bool memory = false;
   if (finding.kind == FindingKind::kCrash) {
-    std::string_view signal, abort;
+    std::string signal, abort;
     for (const auto &[key, value] : finding.essence.facts) {
       if (key == "signal")
-        signal = value;
+        signal = value.Text();
       else if (key == "abort")
-        abort = value;
+        abort = value.Text();
     }
     memory = IsMemoryCorruptionCrash(signal, abort);
   }
@@ -166,7 +197,7 @@ std::string Signature(const Finding &finding) {
     else if (memory && key == "abort")
       signature += fmt::format("|abort={}", kMemoryCorruptionAbort);
     else
-      signature += fmt::format("|{}={}", key, NormaliseFact(key, value));
+      signature += fmt::format("|{}={}", key, NormaliseFact(key, value.Text()));
   }
   return signature;
 }
@@ -192,9 +223,9 @@ const RecordFields<Finding> &FindingFields() {
           "format_version", [](const Finding &) { return json(kFindingFormatVersion); },
           [](FieldReader &reader, const std::string &key, Finding &) {
             const auto version = reader.Integer(key, 1);
-            if (version != kFindingFormatVersion)
+            if (version < 1 || version > kFindingFormatVersion)
               throw FormatError(fmt::format("finding format_version {} is not supported; this "
-                                            "build reads version {}",
+                                            "build reads versions 1 to {}",
                                             version, kFindingFormatVersion));
           }),
       CustomField<Finding>(
@@ -221,19 +252,26 @@ const RecordFields<Finding> &FindingFields() {
           [](const Finding &finding) {
             json essence = json::array();
             for (const auto &[name, value] : finding.essence.facts)
-              essence.push_back({name, value});
+              essence.push_back({name, FactValueToJson(value)});
             return essence;
           },
           [](FieldReader &reader, const std::string &key, Finding &finding) {
             const auto &essence = reader.Required(key);
+            const bool joined_lists = reader.Integer("format_version", 1) == 1;
+            const std::string_view shape = "field 'essence' must be a list of [name, value] pairs, "
+                                           "each value a string or a list of strings";
             if (!essence.is_array())
-              throw FormatError("field 'essence' must be a list of [name, value] pairs");
+              throw FormatError(std::string(shape));
             for (const auto &fact : essence) {
               if (!fact.is_array() || fact.size() != 2 || !fact[0].is_string() ||
-                  !fact[1].is_string())
-                throw FormatError(
-                    "field 'essence' must be a list of [name, value] pairs of strings");
-              finding.essence.Add(fact[0].get<std::string>(), fact[1].get<std::string>());
+                  !(fact[1].is_string() || fact[1].is_array()))
+                throw FormatError(std::string(shape));
+              const std::string name = fact[0].get<std::string>();
+              FactValue value = FactValueFromJson(fact[1]);
+              // A finding stored before lists were kept wrote a list comma-joined.
+              if (joined_lists && IsListFact(RowOf(finding.kind), name))
+                value = FactValue::List(SplitListText(value.Text()));
+              finding.essence.Add(name, std::move(value));
             }
           }),
       MemberField("summary", &Finding::summary), MemberField("message", &Finding::message),

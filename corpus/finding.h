@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,11 +33,40 @@ const std::vector<FindingKind> &AllFindingKinds();
 std::string_view StatusName(CaseStatus status);
 std::optional<CaseStatus> StatusFromName(std::string_view name);
 
+// A fact's value: a text, or a list of words (the fields a result is wrong in, the compilers a
+// TU built with) that stays a list, in the producer's order, until the signature writes it
+// comma-joined. A key reads a list's members, never a split of its text.
+class FactValue {
+public:
+  FactValue() = default;
+  FactValue(std::string text) : members_{std::move(text)} {}
+  FactValue(const char *text) : FactValue(std::string(text)) {}
+  static FactValue List(std::vector<std::string> members);
+  template <class Range> static FactValue ListOf(const Range &words) {
+    return List(std::vector<std::string>(std::begin(words), std::end(words)));
+  }
+  bool IsList() const { return list_; }
+  // A list's words; a text alone.
+  const std::vector<std::string> &Members() const { return members_; }
+  // A list's words joined by ','; a text as it is.
+  std::string Text() const;
+  bool operator==(const FactValue &) const = default;
+
+private:
+  std::vector<std::string> members_;
+  bool list_ = false;
+};
+
+// Stored: a text as a JSON string, a list as a JSON list of strings. FactValueFromJson throws
+// FormatError for anything else.
+nlohmann::json FactValueToJson(const FactValue &value);
+FactValue FactValueFromJson(const nlohmann::json &json);
+
 // The raw facts that decide whether two failures are one bug, in order, by name. Producers
 // record facts as they saw them; Signature() alone normalises them (docs/signature.md).
 struct Essence {
-  std::vector<std::pair<std::string, std::string>> facts;
-  Essence &Add(std::string key, std::string value) {
+  std::vector<std::pair<std::string, FactValue>> facts;
+  Essence &Add(std::string key, FactValue value) {
     facts.emplace_back(std::move(key), std::move(value));
     return *this;
   }
@@ -90,7 +120,10 @@ inline constexpr std::string_view kMemoryCorruptionAbort = "memory error";
 bool IsHeapCorruptionAbort(std::string_view message); // glibc's malloc_printerr texts
 bool IsMemoryCorruptionCrash(std::string_view signal, std::string_view abort);
 
-inline constexpr int kFindingFormatVersion = 1;
+// 1: every fact's value a string; 2: a list fact's value a list of strings (FactValue). Both are
+// read; a version-1 list fact (its kind's row names it, FindingKindRow::list_facts) is split at
+// its commas once, when it is read.
+inline constexpr int kFindingFormatVersion = 2;
 // The version of Signature()'s normalisation. A corpus names the version its folders were
 // written by (corpus.json); one written by an older version is re-signed when it is opened.
 // 1: every corpus before corpus.json existed; 2: the bug level (corpus/bug_key.h) beside it;

@@ -58,6 +58,18 @@ ReproExpectation ExpectationOf(const std::string &signature) {
   return expected;
 }
 
+bool IsListFact(const FindingKindRow &row, std::string_view fact) {
+  return std::find(row.list_facts.begin(), row.list_facts.end(), fact) != row.list_facts.end();
+}
+
+std::vector<std::string> SplitListText(const std::string &text) {
+  std::vector<std::string> words;
+  std::istringstream parts(text);
+  for (std::string word; std::getline(parts, word, ',');)
+    words.push_back(word);
+  return words;
+}
+
 ReduceForm ReduceFormOf(const std::string &signature) {
   const auto *row = RowOfSignature(signature);
   return row && row->reduce_form ? row->reduce_form(ExpectationOf(signature))

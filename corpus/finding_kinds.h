@@ -53,6 +53,8 @@ struct FindingKindRow {
   std::string_view meaning; // one sentence for a reader: `corpus kinds`, docs/architecture.md
   // What its signature or bug key may name, in order (a known issue's match names only these).
   std::vector<std::string_view> facts;
+  // Those of its facts whose value is a list of words (FactValue::List), not a text.
+  std::vector<std::string_view> list_facts;
   bool probed = false; // rerun with each setting put back for what it needs (probe.h)
   // The runs a reduction gives each candidate to show it: 3 where a heap or a clock decides
   // whether a run does; 1 where every run does, a memory error under its sanitizer among them.
@@ -73,6 +75,11 @@ struct FindingKindRow {
   // How a finding with this signature reduces (ReduceForm); none: as it was found.
   ReduceForm (*reduce_form)(const ReproExpectation &expected) = nullptr;
 };
+
+// Whether the row's kind keeps `fact` as a list of words.
+bool IsListFact(const FindingKindRow &row, std::string_view fact);
+// A list fact as a finding of format version 1 stored it, comma-joined, as its words ("" none).
+std::vector<std::string> SplitListText(const std::string &text);
 
 // A row's reduce_form for a signature (kAsFound where the kind is not known).
 ReduceForm ReduceFormOf(const std::string &signature);

@@ -24,7 +24,7 @@ Finding FromFixture(const json &entry) {
   Finding finding;
   finding.kind = *KindFromName(entry.at("kind").get<std::string>());
   for (const auto &fact : entry.at("essence"))
-    finding.essence.Add(fact[0], fact[1]);
+    finding.essence.Add(fact[0], FactValueFromJson(fact[1]));
   finding.message = entry.value("message", "");
   for (const auto &line : entry.value("source_lines", json::array()))
     finding.source_lines.push_back({line.at("file"), line.at("line").get<unsigned>(), ""});

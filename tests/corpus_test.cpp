@@ -113,6 +113,48 @@ TEST(FindingFormat, RoundTripsAndReSignsASignatureAnotherVersionWrote) {
   EXPECT_THROW(FindingFromJson(unknown), FormatError);
 }
 
+// A list fact stays a list of words until the signature joins them: stored as a JSON list, and
+// a finding of format version 1, which stored it comma-joined, reads as the same list.
+TEST(FindingFormat, AListFactIsStoredAsAListAndSignsAsItsJoinedWords) {
+  Finding wrong{.kind = FindingKind::kWrongResult};
+  wrong.essence.Add("api", "flex_attention")
+      .Add("fields", FactValue::List({"call1.output", "lse"}))
+      .Add("problems", FactValue::List({"values differ"}))
+      .Add("how", FactValue::List({}))
+      .Add("where", FactValue::List({"everywhere"}));
+  const json stored = FindingToJson(wrong);
+  EXPECT_EQ(stored["format_version"], 2);
+  EXPECT_EQ(stored["essence"][1], json::array({"fields", {"call1.output", "lse"}}));
+  EXPECT_EQ(stored["essence"][3], json::array({"how", json::array()}));
+  EXPECT_EQ(FindingFromJson(stored), wrong);
+  EXPECT_EQ(Signature(wrong), "wrong-result|api=flex_attention|fields=call1.output,lse|"
+                              "problems=values differ|how=|where=everywhere");
+
+  json version1 = stored;
+  version1["format_version"] = 1;
+  for (auto &fact : version1["essence"])
+    if (fact[1].is_array())
+      fact[1] = FactValue::List(fact[1].get<std::vector<std::string>>()).Text();
+  EXPECT_EQ(version1["essence"][1][1], "call1.output,lse");
+  const Finding read = FindingFromJson(version1);
+  EXPECT_EQ(read, wrong);
+  ASSERT_TRUE(read.essence.facts[1].second.IsList());
+  EXPECT_EQ(read.essence.facts[1].second.Members().size(), 2u);
+  EXPECT_FALSE(read.essence.facts[0].second.IsList()) << "api is a text, not a list";
+
+  json bad = stored;
+  bad["essence"][1][1] = json::array({"output", 3});
+  try {
+    FindingFromJson(bad);
+    ADD_FAILURE() << "a list with a number in it was read";
+  } catch (const FormatError &error) {
+    EXPECT_NE(std::string(error.what()).find("list of strings"), std::string::npos) << error.what();
+  }
+  json newer = stored;
+  newer["format_version"] = 3;
+  EXPECT_THROW(FindingFromJson(newer), FormatError);
+}
+
 TEST(CaseFormat, Int64TablesAreExact) {
   json document = json::parse(std::ifstream(kSourceDir / "corpus/seeds/causal-151290.json"));
   document["tensors"] = json::array(
@@ -280,7 +322,9 @@ TEST_F(RunRecordTest, ACaptureFromAnotherMachineHasItsRootsMappedByReleaseNeverF
 
 MatrixRecord TwoCompilerMatrix() {
   Finding divergence{.kind = FindingKind::kCompilerDivergence};
-  divergence.essence.Add("built", "g++-12").Add("failed", "clang++-14").Add("crashed", "");
+  divergence.essence.Add("built", FactValue::List({"g++-12"}))
+      .Add("failed", FactValue::List({"clang++-14"}))
+      .Add("crashed", FactValue::List({}));
   divergence.essence.Add("error", "use of undeclared identifier 'x'");
   divergence.detail = {{"built_by", {"g++-12"}}, {"failed_on", {"clang++-14"}}};
   MatrixRow row{.tu = "gcc-only/kernel.cpp",

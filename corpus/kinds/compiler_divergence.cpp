@@ -23,6 +23,7 @@ FindingKindRow Row() {
           .detector = Detector::kMatrix,
           .meaning = "a TU builds on some compilers and not on others, or a compiler crashes",
           .facts = {"built", "failed", "crashed", "error"},
+          .list_facts = {"built", "failed", "crashed"},
           .delivery_order = 4,
           .title = "generated C++ builds on one compiler only",
           .expected = kEveryCompiler,

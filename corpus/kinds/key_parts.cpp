@@ -11,19 +11,18 @@
 
 namespace corpus::kinds {
 
-const std::string &Fact(const Finding &finding, std::string_view key) {
-  static const std::string none;
+std::string Fact(const Finding &finding, std::string_view key) {
   for (const auto &[name, value] : finding.essence.facts)
     if (name == key)
-      return value;
-  return none;
+      return value.Text();
+  return "";
 }
 
 std::vector<std::string> Facts(const Finding &finding, std::string_view key) {
   std::vector<std::string> values;
   for (const auto &[name, value] : finding.essence.facts)
     if (name == key)
-      values.push_back(value);
+      values.push_back(value.Text());
   return values;
 }
 

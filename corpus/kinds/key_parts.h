@@ -12,8 +12,9 @@
 
 namespace corpus::kinds {
 
-// A fact of the finding's essence by name: its first value, or "".
-const std::string &Fact(const Finding &finding, std::string_view key);
+// A fact of the finding's essence by name: its first value's text (a list's words
+// comma-joined, as the signature writes it), or "".
+std::string Fact(const Finding &finding, std::string_view key);
 // Every value of a fact the essence holds more than once (a divergence's errors).
 std::vector<std::string> Facts(const Finding &finding, std::string_view key);
 // A message as the key keeps it: the signature's template (quoted names to their shape, bare

@@ -22,6 +22,7 @@ FindingKindRow Row() {
       .meaning =
           "builds of one kernel by different compilers compute different outputs on the same calls",
       .facts = {"same", "differs", "how", "dtype", "kernel"},
+      .list_facts = {"same", "differs"},
       .delivery_order = 4,
       .title = "generated kernel gives other values on another compiler",
       .expected = kEveryCompiler,

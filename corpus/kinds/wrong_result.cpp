@@ -1,5 +1,6 @@
 #include "corpus/kinds/kinds.h"
 
+#include "corpus/field_reader.h"
 #include "corpus/kinds/key_parts.h"
 
 #include <fmt/format.h>
@@ -13,39 +14,49 @@ namespace {
 
 // A call sequence names the fields of its later calls callN.FIELD: one cause wrong in the first
 // call and in the second is one bug, so the key keeps the field alone.
-std::string FieldsOfEveryCall(const std::string &fields) {
+std::string FieldsOfEveryCall(const FactValue &fields) {
   static const std::regex call(R"(^call[0-9]+\.)");
   std::set<std::string> plain;
-  std::size_t start = 0;
-  while (start <= fields.size()) {
-    const auto end = std::min(fields.find(',', start), fields.size());
-    if (end > start)
-      plain.insert(std::regex_replace(fields.substr(start, end - start), call, ""));
-    start = end + 1;
-  }
+  for (const auto &field : fields.Members())
+    if (!field.empty())
+      plain.insert(std::regex_replace(field, call, ""));
   return fmt::format("{}", fmt::join(plain, ","));
+}
+
+// A probe run's `where`, as its facts keep it (a list; a string before lists were kept), or
+// its signature names it (a run stored before its facts were).
+std::string WhereOfRun(const nlohmann::json &run) {
+  if (const auto facts = run.find("facts"); facts != run.end() && facts->is_object()) {
+    const auto where = facts->find("where");
+    if (where == facts->end() || !(where->is_string() || where->is_array()))
+      return "";
+    try {
+      return FactValueFromJson(*where).Text();
+    } catch (const FormatError &) {
+      return "";
+    }
+  }
+  const auto expected = ExpectationOf(run.value("signature", ""));
+  const auto found = expected.facts.find("where");
+  return found == expected.facts.end() ? "" : found->second;
 }
 
 // One query row cannot say which rows a cause gets wrong: every row is the first of its block,
 // the last, the only one. Where a decode-shape case is wrong everywhere and its probe's rerun
 // at a prefill shape fails the same, that rerun says where (a first-row bug is wrong in the first
 // row of each block, a bug of the whole output still everywhere).
-std::string WhereOf(const Finding &finding, const std::string &where) {
-  if (where != "everywhere" || !Probed(finding) || !finding.detail["probe"].is_object())
-    return where;
+std::string WhereOf(const Finding &finding, const FactValue &where) {
+  const std::string text = where.Text();
+  if (text != "everywhere" || !Probed(finding) || !finding.detail["probe"].is_object())
+    return text;
   for (const auto &run : finding.detail["probe"].value("runs", nlohmann::json::array())) {
     if (!run.is_object() || run.value("setting", "") != "shape=decode" ||
         run.value("outcome", "") != "fails-the-same")
       continue;
-    if (const auto facts = run.find("facts"); facts != run.end() && facts->is_object())
-      return facts->value("where", "").empty() ? where : facts->value("where", "");
-    // A run a probe stored before its facts were kept: its signature names them.
-    const auto expected = ExpectationOf(run.value("signature", ""));
-    if (const auto found = expected.facts.find("where");
-        found != expected.facts.end() && !found->second.empty())
-      return found->second;
+    const std::string rerun = WhereOfRun(run);
+    return rerun.empty() ? text : rerun;
   }
-  return where;
+  return text;
 }
 
 // The signature's facts with the fields of every call as one, then what the probe found. After a
@@ -59,7 +70,7 @@ std::string WrongResultKey(const Finding &finding) {
     key += fmt::format("|{}={}", name,
                        name == "fields"  ? FieldsOfEveryCall(value)
                        : name == "where" ? WhereOf(finding, value)
-                                         : NormaliseFact(name, value));
+                                         : NormaliseFact(name, value.Text()));
   }
   return key + ProbeNeeds(finding);
 }
@@ -128,6 +139,7 @@ FindingKindRow Row() {
                      "beyond a dtype tolerance against a float64 reference",
           .facts = {"api", "fields", "tables", "blocks", "problems", "how", "where", "template",
                     "wrapper", "shapes", "needs"},
+          .list_facts = {"fields", "problems", "how", "where"},
           .probed = true,
           .delivery_order = 0,
           .title = "compiled result differs from eager",

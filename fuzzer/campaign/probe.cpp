@@ -178,7 +178,7 @@ json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding, const P
     json facts = json::object(); // what a key reads of a run (corpus/kinds/wrong_result.cpp)
     if (outcome.finding)
       for (const auto &[name, value] : outcome.finding->essence.facts)
-        facts[name] = value;
+        facts[name] = corpus::FactValueToJson(value);
     record["runs"].push_back(
         {{"setting", setting.name},
          {"outcome", verdict},

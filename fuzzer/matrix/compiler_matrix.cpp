@@ -458,9 +458,9 @@ std::optional<corpus::Finding> DivergenceFinding(const TuMatrix &row) {
     return std::nullopt;
   corpus::Finding finding;
   finding.kind = corpus::FindingKind::kCompilerDivergence;
-  finding.essence.Add("built", fmt::format("{}", fmt::join(built, ",")))
-      .Add("failed", fmt::format("{}", fmt::join(failed, ",")))
-      .Add("crashed", fmt::format("{}", fmt::join(crashed, ",")));
+  finding.essence.Add("built", corpus::FactValue::List(built))
+      .Add("failed", corpus::FactValue::List(failed))
+      .Add("crashed", corpus::FactValue::List(crashed));
   for (const auto &build : row.builds)
     if (!build.built && !build.sanitized)
       finding.essence.Add("error", build.first_error);

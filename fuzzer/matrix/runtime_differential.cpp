@@ -245,8 +245,8 @@ std::optional<corpus::Finding> RuntimeDivergenceFinding(const TuMatrix &row) {
   }
   corpus::Finding result;
   result.kind = corpus::FindingKind::kRuntimeDivergence;
-  result.essence.Add("same", fmt::format("{}", fmt::join(same, ",")))
-      .Add("differs", fmt::format("{}", fmt::join(differs, ",")))
+  result.essence.Add("same", corpus::FactValue::ListOf(same))
+      .Add("differs", corpus::FactValue::ListOf(differs))
       .Add("how", worst->runtime)
       .Add("dtype", dtype);
   if (!kernel.empty()) // the module's outputs agree: the kernel inside it is the finding

@@ -64,10 +64,10 @@ corpus::Finding WrongResultFinding(const corpus::Case &c, const json &result) {
       where.insert(mismatch.value("where", ""));
   }
   finding.essence.Add("api", c.api)
-      .Add("fields", fmt::format("{}", fmt::join(fields, ",")))
-      .Add("problems", fmt::format("{}", fmt::join(problems, ",")))
-      .Add("how", fmt::format("{}", fmt::join(how, ",")))
-      .Add("where", fmt::format("{}", fmt::join(where, ",")));
+      .Add("fields", corpus::FactValue::ListOf(fields))
+      .Add("problems", corpus::FactValue::ListOf(problems))
+      .Add("how", corpus::FactValue::ListOf(how))
+      .Add("where", corpus::FactValue::ListOf(where));
   AddCodePath(finding, CodePathOf(c, result));
   finding.summary =
       fmt::format("{}: compiled differs from eager in {}", c.api, fmt::join(fields, ", "));
