@@ -42,6 +42,11 @@ enum class ReproForm { kPlain, kSanitized };
 // some of the time and each candidate needs three; sanitized, the first run decides).
 enum class ReduceForm { kAsFound, kSanitized, kSanitizedWhenItReports };
 
+// What of a repro's output a draft shows (fuzzer/campaign/draft_output.cpp): its last lines; the
+// exception's message and traceback tail; the compiler's first error with its context (else as
+// an exception, the build's own traceback); or the comparison's mismatch report.
+enum class DraftExcerpt { kLastLines, kException, kCompileError, kComparison };
+
 // Everything the tool treats differently from one finding kind to another, as one row: each
 // kind's file under corpus/kinds/ makes its row, and corpus/finding_kinds.def lists the kinds
 // (which makes the enum too). A new oracle is its producer, one line, one file and its fixture.
@@ -74,6 +79,19 @@ struct FindingKindRow {
   ReproForm repro_form = ReproForm::kPlain;
   // How a finding with this signature reduces (ReduceForm); none: as it was found.
   ReduceForm (*reduce_form)(const ReproExpectation &expected) = nullptr;
+  // The title's words with the facts of the bug's key that tell it from another of its kind
+  // (by name, as a reader reads them); none: the title alone. `needs` is added after them.
+  std::string (*title_words)(std::string_view title,
+                             const std::map<std::string, std::string> &facts) = nullptr;
+  DraftExcerpt draft_excerpt = DraftExcerpt::kLastLines;
+  // Its repro compares values (eager, a reference): the draft's checklist names tolerances and
+  // a baseline, and its first line the mismatch.
+  bool compares_values = false;
+  // The worker's process ends with it (a signal, a hang): a draft's first line is how it ended.
+  bool ends_the_process = false;
+  // A failure of the compiled call itself, no reference needed: its repro may be the calls
+  // unrolled as a person writes them (reducers/case/unrolled_repro.cpp).
+  bool unrolls = false;
 };
 
 // Whether the row's kind keeps `fact` as a list of words.

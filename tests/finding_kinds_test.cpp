@@ -59,6 +59,14 @@ TEST(FindingKinds, TheRowsSayWhatTheToolDoesWithEachKind) {
     EXPECT_EQ(row.probed, row.kind == kWrongResult || row.kind == kCrash) << row.name;
     EXPECT_EQ(row.confirm_runs, row.kind == kCrash || row.kind == kTimeout ? 3u : 1u) << row.name;
   }
+  // A draft: a repro compares values exactly where its output shows a comparison; only the
+  // worker's process ends with its kind; a repro unrolls the calls for the worker's failures of
+  // the compiled call itself, none of which compares.
+  for (const auto &row : FindingKindRows()) {
+    EXPECT_EQ(row.compares_values, row.draft_excerpt == DraftExcerpt::kComparison) << row.name;
+    EXPECT_EQ(row.ends_the_process, row.kind == kCrash || row.kind == kTimeout) << row.name;
+    EXPECT_EQ(row.unrolls, row.detector == Detector::kWorker && !row.compares_values) << row.name;
+  }
   // Delivery reduces the worker's own failures first, the matrix's last.
   EXPECT_LT(RowOf(kWrongResult).delivery_order, RowOf(kCrash).delivery_order);
   EXPECT_LT(RowOf(kMemoryError).delivery_order, RowOf(kAnalysisError).delivery_order);

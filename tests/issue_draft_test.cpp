@@ -131,6 +131,19 @@ TEST(DraftTitle, EveryKnownIssueGetsAShortTitleFromItsMatch) {
   EXPECT_EQ(FailureFromKey("exception|type=builtins.RuntimeError|message=pack_vnni2, <path>:<N>, "
                            "pack_vnni2 is only supported when avx512 is supported*"),
             "RuntimeError: pack_vnni2, pack_vnni2 is only supported when avx512 is supported");
+  // Each kind's own words (its row's title_words), then what the probe says it needs.
+  EXPECT_EQ(FailureFromKey("crash|api=flex_attention|signal=memory|abort=memory error|"
+                           "template=flex-prefill|needs=cpp.threads"),
+            "compiled call crashes the process (memory error) with cpp.threads");
+  EXPECT_EQ(FailureFromKey("crash|api=flex_attention|signal=11|abort=|needs="),
+            "compiled call crashes the process (signal 11)");
+  EXPECT_EQ(FailureFromKey("compile-error|family=gcc|message=cannot convert 'float*' {aka "
+                           "'float*'} to 'bool*'|option="),
+            "C++ compile error: cannot convert 'float*' to 'bool*'");
+  EXPECT_EQ(FailureFromKey("timeout|api=flex_attention"), "compiled call never returns");
+  EXPECT_EQ(FailureFromKey("memory-error|error=heap-buffer-overflow|access=WRITE of size 4|"
+                           "kernel=kernel_fill_stub<float>"),
+            "generated kernel accesses memory out of bounds (WRITE of size 4)");
 }
 
 TEST(WhyNoDraft, OnlyAReproThatFailsStandaloneGetsADraft) {

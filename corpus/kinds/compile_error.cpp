@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <regex>
 #include <sstream>
 
 namespace corpus::kinds::compile_error {
@@ -44,6 +45,14 @@ bool ShowsInRepro(const ReproRun &run, const ReproExpectation &expected) {
                          SaysTheMessage(run.output, expected.facts));
 }
 
+// "C++ compile error: <message>", without g++'s " {aka 'float*'}", which spells a type out
+// again.
+std::string TitleWords(std::string_view title, const std::map<std::string, std::string> &facts) {
+  static const std::regex aka(R"( \{aka [^}]*\})");
+  const std::string message = std::regex_replace(TitleFact(facts, "message"), aka, "");
+  return std::string(title) + (message.empty() ? "" : ": " + message);
+}
+
 } // namespace
 
 FindingKindRow Row() {
@@ -59,7 +68,10 @@ FindingKindRow Row() {
           .expected = "the C++ Inductor generates compiles, and the compiled call returns what "
                       "eager does.",
           .key = &Key,
-          .shows_in_repro = &ShowsInRepro};
+          .shows_in_repro = &ShowsInRepro,
+          .title_words = &TitleWords,
+          .draft_excerpt = DraftExcerpt::kCompileError,
+          .unrolls = true};
 }
 
 } // namespace corpus::kinds::compile_error

@@ -2,6 +2,8 @@
 
 #include "corpus/kinds/key_parts.h"
 
+#include <fmt/format.h>
+
 #include <string>
 
 namespace corpus::kinds::crash {
@@ -30,6 +32,15 @@ ReduceForm SanitizedWhenMemory(const ReproExpectation &expected) {
              : ReduceForm::kAsFound;
 }
 
+// "... (double free or corruption (out))", or the signal when nothing was written.
+std::string TitleWords(std::string_view title, const std::map<std::string, std::string> &facts) {
+  if (const auto abort = TitleFact(facts, "abort"); !abort.empty())
+    return fmt::format("{} ({})", title, abort);
+  if (const auto signal = TitleFact(facts, "signal"); !signal.empty())
+    return fmt::format("{} (signal {})", title, signal);
+  return std::string(title);
+}
+
 } // namespace
 
 FindingKindRow Row() {
@@ -47,7 +58,10 @@ FindingKindRow Row() {
       .expected = kRunsAsEager,
       .key = &Key,
       .shows_in_repro = &ShowsInRepro,
-      .reduce_form = &SanitizedWhenMemory};
+      .reduce_form = &SanitizedWhenMemory,
+      .title_words = &TitleWords,
+      .ends_the_process = true,
+      .unrolls = true};
 }
 
 } // namespace corpus::kinds::crash

@@ -33,6 +33,16 @@ bool ShowsInRepro(const ReproRun &run, const ReproExpectation &expected) {
          (message.empty() || MessageTemplate(run.output).find(message) != std::string::npos);
 }
 
+// "RuntimeError: <message>" in place of the kind's words.
+std::string TitleWords(std::string_view title, const std::map<std::string, std::string> &facts) {
+  std::string type = TitleFact(facts, "type");
+  type = type.substr(type.rfind('.') == std::string::npos ? 0 : type.rfind('.') + 1);
+  const std::string message = TitleFact(facts, "message");
+  if (type.empty())
+    return std::string(title);
+  return type + (message.empty() ? "" : ": " + message);
+}
+
 } // namespace
 
 FindingKindRow Row() {
@@ -47,7 +57,10 @@ FindingKindRow Row() {
           .title = "torch.compile raises",
           .expected = kRunsAsEager,
           .key = &Key,
-          .shows_in_repro = &ShowsInRepro};
+          .shows_in_repro = &ShowsInRepro,
+          .title_words = &TitleWords,
+          .draft_excerpt = DraftExcerpt::kException,
+          .unrolls = true};
 }
 
 } // namespace corpus::kinds::exception

@@ -18,6 +18,11 @@ std::string Fact(const Finding &finding, std::string_view key) {
   return "";
 }
 
+std::string TitleFact(const std::map<std::string, std::string> &facts, const std::string &name) {
+  const auto found = facts.find(name);
+  return found == facts.end() ? "" : found->second;
+}
+
 std::vector<std::string> Facts(const Finding &finding, std::string_view key) {
   std::vector<std::string> values;
   for (const auto &[name, value] : finding.essence.facts)

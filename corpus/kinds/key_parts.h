@@ -5,6 +5,7 @@
 #include "corpus/finding.h"
 #include "corpus/finding_kinds.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,8 @@ namespace corpus::kinds {
 std::string Fact(const Finding &finding, std::string_view key);
 // Every value of a fact the essence holds more than once (a divergence's errors).
 std::vector<std::string> Facts(const Finding &finding, std::string_view key);
+// A fact of a draft's title facts by name, or "".
+std::string TitleFact(const std::map<std::string, std::string> &facts, const std::string &name);
 // A message as the key keeps it: the signature's template (quoted names to their shape, bare
 // numbers to <N>), kernel names to their shape and argument lists collapsed. Unquoted words keep
 // their digits: "AVX512" and "AVX2" are two requirements.

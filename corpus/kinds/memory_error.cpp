@@ -23,6 +23,12 @@ bool ShowsInRepro(const ReproRun &run, const ReproExpectation &expected) {
 // Only a sanitized run sees it.
 ReduceForm Sanitized(const ReproExpectation &) { return ReduceForm::kSanitized; }
 
+// "... (READ of size 4)": the access the sanitizer caught.
+std::string TitleWords(std::string_view title, const std::map<std::string, std::string> &facts) {
+  const auto access = TitleFact(facts, "access");
+  return access.empty() ? std::string(title) : fmt::format("{} ({})", title, access);
+}
+
 } // namespace
 
 FindingKindRow Row() {
@@ -39,7 +45,8 @@ FindingKindRow Row() {
           .key = &Key,
           .shows_in_repro = &ShowsInRepro,
           .repro_form = ReproForm::kSanitized,
-          .reduce_form = &Sanitized};
+          .reduce_form = &Sanitized,
+          .title_words = &TitleWords};
 }
 
 } // namespace corpus::kinds::memory_error

@@ -24,7 +24,9 @@ FindingKindRow Row() {
           .title = "compiled call never returns",
           .expected = "the call ends, as eager does.",
           .key = &Key,
-          .shows_in_repro = &ShowsInRepro};
+          .shows_in_repro = &ShowsInRepro,
+          .ends_the_process = true,
+          .unrolls = true};
 }
 
 } // namespace corpus::kinds::timeout

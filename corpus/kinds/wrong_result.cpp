@@ -129,6 +129,16 @@ bool ShowsInRepro(const ReproRun &run, const ReproExpectation &) {
   return Failed(run) && run.output.find("AssertionError") != std::string::npos;
 }
 
+// "... in tail rows (values)": where and how, when they say more than "everywhere" and "off".
+std::string TitleWords(std::string_view title, const std::map<std::string, std::string> &facts) {
+  std::string words(title);
+  if (const auto where = TitleFact(facts, "where"); !where.empty() && where != "everywhere")
+    words += " in " + std::regex_replace(where, std::regex("-"), " ");
+  if (const auto how = TitleFact(facts, "how"); !how.empty() && how != "off")
+    words += " (" + how + ")";
+  return words;
+}
+
 } // namespace
 
 FindingKindRow Row() {
@@ -146,7 +156,10 @@ FindingKindRow Row() {
           .expected = "`torch.compile({api})` gives the result eager `{api}` gives (the repro "
                       "compares them with `torch.testing.assert_close`).",
           .key = &Key,
-          .shows_in_repro = &ShowsInRepro};
+          .shows_in_repro = &ShowsInRepro,
+          .title_words = &TitleWords,
+          .draft_excerpt = DraftExcerpt::kComparison,
+          .compares_values = true};
 }
 
 } // namespace corpus::kinds::wrong_result

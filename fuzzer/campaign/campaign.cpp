@@ -8,6 +8,7 @@
 #include "fuzzer/campaign/seed_pool.h"
 
 #include "corpus/bug_key.h"
+#include "corpus/finding_kinds.h"
 #include "corpus/finding_store.h"
 #include "corpus/matrix_record.h"
 #include "fuzzer/generate/generator.h"
@@ -470,8 +471,7 @@ private:
 
   void Recycle(Slot &slot, const worker::CaseOutcome &outcome, std::size_t resident) {
     // A worker that crashed or hung is gone already; the next case starts a new one.
-    const bool died = outcome.finding && (outcome.finding->kind == corpus::FindingKind::kCrash ||
-                                          outcome.finding->kind == corpus::FindingKind::kTimeout);
+    const bool died = outcome.finding && corpus::RowOf(outcome.finding->kind).ends_the_process;
     // Memory stays flat over a night: a fresh process every N cases or past the threshold.
     const bool recycle = !died && (++slot.cases_on_process >= options_.recycle_after_cases ||
                                    resident > options_.worker_memory_limit / 2);

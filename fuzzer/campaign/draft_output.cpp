@@ -1,5 +1,7 @@
 #include "fuzzer/campaign/draft_output.h"
 
+#include "corpus/finding_kinds.h"
+
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -186,17 +188,24 @@ std::string WithPlaceholders(const std::string &text) {
 std::string OutputThatShowsTheBug(const std::string &output, const std::string &kind,
                                   std::size_t max_lines) {
   const auto lines = TextLines(output);
+  const auto *row = corpus::RowOfName(kind);
   std::string shown;
-  if (kind == "compile-error")
+  switch (row ? row->draft_excerpt : corpus::DraftExcerpt::kLastLines) {
+  case corpus::DraftExcerpt::kCompileError:
+    // A build that fails inside Inductor prints no compiler error of its own: its traceback.
     shown = CompileError(lines, max_lines);
-  else if (kind == "exception" || kind == "lowering-exception")
+    if (shown.empty())
+      shown = Exception(lines, max_lines);
+    break;
+  case corpus::DraftExcerpt::kException:
     shown = Exception(lines, max_lines);
-  else if (kind == "wrong-result")
+    break;
+  case corpus::DraftExcerpt::kComparison:
     shown = WrongResult(lines, max_lines);
-  if (shown.empty())
-    shown = kind == "exception" || kind == "lowering-exception" || kind == "compile-error"
-                ? Exception(lines, max_lines)
-                : "";
+    break;
+  case corpus::DraftExcerpt::kLastLines:
+    break;
+  }
   return shown.empty() ? LastLines(lines, max_lines) : shown;
 }
 

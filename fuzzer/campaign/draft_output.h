@@ -18,12 +18,13 @@ std::vector<std::string> TextLines(const std::string &text);
 std::string WithPlaceholders(const std::string &text);
 
 // The lines of a repro's output that show a bug of `kind` (a finding kind's name), at most
-// `max_lines`, each once, with placeholders for paths:
-//  - compile-error: the compiler's first error line and the note after it;
-//  - exception (and lowering-exception): the raising torch frame and the exception's line;
-//  - wrong-result: torch.testing's lines of what differs and how far;
-//  - otherwise (crash, timeout, ...): the last lines that are not noise.
-// Empty when the output holds none of these.
+// `max_lines`, each once, with placeholders for paths, as the kind's row says
+// (corpus::DraftExcerpt):
+//  - kCompileError: the compiler's first error line and the note after it;
+//  - kException: the raising torch frame and the exception's line;
+//  - kComparison: torch.testing's lines of what differs and how far;
+//  - kLastLines (a crash, a timeout, ...), or none of the above found: the last lines that are
+//    not noise.
 std::string OutputThatShowsTheBug(const std::string &output, const std::string &kind,
                                   std::size_t max_lines = 12);
 

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -144,7 +145,8 @@ struct Checklist {
 // sides; each point filled in from what the repro does.
 Checklist FuzzerChecklist(const IssueDraftParts &parts) {
   Checklist list;
-  const bool compares = parts.kind == "wrong-result";
+  const auto *row = corpus::RowOfName(parts.kind);
+  const bool compares = row && row->compares_values;
   const std::string tolerances = Tolerances(parts.repro);
   const bool default_tolerances = !compares || tolerances.empty();
   const bool reference = !compares || !parts.reference.empty();
@@ -192,14 +194,14 @@ std::string Labels(const IssueDraftParts &parts, bool fuzzer_topic) {
 // The line a reader checks first: for a process that dies, how it ended; else the first line
 // of what shows the bug.
 std::string Actual(const IssueDraftParts &parts, const std::string &shown) {
-  const bool dies =
-      parts.kind == "crash" || parts.kind == "timeout" || parts.how.starts_with("killed by signal");
+  const auto *row = corpus::RowOfName(parts.kind);
+  const bool dies = (row && row->ends_the_process) || parts.how.starts_with("killed by signal");
   // "killed by signal 11 (Segmentation fault): <its last line>": the last line is often a warning
   // the process printed before it died, not the failure.
   if (dies && !parts.how.empty())
     return parts.how.substr(0, parts.how.starts_with("killed by signal") ? parts.how.find("): ") + 1
                                                                          : std::string::npos);
-  if (parts.kind == "wrong-result") {
+  if (row && row->compares_values) {
     std::string joined;
     for (const auto &line : TextLines(shown))
       if (line.find("Mismatched") != std::string::npos ||
@@ -224,44 +226,12 @@ std::string FailureFromKey(const std::string &key) {
   const auto *row = corpus::RowOfSignature(key);
   if (!facts || !row)
     return "";
-  std::string words(row->title);
-  const auto fact = [&](std::string_view name) { return FactOf(*facts, name); };
-  switch (row->kind) {
-  case corpus::FindingKind::kException: {
-    std::string type = fact("type");
-    type = type.substr(type.rfind('.') == std::string::npos ? 0 : type.rfind('.') + 1);
-    const std::string message = fact("message");
-    if (!type.empty())
-      words = type + (message.empty() ? "" : ": " + message);
-    break;
-  }
-  case corpus::FindingKind::kCompileError:
-    // g++'s " {aka 'float*'}" spells a type out again: a title does without it.
-    if (const auto message =
-            std::regex_replace(fact("message"), std::regex(R"( \{aka [^}]*\})"), "");
-        !message.empty())
-      words += ": " + message;
-    break;
-  case corpus::FindingKind::kWrongResult:
-    if (const auto where = fact("where"); !where.empty() && where != "everywhere")
-      words += " in " + std::regex_replace(where, std::regex("-"), " ");
-    if (const auto how = fact("how"); !how.empty() && how != "off")
-      words += " (" + how + ")";
-    break;
-  case corpus::FindingKind::kCrash:
-    if (const auto abort = fact("abort"); !abort.empty())
-      words += " (" + abort + ")";
-    else if (const auto signal = fact("signal"); !signal.empty())
-      words += " (signal " + signal + ")";
-    break;
-  case corpus::FindingKind::kMemoryError:
-    if (const auto access = fact("access"); !access.empty())
-      words += " (" + access + ")";
-    break;
-  default:
-    break;
-  }
-  if (const auto needs = fact("needs"); !needs.empty())
+  std::map<std::string, std::string> words_of;
+  for (const auto &[name, value] : facts->facts)
+    words_of.emplace(name, FactWords(value)); // the first of a fact named twice, as FactOf
+  std::string words =
+      row->title_words ? row->title_words(row->title, words_of) : std::string(row->title);
+  if (const auto needs = FactOf(*facts, "needs"); !needs.empty())
     words += " with " + needs;
   return words;
 }

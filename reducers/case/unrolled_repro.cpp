@@ -1,5 +1,7 @@
 #include "reducers/case/repro_python.h"
 
+#include "corpus/finding_kinds.h"
+
 #include "reducers/templates.h"
 #include "support/templates.h"
 
@@ -38,10 +40,8 @@ std::string UnrolledInput(const std::string &layout, const std::string &dtype) {
 // form (a wrong result compares every call with eager, AOTInductor, custom inputs).
 std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::string &signature,
                                              ReproConfig config) {
-  const std::string kind = signature.substr(0, signature.find('|'));
-  const bool compiled_call_fails =
-      kind == "compile-error" || kind == "exception" || kind == "crash" || kind == "timeout";
-  if (!compiled_call_fails || c.compile_with == corpus::kAoti ||
+  const auto *row = corpus::RowOfSignature(signature);
+  if (!row || !row->unrolls || c.compile_with == corpus::kAoti ||
       c.compile_scope != corpus::kCompileApi)
     return std::nullopt;
   if (c.api == "flex_attention") {
