@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -99,6 +100,19 @@ public:
       if (!item.is_string())
         throw FormatError(fmt::format("{} must be a list of strings", Label(key)));
       strings.push_back(item.get<std::string>());
+    }
+    return strings;
+  }
+
+  std::map<std::string, std::string> StringMap(const std::string &key) {
+    const nlohmann::json &value = Required(key);
+    std::map<std::string, std::string> strings;
+    if (!value.is_object())
+      throw FormatError(fmt::format("{} must be an object of strings", Label(key)));
+    for (const auto &[name, item] : value.items()) {
+      if (!item.is_string())
+        throw FormatError(fmt::format("{} must be an object of strings", Label(key)));
+      strings.emplace(name, item.get<std::string>());
     }
     return strings;
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -48,12 +49,27 @@ RecordField<Record> MemberField(std::string_view name, Type Record::*member) {
               record.*member = static_cast<Type>(reader.Integer(key, 0));
             else if constexpr (std::is_same_v<Type, std::vector<std::string>>)
               record.*member = reader.Strings(key);
+            else if constexpr (std::is_same_v<Type, std::map<std::string, std::string>>)
+              record.*member = reader.StringMap(key);
             else if constexpr (std::is_same_v<Type, nlohmann::json>)
               record.*member = reader.Required(key);
             else
               static_assert(record_fields_detail::kUnsupported<Type>,
                             "a member of this type needs a CustomField");
           }};
+}
+
+// A member a record may leave out: written always, read when it is there (else it keeps the
+// value the record was made with).
+template <class Record, class Type>
+RecordField<Record> OptionalMemberField(std::string_view name, Type Record::*member) {
+  RecordField<Record> field = MemberField(name, member);
+  return {
+      name, std::move(field.write),
+      [read = std::move(field.read)](FieldReader &reader, const std::string &key, Record &record) {
+        if (reader.Optional(key))
+          read(reader, key, record);
+      }};
 }
 
 // A field with a writer and a reader of its own (an enum by name, a checked version).
@@ -77,12 +93,19 @@ Json WriteFields(const RecordFields<Record> &fields, const Record &record) {
   return object;
 }
 
-// Reads every field of the list and refuses any other.
+// What a reader does with a field its list does not name: refuse it (a stored record, a file
+// people edit), or pass over it (what another program writes, as the worker's replies, which
+// may carry more than the tool reads).
+enum class UnknownFields { kRefused, kIgnored };
+
+// Reads every field of the list and refuses any other (or passes over it).
 template <class Record>
-void ReadFields(const RecordFields<Record> &fields, FieldReader &reader, Record &record) {
+void ReadFields(const RecordFields<Record> &fields, FieldReader &reader, Record &record,
+                UnknownFields unknown = UnknownFields::kRefused) {
   for (const auto &field : fields)
     field.read(reader, std::string(field.name), record);
-  reader.RejectUnknown();
+  if (unknown == UnknownFields::kRefused)
+    reader.RejectUnknown();
 }
 
 // An object of its own field list (`fields` returns it).
@@ -102,7 +125,8 @@ RecordField<Record> ObjectField(std::string_view name, Item Record::*member,
 // A list of records of their own field list (`fields` returns it).
 template <class Record, class Item>
 RecordField<Record> ListField(std::string_view name, std::vector<Item> Record::*member,
-                              const RecordFields<Item> &(*fields)()) {
+                              const RecordFields<Item> &(*fields)(),
+                              UnknownFields unknown = UnknownFields::kRefused) {
   return {name,
           [member, fields](const Record &record) {
             FieldJson items = FieldJson::array();
@@ -110,7 +134,7 @@ RecordField<Record> ListField(std::string_view name, std::vector<Item> Record::*
               items.push_back(WriteFields<FieldJson>(fields(), item));
             return items;
           },
-          [member, fields](FieldReader &reader, const std::string &key, Record &record) {
+          [member, fields, unknown](FieldReader &reader, const std::string &key, Record &record) {
             const nlohmann::json &items = reader.Required(key);
             if (!items.is_array())
               throw FormatError(fmt::format("{} must be a list", reader.Label(key)));
@@ -118,7 +142,7 @@ RecordField<Record> ListField(std::string_view name, std::vector<Item> Record::*
             for (std::size_t i = 0; i < items.size(); ++i) {
               FieldReader item_reader = reader.Nested(items[i], fmt::format("{}[{}]", key, i));
               Item item;
-              ReadFields(fields(), item_reader, item);
+              ReadFields(fields(), item_reader, item, unknown);
               (record.*member).push_back(std::move(item));
             }
           }};

@@ -1,6 +1,7 @@
 #include "corpus/surface_table.h"
 
 #include "corpus/field_reader.h"
+#include "corpus/record_fields.h"
 #include "support/text_file.h"
 
 #include <fmt/format.h>
@@ -33,41 +34,63 @@ std::string SurfaceFeature(std::string_view op, std::string_view dtype, std::str
   return fmt::format("{}{}:{}:{}", kSurfaceFeaturePrefix, op, dtype, path);
 }
 
+namespace {
+
+const RecordFields<SurfaceUniverse::Op> &OpFields() {
+  static const RecordFields<SurfaceUniverse::Op> fields = {
+      MemberField("op", &SurfaceUniverse::Op::name),
+      MemberField("vectorized", &SurfaceUniverse::Op::vectorized),
+      MemberField("dtypes", &SurfaceUniverse::Op::dtypes)};
+  return fields;
+}
+
+// The worker's reply is read leniently (it carries more than the table needs, as `paths`); a
+// universe without `derived_from` is an older worker's, derived from eager, and one without
+// `dtypes` lists its ops' dtypes in the order they first appear.
+const RecordFields<SurfaceUniverse> &UniverseFields() {
+  static const RecordFields<SurfaceUniverse> fields = {
+      CustomField<SurfaceUniverse>(
+          "format_version", [](const SurfaceUniverse &) { return FieldJson(1); },
+          [](FieldReader &reader, const std::string &key, SurfaceUniverse &) {
+            if (reader.Optional(key))
+              reader.Integer(key, 1);
+          }),
+      MemberField("torch_version", &SurfaceUniverse::torch_version),
+      CustomField<SurfaceUniverse>(
+          "derived_from",
+          [](const SurfaceUniverse &universe) { return FieldJson(universe.derived_from); },
+          [](FieldReader &reader, const std::string &key, SurfaceUniverse &universe) {
+            universe.derived_from = reader.Optional(key) ? reader.String(key) : "eager";
+          }),
+      ListField("ops", &SurfaceUniverse::ops, &OpFields, UnknownFields::kIgnored),
+      CustomField<SurfaceUniverse>(
+          "dtypes", [](const SurfaceUniverse &universe) { return FieldJson(universe.dtypes); },
+          [](FieldReader &reader, const std::string &key, SurfaceUniverse &universe) {
+            if (reader.Optional(key)) {
+              universe.dtypes = reader.Strings(key);
+              return;
+            }
+            universe.dtypes.clear();
+            for (const auto &op : universe.ops)
+              for (const auto &[dtype, state] : op.dtypes)
+                if (std::find(universe.dtypes.begin(), universe.dtypes.end(), dtype) ==
+                    universe.dtypes.end())
+                  universe.dtypes.push_back(dtype);
+          })};
+  return fields;
+}
+
+} // namespace
+
 SurfaceUniverse SurfaceUniverseFromJson(const json &document) {
+  FieldReader reader(document, "", "the surface universe");
   SurfaceUniverse universe;
-  try {
-    universe.torch_version = document.at("torch_version").get<std::string>();
-    universe.derived_from = document.value("derived_from", std::string("eager"));
-    for (const auto &row : document.at("ops")) {
-      SurfaceUniverse::Op op;
-      op.name = row.at("op").get<std::string>();
-      op.vectorized = row.at("vectorized").get<bool>();
-      op.dtypes = row.at("dtypes").get<std::map<std::string, std::string>>();
-      for (const auto &[dtype, state] : op.dtypes)
-        if (std::find(universe.dtypes.begin(), universe.dtypes.end(), dtype) ==
-            universe.dtypes.end())
-          universe.dtypes.push_back(dtype);
-      universe.ops.push_back(std::move(op));
-    }
-    if (document.contains("dtypes"))
-      universe.dtypes = document.at("dtypes").get<std::vector<std::string>>();
-  } catch (const json::exception &error) {
-    throw FormatError(fmt::format("a surface universe needs torch_version and ops[] of op, "
-                                  "vectorized and dtypes ({})",
-                                  error.what()));
-  }
+  ReadFields(UniverseFields(), reader, universe, UnknownFields::kIgnored);
   return universe;
 }
 
 json SurfaceUniverseToJson(const SurfaceUniverse &universe) {
-  json ops = json::array();
-  for (const auto &op : universe.ops)
-    ops.push_back({{"op", op.name}, {"vectorized", op.vectorized}, {"dtypes", op.dtypes}});
-  return {{"format_version", 1},
-          {"torch_version", universe.torch_version},
-          {"derived_from", universe.derived_from},
-          {"dtypes", universe.dtypes},
-          {"ops", ops}};
+  return WriteFields(UniverseFields(), universe);
 }
 
 std::filesystem::path SurfaceUniversePath(const std::filesystem::path &corpus_dir) {
