@@ -72,6 +72,31 @@ RecordField<Record> OptionalMemberField(std::string_view name, Type Record::*mem
       }};
 }
 
+// A member another program writes too (commands.json, which the capture's Python also writes):
+// written always, read only when it is there with a value of its type, else passed over.
+template <class Record, class Type>
+RecordField<Record> LenientMemberField(std::string_view name, Type Record::*member) {
+  return {name, [member](const Record &record) { return FieldJson(record.*member); },
+          [member](FieldReader &reader, const std::string &key, Record &record) {
+            const nlohmann::json *value = reader.Optional(key);
+            if (!value)
+              return;
+            if constexpr (std::is_same_v<Type, std::string>) {
+              if (value->is_string())
+                record.*member = value->get<std::string>();
+            } else if constexpr (std::is_integral_v<Type>) {
+              if (value->is_number_integer())
+                record.*member = value->get<Type>();
+            } else if constexpr (std::is_floating_point_v<Type>) {
+              if (value->is_number())
+                record.*member = value->get<Type>();
+            } else {
+              static_assert(record_fields_detail::kUnsupported<Type>,
+                            "a member of this type needs a CustomField");
+            }
+          }};
+}
+
 // A field with a writer and a reader of its own (an enum by name, a checked version).
 template <class Record>
 RecordField<Record>

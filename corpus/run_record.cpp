@@ -2,6 +2,7 @@
 
 #include "corpus/capture_origin.h"
 #include "corpus/field_reader.h"
+#include "corpus/record_fields.h"
 #include "support/text_file.h"
 #include "support/tool_paths.h"
 
@@ -27,74 +28,117 @@ json ReadJsonFile(const std::filesystem::path &path, const std::string &what) {
   return ReadJsonDocument(path, what, "re-run the case that wrote it");
 }
 
+const RecordFields<StoredSource> &StoredSourceFields() {
+  static const RecordFields<StoredSource> fields = {
+      MemberField("captured_path", &StoredSource::captured_path),
+      CustomField<StoredSource>(
+          "stored", [](const StoredSource &source) { return FieldJson(source.stored.string()); },
+          [](FieldReader &reader, const std::string &key, StoredSource &source) {
+            source.stored = reader.String(key);
+          })};
+  return fields;
+}
+
+// One command as commands.json holds it, its paths relative to the file's folder (a record
+// moves with its folder). What the capture's Python writes is read as leniently as before: a
+// field of another type is passed over; a source entry and the command itself are strict.
+const RecordFields<CompileCommand> &CommandFields() {
+  static const RecordFields<CompileCommand> fields = {
+      CustomField<CompileCommand>(
+          "argv", [](const CompileCommand &command) { return FieldJson(command.argv); },
+          [](FieldReader &reader, const std::string &key, CompileCommand &command) {
+            const json &argv = reader.Required(key);
+            if (!argv.is_array() || argv.empty() ||
+                !std::all_of(argv.begin(), argv.end(),
+                             [](const json &argument) { return argument.is_string(); }))
+              throw FormatError(fmt::format("{} is not a list of strings", reader.Label(key)));
+            command.argv = argv.get<std::vector<std::string>>();
+          }),
+      LenientMemberField("cwd", &CompileCommand::cwd),
+      CustomField<CompileCommand>(
+          "compiler",
+          [](const CompileCommand &command) {
+            return FieldJson{{"path", command.compiler_path},
+                             {"version", command.compiler_version}};
+          },
+          [](FieldReader &reader, const std::string &key, CompileCommand &command) {
+            if (const json *compiler = reader.Optional(key); compiler && compiler->is_object()) {
+              command.compiler_path = compiler->value("path", "");
+              command.compiler_version = compiler->value("version", "");
+            }
+          }),
+      LenientMemberField("exit_code", &CompileCommand::exit_code),
+      LenientMemberField("seconds", &CompileCommand::seconds),
+      LenientMemberField("output", &CompileCommand::compiler_output),
+      CustomField<CompileCommand>(
+          "sources",
+          [](const CompileCommand &command) {
+            FieldJson sources = FieldJson::array();
+            for (const auto &source : command.sources)
+              sources.push_back(WriteFields<FieldJson>(StoredSourceFields(), source));
+            return sources;
+          },
+          [](FieldReader &reader, const std::string &key, CompileCommand &command) {
+            const json *sources = reader.Optional(key);
+            if (sources && !sources->is_array())
+              throw FormatError(fmt::format("{} must be a list", reader.Label(key)));
+            for (std::size_t i = 0; sources && i < sources->size(); ++i) {
+              FieldReader entry = reader.Nested((*sources)[i], fmt::format("{}[{}]", key, i));
+              StoredSource source;
+              ReadFields(StoredSourceFields(), entry, source);
+              command.sources.push_back(std::move(source));
+            }
+          }),
+      // A command without a recording names neither; one with a recording names its entry.
+      CustomField<CompileCommand>(
+          "recording",
+          [](const CompileCommand &command) {
+            return command.recording.empty() ? AbsentField()
+                                             : FieldJson(command.recording.string());
+          },
+          [](FieldReader &reader, const std::string &key, CompileCommand &command) {
+            if (const json *recording = reader.Optional(key); recording && !recording->is_null())
+              command.recording = reader.String(key);
+          }),
+      CustomField<CompileCommand>(
+          "entry",
+          [](const CompileCommand &command) {
+            return command.recording.empty() ? AbsentField() : FieldJson(command.entry);
+          },
+          [](FieldReader &reader, const std::string &key, CompileCommand &command) {
+            const bool given = reader.Optional(key) != nullptr;
+            if (!command.recording.empty())
+              command.entry = given ? reader.String(key) : "kernel";
+          })};
+  return fields;
+}
+
 CompileCommand ReadCommand(const json &item, const std::filesystem::path &folder,
                            const std::string &where) {
   FieldReader reader(item, where, where);
   CompileCommand command;
-  const json &argv = reader.Required("argv");
-  if (!argv.is_array() || argv.empty())
-    throw FormatError(fmt::format("{} is not a list of strings", reader.Label("argv")));
-  for (const auto &argument : argv) {
-    if (!argument.is_string())
-      throw FormatError(fmt::format("{} is not a list of strings", reader.Label("argv")));
-    command.argv.push_back(argument.get<std::string>());
-  }
-  if (const json *cwd = reader.Optional("cwd"); cwd && cwd->is_string())
-    command.cwd = cwd->get<std::string>();
-  if (const json *compiler = reader.Optional("compiler"); compiler && compiler->is_object()) {
-    command.compiler_path = compiler->value("path", "");
-    command.compiler_version = compiler->value("version", "");
-  }
-  if (const json *code = reader.Optional("exit_code"); code && code->is_number_integer())
-    command.exit_code = code->get<int>();
-  if (const json *seconds = reader.Optional("seconds"); seconds && seconds->is_number())
-    command.seconds = seconds->get<double>();
-  if (const json *output = reader.Optional("output"); output && output->is_string())
-    command.compiler_output = output->get<std::string>();
-  const json *sources = reader.Optional("sources");
-  if (sources && !sources->is_array())
-    throw FormatError(fmt::format("{} must be a list", reader.Label("sources")));
-  for (const auto &source : sources ? *sources : json::array()) {
-    FieldReader entry(source, where + ".sources[]", where);
-    const std::string relative = entry.String("stored");
-    const auto inside = PathInsideFolder(folder, relative);
+  ReadFields(CommandFields(), reader, command);
+  for (auto &source : command.sources) {
+    const auto inside = PathInsideFolder(folder, source.stored.string());
     if (!inside)
       throw FormatError(fmt::format("{}.stored is {}, which is not inside the folder: a record "
                                     "names its copies relative to itself; re-capture it",
-                                    reader.Label("sources"), relative));
-    StoredSource stored{.captured_path = entry.String("captured_path"), .stored = *inside};
-    entry.RejectUnknown();
-    command.sources.push_back(std::move(stored));
+                                    reader.Label("sources"), source.stored.string()));
+    source.stored = *inside;
   }
-  if (const json *recording = reader.Optional("recording"); recording && !recording->is_null()) {
-    // A campaign's record may name the recordings beside it (../recordings); a capture's is
-    // checked to stay inside the capture (ReadCommandsFile).
-    command.recording = (folder / reader.String("recording")).lexically_normal();
-    command.entry = reader.Optional("entry") ? reader.String("entry") : "kernel";
-  }
-  reader.Optional("entry");
-  reader.RejectUnknown();
+  // A campaign's record may name the recordings beside it (../recordings); a capture's is
+  // checked to stay inside the capture (ReadCommandsFile).
+  if (!command.recording.empty())
+    command.recording = (folder / command.recording).lexically_normal();
   return command;
 }
 
-json CommandToJson(const CompileCommand &command, const std::filesystem::path &folder) {
-  json sources = json::array();
-  for (const auto &source : command.sources)
-    sources.push_back({{"captured_path", source.captured_path},
-                       {"stored", source.stored.lexically_relative(folder).string()}});
-  json out = {
-      {"argv", command.argv},
-      {"cwd", command.cwd},
-      {"compiler", {{"path", command.compiler_path}, {"version", command.compiler_version}}},
-      {"exit_code", command.exit_code},
-      {"seconds", command.seconds},
-      {"output", command.compiler_output},
-      {"sources", sources}};
-  if (!command.recording.empty()) {
-    out["recording"] = command.recording.lexically_relative(folder).string();
-    out["entry"] = command.entry;
-  }
-  return out;
+json CommandToJson(CompileCommand command, const std::filesystem::path &folder) {
+  for (auto &source : command.sources)
+    source.stored = source.stored.lexically_relative(folder);
+  if (!command.recording.empty())
+    command.recording = command.recording.lexically_relative(folder);
+  return WriteFields(CommandFields(), command);
 }
 
 } // namespace
