@@ -2,6 +2,7 @@
 
 #include "corpus/bug_key.h"
 #include "corpus/field_reader.h"
+#include "corpus/record_fields.h"
 #include "support/text_file.h"
 
 #include <fmt/chrono.h>
@@ -22,48 +23,62 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-json HitToJson(const Hit &hit) {
-  return {{"format_version", kFindingStoreFormatVersion},
-          {"id", hit.id},
-          {"case_name", hit.case_name},
-          {"seed", hit.seed ? json(*hit.seed) : json()},
-          {"index", hit.index ? json(*hit.index) : json()},
-          {"time", hit.time},
-          {"case_size", hit.case_size},
-          {"provenance", hit.provenance},
-          {"same_bug_as", hit.same_bug_as},
-          {"evidence", hit.evidence}};
+// A seed or an index: a count, or null where the hit has none (a hand-written case).
+RecordField<Hit> CountField(std::string_view name, std::optional<std::uint64_t> Hit::*member) {
+  return CustomField<Hit>(
+      name,
+      [member](const Hit &hit) { return hit.*member ? FieldJson(*(hit.*member)) : FieldJson(); },
+      [member](FieldReader &reader, const std::string &key, Hit &hit) {
+        if (const auto value = reader.IntegerOrNull(key, 0))
+          hit.*member = static_cast<std::uint64_t>(*value);
+      });
 }
 
-std::optional<std::uint64_t> OptionalCount(FieldReader &reader, const std::string &key) {
-  const auto value = reader.IntegerOrNull(key, 0);
-  if (!value)
-    return std::nullopt;
-  return static_cast<std::uint64_t>(*value);
+// Hits written before `same_bug_as` and `evidence` existed (format 1) are read without them.
+bool Version2(FieldReader &reader) { return reader.Integer("format_version", 0) >= 2; }
+
+const RecordFields<Hit> &HitFields() {
+  static const RecordFields<Hit> fields = {
+      CustomField<Hit>(
+          "format_version", [](const Hit &) { return FieldJson(kFindingStoreFormatVersion); },
+          [](FieldReader &reader, const std::string &key, Hit &) {
+            const auto version = reader.Integer(key, 0);
+            if (version < 1 || version > kFindingStoreFormatVersion)
+              throw FormatError(fmt::format("the hit has format_version {}; this build reads 1 "
+                                            "to {}: a newer inductor-fuzz wrote it",
+                                            version, kFindingStoreFormatVersion));
+          }),
+      MemberField("id", &Hit::id),
+      MemberField("case_name", &Hit::case_name),
+      CountField("seed", &Hit::seed),
+      CountField("index", &Hit::index),
+      MemberField("time", &Hit::time),
+      MemberField("case_size", &Hit::case_size),
+      MemberField("provenance", &Hit::provenance),
+      CustomField<Hit>(
+          "same_bug_as", [](const Hit &hit) { return FieldJson(hit.same_bug_as); },
+          [](FieldReader &reader, const std::string &key, Hit &hit) {
+            if (!Version2(reader))
+              return;
+            for (const auto &id : reader.Required(key))
+              if (id.is_string())
+                hit.same_bug_as.push_back(id.get<std::string>());
+          }),
+      CustomField<Hit>(
+          "evidence", [](const Hit &hit) { return FieldJson(hit.evidence); },
+          [](FieldReader &reader, const std::string &key, Hit &hit) {
+            if (Version2(reader))
+              hit.evidence = reader.Required(key);
+          })};
+  return fields;
 }
+
+json HitToJson(const Hit &hit) { return WriteFields(HitFields(), hit); }
 
 Hit HitFromJson(const json &document) {
   FieldReader reader(document, "", "the hit");
-  const auto version = reader.Integer("format_version", 0);
-  if (version < 1 || version > kFindingStoreFormatVersion)
-    throw FormatError(fmt::format("the hit has format_version {}; this build reads 1 to {}: "
-                                  "a newer inductor-fuzz wrote it",
-                                  version, kFindingStoreFormatVersion));
   Hit hit;
-  hit.id = reader.String("id");
-  hit.case_name = reader.String("case_name");
-  hit.seed = OptionalCount(reader, "seed");
-  hit.index = OptionalCount(reader, "index");
-  hit.time = reader.String("time");
-  hit.case_size = static_cast<std::uint64_t>(reader.Integer("case_size", 0));
-  hit.provenance = reader.Required("provenance");
-  if (version >= 2) {
-    for (const auto &id : reader.Required("same_bug_as"))
-      if (id.is_string())
-        hit.same_bug_as.push_back(id.get<std::string>());
-    hit.evidence = reader.Required("evidence");
-  }
-  reader.RejectUnknown();
+  ReadFields(HitFields(), reader, hit);
   return hit;
 }
 

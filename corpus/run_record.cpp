@@ -141,6 +141,67 @@ json CommandToJson(CompileCommand command, const std::filesystem::path &folder) 
   return WriteFields(CommandFields(), command);
 }
 
+// What result.json adds to the worker's reply (which stays as the worker wrote it, with what the
+// workflows add: `superseded`, `probe`, ...), read leniently for that reason. `kind` and
+// `signature` are the finding's, for a reader of the file; the finding is the record.
+struct StoredResult {
+  CaseStatus status = CaseStatus::kPass;
+  std::optional<Finding> finding;
+  nlohmann::json provenance;
+};
+
+const RecordFields<StoredResult> &StoredResultFields() {
+  const auto of_finding = [](std::string (*text)(const Finding &)) {
+    return [text](const StoredResult &result) {
+      return result.finding ? FieldJson(text(*result.finding)) : AbsentField();
+    };
+  };
+  const auto passed_over = [](FieldReader &reader, const std::string &key, StoredResult &) {
+    reader.Optional(key);
+  };
+  static const RecordFields<StoredResult> fields = {
+      CustomField<StoredResult>(
+          "format_version", [](const StoredResult &) { return FieldJson(kRunRecordFormatVersion); },
+          passed_over), // checked before the fields, with the message to re-run the case
+      CustomField<StoredResult>(
+          "status", [](const StoredResult &result) { return FieldJson(StatusName(result.status)); },
+          [](FieldReader &reader, const std::string &key, StoredResult &result) {
+            const std::string name = reader.String(key);
+            const auto status = StatusFromName(name);
+            if (!status)
+              throw FormatError(
+                  fmt::format("{} is '{}', not a case status", reader.Label(key), name));
+            result.status = *status;
+          }),
+      CustomField<StoredResult>("kind", of_finding([](const Finding &finding) {
+                                  return std::string(KindName(finding.kind));
+                                }),
+                                passed_over),
+      CustomField<StoredResult>("signature", of_finding(&Signature), passed_over),
+      CustomField<StoredResult>(
+          "finding",
+          [](const StoredResult &result) {
+            if (!result.finding)
+              return AbsentField();
+            Finding finding = *result.finding;
+            finding.provenance = result.provenance;
+            return FieldJson(FindingToJson(finding));
+          },
+          [](FieldReader &reader, const std::string &key, StoredResult &result) {
+            if (const json *finding = reader.Optional(key))
+              result.finding = FindingFromJson(*finding);
+          }),
+      CustomField<StoredResult>(
+          "case", [](const StoredResult &) { return FieldJson("case.json"); }, passed_over),
+      CustomField<StoredResult>(
+          "provenance", [](const StoredResult &result) { return FieldJson(result.provenance); },
+          [](FieldReader &reader, const std::string &key, StoredResult &result) {
+            if (const json *provenance = reader.Optional(key))
+              result.provenance = *provenance;
+          })};
+  return fields;
+}
+
 } // namespace
 
 std::optional<std::filesystem::path> PathInsideFolder(const std::filesystem::path &folder,
@@ -335,17 +396,8 @@ void WriteRunRecord(const std::filesystem::path &out_dir, const Case &c, const R
                     const json &provenance) {
   using support::WriteFileAtomically;
   json result = WriteCapturedBuilds(out_dir, run.worker_result);
-  result["format_version"] = kRunRecordFormatVersion;
-  result["status"] = StatusName(run.status);
-  if (run.finding) {
-    result["kind"] = KindName(run.finding->kind);
-    result["signature"] = Signature(*run.finding);
-    Finding finding = *run.finding;
-    finding.provenance = provenance;
-    result["finding"] = FindingToJson(finding);
-  }
-  result["case"] = "case.json";
-  result["provenance"] = provenance;
+  result.update(
+      WriteFields(StoredResultFields(), StoredResult{run.status, run.finding, provenance}));
   SaveCaseFile(out_dir / "case.json", c); // large tensors in sidecars next to it
   WriteFileAtomically(out_dir / "result.json", result.dump(2) + "\n");
 }
@@ -363,13 +415,15 @@ RunRecord ReadRunRecord(const std::filesystem::path &folder) {
     throw FormatError(fmt::format("{} has run record format {}; this build reads {}: re-run "
                                   "`inductor-fuzz run-case` on its case.json",
                                   folder.string(), version.dump(), kRunRecordFormatVersion));
-  const auto status = StatusFromName(record.result.value("status", ""));
-  if (!status)
-    throw FormatError(fmt::format("{}/result.json: field 'status' is '{}', not a case status",
-                                  folder.string(), record.result.value("status", "")));
-  record.status = *status;
-  if (record.result.contains("finding"))
-    record.finding = FindingFromJson(record.result["finding"]);
+  StoredResult stored;
+  try {
+    FieldReader reader(record.result, "", "result.json");
+    ReadFields(StoredResultFields(), reader, stored, UnknownFields::kIgnored);
+  } catch (const FormatError &error) {
+    throw FormatError(fmt::format("{}/result.json: {}", folder.string(), error.what()));
+  }
+  record.status = stored.status;
+  record.finding = std::move(stored.finding);
   if (record.status == CaseStatus::kFinding && !record.finding)
     throw FormatError(fmt::format("{}/result.json: status is finding but there is no 'finding'",
                                   folder.string()));

@@ -7,6 +7,7 @@
 #include "corpus/known_issues.h"
 #include "corpus/matrix_record.h"
 #include "corpus/run_record.h"
+#include "corpus/surface_table.h"
 #include "support/scratch_dir.h"
 
 #include <gtest/gtest.h>
@@ -497,6 +498,40 @@ TEST(RecordFields, EveryWrittenFieldIsReadBackAndNoOtherIsAccepted) {
           CompareRecordFromJson(document);
         },
         {"float64_reference"});
+}
+
+// The surface universe is the worker's reply: what the tool reads of it is checked by name, what
+// it does not read (the worker's `paths`) passes, and what the tool writes back reads the same.
+TEST(RecordFields, TheWorkersUniverseIsReadLenientlyButWhatItNeedsIsChecked) {
+  const SurfaceUniverse universe{
+      .torch_version = "2.15.0",
+      .derived_from = "eager+inductor-codegen",
+      .dtypes = {"float32", "int8"},
+      .ops = {{.name = "abs", .vectorized = true, .dtypes = {{"int8", "supported"}}},
+              {.name = "sin", .dtypes = {{"float32", "scalar-only"}, {"int8", "promoted"}}}}};
+  json written = SurfaceUniverseToJson(universe);
+  const SurfaceUniverse read = SurfaceUniverseFromJson(written);
+  EXPECT_EQ(read.ops[1].dtypes, universe.ops[1].dtypes);
+  EXPECT_EQ(read.dtypes, universe.dtypes);
+  EXPECT_EQ(read.derived_from, universe.derived_from);
+  written["paths"] = {"scalar", "vector"};
+  written["ops"][0]["note"] = "more than the table reads";
+  EXPECT_NO_THROW(SurfaceUniverseFromJson(written));
+  json without_dtypes = written;
+  without_dtypes.erase("dtypes"); // the order the ops name them in
+  EXPECT_EQ(SurfaceUniverseFromJson(without_dtypes).dtypes,
+            (std::vector<std::string>{"int8", "float32"}));
+  for (const auto &[where, key] :
+       {std::pair{"", "torch_version"}, {"", "ops"}, {"ops", "vectorized"}, {"ops", "dtypes"}}) {
+    json without = written;
+    (std::string(where).empty() ? without : without["ops"][1]).erase(key);
+    try {
+      SurfaceUniverseFromJson(without);
+      ADD_FAILURE() << "read without " << key;
+    } catch (const FormatError &error) {
+      EXPECT_NE(std::string(error.what()).find(key), std::string::npos) << error.what();
+    }
+  }
 }
 
 // The known-issues file is edited by people: it is written in its field list's order, an issue's
