@@ -1,0 +1,465 @@
+// A case's JSON, written and read from one field list per object (the case, its functions, its
+// block mask's arguments, its later calls, its tensors; flex_attention's arguments in
+// corpus/case_attention_fields.cpp). The values' own checks are corpus/case_values.h's; the checks
+// across fields, corpus/case_checks.h's.
+#include "corpus/case_fields.h"
+#include "corpus/case.h"
+#include "corpus/case_checks.h"
+#include "corpus/case_tensors.h"
+#include "corpus/case_values.h"
+#include "corpus/record_fields.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace corpus {
+namespace {
+
+using nlohmann::json;
+
+// A size of at least 1.
+template <class Record>
+RecordField<Record> SizeField(std::string_view name, std::int64_t Record::*member) {
+  return CustomField<Record>(
+      name, [member](const Record &record) { return FieldJson(record.*member); },
+      [member](FieldReader &reader, const std::string &key, Record &record) {
+        record.*member = reader.Integer(key, 1);
+      });
+}
+
+// A size a record may leave out: written only when it is set.
+template <class Record>
+RecordField<Record> OptionalSizeField(std::string_view name,
+                                      std::optional<std::int64_t> Record::*member) {
+  return CustomField<Record>(
+      name,
+      [member](const Record &record) {
+        return record.*member ? FieldJson(*(record.*member)) : AbsentField();
+      },
+      [member](FieldReader &reader, const std::string &key, Record &record) {
+        if (reader.Optional(key))
+          record.*member = reader.Integer(key, 1);
+      });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A captured tensor: its values inline, or (SaveCaseFile) in a sidecar file it names.
+
+FieldJson TensorValues(const CapturedTensor &tensor) {
+  if (tensor.IsFloating())
+    return FieldJson(tensor.reals);
+  if (tensor.dtype != "bool")
+    return FieldJson(tensor.integers);
+  FieldJson values = FieldJson::array();
+  for (auto value : tensor.integers)
+    values.push_back(value != 0);
+  return values;
+}
+
+RecordFields<CapturedTensor> TensorFields(const std::optional<std::filesystem::path> &sidecar_dir) {
+  return {MemberField("name", &CapturedTensor::name),
+          CustomField<CapturedTensor>(
+              "dtype", [](const CapturedTensor &tensor) { return FieldJson(tensor.dtype); },
+              [](FieldReader &reader, const std::string &key, CapturedTensor &tensor) {
+                tensor.dtype = reader.String(key);
+                if (!FindTensorDtype(tensor.dtype))
+                  throw CaseError(fmt::format("{} is '{}'; use one of {}", reader.Label(key),
+                                              tensor.dtype, TensorDtypeNames()));
+              }),
+          CustomField<CapturedTensor>(
+              "shape", [](const CapturedTensor &tensor) { return FieldJson(tensor.shape); },
+              [](FieldReader &reader, const std::string &key, CapturedTensor &tensor) {
+                const json &shape = reader.Required(key);
+                if (!shape.is_array())
+                  throw CaseError(fmt::format("{} must be a list of integers", reader.Label(key)));
+                for (const auto &extent : shape)
+                  tensor.shape.push_back(reader.CheckInteger(key, extent, 1));
+              }),
+          // "values", or "file" and "sha256" where SaveCaseFile moved them to a sidecar.
+          CustomField<CapturedTensor>(
+              "values", &TensorValues,
+              [sidecar_dir](FieldReader &reader, const std::string &, CapturedTensor &tensor) {
+                ReadTensorValues(reader, tensor, sidecar_dir);
+              })};
+}
+
+FieldJson TensorsJson(const std::vector<CapturedTensor> &tensors) {
+  FieldJson list = FieldJson::array();
+  for (const auto &tensor : tensors)
+    list.push_back(WriteFields<FieldJson>(TensorFields(std::nullopt), tensor));
+  return list;
+}
+
+// ---------------------------------------------------------------------------------------------
+// mask_mod and score_mod: a Python function's name and source, or null.
+
+const RecordFields<MaskFunction> &FunctionFields() {
+  static const RecordFields<MaskFunction> fields = {MemberField("name", &MaskFunction::name),
+                                                    MemberField("source", &MaskFunction::source)};
+  return fields;
+}
+
+RecordField<Case> FunctionField(std::string_view name, std::optional<MaskFunction> Case::*member) {
+  return CustomField<Case>(
+      name,
+      [member](const Case &c) {
+        return c.*member ? WriteFields<FieldJson>(FunctionFields(), *(c.*member))
+                         : FieldJson(nullptr);
+      },
+      [member](FieldReader &reader, const std::string &key, Case &c) {
+        const json *value = reader.Optional(key);
+        if (!value || value->is_null())
+          return;
+        FieldReader function = reader.Nested(*value, key);
+        ReadFields(FunctionFields(), function, (c.*member).emplace());
+      });
+}
+
+// ---------------------------------------------------------------------------------------------
+// create_block_mask's arguments, which every case has (flex_attention's block mask too).
+
+RecordField<BlockMaskArguments>
+BroadcastField(std::string_view name, std::optional<std::int64_t> BlockMaskArguments::*member) {
+  return CustomField<BlockMaskArguments>(
+      name,
+      [member](const BlockMaskArguments &args) {
+        return args.*member ? FieldJson(*(args.*member)) : FieldJson(nullptr);
+      },
+      [member](FieldReader &reader, const std::string &key, BlockMaskArguments &args) {
+        args.*member = reader.IntegerOrNull(key, 1);
+      });
+}
+
+const RecordFields<BlockMaskArguments> &BlockMaskFields() {
+  static const RecordFields<BlockMaskArguments> fields = {
+      BroadcastField("B", &BlockMaskArguments::batch),
+      BroadcastField("H", &BlockMaskArguments::heads),
+      SizeField("Q_LEN", &BlockMaskArguments::q_len),
+      SizeField("KV_LEN", &BlockMaskArguments::kv_len),
+      CustomField<BlockMaskArguments>(
+          "BLOCK_SIZE",
+          [](const BlockMaskArguments &args) {
+            return args.block_size.size() == 1 ? FieldJson(args.block_size[0])
+                                               : FieldJson(args.block_size);
+          },
+          [](FieldReader &reader, const std::string &key, BlockMaskArguments &args) {
+            args.block_size = ReadBlockSize(reader, key);
+          }),
+      CustomField<BlockMaskArguments>(
+          "device", [](const BlockMaskArguments &args) { return FieldJson(args.device); },
+          [](FieldReader &reader, const std::string &key, BlockMaskArguments &args) {
+            args.device = reader.String(key);
+            if (args.device != "cpu")
+              throw CaseError(fmt::format("{} is '{}'; only \"cpu\" runs on this machine",
+                                          reader.Label(key), args.device));
+          }),
+      CustomField<BlockMaskArguments>(
+          "separate_full_blocks",
+          [](const BlockMaskArguments &args) {
+            return args.separate_full_blocks ? AbsentField() : FieldJson(false);
+          },
+          [](FieldReader &reader, const std::string &key, BlockMaskArguments &args) {
+            if (reader.Optional(key))
+              args.separate_full_blocks = reader.Boolean(key);
+          })};
+  return fields;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A call after the first: what it changes, each field only where it changes something.
+
+RecordFields<CallChange> CallFields(const std::optional<std::filesystem::path> &sidecar_dir) {
+  return {CustomField<CallChange>(
+              "constants",
+              [](const CallChange &call) {
+                return call.constants.empty() ? AbsentField() : FieldJson(call.constants);
+              },
+              [](FieldReader &reader, const std::string &key, CallChange &call) {
+                call.constants = ReadConstants(reader, key);
+              }),
+          OptionalSizeField("B", &CallChange::batch),
+          OptionalSizeField("Q_LEN", &CallChange::q_len),
+          OptionalSizeField("KV_LEN", &CallChange::kv_len),
+          CustomField<CallChange>(
+              "tensors",
+              [](const CallChange &call) {
+                return call.tensors.empty() ? AbsentField() : TensorsJson(call.tensors);
+              },
+              [sidecar_dir](FieldReader &reader, const std::string &key, CallChange &call) {
+                call.tensors = ReadTensors(reader, key, sidecar_dir);
+              }),
+          CustomField<CallChange>(
+              "dtype",
+              [](const CallChange &call) {
+                return call.dtype.empty() ? AbsentField() : FieldJson(call.dtype);
+              },
+              [](FieldReader &reader, const std::string &key, CallChange &call) {
+                if (!reader.Optional(key))
+                  return;
+                call.dtype = reader.String(key);
+                CheckInputDtype(reader, key, call.dtype);
+              })};
+}
+
+// What a call changes must be the case's: its constants declared, its tensors held.
+void CheckCallAgrees(const Case &c, const CallChange &call, std::size_t i) {
+  for (const auto &[name, value] : call.constants.items())
+    if (!c.constants.contains(name))
+      throw CaseError(fmt::format("field 'calls[{}].constants' changes '{}', which the case's "
+                                  "'constants' does not declare",
+                                  i, name));
+  for (const auto &tensor : call.tensors)
+    if (std::none_of(c.tensors.begin(), c.tensors.end(),
+                     [&](const CapturedTensor &t) { return t.name == tensor.name; }))
+      throw CaseError(fmt::format("field 'calls[{}].tensors' replaces '{}', which the case's "
+                                  "'tensors' does not hold",
+                                  i, tensor.name));
+  if (!call.dtype.empty() && c.api != "flex_attention")
+    throw CaseError(fmt::format("field 'calls[{}].dtype' is only used by flex_attention", i));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The case. Its fields are read in this order: a field's checks may use those before it.
+
+const RecordFields<Case> &IndexProgramFields() {
+  static const RecordFields<Case> fields = {CustomField<Case>(
+      "reduction", [](const Case &c) { return FieldJson(c.index_reduction); },
+      [](FieldReader &reader, const std::string &key, Case &c) {
+        c.index_reduction = reader.String(key);
+        CheckOneOf(reader, key, c.index_reduction, kIndexReductions);
+      })};
+  return fields;
+}
+
+const RecordFields<Case> &ExpectFields() {
+  static const RecordFields<Case> fields = {CustomField<Case>(
+      "raises",
+      [](const Case &c) {
+        return c.expect_raises.empty() ? FieldJson(nullptr) : FieldJson(c.expect_raises);
+      },
+      [](FieldReader &reader, const std::string &key, Case &c) {
+        if (const json *raises = reader.Optional(key); raises && !raises->is_null())
+          c.expect_raises = reader.String(key);
+      })};
+  return fields;
+}
+
+RecordFields<Case> CaseFields(CaseReading &reading) {
+  return {
+      CustomField<Case>(
+          "format_version", [](const Case &c) { return FieldJson(FormatVersionOf(c)); },
+          [&reading](FieldReader &reader, const std::string &key, Case &) {
+            reading.version = reader.Integer(key, 1);
+            if (reading.version > kCaseFormatVersion)
+              throw CaseError(fmt::format("format_version {} is not supported; this build reads "
+                                          "versions 1 to {}",
+                                          reading.version, kCaseFormatVersion));
+          }),
+      MemberField("name", &Case::name),
+      CustomField<Case>(
+          "api", [](const Case &c) { return FieldJson(c.api); },
+          [](FieldReader &reader, const std::string &key, Case &c) {
+            if (reader.Optional(key))
+              c.api = reader.String(key);
+            CheckOneOf(reader, key, c.api, kApis);
+          }),
+      FunctionField("mask_mod", &Case::mask_mod), FunctionField("score_mod", &Case::score_mod),
+      CustomField<Case>(
+          "tensors", [](const Case &c) { return TensorsJson(c.tensors); },
+          [&reading](FieldReader &reader, const std::string &key, Case &c) {
+            // The functions are read: whether the API takes them is checked first.
+            if (!c.mask_mod && c.api != "flex_attention")
+              throw CaseError(fmt::format("field 'mask_mod' is needed by {}", c.api));
+            if (c.score_mod && c.api != "flex_attention")
+              throw CaseError(
+                  "field 'score_mod' is only used by flex_attention; remove it or change 'api'");
+            c.tensors = ReadTensors(reader, key, reading.sidecar_dir);
+            if (reading.version == 1 && UsesVersion2Dtypes(c.tensors))
+              throw CaseError("a version 1 case holds int64, bool and float32 tensors only; set "
+                              "format_version to 2 for other dtypes");
+          }),
+      ObjectField("create_block_mask", &Case::create_block_mask, &BlockMaskFields),
+      CustomField<Case>(
+          "attention",
+          [&reading](const Case &c) {
+            return c.attention ? WriteFields<FieldJson>(AttentionFields(reading), c)
+                               : FieldJson(nullptr);
+          },
+          [&reading](FieldReader &reader, const std::string &key, Case &c) {
+            if (const json *attention = reader.Optional(key); attention && !attention->is_null()) {
+              FieldReader fields = reader.Nested(*attention, key);
+              c.attention.emplace();
+              ReadFields(AttentionFields(reading), fields, c);
+              if (!c.attention->qkv.empty() && c.attention->layout != kContiguousLayout)
+                throw CaseError("field 'attention.layout' applies to the inputs the worker "
+                                "makes, not to 'attention.qkv' tensors; remove one of the two");
+            }
+            if (c.api == "flex_attention" && !c.attention)
+              throw CaseError("field 'attention' (query/key/value shapes and dtype) is needed by "
+                              "flex_attention");
+            if (c.attention && c.api != "flex_attention")
+              throw CaseError("field 'attention' is only used by flex_attention; set it to null");
+            if (c.attention)
+              CheckAttentionAgrees(c);
+          }),
+      CustomField<Case>(
+          "constants",
+          [](const Case &c) {
+            return c.constants.empty() ? AbsentField() : FieldJson(c.constants);
+          },
+          [](FieldReader &reader, const std::string &key, Case &c) {
+            c.constants = ReadConstants(reader, key);
+          }),
+      CustomField<Case>(
+          "calls",
+          [&reading](const Case &c) {
+            if (c.calls.empty())
+              return AbsentField();
+            FieldJson calls = FieldJson::array();
+            for (const auto &call : c.calls)
+              calls.push_back(WriteFields<FieldJson>(CallFields(reading.sidecar_dir), call));
+            return calls;
+          },
+          [&reading](FieldReader &reader, const std::string &key, Case &c) {
+            if (const json *calls = reader.Optional(key)) {
+              if (!calls->is_array())
+                throw CaseError(
+                    fmt::format("{} must be a list, got {}", reader.Label(key), TypeName(*calls)));
+              for (std::size_t i = 0; i < calls->size(); ++i) {
+                FieldReader fields = reader.Nested((*calls)[i], fmt::format("{}[{}]", key, i));
+                CallChange call;
+                ReadFields(CallFields(reading.sidecar_dir), fields, call);
+                CheckCallAgrees(c, call, i);
+                c.calls.push_back(std::move(call));
+              }
+            }
+            if (reading.version == 1 && (!c.constants.empty() || !c.calls.empty()))
+              throw CaseError("'constants' and 'calls' need format_version 2");
+          }),
+      CustomField<Case>(
+          "inductor", [](const Case &c) { return FieldJson(KnobsToJson(c.inductor)); },
+          [&reading](FieldReader &reader, const std::string &key, Case &c) {
+            c.inductor = ReadKnobs(reader, key, reading.version);
+          }),
+      CustomField<Case>(
+          "expect", [](const Case &c) { return WriteFields<FieldJson>(ExpectFields(), c); },
+          [](FieldReader &reader, const std::string &key, Case &c) {
+            if (const json *expect = reader.Optional(key)) {
+              FieldReader fields = reader.Nested(*expect, key);
+              ReadFields(ExpectFields(), fields, c);
+            }
+          }),
+      CustomField<Case>(
+          "compile_with",
+          [](const Case &c) {
+            return c.compile_with == kTorchCompile ? AbsentField() : FieldJson(c.compile_with);
+          },
+          [&reading](FieldReader &reader, const std::string &key, Case &c) {
+            if (!reader.Optional(key))
+              return;
+            c.compile_with = reader.String(key);
+            CheckOneOf(reader, key, c.compile_with, kCompilePaths);
+            if (reading.version == 1 && c.compile_with != kTorchCompile)
+              throw CaseError("'compile_with' needs format_version 2");
+            if (c.compile_with == kAoti && !c.calls.empty())
+              throw CaseError("an aoti case compiles one call (an exported program has fixed "
+                              "shapes and constants): remove 'calls' or set 'compile_with' to "
+                              "\"torch.compile\"");
+          }),
+      CustomField<Case>(
+          "compile_scope",
+          [](const Case &c) {
+            return c.compile_scope == kCompileApi ? AbsentField() : FieldJson(c.compile_scope);
+          },
+          [&reading](FieldReader &reader, const std::string &key, Case &c) {
+            if (reader.Optional(key)) {
+              c.compile_scope = reader.String(key);
+              CheckOneOf(reader, key, c.compile_scope, kCompileScopes);
+              if (reading.version == 1 && c.compile_scope != kCompileApi)
+                throw CaseError("'compile_scope' needs format_version 2");
+              if (c.compile_scope == kCompileFunction && c.compile_with == kAoti)
+                throw CaseError("compile_scope \"function\" is torch.compile's: an aoti case "
+                                "exports the API in a module; remove one of the two");
+            }
+            CheckConstantNames(c);
+          }),
+      // api "index_program": its reduction, and nothing an index program does not use.
+      CustomField<Case>(
+          "index_program",
+          [](const Case &c) {
+            return c.api == kIndexProgram ? WriteFields<FieldJson>(IndexProgramFields(), c)
+                                          : AbsentField();
+          },
+          [&reading](FieldReader &reader, const std::string &key, Case &c) {
+            const json *program = reader.Optional(key);
+            if (c.api != kIndexProgram) {
+              if (program && !program->is_null())
+                throw CaseError(
+                    "field 'index_program' is only used by api \"index_program\"; remove it");
+              return;
+            }
+            if (reading.version == 1)
+              throw CaseError("api \"index_program\" needs format_version 2");
+            if (!program || program->is_null())
+              throw CaseError("field 'index_program' ({\"reduction\": \"none\"}) is needed by "
+                              "api \"index_program\"");
+            FieldReader fields = reader.Nested(*program, key);
+            ReadFields(IndexProgramFields(), fields, c);
+            if (!c.calls.empty() || !c.constants.empty() || c.compile_with != kTorchCompile ||
+                c.compile_scope != kCompileApi)
+              throw CaseError("an index_program case is one torch.compile call of the program "
+                              "itself: remove 'calls', 'constants', 'compile_with' and "
+                              "'compile_scope'");
+          }),
+      CustomField<Case>(
+          "provenance", [](const Case &c) { return FieldJson(c.provenance); },
+          [](FieldReader &reader, const std::string &key, Case &c) {
+            const json *provenance = reader.Optional(key);
+            if (!provenance)
+              return;
+            if (!provenance->is_object())
+              throw CaseError(fmt::format("field 'provenance' must be a JSON object, got {}",
+                                          TypeName(*provenance)));
+            c.provenance = *provenance;
+          })};
+}
+
+} // namespace
+
+void CheckOneOf(const FieldReader &reader, const std::string &key, const std::string &value,
+                const std::vector<std::string> &allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+    throw CaseError(fmt::format("{} is '{}'; use one of {}", reader.Label(key), value,
+                                fmt::join(allowed, ", ")));
+}
+
+void CheckInputDtype(const FieldReader &reader, const std::string &key, const std::string &dtype) {
+  if (dtype != "float32" && dtype != "bfloat16" && dtype != "float16")
+    throw CaseError(
+        fmt::format("{} is '{}'; use float32, bfloat16 or float16", reader.Label(key), dtype));
+}
+
+CapturedTensor ReadTensor(const json &value, const std::string &where,
+                          const std::optional<std::filesystem::path> &sidecar_dir) {
+  FieldReader reader(value, where);
+  CapturedTensor tensor;
+  ReadFields(TensorFields(sidecar_dir), reader, tensor);
+  return tensor;
+}
+
+json CaseToJson(const Case &c) {
+  CaseReading unused;
+  return WriteFields(CaseFields(unused), c);
+}
+
+Case CaseFromJson(const json &document, const std::optional<std::filesystem::path> &sidecar_dir) {
+  FieldReader top(document, "");
+  CaseReading reading{.sidecar_dir = sidecar_dir};
+  Case c;
+  ReadFields(CaseFields(reading), top, c);
+  return c;
+}
+
+} // namespace corpus
