@@ -246,184 +246,207 @@ const RecordFields<Case> &ExpectFields() {
   return fields;
 }
 
+// The case's readers that check more than their own value, each after the fields before it.
+
+void ReadFormatVersion(FieldReader &reader, const std::string &key, Case &, CaseReading &reading) {
+  reading.version = reader.Integer(key, 1);
+  if (reading.version > kCaseFormatVersion)
+    throw CaseError(fmt::format("format_version {} is not supported; this build reads versions 1 "
+                                "to {}",
+                                reading.version, kCaseFormatVersion));
+}
+
+// The functions are read before: whether the API takes them is checked first.
+void ReadCaseTensors(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
+  if (!c.mask_mod && c.api != "flex_attention")
+    throw CaseError(fmt::format("field 'mask_mod' is needed by {}", c.api));
+  if (c.score_mod && c.api != "flex_attention")
+    throw CaseError("field 'score_mod' is only used by flex_attention; remove it or change 'api'");
+  c.tensors = ReadTensors(reader, key, reading.sidecar_dir);
+  if (reading.version == 1 && UsesVersion2Dtypes(c.tensors))
+    throw CaseError("a version 1 case holds int64, bool and float32 tensors only; set "
+                    "format_version to 2 for other dtypes");
+}
+
+FieldJson WriteAttention(const Case &c, CaseReading &reading) {
+  return c.attention ? WriteFields<FieldJson>(AttentionFields(reading), c) : FieldJson(nullptr);
+}
+
+void ReadAttention(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
+  if (const json *attention = reader.Optional(key); attention && !attention->is_null()) {
+    FieldReader fields = reader.Nested(*attention, key);
+    c.attention.emplace();
+    ReadFields(AttentionFields(reading), fields, c);
+    if (!c.attention->qkv.empty() && c.attention->layout != kContiguousLayout)
+      throw CaseError("field 'attention.layout' applies to the inputs the worker makes, not to "
+                      "'attention.qkv' tensors; remove one of the two");
+  }
+  if (c.api == "flex_attention" && !c.attention)
+    throw CaseError(
+        "field 'attention' (query/key/value shapes and dtype) is needed by flex_attention");
+  if (c.attention && c.api != "flex_attention")
+    throw CaseError("field 'attention' is only used by flex_attention; set it to null");
+  if (c.attention)
+    CheckAttentionAgrees(c);
+}
+
+FieldJson WriteCalls(const Case &c, CaseReading &reading) {
+  if (c.calls.empty())
+    return AbsentField();
+  FieldJson calls = FieldJson::array();
+  for (const auto &call : c.calls)
+    calls.push_back(WriteFields<FieldJson>(CallFields(reading.sidecar_dir), call));
+  return calls;
+}
+
+void ReadCalls(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
+  if (const json *calls = reader.Optional(key)) {
+    if (!calls->is_array())
+      throw CaseError(
+          fmt::format("{} must be a list, got {}", reader.Label(key), TypeName(*calls)));
+    for (std::size_t i = 0; i < calls->size(); ++i) {
+      FieldReader fields = reader.Nested((*calls)[i], fmt::format("{}[{}]", key, i));
+      CallChange call;
+      ReadFields(CallFields(reading.sidecar_dir), fields, call);
+      CheckCallAgrees(c, call, i);
+      c.calls.push_back(std::move(call));
+    }
+  }
+  if (reading.version == 1 && (!c.constants.empty() || !c.calls.empty()))
+    throw CaseError("'constants' and 'calls' need format_version 2");
+}
+
+void ReadCompileWith(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
+  if (!reader.Optional(key))
+    return;
+  c.compile_with = reader.String(key);
+  CheckOneOf(reader, key, c.compile_with, kCompilePaths);
+  if (reading.version == 1 && c.compile_with != kTorchCompile)
+    throw CaseError("'compile_with' needs format_version 2");
+  if (c.compile_with == kAoti && !c.calls.empty())
+    throw CaseError("an aoti case compiles one call (an exported program has fixed shapes and "
+                    "constants): remove 'calls' or set 'compile_with' to \"torch.compile\"");
+}
+
+void ReadCompileScope(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
+  if (reader.Optional(key)) {
+    c.compile_scope = reader.String(key);
+    CheckOneOf(reader, key, c.compile_scope, kCompileScopes);
+    if (reading.version == 1 && c.compile_scope != kCompileApi)
+      throw CaseError("'compile_scope' needs format_version 2");
+    if (c.compile_scope == kCompileFunction && c.compile_with == kAoti)
+      throw CaseError("compile_scope \"function\" is torch.compile's: an aoti case exports the "
+                      "API in a module; remove one of the two");
+  }
+  CheckConstantNames(c);
+}
+
+// api "index_program": its reduction, and nothing an index program does not use.
+void ReadIndexProgram(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
+  const json *program = reader.Optional(key);
+  if (c.api != kIndexProgram) {
+    if (program && !program->is_null())
+      throw CaseError("field 'index_program' is only used by api \"index_program\"; remove it");
+    return;
+  }
+  if (reading.version == 1)
+    throw CaseError("api \"index_program\" needs format_version 2");
+  if (!program || program->is_null())
+    throw CaseError("field 'index_program' ({\"reduction\": \"none\"}) is needed by api "
+                    "\"index_program\"");
+  FieldReader fields = reader.Nested(*program, key);
+  ReadFields(IndexProgramFields(), fields, c);
+  if (!c.calls.empty() || !c.constants.empty() || c.compile_with != kTorchCompile ||
+      c.compile_scope != kCompileApi)
+    throw CaseError("an index_program case is one torch.compile call of the program itself: "
+                    "remove 'calls', 'constants', 'compile_with' and 'compile_scope'");
+}
+
+void ReadExpect(FieldReader &reader, const std::string &key, Case &c, CaseReading &) {
+  if (const json *expect = reader.Optional(key)) {
+    FieldReader fields = reader.Nested(*expect, key);
+    ReadFields(ExpectFields(), fields, c);
+  }
+}
+
+void ReadProvenance(FieldReader &reader, const std::string &key, Case &c, CaseReading &) {
+  const json *provenance = reader.Optional(key);
+  if (!provenance)
+    return;
+  if (!provenance->is_object())
+    throw CaseError(
+        fmt::format("field 'provenance' must be a JSON object, got {}", TypeName(*provenance)));
+  c.provenance = *provenance;
+}
+
+using CaseReader = void (*)(FieldReader &reader, const std::string &key, Case &c,
+                            CaseReading &reading);
+
+// A field of the case whose reader is given what the reading knows.
+RecordField<Case> ReadingField(std::string_view name, std::function<FieldJson(const Case &)> write,
+                               CaseReader read, CaseReading &reading) {
+  return CustomField<Case>(name, std::move(write),
+                           [read, &reading](FieldReader &reader, const std::string &key, Case &c) {
+                             read(reader, key, c, reading);
+                           });
+}
+
 RecordFields<Case> CaseFields(CaseReading &reading) {
-  return {
-      CustomField<Case>(
-          "format_version", [](const Case &c) { return FieldJson(FormatVersionOf(c)); },
-          [&reading](FieldReader &reader, const std::string &key, Case &) {
-            reading.version = reader.Integer(key, 1);
-            if (reading.version > kCaseFormatVersion)
-              throw CaseError(fmt::format("format_version {} is not supported; this build reads "
-                                          "versions 1 to {}",
-                                          reading.version, kCaseFormatVersion));
-          }),
-      MemberField("name", &Case::name),
-      CustomField<Case>(
-          "api", [](const Case &c) { return FieldJson(c.api); },
-          [](FieldReader &reader, const std::string &key, Case &c) {
-            if (reader.Optional(key))
-              c.api = reader.String(key);
-            CheckOneOf(reader, key, c.api, kApis);
-          }),
-      FunctionField("mask_mod", &Case::mask_mod), FunctionField("score_mod", &Case::score_mod),
-      CustomField<Case>(
-          "tensors", [](const Case &c) { return TensorsJson(c.tensors); },
-          [&reading](FieldReader &reader, const std::string &key, Case &c) {
-            // The functions are read: whether the API takes them is checked first.
-            if (!c.mask_mod && c.api != "flex_attention")
-              throw CaseError(fmt::format("field 'mask_mod' is needed by {}", c.api));
-            if (c.score_mod && c.api != "flex_attention")
-              throw CaseError(
-                  "field 'score_mod' is only used by flex_attention; remove it or change 'api'");
-            c.tensors = ReadTensors(reader, key, reading.sidecar_dir);
-            if (reading.version == 1 && UsesVersion2Dtypes(c.tensors))
-              throw CaseError("a version 1 case holds int64, bool and float32 tensors only; set "
-                              "format_version to 2 for other dtypes");
-          }),
-      ObjectField("create_block_mask", &Case::create_block_mask, &BlockMaskFields),
-      CustomField<Case>(
-          "attention",
-          [&reading](const Case &c) {
-            return c.attention ? WriteFields<FieldJson>(AttentionFields(reading), c)
-                               : FieldJson(nullptr);
-          },
-          [&reading](FieldReader &reader, const std::string &key, Case &c) {
-            if (const json *attention = reader.Optional(key); attention && !attention->is_null()) {
-              FieldReader fields = reader.Nested(*attention, key);
-              c.attention.emplace();
-              ReadFields(AttentionFields(reading), fields, c);
-              if (!c.attention->qkv.empty() && c.attention->layout != kContiguousLayout)
-                throw CaseError("field 'attention.layout' applies to the inputs the worker "
-                                "makes, not to 'attention.qkv' tensors; remove one of the two");
-            }
-            if (c.api == "flex_attention" && !c.attention)
-              throw CaseError("field 'attention' (query/key/value shapes and dtype) is needed by "
-                              "flex_attention");
-            if (c.attention && c.api != "flex_attention")
-              throw CaseError("field 'attention' is only used by flex_attention; set it to null");
-            if (c.attention)
-              CheckAttentionAgrees(c);
-          }),
-      CustomField<Case>(
-          "constants",
-          [](const Case &c) {
-            return c.constants.empty() ? AbsentField() : FieldJson(c.constants);
-          },
-          [](FieldReader &reader, const std::string &key, Case &c) {
-            c.constants = ReadConstants(reader, key);
-          }),
-      CustomField<Case>(
-          "calls",
-          [&reading](const Case &c) {
-            if (c.calls.empty())
-              return AbsentField();
-            FieldJson calls = FieldJson::array();
-            for (const auto &call : c.calls)
-              calls.push_back(WriteFields<FieldJson>(CallFields(reading.sidecar_dir), call));
-            return calls;
-          },
-          [&reading](FieldReader &reader, const std::string &key, Case &c) {
-            if (const json *calls = reader.Optional(key)) {
-              if (!calls->is_array())
-                throw CaseError(
-                    fmt::format("{} must be a list, got {}", reader.Label(key), TypeName(*calls)));
-              for (std::size_t i = 0; i < calls->size(); ++i) {
-                FieldReader fields = reader.Nested((*calls)[i], fmt::format("{}[{}]", key, i));
-                CallChange call;
-                ReadFields(CallFields(reading.sidecar_dir), fields, call);
-                CheckCallAgrees(c, call, i);
-                c.calls.push_back(std::move(call));
-              }
-            }
-            if (reading.version == 1 && (!c.constants.empty() || !c.calls.empty()))
-              throw CaseError("'constants' and 'calls' need format_version 2");
-          }),
-      CustomField<Case>(
-          "inductor", [](const Case &c) { return FieldJson(KnobsToJson(c.inductor)); },
-          [&reading](FieldReader &reader, const std::string &key, Case &c) {
-            c.inductor = ReadKnobs(reader, key, reading.version);
-          }),
-      CustomField<Case>(
-          "expect", [](const Case &c) { return WriteFields<FieldJson>(ExpectFields(), c); },
-          [](FieldReader &reader, const std::string &key, Case &c) {
-            if (const json *expect = reader.Optional(key)) {
-              FieldReader fields = reader.Nested(*expect, key);
-              ReadFields(ExpectFields(), fields, c);
-            }
-          }),
-      CustomField<Case>(
-          "compile_with",
-          [](const Case &c) {
-            return c.compile_with == kTorchCompile ? AbsentField() : FieldJson(c.compile_with);
-          },
-          [&reading](FieldReader &reader, const std::string &key, Case &c) {
-            if (!reader.Optional(key))
-              return;
-            c.compile_with = reader.String(key);
-            CheckOneOf(reader, key, c.compile_with, kCompilePaths);
-            if (reading.version == 1 && c.compile_with != kTorchCompile)
-              throw CaseError("'compile_with' needs format_version 2");
-            if (c.compile_with == kAoti && !c.calls.empty())
-              throw CaseError("an aoti case compiles one call (an exported program has fixed "
-                              "shapes and constants): remove 'calls' or set 'compile_with' to "
-                              "\"torch.compile\"");
-          }),
-      CustomField<Case>(
-          "compile_scope",
-          [](const Case &c) {
-            return c.compile_scope == kCompileApi ? AbsentField() : FieldJson(c.compile_scope);
-          },
-          [&reading](FieldReader &reader, const std::string &key, Case &c) {
-            if (reader.Optional(key)) {
-              c.compile_scope = reader.String(key);
-              CheckOneOf(reader, key, c.compile_scope, kCompileScopes);
-              if (reading.version == 1 && c.compile_scope != kCompileApi)
-                throw CaseError("'compile_scope' needs format_version 2");
-              if (c.compile_scope == kCompileFunction && c.compile_with == kAoti)
-                throw CaseError("compile_scope \"function\" is torch.compile's: an aoti case "
-                                "exports the API in a module; remove one of the two");
-            }
-            CheckConstantNames(c);
-          }),
-      // api "index_program": its reduction, and nothing an index program does not use.
-      CustomField<Case>(
-          "index_program",
-          [](const Case &c) {
-            return c.api == kIndexProgram ? WriteFields<FieldJson>(IndexProgramFields(), c)
-                                          : AbsentField();
-          },
-          [&reading](FieldReader &reader, const std::string &key, Case &c) {
-            const json *program = reader.Optional(key);
-            if (c.api != kIndexProgram) {
-              if (program && !program->is_null())
-                throw CaseError(
-                    "field 'index_program' is only used by api \"index_program\"; remove it");
-              return;
-            }
-            if (reading.version == 1)
-              throw CaseError("api \"index_program\" needs format_version 2");
-            if (!program || program->is_null())
-              throw CaseError("field 'index_program' ({\"reduction\": \"none\"}) is needed by "
-                              "api \"index_program\"");
-            FieldReader fields = reader.Nested(*program, key);
-            ReadFields(IndexProgramFields(), fields, c);
-            if (!c.calls.empty() || !c.constants.empty() || c.compile_with != kTorchCompile ||
-                c.compile_scope != kCompileApi)
-              throw CaseError("an index_program case is one torch.compile call of the program "
-                              "itself: remove 'calls', 'constants', 'compile_with' and "
-                              "'compile_scope'");
-          }),
-      CustomField<Case>(
-          "provenance", [](const Case &c) { return FieldJson(c.provenance); },
-          [](FieldReader &reader, const std::string &key, Case &c) {
-            const json *provenance = reader.Optional(key);
-            if (!provenance)
-              return;
-            if (!provenance->is_object())
-              throw CaseError(fmt::format("field 'provenance' must be a JSON object, got {}",
-                                          TypeName(*provenance)));
-            c.provenance = *provenance;
-          })};
+  const auto with_reading = [&reading](FieldJson (*write)(const Case &, CaseReading &)) {
+    return [write, &reading](const Case &c) { return write(c, reading); };
+  };
+  const auto unless = [](auto empty, auto value) {
+    return [empty, value](const Case &c) { return empty(c) ? AbsentField() : value(c); };
+  };
+  return {ReadingField(
+              "format_version", [](const Case &c) { return FieldJson(FormatVersionOf(c)); },
+              &ReadFormatVersion, reading),
+          MemberField("name", &Case::name),
+          CustomField<Case>(
+              "api", [](const Case &c) { return FieldJson(c.api); },
+              [](FieldReader &reader, const std::string &key, Case &c) {
+                if (reader.Optional(key))
+                  c.api = reader.String(key);
+                CheckOneOf(reader, key, c.api, kApis);
+              }),
+          FunctionField("mask_mod", &Case::mask_mod),
+          FunctionField("score_mod", &Case::score_mod),
+          ReadingField(
+              "tensors", [](const Case &c) { return TensorsJson(c.tensors); }, &ReadCaseTensors,
+              reading),
+          ObjectField("create_block_mask", &Case::create_block_mask, &BlockMaskFields),
+          ReadingField("attention", with_reading(&WriteAttention), &ReadAttention, reading),
+          CustomField<Case>("constants",
+                            unless([](const Case &c) { return c.constants.empty(); },
+                                   [](const Case &c) { return FieldJson(c.constants); }),
+                            [](FieldReader &reader, const std::string &key, Case &c) {
+                              c.constants = ReadConstants(reader, key);
+                            }),
+          ReadingField("calls", with_reading(&WriteCalls), &ReadCalls, reading),
+          CustomField<Case>(
+              "inductor", [](const Case &c) { return FieldJson(KnobsToJson(c.inductor)); },
+              [&reading](FieldReader &reader, const std::string &key, Case &c) {
+                c.inductor = ReadKnobs(reader, key, reading.version);
+              }),
+          ReadingField(
+              "expect", [](const Case &c) { return WriteFields<FieldJson>(ExpectFields(), c); },
+              &ReadExpect, reading),
+          ReadingField("compile_with",
+                       unless([](const Case &c) { return c.compile_with == kTorchCompile; },
+                              [](const Case &c) { return FieldJson(c.compile_with); }),
+                       &ReadCompileWith, reading),
+          ReadingField("compile_scope",
+                       unless([](const Case &c) { return c.compile_scope == kCompileApi; },
+                              [](const Case &c) { return FieldJson(c.compile_scope); }),
+                       &ReadCompileScope, reading),
+          ReadingField(
+              "index_program",
+              unless([](const Case &c) { return c.api != kIndexProgram; },
+                     [](const Case &c) { return WriteFields<FieldJson>(IndexProgramFields(), c); }),
+              &ReadIndexProgram, reading),
+          ReadingField(
+              "provenance", [](const Case &c) { return FieldJson(c.provenance); }, &ReadProvenance,
+              reading)};
 }
 
 } // namespace
