@@ -33,8 +33,6 @@ while (($#)); do
   shift 2
 done
 [[ -n $before && $cases =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ && $control =~ ^[01]$ ]] || usage
-commit=$(git rev-parse --verify -q "$before^{commit}") ||
-  { echo "behaviour_unchanged: $before is not a commit of this repository" >&2; exit 2; }
 build="${INDUCTOR_FUZZ_BUILD:-build}"
 for needed in "$build/inductor-fuzz" "$build/inductor-fuzz-worker" .venv/bin/python; do
   [[ -x $needed ]] || { echo "behaviour_unchanged: $needed is missing (run scripts/setup)" >&2; exit 2; }
@@ -43,25 +41,13 @@ INDUCTOR_FUZZ_VENV="$(pwd)/.venv"
 export INDUCTOR_FUZZ_VENV
 
 # The tool at REV, built once.
-revisions=${XDG_CACHE_HOME:-$HOME/.cache}/inductor-fuzz/bench-revisions
-source_dir=$revisions/$commit
-if ((!control)) && [[ ! -x $source_dir/build/inductor-fuzz || ! -x $source_dir/build/inductor-fuzz-worker ]]; then
-  mkdir -p "$revisions"
-  [[ -d $source_dir ]] || git worktree add --detach "$source_dir" "$commit" >/dev/null
-  echo "behaviour_unchanged: building ${commit:0:12} in $source_dir/build" >&2
-  if ! (cd "$source_dir" &&
-    cmake -S . -B build -G Ninja -DPython3_EXECUTABLE=/usr/bin/python3.11 >/dev/null &&
-    cmake --build build --target inductor-fuzz inductor-fuzz-worker -- -j"$(nproc)" \
-      >build/bench-build.log 2>&1); then
-    echo "behaviour_unchanged: building $before failed; see $source_dir/build/bench-build.log" >&2
-    exit 2
-  fi
-fi
+# shellcheck source=bench/build_revision.sh
+source bench/build_revision.sh
+before_tool=$build
+((control)) || { build_revision "$before" behaviour_unchanged; before_tool=$REVISION_BUILD; }
 
 rm -rf "$out"
 mkdir -p "$out/before-bin" "$out/after-bin"
-before_tool=$source_dir/build
-((control)) && before_tool=$build
 cp "$before_tool/inductor-fuzz" "$before_tool/inductor-fuzz-worker" "$out/before-bin/"
 cp "$build/inductor-fuzz" "$build/inductor-fuzz-worker" "$out/after-bin/"
 common=(fuzz --cases "$cases" --seed "$seed" --jobs 1 --no-feedback --reduce none)
