@@ -207,5 +207,40 @@ TEST(CodePath, IsReadFromTheCodeInductorBuilt) {
   EXPECT_EQ(worker::CodePathOf(aoti, json::object()).wrapper, "aoti");
 }
 
+// A reply of a kind no reader row names carries its facts: a new worker kind needs no C++. The
+// kinds with rows read as before: a wrong result's lists from its mismatches.
+TEST(WorkerReply, AKindWithoutAReaderIsReadFromItsOwnFacts) {
+  const corpus::Case c = Flex();
+  const json reply = {{"status", "finding"},
+                      {"kind", "timeout"},
+                      {"facts", json::array({json::array({"template", "flex-prefill"}),
+                                             json::array({"where", json::array({"a", "b"})})})},
+                      {"summary", "hung in the kernel"},
+                      {"detail", {{"seconds", 3}}}};
+  const auto finding = worker::FindingOfResult(c, reply);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->kind, corpus::FindingKind::kTimeout);
+  EXPECT_EQ(corpus::Signature(*finding),
+            "timeout|api=flex_attention|template=flex-prefill|where=a,b");
+  EXPECT_TRUE(finding->essence.facts[2].second.IsList());
+  EXPECT_EQ(finding->summary, "hung in the kernel");
+  EXPECT_EQ(finding->detail["seconds"], 3);
+  json bad = reply;
+  bad["facts"][0][1] = 3;
+  EXPECT_THROW(worker::FindingOfResult(c, bad), corpus::FormatError);
+
+  const json wrong = {
+      {"status", "finding"},
+      {"kind", "wrong-result"},
+      {"mismatches",
+       {{{"field", "output"}, {"problem", "values differ"}, {"where", "everywhere"}},
+        {{"field", "lse"}, {"problem", "values differ"}, {"how", "nan"}}}}};
+  const auto read = worker::FindingOfResult(c, wrong);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->essence.facts[1].first, "fields");
+  EXPECT_EQ(read->essence.facts[1].second, corpus::FactValue::List({"lse", "output"}));
+  EXPECT_FALSE(worker::FindingOfResult(c, {{"status", "pass"}}).has_value());
+}
+
 } // namespace
 } // namespace fuzzer::campaign

@@ -166,6 +166,19 @@ std::optional<corpus::Finding> FindingOfResult(const corpus::Case &c, const json
   for (const auto &reader : kReplyReaders)
     if (reader.kind == kind)
       return reader.read(c, result);
+  // A kind of no row carries its facts in the reply, [name, value] pairs (a value a string or a
+  // list of words), and its evidence in "detail": a new worker kind needs no reader here.
+  if (const auto facts = result.find("facts"); facts != result.end() && facts->is_array()) {
+    corpus::Finding finding;
+    finding.kind = corpus::KindFromName(kind).value_or(corpus::FindingKind::kException);
+    finding.essence.Add("api", c.api);
+    for (const auto &fact : *facts)
+      if (fact.is_array() && fact.size() == 2 && fact[0].is_string())
+        finding.essence.Add(fact[0].get<std::string>(), corpus::FactValueFromJson(fact[1]));
+    finding.summary = result.value("summary", fmt::format("{} on {}", kind, c.api));
+    finding.detail = result.value("detail", json::object());
+    return finding;
+  }
   if (result.contains("exception")) // a kind of no row that says what raised
     return ExceptionReply(c, result);
   corpus::Finding finding;

@@ -67,7 +67,9 @@ struct CodePath {
 };
 CodePath CodePathOf(const corpus::Case &c, const nlohmann::json &result);
 
-// The finding a worker's result describes (wrong-result, exception, compile-error), or none.
+// The finding a worker's result describes, or none: a kind of kReplyReaders's (wrong-result,
+// exception, compile-error) by its reader; any other by the reply's own "facts" ([name, value]
+// pairs after the API), "summary" and "detail". A malformed fact value is a FormatError.
 std::optional<corpus::Finding> FindingOfResult(const corpus::Case &c, const nlohmann::json &result);
 
 } // namespace fuzzer::worker
