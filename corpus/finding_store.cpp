@@ -75,6 +75,23 @@ const RecordFields<Hit> &HitFields() {
 
 json HitToJson(const Hit &hit) { return WriteFields(HitFields(), hit); }
 
+// corpus.json: which signature version wrote the folders (0 where it is left out: migrate).
+struct CorpusMetadata {
+  int signature_version = 0;
+};
+
+const RecordFields<CorpusMetadata> &MetadataFields() {
+  static const RecordFields<CorpusMetadata> fields = {
+      CustomField<CorpusMetadata>(
+          "format_version",
+          [](const CorpusMetadata &) { return FieldJson(kFindingStoreFormatVersion); },
+          [](FieldReader &reader, const std::string &key, CorpusMetadata &) {
+            reader.Optional(key);
+          }),
+      OptionalMemberField("signature_version", &CorpusMetadata::signature_version)};
+  return fields;
+}
+
 Hit HitFromJson(const json &document) {
   FieldReader reader(document, "", "the hit");
   Hit hit;
@@ -206,9 +223,16 @@ FindingStore::FindingStore(fs::path root) : root_(std::move(root)) {
       fs::remove_all(entry.path(), error);
   int version = 1; // a corpus without corpus.json was written before it existed
   if (fs::exists(MetadataFile())) {
-    const json metadata =
+    const json document =
         ReadJsonDocument(MetadataFile(), "corpus metadata", "the corpus is damaged");
-    version = metadata.value("signature_version", 0);
+    CorpusMetadata metadata;
+    try {
+      FieldReader reader(document, "", MetadataFile().string());
+      ReadFields(MetadataFields(), reader, metadata, UnknownFields::kIgnored);
+    } catch (const FormatError &error) {
+      throw FormatError(fmt::format("{}; the corpus is damaged", error.what()));
+    }
+    version = metadata.signature_version;
     if (version > kSignatureVersion)
       throw support::InputError(fmt::format(
           "{} was written by a newer inductor-fuzz (signature version {}; this build has {}): "
@@ -256,10 +280,9 @@ MigrationReport FindingStore::Migrate() {
   }
   for (const auto &finding : List())
     report.hits += finding.HitCount();
-  support::WriteFileAtomically(MetadataFile(), json{{"format_version", kFindingStoreFormatVersion},
-                                                    {"signature_version", kSignatureVersion}}
-                                                       .dump(2) +
-                                                   "\n");
+  support::WriteFileAtomically(
+      MetadataFile(),
+      WriteFields(MetadataFields(), CorpusMetadata{kSignatureVersion}).dump(2) + "\n");
   return report;
 }
 

@@ -128,6 +128,31 @@ TEST_F(FindingStoreTest, ARecordThatCannotBeWrittenLeavesNothingHalfStored) {
   EXPECT_TRUE(fs::is_empty(scratch_ / "corpus" / ".staging", error) || error);
 }
 
+// corpus.json names the signature version the folders were written by: what this build writes
+// it reads back (no migration), and a damaged one is refused by name, the folders untouched.
+TEST_F(FindingStoreTest, TheCorpusMetadataReadsBackAndADamagedOneIsRefusedByName) {
+  {
+    FindingStore store(scratch_ / "corpus");
+    ASSERT_EQ(RecordCase(store, Crash("Segmentation fault"), Generated(1, 5)), StoreOutcome::kNew);
+  }
+  const auto metadata = scratch_ / "corpus" / "corpus.json";
+  const std::string written = support::ReadTextFile(metadata, "corpus.json", 1 << 16);
+  EXPECT_EQ(nlohmann::json::parse(written)["signature_version"], kSignatureVersion);
+  EXPECT_EQ(FindingStore(scratch_ / "corpus").migration().from_signature_version, 0);
+  for (const char *damaged : {"[1]", R"({"signature_version": "x"})"}) {
+    support::WriteFileAtomically(metadata, damaged);
+    try {
+      FindingStore store(scratch_ / "corpus");
+      ADD_FAILURE() << "opened with corpus.json " << damaged;
+    } catch (const support::InputError &error) {
+      EXPECT_NE(std::string(error.what()).find("the corpus is damaged"), std::string::npos)
+          << error.what();
+    }
+  }
+  support::WriteFileAtomically(metadata, written);
+  EXPECT_EQ(FindingStore(scratch_ / "corpus").List().size(), 1u);
+}
+
 TEST_F(FindingStoreTest, ShardsMergedEqualOneRunOverTheSameCases) {
   const std::vector<Finding> kinds = {Crash("a"), Crash("b"), Crash("c")};
   FindingStore whole(scratch_ / "whole");
