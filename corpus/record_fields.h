@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <string>
@@ -90,6 +91,13 @@ RecordField<Record> LenientMemberField(std::string_view name, Type Record::*memb
             } else if constexpr (std::is_floating_point_v<Type>) {
               if (value->is_number())
                 record.*member = value->get<Type>();
+            } else if constexpr (std::is_same_v<Type, std::vector<std::string>>) {
+              if (value->is_array() &&
+                  std::all_of(value->begin(), value->end(),
+                              [](const nlohmann::json &item) { return item.is_string(); }))
+                record.*member = value->get<Type>();
+            } else if constexpr (std::is_same_v<Type, nlohmann::json>) {
+              record.*member = *value;
             } else {
               static_assert(record_fields_detail::kUnsupported<Type>,
                             "a member of this type needs a CustomField");

@@ -1,5 +1,6 @@
 #include "fuzzer/campaign/journal.h"
 
+#include "corpus/record_fields.h"
 #include "support/errors.h"
 #include "support/text_file.h"
 
@@ -19,13 +20,74 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::string_view kJournalTag = "inductor-fuzz campaign";
+
+// The journal's first line: which campaign it is. Read leniently (a journal from another tool,
+// or torn, is no journal: ReadJournalHeader says none), compared whole on --resume.
+const corpus::RecordFields<JournalHeader> &HeaderFields() {
+  using corpus::CustomField, corpus::FieldJson, corpus::FieldReader;
+  static const corpus::RecordFields<JournalHeader> fields = {
+      CustomField<JournalHeader>(
+          "journal", [](const JournalHeader &) { return FieldJson(kJournalTag); },
+          [](FieldReader &reader, const std::string &key, JournalHeader &) {
+            if (reader.String(key) != kJournalTag)
+              throw corpus::FormatError("not an inductor-fuzz campaign journal");
+          }),
+      CustomField<JournalHeader>(
+          "format_version", [](const JournalHeader &) { return FieldJson(1); },
+          [](FieldReader &reader, const std::string &key, JournalHeader &) {
+            reader.Optional(key);
+          }),
+      corpus::LenientMemberField("seed", &JournalHeader::seed),
+      CustomField<JournalHeader>(
+          "shard", [](const JournalHeader &header) { return FieldJson(header.shard.Name()); },
+          [](FieldReader &reader, const std::string &key, JournalHeader &header) {
+            const json *shard = reader.Optional(key);
+            const std::string name =
+                shard && shard->is_string() ? shard->get<std::string>() : "0of1";
+            if (std::sscanf(name.c_str(), "%uof%u", &header.shard.index, &header.shard.count) != 2)
+              throw corpus::FormatError(fmt::format("shard '{}' is not INDEXofCOUNT", name));
+          }),
+      corpus::LenientMemberField("policy_sha256", &JournalHeader::policy_sha256),
+      corpus::LenientMemberField("generator_version", &JournalHeader::generator_version)};
+  return fields;
+}
+
 json HeaderToJson(const JournalHeader &header) {
-  return {{"journal", "inductor-fuzz campaign"},
-          {"format_version", 1},
-          {"seed", header.seed},
-          {"shard", header.shard.Name()},
-          {"policy_sha256", header.policy_sha256},
-          {"generator_version", header.generator_version}};
+  return corpus::WriteFields(HeaderFields(), header);
+}
+
+// A finished case's line. A line without its index is torn or not the journal's: left out.
+const corpus::RecordFields<JournalEntry> &EntryFields() {
+  using corpus::CustomField, corpus::FieldJson, corpus::FieldReader, corpus::AbsentField;
+  static const corpus::RecordFields<JournalEntry> fields = {
+      CustomField<JournalEntry>(
+          "index", [](const JournalEntry &entry) { return FieldJson(entry.index); },
+          [](FieldReader &reader, const std::string &key, JournalEntry &entry) {
+            const json &index = reader.Required(key);
+            if (!index.is_number_unsigned())
+              throw corpus::FormatError("a journal entry's index must be a count");
+            entry.index = index.get<std::uint64_t>();
+          }),
+      corpus::LenientMemberField("status", &JournalEntry::status),
+      corpus::LenientMemberField("findings", &JournalEntry::findings),
+      corpus::LenientMemberField("seconds", &JournalEntry::seconds),
+      CustomField<JournalEntry>(
+          "origin",
+          [](const JournalEntry &entry) {
+            return entry.origin.empty() ? AbsentField() : FieldJson(entry.origin);
+          },
+          [](FieldReader &reader, const std::string &key, JournalEntry &entry) {
+            if (const json *origin = reader.Optional(key))
+              entry.origin = *origin;
+          }),
+      CustomField<JournalEntry>(
+          "new_features",
+          [](const JournalEntry &entry) {
+            return entry.new_features.empty() ? AbsentField() : FieldJson(entry.new_features);
+          },
+          corpus::LenientMemberField("new_features", &JournalEntry::new_features).read)};
+  return fields;
 }
 
 void WriteAll(int fd, const std::string &text, const std::filesystem::path &path) {
@@ -51,16 +113,19 @@ std::size_t FinishedCases(const std::filesystem::path &path) {
 
 } // namespace
 
-json EntryToJson(const JournalEntry &entry) {
-  json line = {{"index", entry.index},
-               {"status", entry.status},
-               {"findings", entry.findings},
-               {"seconds", entry.seconds}};
-  if (!entry.origin.empty())
-    line["origin"] = entry.origin;
-  if (!entry.new_features.empty())
-    line["new_features"] = entry.new_features;
-  return line;
+json EntryToJson(const JournalEntry &entry) { return corpus::WriteFields(EntryFields(), entry); }
+
+std::optional<JournalEntry> EntryFromJson(const json &line) {
+  if (!line.is_object())
+    return std::nullopt;
+  JournalEntry entry;
+  try {
+    corpus::FieldReader reader(line, "", "a journal entry");
+    corpus::ReadFields(EntryFields(), reader, entry, corpus::UnknownFields::kIgnored);
+  } catch (const corpus::FormatError &) {
+    return std::nullopt;
+  }
+  return entry;
 }
 
 std::optional<JournalHeader> ReadJournalHeader(const std::filesystem::path &path) {
@@ -69,15 +134,15 @@ std::optional<JournalHeader> ReadJournalHeader(const std::filesystem::path &path
   if (!std::getline(in, line))
     return std::nullopt;
   const json parsed = json::parse(line, nullptr, false);
-  if (!parsed.is_object() || parsed.value("journal", "") != "inductor-fuzz campaign")
+  if (!parsed.is_object())
     return std::nullopt;
   JournalHeader header;
-  header.seed = parsed.value("seed", std::uint64_t{0});
-  const std::string shard = parsed.value("shard", "0of1");
-  if (std::sscanf(shard.c_str(), "%uof%u", &header.shard.index, &header.shard.count) != 2)
+  try {
+    corpus::FieldReader reader(parsed, "", path.string());
+    corpus::ReadFields(HeaderFields(), reader, header, corpus::UnknownFields::kIgnored);
+  } catch (const corpus::FormatError &) {
     return std::nullopt;
-  header.policy_sha256 = parsed.value("policy_sha256", "");
-  header.generator_version = parsed.value("generator_version", 0);
+  }
   return header;
 }
 
@@ -143,16 +208,8 @@ Journal::Journal(const std::filesystem::path &path, const JournalHeader &header,
         first = false;
         continue;
       }
-      if (!parsed.contains("index") || !parsed["index"].is_number_unsigned())
-        continue;
-      JournalEntry entry;
-      entry.index = parsed["index"].get<std::uint64_t>();
-      entry.status = parsed.value("status", "");
-      entry.findings = parsed.value("findings", json::array());
-      entry.seconds = parsed.value("seconds", 0.0);
-      entry.origin = parsed.value("origin", json::object());
-      entry.new_features = parsed.value("new_features", std::vector<std::string>{});
-      entries_[entry.index] = entry;
+      if (const auto entry = EntryFromJson(parsed))
+        entries_[entry->index] = *entry;
     }
     // A torn last line must not glue itself to the next entry.
     fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);

@@ -69,6 +69,8 @@ private:
 };
 
 nlohmann::json EntryToJson(const JournalEntry &entry);
+// A journal line as a finished case; none when it is torn or holds no index.
+std::optional<JournalEntry> EntryFromJson(const nlohmann::json &line);
 
 // The header of a journal file; none when its first line is not one (a foreign or empty file).
 std::optional<JournalHeader> ReadJournalHeader(const std::filesystem::path &path);

@@ -1,5 +1,7 @@
 #include "fuzzer/campaign/seed_pool.h"
 
+#include "corpus/case.h"
+#include "corpus/record_fields.h"
 #include "support/sha256.h"
 #include "support/text_file.h"
 
@@ -18,6 +20,73 @@ using nlohmann::json;
 // Beside the entries (q-*.json): how many cases reached each feature.
 constexpr const char *kReachedFile = "features-reached.json";
 
+namespace {
+
+// A queue entry, q-<id>.json: its case and what it brought. Its id is its file's name; an older
+// entry lacks its run's seconds and finding, and its features of every TU (then: those it
+// brought).
+const corpus::RecordFields<PoolEntry> &QueueEntryFields() {
+  using corpus::CustomField, corpus::FieldJson, corpus::FieldReader;
+  static const corpus::RecordFields<PoolEntry> fields = {
+      CustomField<PoolEntry>(
+          "format_version", [](const PoolEntry &) { return FieldJson(1); },
+          [](FieldReader &reader, const std::string &key, PoolEntry &) { reader.Optional(key); }),
+      CustomField<PoolEntry>(
+          "id", [](const PoolEntry &entry) { return FieldJson(entry.id); },
+          [](FieldReader &reader, const std::string &key, PoolEntry &) { reader.Optional(key); }),
+      CustomField<PoolEntry>(
+          "case", [](const PoolEntry &entry) { return FieldJson(corpus::CaseToJson(entry.c)); },
+          [](FieldReader &reader, const std::string &key, PoolEntry &entry) {
+            entry.c = corpus::CaseFromJson(reader.Required(key));
+          }),
+      corpus::MemberField("features", &PoolEntry::new_features),
+      CustomField<PoolEntry>(
+          "all_features", [](const PoolEntry &entry) { return FieldJson(entry.all_features); },
+          [](FieldReader &reader, const std::string &key, PoolEntry &entry) {
+            entry.all_features = reader.Optional(key) ? reader.Strings(key) : entry.new_features;
+          }),
+      corpus::OptionalMemberField("seconds", &PoolEntry::seconds),
+      corpus::OptionalMemberField("finding", &PoolEntry::finding)};
+  return fields;
+}
+
+// features-reached.json: how many cases reached each feature, over every campaign on the corpus.
+struct FeatureCounts {
+  std::map<std::string, std::uint64_t> cases_reaching;
+};
+
+const corpus::RecordFields<FeatureCounts> &FeatureCountFields() {
+  using corpus::CustomField, corpus::FieldJson, corpus::FieldReader;
+  static const corpus::RecordFields<FeatureCounts> fields = {
+      CustomField<FeatureCounts>(
+          "format_version", [](const FeatureCounts &) { return FieldJson(1); },
+          [](FieldReader &reader, const std::string &key, FeatureCounts &) {
+            reader.Optional(key);
+          }),
+      CustomField<FeatureCounts>(
+          "cases_reaching",
+          [](const FeatureCounts &counts) { return FieldJson(counts.cases_reaching); },
+          [](FieldReader &reader, const std::string &key, FeatureCounts &counts) {
+            counts.cases_reaching =
+                reader.Required(key).get<std::map<std::string, std::uint64_t>>();
+          })};
+  return fields;
+}
+
+std::string FeatureCountsText(const std::map<std::string, std::uint64_t> &cases_reaching) {
+  return corpus::WriteFields(FeatureCountFields(), FeatureCounts{cases_reaching}).dump(1) + "\n";
+}
+
+std::map<std::string, std::uint64_t> ReadFeatureCounts(const fs::path &file) {
+  const json document = json::parse(support::ReadTextFile(file, "feature counts", 64 << 20));
+  corpus::FieldReader reader(document, "", file.string());
+  FeatureCounts counts;
+  corpus::ReadFields(FeatureCountFields(), reader, counts, corpus::UnknownFields::kIgnored);
+  return counts.cases_reaching;
+}
+
+} // namespace
+
 SeedPool::SeedPool(fs::path queue_dir) : queue_dir_(std::move(queue_dir)) {
   fs::create_directories(queue_dir_);
   std::vector<fs::path> files;
@@ -28,14 +97,9 @@ SeedPool::SeedPool(fs::path queue_dir) : queue_dir_(std::move(queue_dir)) {
   for (const auto &file : files) {
     try {
       const json document = json::parse(support::ReadTextFile(file, "queue entry", 64 << 20));
-      PoolEntry entry{.id = file.stem().string(),
-                      .c = corpus::CaseFromJson(document.at("case")),
-                      .new_features = document.at("features").get<std::vector<std::string>>()};
-      entry.seconds = document.value("seconds", 0.0);
-      entry.finding = document.value("finding", false);
-      entry.all_features = document.contains("all_features")
-                               ? document.at("all_features").get<std::vector<std::string>>()
-                               : entry.new_features;
+      PoolEntry entry{.id = file.stem().string()};
+      corpus::FieldReader reader(document, "", file.string());
+      corpus::ReadFields(QueueEntryFields(), reader, entry, corpus::UnknownFields::kIgnored);
       seen_.insert(entry.new_features.begin(), entry.new_features.end());
       for (const auto &feature : entry.all_features)
         ++reached_by_[feature];
@@ -49,10 +113,8 @@ SeedPool::SeedPool(fs::path queue_dir) : queue_dir_(std::move(queue_dir)) {
   // would make a feature that thousands of cases reached look rare.
   try {
     if (fs::exists(queue_dir_ / kReachedFile)) {
-      const json counts =
-          json::parse(support::ReadTextFile(queue_dir_ / kReachedFile, "feature counts", 64 << 20));
-      for (const auto &[feature, cases] : counts.at("cases_reaching").items())
-        reached_by_[feature] = std::max(reached_by_[feature], cases.get<std::uint64_t>());
+      for (const auto &[feature, cases] : ReadFeatureCounts(queue_dir_ / kReachedFile))
+        reached_by_[feature] = std::max(reached_by_[feature], cases);
     }
   } catch (const std::exception &error) {
     std::cerr << fmt::format("warning: {} is unreadable; parents are weighed by the queue alone "
@@ -78,9 +140,7 @@ std::vector<std::string> SeedPool::Offer(const corpus::Case &c,
         entry.failing_children += fresh.empty() && run.finding ? 1 : 0;
       }
   if (!features.empty())
-    support::WriteFileAtomically(
-        queue_dir_ / kReachedFile,
-        json{{"format_version", 1}, {"cases_reaching", reached_by_}}.dump(1) + "\n");
+    support::WriteFileAtomically(queue_dir_ / kReachedFile, FeatureCountsText(reached_by_));
   if (fresh.empty())
     return fresh;
   const json case_json = corpus::CaseToJson(c);
@@ -90,15 +150,8 @@ std::vector<std::string> SeedPool::Offer(const corpus::Case &c,
                   .all_features = {features.begin(), features.end()},
                   .seconds = run.seconds,
                   .finding = run.finding};
-  support::WriteFileAtomically(queue_dir_ / (entry.id + ".json"), json{{"format_version", 1},
-                                                                       {"id", entry.id},
-                                                                       {"features", fresh},
-                                                                       {"all_features", features},
-                                                                       {"seconds", run.seconds},
-                                                                       {"finding", run.finding},
-                                                                       {"case", case_json}}
-                                                                          .dump(1) +
-                                                                      "\n");
+  support::WriteFileAtomically(queue_dir_ / (entry.id + ".json"),
+                               corpus::WriteFields(QueueEntryFields(), entry).dump(1) + "\n");
   entries_.push_back(std::move(entry));
   return fresh;
 }
@@ -161,8 +214,7 @@ QueueFiles ReadQueueFiles(const fs::path &queue_dir) {
       const std::string text = support::ReadTextFile(file.path(), "queue file", 64 << 20);
       const json document = json::parse(text);
       if (name == kReachedFile)
-        files.cases_reaching =
-            document.at("cases_reaching").get<std::map<std::string, std::uint64_t>>();
+        files.cases_reaching = ReadFeatureCounts(file.path());
       else if (name.starts_with("q-"))
         files.entries[name] = text;
     } catch (const std::exception &failure) {
@@ -186,9 +238,7 @@ std::size_t MergeQueueInto(const QueueFiles &from, const fs::path &queue_dir) {
   auto counts = ReadQueueFiles(queue_dir).cases_reaching;
   for (const auto &[feature, cases] : from.cases_reaching)
     counts[feature] = std::max(counts[feature], cases);
-  support::WriteFileAtomically(queue_dir / kReachedFile,
-                               json{{"format_version", 1}, {"cases_reaching", counts}}.dump(1) +
-                                   "\n");
+  support::WriteFileAtomically(queue_dir / kReachedFile, FeatureCountsText(counts));
   return added;
 }
 
