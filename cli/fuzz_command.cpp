@@ -71,7 +71,7 @@ void AddCaseOptions(CLI::App *command, workflows::FuzzOptions &options) {
       "~/.cache/inductor-fuzz/builds; every build is still captured and checked), and run "
       "each as its exact command, without the precompiled prefix of its torch "
       "headers (~/.cache/inductor-fuzz/gcc-prefixes); the compiler matrix makes its "
-      "prefixes for each case instead of keeping them (CORPUS/.cache/matrix-prefixes)");
+      "prefixes for each case instead of keeping them (~/.cache/inductor-fuzz/matrix-prefixes)");
   command->add_flag("!--no-check", options.static_analysis,
                     "Do not analyse the captured TUs with Clang (see `check`)");
   command

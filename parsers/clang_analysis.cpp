@@ -391,7 +391,11 @@ struct Analyzer::Impl {
     for (const auto &argument : arguments)
       key_text += "\n" + argument;
     const std::string key = support::Sha256Hex(key_text).substr(0, 24);
-    if (auto found = prefixes.find(key); found != prefixes.end())
+    // One this process made or checked stays in use, unless another process sharing the
+    // folder trimmed it meanwhile: then it is made again.
+    if (auto found = prefixes.find(key);
+        found != prefixes.end() &&
+        (found->second.empty() || std::filesystem::exists(found->second)))
       return found->second;
     // Clang ends the process when it cannot write a prefix ("LLVM ERROR: IO failure on output
     // stream"): on a disk without room for one the TU is analysed without (slower, the same
@@ -431,7 +435,45 @@ struct Analyzer::Impl {
     const bool built = RunClang(build, std::make_unique<clang::GeneratePCHAction>(), quiet) &&
                        std::filesystem::exists(pch);
     prefixes[key] = built ? pch : std::filesystem::path();
+    if (built)
+      TrimPrefixes();
     return prefixes[key];
+  }
+
+  // The folder is shared by every campaign, replay and `check` on this machine: past
+  // max_prefix_bytes, the oldest prefixes go (not this process's: it uses them). Oldest made,
+  // not least used: a prefix's own time is how the tests tell a reused one from a remade one.
+  void TrimPrefixes() const {
+    struct Entry {
+      std::filesystem::file_time_type used;
+      std::uintmax_t bytes;
+      std::filesystem::path path;
+    };
+    std::vector<Entry> entries;
+    std::uintmax_t total = 0;
+    std::error_code error;
+    for (const auto &file : std::filesystem::directory_iterator(options.prefix_cache_dir, error)) {
+      std::error_code stat_error;
+      const auto bytes = file.file_size(stat_error);
+      const auto used = file.last_write_time(stat_error);
+      if (stat_error || file.path().extension() != ".pch")
+        continue;
+      total += bytes;
+      entries.push_back({used, bytes, file.path()});
+    }
+    if (total <= options.max_prefix_bytes)
+      return;
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry &a, const Entry &b) { return a.used < b.used; });
+    for (const auto &entry : entries) {
+      if (total <= options.max_prefix_bytes * 3 / 4)
+        break;
+      const bool mine = std::any_of(prefixes.begin(), prefixes.end(),
+                                    [&](const auto &kept) { return kept.second == entry.path; });
+      std::error_code ignored;
+      if (!mine && std::filesystem::remove(entry.path, ignored))
+        total -= entry.bytes;
+    }
   }
 };
 

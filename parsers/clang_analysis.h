@@ -5,6 +5,7 @@
 #include "parsers/gcc_checks.h"
 #include "parsers/precompiled_prefix.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -15,6 +16,8 @@ namespace parsers {
 
 struct AnalysisOptions {
   std::filesystem::path prefix_cache_dir; // precompiled prefixes live here (created)
+  // Past this, the oldest prefixes of the folder are removed (down to 3/4 of it).
+  std::uintmax_t max_prefix_bytes = std::uintmax_t{4} << 30;
   bool use_prefix_cache = true;
   bool report_shadowing = true;
 };

@@ -398,6 +398,48 @@ TEST(Prefixes, AStalePrefixIsRebuiltOnceAndThenReused) {
   std::filesystem::remove_all(folder);
 }
 
+// The prefixes' folder is shared by every campaign and `check` on the machine: past its size,
+// the oldest prefixes go, never one the trimming process uses, and a process whose prefix
+// another trimmed makes it again rather than parse against a missing file.
+TEST(Prefixes, TheSharedFolderKeepsItsSizeAndATrimmedPrefixIsMadeAgain) {
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("inductor-fuzz-trimmed-prefix-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder / "include");
+  for (const char *name : {"first", "second"}) {
+    std::ofstream(folder / "include" / (std::string(name) + ".h"))
+        << "#pragma once\ninline int " << name << "(int x) { return x + 1; }\n";
+    std::ofstream(folder / (std::string(name) + ".cpp"))
+        << "#include <" << name << ".h>\nint kernel() { return " << name << "(3); }\n";
+  }
+  const auto input = [&](const char *name) {
+    return TranslationUnitInput{.path = folder / (std::string(name) + ".cpp"),
+                                .clang_args = {"-std=c++20", "-I" + (folder / "include").string()}};
+  };
+  const auto prefixes = [&] {
+    std::size_t count = 0;
+    for (const auto &entry : std::filesystem::directory_iterator(folder / "cache"))
+      count += entry.path().extension() == ".pch";
+    return count;
+  };
+  Analyzer keeping({.prefix_cache_dir = folder / "cache"});
+  ASSERT_TRUE(keeping.Analyze(input("first")).used_prefix_cache);
+  ASSERT_EQ(prefixes(), 1u);
+  {
+    Analyzer trimming({.prefix_cache_dir = folder / "cache", .max_prefix_bytes = 1});
+    const auto second = trimming.Analyze(input("second"));
+    EXPECT_TRUE(second.used_prefix_cache);
+    EXPECT_TRUE(second.fatal_errors.empty());
+    EXPECT_EQ(prefixes(), 1u) << "the other process's prefix is trimmed, its own kept";
+  }
+  const auto again = keeping.Analyze(input("first"));
+  EXPECT_TRUE(again.used_prefix_cache);
+  EXPECT_TRUE(again.fatal_errors.empty());
+  EXPECT_TRUE(again.findings.empty());
+  EXPECT_EQ(prefixes(), 2u) << "the trimmed prefix is made again";
+  std::filesystem::remove_all(folder);
+}
+
 // A campaign analyses TU after TU with one Analyzer while the files come and go: a TU written
 // again at a path (or a new file on a reused inode) must be read as it is now, never as the
 // analyzer saw it before.

@@ -179,6 +179,51 @@ TEST(Probe, NeedsWhatTheCasePassesWithoutAndStopsAtItsBudget) {
   EXPECT_EQ(none["needs"], json::array());
 }
 
+TEST(Probe, ALaterFailureOfTheSameSignatureAndSettingsGetsTheEarlierProbe) {
+  corpus::Case c = Flex();
+  c.attention->dtype = "float16";
+  c.inductor.dynamic = true;
+  corpus::Finding wrong{.kind = corpus::FindingKind::kWrongResult};
+  wrong.essence.Add("fields", "output");
+  std::size_t reruns = 0;
+  const CaseRerun rerun = [&](const corpus::Case &reverted, const std::filesystem::path &) {
+    ++reruns; // passes as float32: the failure needs the 16-bit dtype
+    return Outcome(reverted.attention->dtype == "float32" ? corpus::CaseStatus::kPass
+                                                          : corpus::CaseStatus::kFinding);
+  };
+  ProbeMemo memo;
+  std::vector<corpus::Finding> first = {wrong};
+  const auto probed = ProbeCase(c, "/tmp/first", first, std::nullopt, {}, rerun, &memo);
+  const std::size_t settings = ProbeSettings(c).size();
+  ASSERT_GE(settings, 2u);
+  EXPECT_EQ(probed.reruns, settings);
+  EXPECT_EQ(reruns, settings);
+  EXPECT_EQ(ProbedNeeds(first[0]), std::vector<std::string>{"dtype=16-bit"});
+
+  // Another case, the same signature and settings to put back: the probe's record, no rerun.
+  corpus::Case later = c;
+  later.name = "later";
+  std::vector<corpus::Finding> again = {wrong};
+  EXPECT_EQ(ProbeCase(later, "/tmp/later", again, std::nullopt, {}, rerun, &memo).reruns, 0u);
+  EXPECT_EQ(reruns, settings);
+  EXPECT_EQ(ProbedNeeds(again[0]), std::vector<std::string>{"dtype=16-bit"});
+  EXPECT_EQ(again[0].detail["probe"]["reused_from"], "probe");
+  EXPECT_EQ(memo.Reused(), 1u);
+
+  // Other settings to put back, or another signature: probed on its own.
+  corpus::Case other = c;
+  other.inductor.dynamic = false;
+  std::vector<corpus::Finding> otherwise = {wrong};
+  ProbeCase(other, "/tmp/other", otherwise, std::nullopt, {}, rerun, &memo);
+  EXPECT_EQ(reruns, 2 * settings - 1);
+  corpus::Finding elsewhere{.kind = corpus::FindingKind::kWrongResult};
+  elsewhere.essence.Add("fields", "lse");
+  std::vector<corpus::Finding> different = {elsewhere};
+  ProbeCase(later, "/tmp/different", different, std::nullopt, {}, rerun, &memo);
+  EXPECT_EQ(reruns, 3 * settings - 1);
+  EXPECT_FALSE(different[0].detail["probe"].contains("reused_from"));
+}
+
 json Built(const std::vector<std::string> &texts) {
   json sources = json::array();
   for (const auto &text : texts)

@@ -2,6 +2,7 @@
 
 #include "corpus/run_record.h"
 #include "corpus/sarif.h"
+#include "fuzzer/campaign/case_pipeline.h"
 #include "fuzzer/matrix/compiler_matrix.h"
 #include "parsers/clang_analysis.h"
 #include "parsers/flag_translation.h"
@@ -453,6 +454,6 @@ int Check(const CheckOptions &given, const support::ToolPaths &paths, std::ostre
   return results.errors ? 1 : 0;
 }
 
-std::filesystem::path DefaultPrefixCacheDir() { return support::UserCacheDir("prefixes"); }
+std::filesystem::path DefaultPrefixCacheDir() { return fuzzer::campaign::SharedAnalysisPrefixes(); }
 
 } // namespace workflows

@@ -35,7 +35,7 @@ struct FuzzOptions {
   std::vector<std::string> compilers; // the matrix's; empty: kCampaignCompilers that are installed
   unsigned matrix_every = 10;         // 0: no matrix
   long case_timeout_seconds = 600;
-  unsigned recycle_after = 50;
+  unsigned recycle_after = 200;
   std::size_t worker_memory_mib = 6144;
   std::string sanitize;         // "address,undefined": every case's kernels built with them
   std::string sanitize_crashes; // "address,undefined": crashing cases run again with them

@@ -182,10 +182,11 @@ void SetUpMatrixStage(const ReduceOptions &options, const CaseInput &input, cons
     return;
   setup.matrix_compilers =
       fuzzer::campaign::MatrixCompilersOf(options.compilers, input.smallest, input.id);
-  // The corpus's own cache: the untouched case's builds are there from the campaign.
+  // The corpus's own cache: the untouched case's builds are there from the campaign; the
+  // prefixes are the machine's.
   const fs::path corpus = input.finding_folder->parent_path().parent_path();
   setup.build_cache.emplace(fuzzer::campaign::MatrixBuildsIn(corpus));
-  setup.prefix_cache.emplace(fuzzer::campaign::MatrixPrefixesIn(corpus));
+  setup.prefix_cache.emplace(fuzzer::campaign::SharedMatrixPrefixes());
   if (!options.compilers.empty())
     setup.reduce.signature.clear(); // other compilers: the untouched case's divergence is kept
   const corpus::FindingKind kind = *input.kind;

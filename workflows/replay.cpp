@@ -59,9 +59,9 @@ std::vector<ReplayResult> ReplayCorpus(const ReplayOptions &options,
                                  .confine = paths.confine_workers,
                                  .scratch_dir = scratch / "worker",
                                  .log_file = scratch / "worker.log"});
-  parsers::Analyzer analyzer({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"});
+  parsers::Analyzer analyzer({.prefix_cache_dir = fuzzer::campaign::SharedAnalysisPrefixes()});
   fuzzer::matrix::BuildCache cache(fuzzer::campaign::MatrixBuildsIn(options.corpus));
-  fuzzer::matrix::PrefixCache prefixes(fuzzer::campaign::MatrixPrefixesIn(options.corpus));
+  fuzzer::matrix::PrefixCache prefixes(fuzzer::campaign::SharedMatrixPrefixes());
   std::vector<ReplayResult> results;
   std::size_t index = 0;
   const auto stored = store.List();

@@ -73,11 +73,9 @@ public:
   Campaign(const CampaignOptions &options, const support::ToolPaths &paths,
            const std::atomic<bool> &stop, const ProgressLine &progress)
       : options_(options), paths_(paths), stop_(stop), progress_(progress), store_(options.corpus),
-        scratch_("campaign"),
-        analyzer_({.prefix_cache_dir = options.corpus / ".cache" / "prefixes"}),
-        build_cache_(MatrixBuildsIn(options.corpus)),
-        prefix_cache_(MatrixPrefixesIn(options.corpus)), pool_(options.corpus / "queue"),
-        mutation_share_(options.policy) {}
+        scratch_("campaign"), analyzer_({.prefix_cache_dir = SharedAnalysisPrefixes()}),
+        build_cache_(MatrixBuildsIn(options.corpus)), prefix_cache_(SharedMatrixPrefixes()),
+        pool_(options.corpus / "queue"), mutation_share_(options.policy) {}
 
   CampaignStats Run() {
     started_ = Clock::now();
@@ -328,9 +326,11 @@ private:
           std::chrono::duration_cast<std::chrono::milliseconds>(options_.probe.run_timeout),
           {.build_cache = SharedBuilds()});
     };
-    auto probed = ProbeCase(c, case_dir, findings, explained_crash, options_.probe, run);
+    auto probed =
+        ProbeCase(c, case_dir, findings, explained_crash, options_.probe, run, &probe_memo_);
     std::lock_guard lock(mutex_);
     stats_.probe_reruns += probed.reruns;
+    stats_.probes_reused = probe_memo_.Reused();
     if (probed.revealed)
       ++stats_.revealed_by_probe;
     return std::move(probed.revealed);
@@ -525,6 +525,7 @@ private:
   parsers::Analyzer analyzer_;
   matrix::BuildCache build_cache_;
   matrix::PrefixCache prefix_cache_;
+  ProbeMemo probe_memo_;
   std::string torch_version_;
   Clock::time_point started_;
   mutable std::mutex mutex_;

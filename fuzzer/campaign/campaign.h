@@ -36,7 +36,7 @@ struct CampaignOptions {
   corpus::KnownIssues known_issues;
   bool resume = false;
   std::chrono::seconds case_timeout{600};
-  unsigned recycle_after_cases = 50;            // a fresh worker process after this many cases
+  unsigned recycle_after_cases = 200;           // a fresh worker process after this many cases
   std::size_t worker_memory_limit = 6ull << 30; // and when its resident memory passes this
   bool static_analysis = true; // `check` on every captured TU: each Clang error is a finding
   // Compiler outputs by content (capture.py's BuildCache): a build whose compiler, command and
@@ -109,6 +109,7 @@ struct CampaignStats {
   std::uint64_t worker_restarts = 0;
   std::uint64_t sanitized_reruns = 0;  // crashes run again with the sanitizers
   std::uint64_t probe_reruns = 0;      // wrong results and crashes run again by their probe
+  std::uint64_t probes_reused = 0;     // probes taken from an earlier case's (ProbeMemo)
   std::uint64_t revealed_by_probe = 0; // wrong results a crash hid that its probe's rerun showed
   std::uint64_t resumed_cases = 0;     // skipped because the journal had them
   std::uint64_t matrix_cases = 0;      // cases rebuilt on the compiler matrix

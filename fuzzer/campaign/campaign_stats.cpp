@@ -166,6 +166,7 @@ json StatsToJson(const CampaignStats &stats) {
           {"worker_restarts", stats.worker_restarts},
           {"sanitized_reruns", stats.sanitized_reruns},
           {"probe_reruns", stats.probe_reruns},
+          {"probes_reused", stats.probes_reused},
           {"revealed_by_probe", stats.revealed_by_probe},
           {"resumed_cases", stats.resumed_cases},
           {"matrix_cases", stats.matrix_cases},

@@ -14,6 +14,7 @@
 #include "parsers/flag_translation.h"
 #include "support/errors.h"
 #include "support/text_file.h"
+#include "support/tool_paths.h"
 
 #include <fmt/format.h>
 
@@ -114,7 +115,9 @@ std::set<std::string> AnalyseCapturedTus(parsers::Analyzer &analyzer,
 
 fs::path MatrixBuildsIn(const fs::path &corpus) { return corpus / ".cache" / "builds"; }
 
-fs::path MatrixPrefixesIn(const fs::path &corpus) { return corpus / ".cache" / "matrix-prefixes"; }
+fs::path SharedMatrixPrefixes() { return support::UserCacheDir("matrix-prefixes"); }
+
+fs::path SharedAnalysisPrefixes() { return support::UserCacheDir("prefixes"); }
 
 MatrixRun RunMatrixOnCase(worker::Worker &worker, const corpus::Case &c,
                           const worker::CaseOutcome &outcome, const fs::path &case_dir,

@@ -203,10 +203,44 @@ std::vector<std::string> ProbedNeeds(const corpus::Finding &finding) {
   return needs;
 }
 
+std::optional<json> ProbeMemo::Find(const std::string &about) const {
+  std::lock_guard lock(mutex_);
+  const auto found = probes_.find(about);
+  if (found == probes_.end())
+    return std::nullopt;
+  ++reused_;
+  return found->second;
+}
+
+void ProbeMemo::Remember(const std::string &about, const json &probe,
+                         const std::string &case_name) {
+  std::lock_guard lock(mutex_);
+  auto kept = probe;
+  kept["reused_from"] = case_name; // what a later finding's record says of where it came from
+  probes_.emplace(about, std::move(kept));
+}
+
+std::uint64_t ProbeMemo::Reused() const {
+  std::lock_guard lock(mutex_);
+  return reused_;
+}
+
+namespace {
+
+// What a probe is about: the failure's signature and the settings it would put back.
+std::string ProbeSubject(const corpus::Case &c, const corpus::Finding &finding) {
+  std::string about = corpus::Signature(finding);
+  for (const auto &setting : ProbeSettings(c))
+    about += "\n" + setting.name;
+  return about;
+}
+
+} // namespace
+
 ProbedCase ProbeCase(const corpus::Case &c, const std::filesystem::path &case_dir,
                      std::vector<corpus::Finding> &findings,
                      std::optional<corpus::Finding> explained_crash, const ProbeOptions &options,
-                     const CaseRerun &rerun) {
+                     const CaseRerun &rerun, ProbeMemo *memo) {
   ProbedCase probed;
   if (options.max_runs == 0)
     return probed;
@@ -227,13 +261,22 @@ ProbedCase ProbeCase(const corpus::Case &c, const std::filesystem::path &case_di
   if (!probing)
     return probed;
   auto &finding = *probing;
+  const std::string about = memo && !explained ? ProbeSubject(c, finding) : std::string();
+  if (!about.empty())
+    if (auto earlier = memo->Find(about)) {
+      finding.detail["probe"] = std::move(*earlier);
+      return probed;
+    }
   std::vector<RevealedFailure> revealed;
   auto probe_options = options;
   probe_options.until_revealed = explained;
   finding.detail["probe"] = ProbeFinding(c, finding, runner(case_dir), probe_options, &revealed);
   probed.reruns = finding.detail["probe"]["runs"].size();
-  if (revealed.empty() || !revealed.front().outcome.finding)
+  if (revealed.empty() || !revealed.front().outcome.finding) {
+    if (!about.empty())
+      memo->Remember(about, finding.detail["probe"], c.name);
     return probed;
+  }
   auto &first = revealed.front();
   auto &shown = probed.revealed.emplace(RevealedRun{.c = std::move(first.c),
                                                     .outcome = std::move(first.outcome),

@@ -8,8 +8,11 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +82,23 @@ struct ProbedCase {
   std::size_t reruns = 0;
 };
 
+// The probes a campaign already ran, by what they were about: a failure of the same signature
+// in a case with the same settings to put back gets the earlier probe's record (its "needs",
+// so the same bug key) instead of its reruns, which cost a worker start each after a crash.
+// Only probes that showed no hidden failure are kept. Shared by a campaign's jobs.
+class ProbeMemo {
+public:
+  std::optional<nlohmann::json> Find(const std::string &about) const;
+  void Remember(const std::string &about, const nlohmann::json &probe,
+                const std::string &case_name);
+  std::uint64_t Reused() const;
+
+private:
+  mutable std::mutex mutex_;
+  std::map<std::string, nlohmann::json> probes_;
+  mutable std::uint64_t reused_ = 0;
+};
+
 // Runs `reverted` with its files under `folder` (CASE/probe-K/...).
 using CaseRerun = std::function<worker::CaseOutcome(const corpus::Case &reverted,
                                                     const std::filesystem::path &folder)>;
@@ -92,7 +112,7 @@ using CaseRerun = std::function<worker::CaseOutcome(const corpus::Case &reverted
 ProbedCase ProbeCase(const corpus::Case &c, const std::filesystem::path &case_dir,
                      std::vector<corpus::Finding> &findings,
                      std::optional<corpus::Finding> explained_crash, const ProbeOptions &options,
-                     const CaseRerun &rerun);
+                     const CaseRerun &rerun, ProbeMemo *memo = nullptr);
 
 // Whether a finding of this kind is probed: wrong results and crashes.
 bool IsProbedKind(corpus::FindingKind kind);
