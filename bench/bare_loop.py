@@ -105,7 +105,7 @@ def serve(args):
     # Inductor's one-time ISA probes, as the worker runs them before its first case, into a
     # folder every process of the loop shares (as fuzz's workers share theirs): a new process
     # after a crash does not compile them again (8 s each), as a new worker does not.
-    warm_up(args.scratch)
+    warm_up(args.scratch, session=None)  # no capture: the shared builds are the worker's
     print(
         f"bare loop process {os.getpid()}: torch {torch.__version__}, cases {args.first}.."
         f"{len(cases) - 1}, import, load and warm-up {time.monotonic() - started:.1f} s",

@@ -10,23 +10,28 @@
 #   campaign_throughput: after/before cases a minute = R
 # Both arms share the 2 cores, so each has about half the machine: a campaign alone with
 # --jobs 2 runs about twice an arm's cases a minute (its own line says so, as "alone").
-# Usage: bench/campaign_throughput.sh [--minutes M] [--seed S] [--jobs J] [--out DIR] [--before "FLAGS"] [--before-global "FLAGS"] [--both "FLAGS"]
+# Usage: bench/campaign_throughput.sh [--minutes M] [--seed S] [--jobs J] [--out DIR] [--before "FLAGS"] [--before-global "FLAGS"] [--both "FLAGS"] [--before-revision COMMIT]
 # Defaults: 30 minutes, seed 6400, 1 job each, DIR /tmp/campaign-throughput (replaced), BEFORE
 # "--no-shared-builds" (every build runs its compiler, as before builds were shared), BOTH none
 # (--both "--no-feedback": every case generated, so that both arms run the same cases: with
 # feedback the share of mutated cases follows each one's time, and the arms' cases part).
 # BEFORE_GLOBAL goes before the command, for the options that belong there (--before ""
 # --before-global --no-confine: what confining the workers costs).
+# COMMIT (--before-revision): the before arm runs that commit's build (bench/build_revision.sh
+# makes it once) with BEFORE's flags (give --before "" for its defaults): this checkout's
+# change against the code before it.
 # INDUCTOR_FUZZ_BUILD picks the build folder (default build); its binaries are copied into DIR
 # first, so a rebuild meanwhile cannot break the run. Exit 0 when after runs at least as many
 # cases a minute as before, 1 otherwise, 2 when a campaign failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=30 seed=6400 jobs=1 out=/tmp/campaign-throughput before="--no-shared-builds" both=
-before_global=
+before_global="" revision=""
 source bench/side_by_side.sh
+source bench/build_revision.sh
 own_option() {
   case $1 in
+  --before-revision) revision=$2 ;;
   --before) before=$2 ;;
   --before-global) before_global=$2 ;;
   --both) both=$2 ;;
@@ -36,6 +41,10 @@ own_option() {
 parse_options "$@"
 
 copy_tool campaign_throughput "$out"
+if [[ -n $revision ]]; then
+  build_revision "$revision" campaign_throughput
+  copy_revision campaign_throughput "$out" "$REVISION_BUILD"
+fi
 read -r -a both_flags <<<"$both"
 common=(fuzz --time "${minutes}m" --seed "$seed" --jobs "$jobs" --reduce none "${both_flags[@]}")
 read -r -a before_flags <<<"$before"
@@ -43,7 +52,7 @@ read -r -a before_global_flags <<<"$before_global"
 first_args=("${before_global_flags[@]}" "${common[@]}" "${before_flags[@]}" --corpus "$out/before")
 second_args=("${common[@]}" --corpus "$out/after")
 run_side_by_side campaign_throughput "$out" before after
-echo "campaign_throughput: before ran with ${before_global:+$before_global before the command and }${before:-the defaults}, both with ${both:-the defaults}" >&2
+echo "campaign_throughput: before ran ${revision:+the build of $revision }with ${before_global:+$before_global before the command and }${before:-the defaults}, both with ${both:-the defaults}" >&2
 
 python3 - "$out" "$minutes" "$jobs" <<'PY'
 import json, sys

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the bench scripts that run two campaigns side by side (campaign_throughput.sh,
 # coverage_growth.sh, op_surface.sh): the binaries copied first, so that a rebuild meanwhile
 # cannot break a run, and both arms started together, so that the shared machine's load falls
@@ -39,13 +40,25 @@ copy_tool() {
   export INDUCTOR_FUZZ_VENV="${INDUCTOR_FUZZ_VENV:-$(pwd)/.venv}"
 }
 
+# copy_revision NAME OUT BUILD: an older build's binaries into OUT/first-bin, for the first arm.
+copy_revision() {
+  local name=$1 out=$2 build=$3 needed
+  for needed in "$build/inductor-fuzz" "$build/inductor-fuzz-worker"; do
+    [[ -x $needed ]] || { echo "$name: $needed is missing" >&2; exit 2; }
+  done
+  mkdir -p "$out/first-bin"
+  cp "$build/inductor-fuzz" "$build/inductor-fuzz-worker" "$out/first-bin/"
+}
+
 # run_side_by_side NAME OUT FIRST SECOND: `inductor-fuzz` with the arrays first_args and
 # second_args at once, logs in OUT/FIRST.log and OUT/SECOND.log; exit 2 when either fails
-# (exit over 1), with their last lines.
+# (exit over 1), with their last lines. The first arm runs OUT/first-bin's build when
+# copy_revision put one there.
 run_side_by_side() {
-  local name=$1 out=$2 first=$3 second=$4 start pids=() pid code failed=0
+  local name=$1 out=$2 first=$3 second=$4 start pids=() pid code failed=0 first_bin=$2/bin
+  [[ -x $out/first-bin/inductor-fuzz ]] && first_bin=$out/first-bin
   start=$(date +%s)
-  "$out/bin/inductor-fuzz" "${first_args[@]}" >"$out/$first.log" 2>&1 &
+  "$first_bin/inductor-fuzz" "${first_args[@]}" >"$out/$first.log" 2>&1 &
   pids+=($!)
   "$out/bin/inductor-fuzz" "${second_args[@]}" >"$out/$second.log" 2>&1 &
   pids+=($!)

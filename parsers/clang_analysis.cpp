@@ -5,6 +5,7 @@
 #include "parsers/clang_diagnostic_names.h"
 #include "parsers/flag_translation.h"
 #include "support/sha256.h"
+#include "support/text_file.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -421,8 +422,14 @@ struct Analyzer::Impl {
     // everything it was built from, and is refused when one changed.
     std::stringstream existing;
     existing << std::ifstream(header).rdbuf();
-    if (existing.str() != block)
-      std::ofstream(header) << block;
+    // Written whole or not at all: another process sharing the folder may read it meanwhile.
+    if (existing.str() != block) {
+      try {
+        support::WriteFileAtomically(header, block);
+      } catch (const std::exception &) {
+        return prefixes[key] = std::filesystem::path(); // unwritable: analysed without
+      }
+    }
     std::vector<std::string> build = arguments;
     for (auto &argument : build)
       if (argument == "-fsyntax-only")

@@ -224,6 +224,63 @@ TEST(Probe, ALaterFailureOfTheSameSignatureAndSettingsGetsTheEarlierProbe) {
   EXPECT_FALSE(different[0].detail["probe"].contains("reused_from"));
 }
 
+// A crash met again with other settings reruns only what the earlier probe did not show
+// irrelevant: the settings it needed (so another bug behind the signature still shows) and the
+// ones it did not try.
+TEST(Probe, ACrashMetAgainRerunsOnlyWhatItsEarlierProbeDidNotShowIrrelevant) {
+  corpus::Case c = Flex();
+  c.attention->dtype = "float16";
+  c.inductor.dynamic = true;
+  corpus::Finding crash{.kind = corpus::FindingKind::kCrash};
+  crash.essence.Add("signal", "memory");
+  std::vector<std::string> reverted;
+  const CaseRerun rerun = [&](const corpus::Case &r, const std::filesystem::path &folder) {
+    reverted.push_back(folder.filename().string());
+    return r.inductor.dynamic ? Outcome(corpus::CaseStatus::kFinding, corpus::FindingKind::kCrash)
+                              : Outcome(corpus::CaseStatus::kPass); // needs dynamic=true
+  };
+  ProbeMemo memo;
+  std::vector<corpus::Finding> first = {crash};
+  const auto settings = ProbeSettings(c).size();
+  EXPECT_EQ(ProbeCase(c, "/tmp/first", first, std::nullopt, {}, rerun, &memo).reruns, settings);
+  EXPECT_EQ(ProbedNeeds(first[0]), std::vector<std::string>{"dynamic=true"});
+
+  // The same crash in a case that also has cpp_wrapper on: dynamic (needed before) and
+  // cpp_wrapper (not tried) run again, the rest is not rerun.
+  corpus::Case other = c;
+  other.name = "other";
+  other.inductor.cpp_wrapper = true;
+  ASSERT_EQ(ProbeSettings(other).size(), settings + 1);
+  reverted.clear();
+  std::vector<corpus::Finding> again = {crash};
+  const auto probed = ProbeCase(other, "/tmp/other", again, std::nullopt, {}, rerun, &memo);
+  EXPECT_EQ(probed.reruns, 2u);
+  EXPECT_EQ(probed.spared, settings - 1);
+  EXPECT_EQ(reverted.size(), 2u);
+  EXPECT_EQ(ProbedNeeds(again[0]), std::vector<std::string>{"dynamic=true"});
+  std::size_t not_rerun = 0;
+  for (const auto &run : again[0].detail["probe"]["runs"])
+    if (run["status"] == "not-rerun") {
+      ++not_rerun;
+      EXPECT_EQ(run["outcome"], "fails-the-same");
+      EXPECT_EQ(run["as_in"], "probe");
+    }
+  EXPECT_EQ(not_rerun, settings - 1);
+
+  // Another bug behind the same signature, one that dynamic does not make: the rerun of what
+  // the earlier probe needed shows it, and its key needs nothing.
+  const CaseRerun always_crashes = [](const corpus::Case &, const std::filesystem::path &) {
+    return Outcome(corpus::CaseStatus::kFinding, corpus::FindingKind::kCrash);
+  };
+  corpus::Case third = other;
+  third.name = "third";
+  third.inductor.cpp_wrapper = false;
+  third.inductor.freezing = true;
+  std::vector<corpus::Finding> elsewhere = {crash};
+  ProbeCase(third, "/tmp/third", elsewhere, std::nullopt, {}, always_crashes, &memo);
+  EXPECT_TRUE(ProbedNeeds(elsewhere[0]).empty());
+}
+
 json Built(const std::vector<std::string> &texts) {
   json sources = json::array();
   for (const auto &text : texts)

@@ -331,6 +331,7 @@ private:
     std::lock_guard lock(mutex_);
     stats_.probe_reruns += probed.reruns;
     stats_.probes_reused = probe_memo_.Reused();
+    stats_.probe_reruns_spared += probed.spared;
     if (probed.revealed)
       ++stats_.revealed_by_probe;
     return std::move(probed.revealed);

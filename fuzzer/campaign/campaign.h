@@ -107,13 +107,14 @@ struct CampaignStats {
   std::map<std::string, std::vector<nlohmann::json>> hits_of;
   std::map<std::string, std::set<std::string>> evidence_of; // detectors beyond the kind's own
   std::uint64_t worker_restarts = 0;
-  std::uint64_t sanitized_reruns = 0;  // crashes run again with the sanitizers
-  std::uint64_t probe_reruns = 0;      // wrong results and crashes run again by their probe
-  std::uint64_t probes_reused = 0;     // probes taken from an earlier case's (ProbeMemo)
-  std::uint64_t revealed_by_probe = 0; // wrong results a crash hid that its probe's rerun showed
-  std::uint64_t resumed_cases = 0;     // skipped because the journal had them
-  std::uint64_t matrix_cases = 0;      // cases rebuilt on the compiler matrix
-  std::uint64_t matrix_builds = 0;     // TU x compiler builds those cases needed
+  std::uint64_t sanitized_reruns = 0;    // crashes run again with the sanitizers
+  std::uint64_t probe_reruns = 0;        // wrong results and crashes run again by their probe
+  std::uint64_t probes_reused = 0;       // probes taken from an earlier case's (ProbeMemo)
+  std::uint64_t probe_reruns_spared = 0; // crash reruns an earlier probe showed irrelevant
+  std::uint64_t revealed_by_probe = 0;   // wrong results a crash hid that its probe's rerun showed
+  std::uint64_t resumed_cases = 0;       // skipped because the journal had them
+  std::uint64_t matrix_cases = 0;        // cases rebuilt on the compiler matrix
+  std::uint64_t matrix_builds = 0;       // TU x compiler builds those cases needed
   std::uint64_t build_cache_hits = 0;
   std::uint64_t runtime_replays = 0; // builds whose recorded calls were replayed
   // The resident memory of the worker that ran each case, right after it: (cases done, bytes).

@@ -167,6 +167,7 @@ json StatsToJson(const CampaignStats &stats) {
           {"sanitized_reruns", stats.sanitized_reruns},
           {"probe_reruns", stats.probe_reruns},
           {"probes_reused", stats.probes_reused},
+          {"probe_reruns_spared", stats.probe_reruns_spared},
           {"revealed_by_probe", stats.revealed_by_probe},
           {"resumed_cases", stats.resumed_cases},
           {"matrix_cases", stats.matrix_cases},

@@ -137,8 +137,23 @@ std::vector<ProbeSetting> ProbeSettings(const corpus::Case &c) {
   return settings;
 }
 
+namespace {
+
+// Whether an earlier probe's rerun of `setting` failed the same: the setting did not matter.
+bool ShownIrrelevant(const json *earlier, const std::string &setting) {
+  if (!earlier)
+    return false;
+  for (const auto &run : earlier->value("runs", json::array()))
+    if (run.is_object() && run.value("setting", "") == setting)
+      return run.value("outcome", "") == "fails-the-same";
+  return false;
+}
+
+} // namespace
+
 json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding, const ProbeRunner &run,
-                  const ProbeOptions &options, std::vector<RevealedFailure> *revealed) {
+                  const ProbeOptions &options, std::vector<RevealedFailure> *revealed,
+                  const json *earlier) {
   const auto settings = ProbeSettings(c);
   json record = {{"needs", json::array()},
                  {"runs", json::array()},
@@ -147,12 +162,22 @@ json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding, const P
   for (const auto &setting : settings)
     record["settings"].push_back(setting.name);
   const auto started = Clock::now();
+  std::size_t ran = 0;
   for (std::size_t i = 0; i < settings.size(); ++i) {
-    if (i >= options.max_runs || Clock::now() - started >= options.budget) {
+    const auto &setting = settings[i];
+    if (ShownIrrelevant(earlier, setting.name)) {
+      record["runs"].push_back({{"setting", setting.name},
+                                {"outcome", "fails-the-same"},
+                                {"status", "not-rerun"},
+                                {"as_in", earlier->value("reused_from", "")},
+                                {"seconds", 0}});
+      continue;
+    }
+    if (ran >= options.max_runs || Clock::now() - started >= options.budget) {
       record["complete"] = false;
       break;
     }
-    const auto &setting = settings[i];
+    ++ran;
     const auto run_started = Clock::now();
     const worker::CaseOutcome outcome = run(setting.reverted, fmt::format("probe-{}", i));
     std::string verdict;
@@ -203,21 +228,28 @@ std::vector<std::string> ProbedNeeds(const corpus::Finding &finding) {
   return needs;
 }
 
-std::optional<json> ProbeMemo::Find(const std::string &about) const {
+std::optional<json> ProbeMemo::Same(const std::string &subject) const {
   std::lock_guard lock(mutex_);
-  const auto found = probes_.find(about);
-  if (found == probes_.end())
+  const auto found = by_subject_.find(subject);
+  if (found == by_subject_.end())
     return std::nullopt;
   ++reused_;
   return found->second;
 }
 
-void ProbeMemo::Remember(const std::string &about, const json &probe,
-                         const std::string &case_name) {
+std::optional<json> ProbeMemo::OfSignature(const std::string &signature) const {
+  std::lock_guard lock(mutex_);
+  const auto found = by_signature_.find(signature);
+  return found == by_signature_.end() ? std::nullopt : std::optional<json>(found->second);
+}
+
+void ProbeMemo::Remember(const std::string &subject, const std::string &signature,
+                         const json &probe, const std::string &case_name) {
   std::lock_guard lock(mutex_);
   auto kept = probe;
   kept["reused_from"] = case_name; // what a later finding's record says of where it came from
-  probes_.emplace(about, std::move(kept));
+  by_subject_.emplace(subject, kept);
+  by_signature_.emplace(signature, std::move(kept));
 }
 
 std::uint64_t ProbeMemo::Reused() const {
@@ -228,11 +260,11 @@ std::uint64_t ProbeMemo::Reused() const {
 namespace {
 
 // What a probe is about: the failure's signature and the settings it would put back.
-std::string ProbeSubject(const corpus::Case &c, const corpus::Finding &finding) {
-  std::string about = corpus::Signature(finding);
+std::string ProbeSubject(const corpus::Case &c, const std::string &signature) {
+  std::string subject = signature;
   for (const auto &setting : ProbeSettings(c))
-    about += "\n" + setting.name;
-  return about;
+    subject += "\n" + setting.name;
+  return subject;
 }
 
 } // namespace
@@ -261,20 +293,28 @@ ProbedCase ProbeCase(const corpus::Case &c, const std::filesystem::path &case_di
   if (!probing)
     return probed;
   auto &finding = *probing;
-  const std::string about = memo && !explained ? ProbeSubject(c, finding) : std::string();
-  if (!about.empty())
-    if (auto earlier = memo->Find(about)) {
-      finding.detail["probe"] = std::move(*earlier);
+  const bool remembered = memo && !explained;
+  const std::string signature = remembered ? corpus::Signature(finding) : std::string();
+  const std::string subject = remembered ? ProbeSubject(c, signature) : std::string();
+  std::optional<json> earlier;
+  if (remembered) {
+    if (auto same = memo->Same(subject)) {
+      finding.detail["probe"] = std::move(*same);
       return probed;
     }
+    if (finding.kind == corpus::FindingKind::kCrash) // a wrong result's key reads its runs
+      earlier = memo->OfSignature(signature);
+  }
   std::vector<RevealedFailure> revealed;
   auto probe_options = options;
   probe_options.until_revealed = explained;
-  finding.detail["probe"] = ProbeFinding(c, finding, runner(case_dir), probe_options, &revealed);
-  probed.reruns = finding.detail["probe"]["runs"].size();
+  finding.detail["probe"] = ProbeFinding(c, finding, runner(case_dir), probe_options, &revealed,
+                                         earlier ? &*earlier : nullptr);
+  for (const auto &run : finding.detail["probe"]["runs"])
+    ++(run.value("status", "") == "not-rerun" ? probed.spared : probed.reruns);
   if (revealed.empty() || !revealed.front().outcome.finding) {
-    if (!about.empty())
-      memo->Remember(about, finding.detail["probe"], c.name);
+    if (remembered)
+      memo->Remember(subject, signature, finding.detail["probe"], c.name);
     return probed;
   }
   auto &first = revealed.front();

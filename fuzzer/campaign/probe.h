@@ -61,9 +61,12 @@ struct RevealedFailure {
   corpus::Case c;      // the reverted case
   worker::CaseOutcome outcome;
 };
+// `earlier`: another case's probe of the same signature; a setting its rerun failed the same
+// is not run again (recorded with status "not-rerun" and the case it is `as_in`).
 nlohmann::json ProbeFinding(const corpus::Case &c, const corpus::Finding &finding,
                             const ProbeRunner &run, const ProbeOptions &options,
-                            std::vector<RevealedFailure> *revealed = nullptr);
+                            std::vector<RevealedFailure> *revealed = nullptr,
+                            const nlohmann::json *earlier = nullptr);
 
 // A wrong result a crash of the case hid, shown by the crash's probe: a rerun of the case with
 // one setting put back (`c`), the crash's stored id, and where the rerun's files are.
@@ -80,22 +83,29 @@ struct RevealedRun {
 struct ProbedCase {
   std::optional<RevealedRun> revealed;
   std::size_t reruns = 0;
+  std::size_t spared = 0; // settings not run again, as an earlier probe of the signature showed
 };
 
-// The probes a campaign already ran, by what they were about: a failure of the same signature
+// The probes a campaign already ran, by what they were about. A failure of the same signature
 // in a case with the same settings to put back gets the earlier probe's record (its "needs",
-// so the same bug key) instead of its reruns, which cost a worker start each after a crash.
-// Only probes that showed no hidden failure are kept. Shared by a campaign's jobs.
+// so the same bug key) instead of its reruns. A crash of the same signature with other
+// settings reruns only what the earlier probe did not show irrelevant (a setting it needed, or
+// one it did not try): a crash's rerun costs a worker start, and a known crash comes back often.
+// Another bug behind the same signature still shows, since what made the key is rerun. Only
+// probes that showed no hidden failure are kept. Shared by a campaign's jobs.
 class ProbeMemo {
 public:
-  std::optional<nlohmann::json> Find(const std::string &about) const;
-  void Remember(const std::string &about, const nlohmann::json &probe,
-                const std::string &case_name);
+  // `subject`: the signature and the settings to put back (ProbeSubject).
+  std::optional<nlohmann::json> Same(const std::string &subject) const;
+  std::optional<nlohmann::json> OfSignature(const std::string &signature) const;
+  void Remember(const std::string &subject, const std::string &signature,
+                const nlohmann::json &probe, const std::string &case_name);
   std::uint64_t Reused() const;
 
 private:
   mutable std::mutex mutex_;
-  std::map<std::string, nlohmann::json> probes_;
+  std::map<std::string, nlohmann::json> by_subject_;
+  std::map<std::string, nlohmann::json> by_signature_;
   mutable std::uint64_t reused_ = 0;
 };
 
