@@ -179,12 +179,23 @@ TEST(Probe, NeedsWhatTheCasePassesWithoutAndStopsAtItsBudget) {
   EXPECT_EQ(none["needs"], json::array());
 }
 
-TEST(Probe, ALaterFailureOfTheSameSignatureAndSettingsGetsTheEarlierProbe) {
+// A 16-bit, dynamic flex_attention case, and a failure of `kind` with one fact.
+corpus::Case SixteenBitDynamic() {
   corpus::Case c = Flex();
   c.attention->dtype = "float16";
   c.inductor.dynamic = true;
-  corpus::Finding wrong{.kind = corpus::FindingKind::kWrongResult};
-  wrong.essence.Add("fields", "output");
+  return c;
+}
+
+corpus::Finding FailureWith(corpus::FindingKind kind, const char *fact, const char *value) {
+  corpus::Finding finding{.kind = kind};
+  finding.essence.Add(fact, value);
+  return finding;
+}
+
+TEST(Probe, ALaterFailureOfTheSameSignatureAndSettingsGetsTheEarlierProbe) {
+  const corpus::Case c = SixteenBitDynamic();
+  const corpus::Finding wrong = FailureWith(corpus::FindingKind::kWrongResult, "fields", "output");
   std::size_t reruns = 0;
   const CaseRerun rerun = [&](const corpus::Case &reverted, const std::filesystem::path &) {
     ++reruns; // passes as float32: the failure needs the 16-bit dtype
@@ -216,8 +227,7 @@ TEST(Probe, ALaterFailureOfTheSameSignatureAndSettingsGetsTheEarlierProbe) {
   std::vector<corpus::Finding> otherwise = {wrong};
   ProbeCase(other, "/tmp/other", otherwise, std::nullopt, {}, rerun, &memo);
   EXPECT_EQ(reruns, 2 * settings - 1);
-  corpus::Finding elsewhere{.kind = corpus::FindingKind::kWrongResult};
-  elsewhere.essence.Add("fields", "lse");
+  const corpus::Finding elsewhere = FailureWith(corpus::FindingKind::kWrongResult, "fields", "lse");
   std::vector<corpus::Finding> different = {elsewhere};
   ProbeCase(later, "/tmp/different", different, std::nullopt, {}, rerun, &memo);
   EXPECT_EQ(reruns, 3 * settings - 1);
@@ -228,11 +238,8 @@ TEST(Probe, ALaterFailureOfTheSameSignatureAndSettingsGetsTheEarlierProbe) {
 // irrelevant: the settings it needed (so another bug behind the signature still shows) and the
 // ones it did not try.
 TEST(Probe, ACrashMetAgainRerunsOnlyWhatItsEarlierProbeDidNotShowIrrelevant) {
-  corpus::Case c = Flex();
-  c.attention->dtype = "float16";
-  c.inductor.dynamic = true;
-  corpus::Finding crash{.kind = corpus::FindingKind::kCrash};
-  crash.essence.Add("signal", "memory");
+  const corpus::Case c = SixteenBitDynamic();
+  const corpus::Finding crash = FailureWith(corpus::FindingKind::kCrash, "signal", "memory");
   std::vector<std::string> reverted;
   const CaseRerun rerun = [&](const corpus::Case &r, const std::filesystem::path &folder) {
     reverted.push_back(folder.filename().string());
