@@ -19,7 +19,10 @@
 # --before-global --no-confine: what confining the workers costs).
 # COMMIT (--before-revision): the before arm runs that commit's build (bench/build_revision.sh
 # makes it once) with BEFORE's flags (give --before "" for its defaults): this checkout's
-# change against the code before it.
+# change against the code before it. With --no-feedback and shared builds in both arms, the
+# arms run the same cases at the same time and each compile one makes serves the other: they
+# go in lockstep, and only the stages' seconds tell them apart (measured: 280 cases each, 422 of
+# the before arm's 504 builds from the after arm's compiles).
 # INDUCTOR_FUZZ_BUILD picks the build folder (default build); its binaries are copied into DIR
 # first, so a rebuild meanwhile cannot break the run. Exit 0 when after runs at least as many
 # cases a minute as before, 1 otherwise, 2 when a campaign failed.
