@@ -29,9 +29,8 @@ Command AddBisectCommand(CLI::App &app) {
                    "one installed: .venv and each .venv-torch-VERSION)")
       ->delimiter(',');
   command->add_option("--signature", options.signature, "The failure to look for");
-  command->add_option("--case-timeout", options.case_timeout_seconds, "Seconds per release")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  AddSharedOption<support::options::CaseTimeout>(command, options.case_timeout_seconds,
+                                                 "on each release");
   command->add_option("--json", options.json_out, "Write the result as JSON here");
   return {command, [state](const Invocation &invocation) {
             return workflows::Bisect(state->options, invocation.paths, invocation.out);

@@ -5,30 +5,50 @@
 #include "support/errors.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <type_traits>
 
 namespace cli {
 
-// The one --sanitize-compiler of every command that builds sanitized kernels.
-void AddSanitizeCompilerOption(CLI::App *command, std::string &compiler) {
-  command
-      ->add_option("--sanitize-compiler", compiler,
-                   "The g++ or clang++ that builds the sanitized kernels (its runtime is the one "
-                   "preloaded)")
-      ->capture_default_str();
+template <typename Value>
+CLI::Option *AddSharedOptionRow(CLI::App *command, const support::options::SharedOptionRow &row,
+                                Value &value, const Value &default_value, std::string_view note) {
+  constexpr bool kIsList = std::is_same_v<Value, std::vector<std::string>>;
+  std::string help(row.help);
+  if (!note.empty())
+    help += fmt::format("; {}", note);
+  if constexpr (kIsList)
+    if (value.empty())
+      help += fmt::format(" (default: those of {} installed)", fmt::join(default_value, ", "));
+  auto *option = command->add_option(std::string(row.flag), value, help);
+  if constexpr (kIsList)
+    option->delimiter(',');
+  // An empty value shows no default: "[]" would read as a value one could give.
+  if constexpr (std::is_arithmetic_v<Value>)
+    option->capture_default_str();
+  else if (!value.empty())
+    option->capture_default_str();
+  if (row.check == support::options::OptionCheck::kPositive)
+    option->check(CLI::PositiveNumber);
+  return option;
 }
 
+// The value types of shared_options.def's rows.
+template CLI::Option *AddSharedOptionRow(CLI::App *, const support::options::SharedOptionRow &,
+                                         std::string &, const std::string &, std::string_view);
+template CLI::Option *AddSharedOptionRow(CLI::App *, const support::options::SharedOptionRow &,
+                                         long &, const long &, std::string_view);
+template CLI::Option *AddSharedOptionRow(CLI::App *, const support::options::SharedOptionRow &,
+                                         unsigned &, const unsigned &, std::string_view);
+template CLI::Option *AddSharedOptionRow(CLI::App *, const support::options::SharedOptionRow &,
+                                         std::vector<std::string> &,
+                                         const std::vector<std::string> &, std::string_view);
+
 void AddProbeOptions(CLI::App *command, unsigned &runs, long &seconds) {
-  command
-      ->add_option("--probe-runs", runs,
-                   "After a wrong result or a crash, run the case again with each non-default "
-                   "setting put back (a 16-bit dtype to float32, dynamic to static, cpp_wrapper "
-                   "off, each Inductor knob to its default, ...), at most this many times; the "
-                   "settings without which it passes join the bug key (needs=...). 0: no probe")
-      ->capture_default_str();
-  command
-      ->add_option("--probe-time", seconds, "Seconds after which the probe starts no more reruns")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  AddSharedOption<support::options::ProbeRuns>(command, runs);
+  AddSharedOption<support::options::ProbeTime>(command, seconds);
 }
 
 // A user's own mask module: the same options for run-case MODULE.py and convert MODULE.py.

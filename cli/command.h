@@ -3,16 +3,19 @@
 // A subcommand as the table in cli/commands.h holds it: its options, registered on the parser,
 // and the function that runs its workflow once the command line is parsed.
 
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace CLI {
 class App;
-}
+class Option;
+} // namespace CLI
 
 namespace workflows {
 struct MaskModuleOptions;
@@ -39,10 +42,23 @@ struct Command {
 // Registers one subcommand and its options on the parser.
 using AddCommand = Command (*)(CLI::App &app);
 
-// The one --sanitize-compiler of every command that builds sanitized kernels.
-void AddSanitizeCompilerOption(CLI::App *command, std::string &compiler);
+// Adds a shared option's row to `command` (support/shared_options.def), with its flag, its help
+// and its check, parsed into `value`: the one definition of the option in every command that takes
+// it, so its words cannot drift apart. `note`: what the option does in this command alone,
+// appended to the row's help. The value starts at the row's default (the option struct's
+// initialiser); a list left empty by its struct is "those of the default installed", and the
+// help says so.
+template <typename Value>
+CLI::Option *AddSharedOptionRow(CLI::App *command, const support::options::SharedOptionRow &row,
+                                Value &value, const Value &default_value, std::string_view note);
 
-// The probe's --probe-runs and --probe-time of `fuzz` and `run-case`.
+template <typename Option>
+CLI::Option *AddSharedOption(CLI::App *command, typename Option::Value &value,
+                             std::string_view note = {}) {
+  return AddSharedOptionRow(command, Option::kRow, value, Option::Default(), note);
+}
+
+// The probe's --probe-runs and --probe-time of `fuzz` and `run-case` (shared options).
 void AddProbeOptions(CLI::App *command, unsigned &runs, long &seconds);
 
 // --mask, --score, --shape, ... of a user's own mask module (`run-case` and `convert`).

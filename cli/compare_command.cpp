@@ -53,11 +53,8 @@ Command AddCompareCommand(CLI::App &app) {
   command->add_option("--seed", compare_releases.seed, "Seed of the generated cases")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  command
-      ->add_option("--case-timeout", compare_releases.case_timeout_seconds,
-                   "With --baseline-torch: seconds per case and release")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  AddSharedOption<support::options::CaseTimeout>(command, compare_releases.case_timeout_seconds,
+                                                 "on each release, with --baseline-torch");
   command->add_option("--corpus", options.corpus,
                       "run-case outputs and/or case files (default: corpus/seeds)");
   command->add_option("--report", options.report_dir,

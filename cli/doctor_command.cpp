@@ -17,9 +17,8 @@ Command AddDoctorCommand(CLI::App &app) {
       "doctor", "Check torch, the worker, libtorch copies, the ABI flag and every compiler.\n"
                 "Example: inductor-fuzz doctor --json");
   command->add_flag("--json", options.json, "Print the report as JSON");
-  command->add_option("--compilers", options.compilers, "Compilers to check")
-      ->delimiter(',')
-      ->capture_default_str();
+  AddSharedOption<support::options::MatrixCompilers>(command, options.compilers,
+                                                     "each one checked");
   return {command, [state](const Invocation &invocation) {
             return workflows::Doctor(state->options, invocation.paths, invocation.out);
           }};

@@ -74,20 +74,14 @@ void AddCaseOptions(CLI::App *command, workflows::FuzzOptions &options) {
       "prefixes for each case instead of keeping them (~/.cache/inductor-fuzz/matrix-prefixes)");
   command->add_flag("!--no-check", options.static_analysis,
                     "Do not analyse the captured TUs with Clang (see `check`)");
-  command
-      ->add_option("--compilers", options.compilers,
-                   "The compiler matrix: names or paths, comma-separated (default: those of "
-                   "g++-11, clang++-19 installed)")
-      ->delimiter(',');
+  AddSharedOption<support::options::CampaignCompilers>(command, options.compilers);
   command
       ->add_option("--matrix-every", options.matrix_every,
                    "Rebuild every K-th case's TUs on the compiler matrix, load them and replay "
                    "their recorded calls (runtime differential); 1: every case, 0: never. "
                    "Builds are cached by content in CORPUS/.cache/builds")
       ->capture_default_str();
-  command->add_option("--case-timeout", options.case_timeout_seconds, "Seconds per case")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  AddSharedOption<support::options::CaseTimeout>(command, options.case_timeout_seconds);
   command
       ->add_option("--recycle-after", options.recycle_after,
                    "Start a fresh worker process after this many cases")
@@ -97,17 +91,16 @@ void AddCaseOptions(CLI::App *command, workflows::FuzzOptions &options) {
                    "MiB of resident memory past which a worker is killed (its case is a "
                    "crash finding); past half of it the worker is recycled")
       ->capture_default_str();
-  command->add_option(
-      "--sanitize", options.sanitize,
-      "address, undefined or both: every case's kernels are built with -fsanitize=... and run "
-      "with the runtime preloaded (see run-case --sanitize); slower: every kernel is compiled "
-      "and run instrumented");
+  AddSharedOption<support::options::Sanitize>(
+      command, options.sanitize,
+      "here every case's kernels (see run-case --sanitize), so slower: each is compiled and run "
+      "instrumented");
   command->add_option(
       "--sanitize-crashes", options.sanitize_crashes,
       "address, undefined or both: a case that crashes runs again with its kernels built with "
       "-fsanitize=... (see run-case --sanitize); an error in a kernel is a memory-error finding "
       "naming the kernel and the line");
-  AddSanitizeCompilerOption(command, options.sanitize_compiler);
+  AddSharedOption<support::options::SanitizeCompiler>(command, options.sanitize_compiler);
   AddProbeOptions(command, options.probe_runs, options.probe_seconds);
   command->add_option("--baseline-torch", options.baseline_torch,
                       "Also run each finding's case on this torch release (a version or a "

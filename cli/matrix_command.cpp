@@ -1,6 +1,8 @@
 #include "cli/commands.h"
 #include "workflows/matrix.h"
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -14,14 +16,16 @@ Command AddMatrixCommand(CLI::App &app) {
   auto state = std::make_shared<State>();
   auto &options = state->options;
   auto *command = app.add_subcommand(
-      "matrix", "Rebuild every captured TU on every compiler (g++-11/12, clang++-14/15/16/19 by "
-                "default) as Inductor would, load each build against torch's libtorch, run each on "
-                "the kernel calls run-case recorded, and report compiler-divergence, load-error "
-                "and runtime-divergence findings.\n"
-                "Example: inductor-fuzz matrix out/causal --compilers g++-12,clang++-16");
+      "matrix",
+      fmt::format("Rebuild every captured TU on every compiler (by default those of {} installed) "
+                  "as Inductor would, load each build against torch's libtorch, run each on the "
+                  "kernel calls run-case recorded, and report compiler-divergence, load-error and "
+                  "runtime-divergence findings.\n"
+                  "Example: inductor-fuzz matrix out/causal --compilers g++-12,clang++-16",
+                  fmt::join(support::options::MatrixCompilers::Default(), ", ")));
   command->add_option("folders", options.inputs, "run-case output folders (or folders of them)")
       ->required();
-  command->add_option("--compilers", options.compilers, "Compiler names or paths")->delimiter(',');
+  AddSharedOption<support::options::MatrixCompilers>(command, options.compilers);
   command->add_option("--jobs", options.jobs, "Builds at once")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -33,13 +37,11 @@ Command AddMatrixCommand(CLI::App &app) {
   command->add_option("--timeout", options.timeout_seconds, "Seconds per build")
       ->capture_default_str();
   command->add_option("--json", options.json_out, "Write the whole matrix as JSON here");
-  command->add_option(
-      "--sanitize", options.sanitize,
-      "address, undefined or both: add a column that rebuilds every TU with -fsanitize=... "
-      "-fno-omit-frame-pointer -g on top of Inductor's flags and replays its recorded calls in a "
-      "worker with the sanitizer runtime preloaded; an error in the TU is a memory-error finding "
-      "naming the kernel and the line");
-  AddSanitizeCompilerOption(command, options.sanitize_compiler);
+  AddSharedOption<support::options::Sanitize>(
+      command, options.sanitize,
+      "here in a column of its own: every TU rebuilt so (with -fno-omit-frame-pointer -g) and its "
+      "recorded calls replayed in a worker");
+  AddSharedOption<support::options::SanitizeCompiler>(command, options.sanitize_compiler);
   return {command, [state](const Invocation &invocation) {
             auto options = state->options;
             options.command_line = invocation.command_line;

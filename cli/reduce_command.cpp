@@ -74,23 +74,19 @@ Command AddReduceCommand(CLI::App &app) {
   command->add_option("--confirm", options.confirm,
                       "Runs of the untouched case; a signature seen only some of the time "
                       "gets as many tries per candidate (default: 3 for crashes, else 1)");
-  command
-      ->add_option("--case-timeout", options.case_timeout_seconds,
-                   "Seconds per run of a case, a script or a candidate's test")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  AddSharedOption<support::options::ReductionCaseTimeout>(command, options.case_timeout_seconds);
   command->add_option(
       "--baseline-torch", options.baseline_torch,
       "A regression: every step must also pass on this torch release (a version or a venv; "
       "the failing release is --torch's); repro.py says which release passes and which fails");
-  command->add_option(
-      "--sanitize", options.sanitize,
-      "address, undefined or both: a memory error; every run builds the kernels with "
-      "-fsanitize=... and keeps the sanitizer's first report in a kernel as its signature "
-      "(default for a memory-error finding: address,undefined; for a memory crash when a "
-      "sanitized run of the untouched case reports one); repro.py runs itself sanitized; "
-      "none: never sanitized");
-  AddSanitizeCompilerOption(command, options.sanitize_compiler);
+  AddSharedOption<support::options::Sanitize>(
+      command, options.sanitize,
+      "here a memory error: every run is sanitized and keeps the sanitizer's first report in a "
+      "kernel "
+      "as its signature (default for a memory-error finding: address,undefined; for a memory "
+      "crash when a sanitized run of the untouched case reports one); repro.py runs itself "
+      "sanitized; none: never sanitized");
+  AddSharedOption<support::options::SanitizeCompiler>(command, options.sanitize_compiler);
   command->add_option("--passes", options.passes_file,
                       "Case pass order file (default: reducers/case/passes.json)");
   command->add_option("--source-passes", options.source_passes_file,

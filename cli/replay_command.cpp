@@ -10,7 +10,7 @@ namespace cli {
 Command AddReplayCommand(CLI::App &app) {
   struct State {
     workflows::ReplayOptions options = {.corpus = "fuzz-corpus"};
-    long case_timeout_seconds = 600;
+    long case_timeout_seconds = support::options::CaseTimeout::Default();
     std::filesystem::path known_issues;
   };
   auto state = std::make_shared<State>();
@@ -34,9 +34,7 @@ Command AddReplayCommand(CLI::App &app) {
                       "Known issues to update: an issue whose bug no longer reproduces "
                       "on this torch becomes \"fixed-in VERSION\" (default: the "
                       "project's corpus/known-issues.json)");
-  command->add_option("--case-timeout", case_timeout_seconds, "Seconds per case")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  AddSharedOption<support::options::CaseTimeout>(command, case_timeout_seconds);
 
   return {command, [state](const Invocation &invocation) {
             auto options = state->options;

@@ -13,7 +13,7 @@ Command AddRunCaseCommand(CLI::App &app) {
   struct State {
     workflows::RunCaseOptions options;
     std::vector<std::filesystem::path> case_files;
-    long timeout_seconds = 600;
+    long timeout_seconds = support::options::CaseTimeout::Default();
   };
   auto state = std::make_shared<State>();
   auto &options = state->options;
@@ -40,12 +40,8 @@ Command AddRunCaseCommand(CLI::App &app) {
   command->add_option("--timeout", timeout_seconds, "Seconds before the case is stopped")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  command->add_option(
-      "--sanitize", options.sanitize,
-      "address, undefined or both (comma-separated): Inductor's kernels are built with "
-      "-fsanitize=... on top of their own flags and run with the runtime preloaded; the first "
-      "error is a memory-error finding that names the kernel and the line");
-  AddSanitizeCompilerOption(command, options.sanitize_compiler);
+  AddSharedOption<support::options::Sanitize>(command, options.sanitize);
+  AddSharedOption<support::options::SanitizeCompiler>(command, options.sanitize_compiler);
   AddProbeOptions(command, options.probe_runs, options.probe_seconds);
   command->add_option("--known-issues", options.known_issues,
                       "Known issues to match a finding against (default: the "

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <filesystem>
@@ -14,7 +15,7 @@ struct BisectOptions {
   std::filesystem::path input;    // a case file or a finding's folder
   std::vector<std::string> torch; // versions or venv folders; empty: every installed release
   std::string signature;          // to look for; empty: the finding's, else the newest release's
-  long case_timeout_seconds = 600;
+  long case_timeout_seconds = support::options::CaseTimeout::Default();
   std::optional<std::filesystem::path> json_out;
 };
 

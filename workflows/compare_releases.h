@@ -1,5 +1,6 @@
 #pragma once
 
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <cstdint>
@@ -18,7 +19,7 @@ struct CompareReleasesOptions {
   std::optional<std::uint64_t> cases;        // generated cases instead of (or with) a corpus
   std::uint64_t seed = 1;
   std::optional<std::filesystem::path> report_dir;
-  long case_timeout_seconds = 600;
+  long case_timeout_seconds = support::options::CaseTimeout::Default();
   std::string command_line; // recorded in the reports
 };
 

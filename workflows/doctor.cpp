@@ -9,6 +9,7 @@
 #include "support/version.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -251,8 +252,9 @@ void CheckSomeCompilerBuilds(Diagnosis &diagnosis) {
   for (const auto &compiler : diagnosis.report["compilers"])
     usable += compiler["builds_inductor_tu"].get<bool>();
   if (diagnosis.report["torch_version"].is_string() && usable == 0)
-    diagnosis.problems.push_back("no compiler builds an Inductor TU; run scripts/setup to install "
-                                 "g++-11, g++-12 and clang++-14/15/16/19");
+    diagnosis.problems.push_back(
+        fmt::format("no compiler builds an Inductor TU; run scripts/setup to install {}",
+                    fmt::join(support::options::MatrixCompilers::Default(), ", ")));
 }
 
 void WriteTorchSummary(json &report, std::ostream &out) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "fuzzer/matrix/compilers.h"
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <iosfwd>
@@ -11,7 +12,7 @@ namespace workflows {
 
 struct DoctorOptions {
   bool json = false;
-  std::vector<std::string> compilers = fuzzer::matrix::kDefaultCompilers;
+  std::vector<std::string> compilers = support::options::MatrixCompilers::Default();
 };
 
 // `inductor-fuzz doctor`: 0 when everything needed works, 2 with one line per problem

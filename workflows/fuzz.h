@@ -1,5 +1,6 @@
 #pragma once
 
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <cstdint>
@@ -12,7 +13,8 @@
 namespace workflows {
 
 // The campaign's default matrix: one compiler of each family that Inductor's own g++ is not.
-inline const std::vector<std::string> kCampaignCompilers = {"g++-11", "clang++-19"};
+inline const std::vector<std::string> kCampaignCompilers =
+    support::options::CampaignCompilers::Default();
 
 struct FuzzOptions {
   std::optional<std::string> time; // 90s, 10m, 2h; default 5m unless --cases is given
@@ -34,15 +36,17 @@ struct FuzzOptions {
   bool feedback = true;     // mutate the queue's cases (needs static_analysis for the features)
   std::vector<std::string> compilers; // the matrix's; empty: kCampaignCompilers that are installed
   unsigned matrix_every = 10;         // 0: no matrix
-  long case_timeout_seconds = 600;
+  long case_timeout_seconds = support::options::CaseTimeout::Default();
   unsigned recycle_after = 200;
   std::size_t worker_memory_mib = 6144;
   std::string sanitize;         // "address,undefined": every case's kernels built with them
   std::string sanitize_crashes; // "address,undefined": crashing cases run again with them
-  std::string sanitize_compiler = "g++-12";
-  unsigned probe_runs = 8;    // reruns after a wrong result or crash (fuzzer/campaign/probe.h)
-  long probe_seconds = 120;   // and no rerun starts after this long
-  std::string reduce = "new"; // after the cases: reduce new bugs, all bugs hit, or none
+  std::string sanitize_compiler = support::options::SanitizeCompiler::Default();
+  // Reruns after a wrong result or crash (fuzzer/campaign/probe.h), none started after
+  // probe_seconds.
+  unsigned probe_runs = support::options::ProbeRuns::Default();
+  long probe_seconds = support::options::ProbeTime::Default();
+  std::string reduce = "new";        // after the cases: reduce new bugs, all bugs hit, or none
   long reduce_timeout_seconds = 900; // per bug
   std::string inject_fault;          // tests only: INDEX:segfault|hang|allocate[,...]
   // Each new finding's case also runs on this torch release: "regression since" or "also in".

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <filesystem>
@@ -17,9 +18,10 @@ struct MatrixCommandOptions {
   long timeout_seconds = 600;
   bool kernel_probes = true; // also compare each kernel inside cpp_wrapper modules
   std::optional<std::filesystem::path> json_out;
-  std::string sanitize;                     // "address,undefined": add a sanitizer column
-  std::string sanitize_compiler = "g++-12"; // the g++ or clang++ of that column
-  std::string command_line;                 // recorded in the JSON report
+  std::string sanitize; // "address,undefined": add a sanitizer column
+  // The g++ or clang++ of that column.
+  std::string sanitize_compiler = support::options::SanitizeCompiler::Default();
+  std::string command_line; // recorded in the JSON report
 };
 
 // `inductor-fuzz matrix`: every captured TU on every compiler, then loaded against torch.

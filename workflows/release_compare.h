@@ -2,6 +2,7 @@
 
 #include "corpus/case.h"
 #include "fuzzer/matrix/kernel_fingerprints.h"
+#include "support/shared_options.h"
 #include "support/torch_environments.h"
 
 #include <nlohmann/json.hpp>
@@ -61,7 +62,7 @@ struct ReleaseCompareOptions {
   std::filesystem::path worker_executable;
   bool confine_workers = true; // see support::ToolPaths
   std::filesystem::path scratch;
-  std::chrono::seconds case_timeout{600};
+  std::chrono::seconds case_timeout{support::options::CaseTimeout::Default()};
 };
 
 // Runs every case on both releases, one warm worker per release, the two side by side.

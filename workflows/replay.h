@@ -2,6 +2,7 @@
 
 #include "corpus/finding_store.h"
 #include "corpus/known_issues.h"
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <chrono>
@@ -27,7 +28,7 @@ struct ReplayResult {
 
 struct ReplayOptions {
   std::filesystem::path corpus;
-  std::chrono::seconds case_timeout{600};
+  std::chrono::seconds case_timeout{support::options::CaseTimeout::Default()};
   // The matrix findings' compilers; empty: the ones each finding's stored matrix names.
   std::vector<std::string> compilers;
 };

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 #include "workflows/convert.h"
 
@@ -14,12 +15,13 @@ namespace workflows {
 struct RunCaseOptions {
   std::filesystem::path case_file;
   std::filesystem::path out_dir;
-  std::chrono::seconds timeout{600};
+  std::chrono::seconds timeout{support::options::CaseTimeout::Default()};
   std::string command_line; // recorded in result.json
   std::string sanitize;     // "address,undefined": kernels built and run with the sanitizers
-  std::string sanitize_compiler = "g++-12";
-  unsigned probe_runs = 8; // reruns after a wrong result or crash (fuzzer/campaign/probe.h)
-  long probe_seconds = 120;
+  std::string sanitize_compiler = support::options::SanitizeCompiler::Default();
+  // Reruns after a wrong result or crash (fuzzer/campaign/probe.h).
+  unsigned probe_runs = support::options::ProbeRuns::Default();
+  long probe_seconds = support::options::ProbeTime::Default();
   std::filesystem::path known_issues; // the known issues a finding is matched against
   MaskModuleOptions module;           // when case_file is a Python module
 };

@@ -377,10 +377,10 @@ bool AotiApplies(const corpus::Case &c) {
 }
 
 GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy) {
-  Random random(CaseSeed(request.seed, request.index));
-  Random sequence_random(CaseSeed(request.seed, request.index) ^ 0x9e3779b97f4a7c15ULL);
-  Random family_random(CaseSeed(request.seed, request.index) ^ 0x5851f42d4c957f2dULL);
-  Random reach_random(CaseSeed(request.seed, request.index) ^ 0x47a1c0de47a1c0deULL);
+  Random random = StreamOf(request.seed, request.index, RandomStream::kStructure);
+  Random sequence_random = StreamOf(request.seed, request.index, RandomStream::kCallSequence);
+  Random family_random = StreamOf(request.seed, request.index, RandomStream::kFamily);
+  Random reach_random = StreamOf(request.seed, request.index, RandomStream::kReach);
   CaseBuilder builder(random, sequence_random, family_random, reach_random, policy);
   GeneratedCase generated;
   corpus::Case &c = generated.c;
@@ -388,12 +388,12 @@ GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPol
   const Structure structure = builder.DrawStructure();
   builder.DrawValues(structure, c);
   // Op programs, from their own stream: a case that is not one is the case version 7 gave.
-  Random op_random(CaseSeed(request.seed, request.index) ^ 0x0b5e55ed0b5e55edULL);
+  Random op_random = StreamOf(request.seed, request.index, RandomStream::kOpProgram);
   if (policy.Chance(op_random, "p_op_program"))
     DrawOpProgram(op_random, policy, c, builder.features_);
   // The compile path, from its own stream, last: a case drawn with torch.compile is the case the
   // same seed gave before AOTInductor was drawn.
-  Random compile_path_random(CaseSeed(request.seed, request.index) ^ 0xa07100000000a071ULL);
+  Random compile_path_random = StreamOf(request.seed, request.index, RandomStream::kCompilePath);
   if (AotiApplies(c) && policy.Chance(compile_path_random, "p_aoti"))
     c.compile_with = corpus::kAoti;
   ++builder.features_["compile_with:" + c.compile_with];

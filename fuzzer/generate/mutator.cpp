@@ -346,7 +346,7 @@ private:
 
 MutatedCase MutateCase(const corpus::Case &parent, const corpus::Case &donor,
                        const MutationRequest &request, const GenerationPolicy &policy) {
-  Random random(CaseSeed(request.seed, request.index) ^ 0x6d75746174696f6eULL);
+  Random random = StreamOf(request.seed, request.index, RandomStream::kMutation);
   MutatedCase mutated{.c = parent};
   corpus::Case &c = mutated.c;
   Mutator mutator(c, donor, request, policy, random);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "parsers/diagnostics.h"
+#include "support/shared_options.h"
 
 #include <filesystem>
 #include <string>
@@ -9,8 +10,8 @@
 namespace fuzzer::matrix {
 
 // The default compiler matrix: every one of these found on PATH.
-inline const std::vector<std::string> kDefaultCompilers = {
-    "g++-11", "g++-12", "clang++-14", "clang++-15", "clang++-16", "clang++-19"};
+inline const std::vector<std::string> kDefaultCompilers =
+    support::options::MatrixCompilers::Default();
 
 // The family comes from parsers/, where diagnostics are read per family.
 using parsers::CompilerFamily;

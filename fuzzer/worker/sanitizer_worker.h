@@ -2,6 +2,7 @@
 
 #include "corpus/case.h"
 #include "corpus/finding.h"
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <chrono>
@@ -17,7 +18,8 @@ namespace fuzzer::worker {
 // sanitizer's runtime preloaded; torch itself runs uninstrumented.
 struct SanitizerOptions {
   std::vector<std::string> checks; // "address", "undefined"
-  std::string compiler = "g++-12"; // a g++ or clang++: its runtime is the one preloaded
+  // A g++ or clang++: its runtime is the one preloaded.
+  std::string compiler = support::options::SanitizeCompiler::Default();
 };
 
 // "address,undefined" (either or both), checked; the compiler must be a g++ or clang++ on PATH.
