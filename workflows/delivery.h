@@ -3,6 +3,7 @@
 #include "corpus/delivery.h"
 #include "corpus/finding_store.h"
 #include "fuzzer/campaign/campaign.h"
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <atomic>
@@ -24,7 +25,7 @@ struct DeliveryOptions {
   std::filesystem::path tool_executable; // inductor-fuzz: ReduceInChildCommandLine runs it
   unsigned jobs = 1;                     // the reducer's workers: the campaign's, now idle
   std::chrono::seconds per_bug{900};     // at most this much reduction per bug
-  std::chrono::seconds case_timeout{300};
+  std::chrono::seconds case_timeout{support::options::ReductionCaseTimeout::Default()};
   // Every torch environment of the project (support::FindTorchEnvironments) runs the reduced
   // repro, oldest first.
   bool over_releases = true;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "corpus/matrix_record.h"
+#include "support/shared_options.h"
 #include "support/tool_paths.h"
 
 #include <chrono>
@@ -17,12 +18,12 @@ struct ReduceOptions {
   std::optional<std::filesystem::path> out_dir; // default: FINDING/reduced or reduced-<case>
   unsigned jobs = 0;                            // 0: the number of cores
   unsigned confirm = 0;                         // 0: 3 for crashes and timeouts, else 1
-  long case_timeout_seconds = 300;
+  long case_timeout_seconds = support::options::ReductionCaseTimeout::Default();
   std::optional<std::filesystem::path> passes_file; // default: reducers/case/passes.json
   // "address,undefined": a memory error (default for such a finding, and for a memory crash
   // whose sanitized run reports one); "none": never sanitized
   std::string sanitize;
-  std::string sanitize_compiler = "g++-12";
+  std::string sanitize_compiler = support::options::SanitizeCompiler::Default();
   // A regression: keep candidates that also pass on this torch release (a version or a venv).
   std::optional<std::string> baseline_torch;
   // A source instead of a case: --cpp (with the command after `--`), --from-log or --script.
