@@ -6,6 +6,7 @@
 // parser reads them.
 #include "corpus/case.h"
 #include "fuzzer/worker/repro_script.h"
+#include "fuzzer/worker/worker_python.h"
 #include "reducers/case/minimal_repro.h"
 
 #include "support/child_process.h"
@@ -15,6 +16,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace {
@@ -51,10 +54,13 @@ TEST(ReproScripts, EveryFormOfEveryCaseIsPythonThatParses) {
     const std::string case_script = fuzzer::worker::EmitPythonScript(c);
     EXPECT_NE(case_script.find("inductor-fuzz case " + c.name), std::string::npos);
     write(case_script);
-    for (const std::string signature : {"compile-error|family=gcc|message=x", "wrong-result|x"})
+    for (const auto &[kind, signature] :
+         {std::pair<corpus::FindingKind, std::string>{corpus::FindingKind::kCompileError,
+                                                      "compile-error|family=gcc|message=x"},
+          {corpus::FindingKind::kWrongResult, "wrong-result|x"}})
       for (const auto config :
            {reducers::ReproConfig::kMinimal, reducers::ReproConfig::kComplete}) {
-        const std::string repro = reducers::EmitMinimalRepro(c, signature, config);
+        const std::string repro = reducers::EmitMinimalRepro(c, kind, signature, config);
         EXPECT_TRUE(repro.starts_with("# " + signature)) << repro.substr(0, 200);
         EXPECT_NE(repro.find("Reduced by inductor-fuzz from case " + c.name), std::string::npos);
         const auto has = [&](const char *text) { return repro.find(text) != std::string::npos; };
@@ -74,6 +80,45 @@ TEST(ReproScripts, EveryFormOfEveryCaseIsPythonThatParses) {
                            scratch.path().string()},
                           {}, std::chrono::seconds(120));
   EXPECT_EQ(parsed.status.exit_code, 0) << parsed.output;
+}
+
+// The script carries oracles and, before each module, what it imports (found from the modules'
+// `from .NAME import` lines, so an API's new module needs no list): each module once, after the
+// modules it imports, byte for byte and in that order.
+TEST(ReproScripts, CarryEachWorkerModuleAfterWhatItImports) {
+  const auto modules = fuzzer::worker::ReproScriptModules();
+  ASSERT_FALSE(modules.empty());
+  EXPECT_EQ(modules.back(), "oracles");
+  for (const char *expected :
+       {"apis", "api_base", "api_mask", "api_block_mask", "api_flex_attention", "api_index_program",
+        "exceptions", "plants", "compat", "comparisons", "value_judge"})
+    EXPECT_NE(std::find(modules.begin(), modules.end(), expected), modules.end()) << expected;
+  const auto source = [](const std::string &module) {
+    return std::string(fuzzer::worker::WorkerModuleSource("inductor_fuzz_worker." + module));
+  };
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    EXPECT_EQ(std::count(modules.begin(), modules.end(), modules[i]), 1) << modules[i];
+    for (const auto &module : fuzzer::worker::WorkerPythonModules()) {
+      const std::string name(module.name.substr(module.name.rfind('.') + 1));
+      if (source(modules[i]).find("from ." + name + " import") == std::string::npos)
+        continue;
+      const auto at = std::find(modules.begin(), modules.end(), name);
+      EXPECT_LT(at - modules.begin(), static_cast<std::ptrdiff_t>(i))
+          << modules[i] << " imports " << name;
+    }
+  }
+  std::optional<corpus::Case> c;
+  for (const auto &entry : fs::directory_iterator(kSourceDir / "corpus" / "findings" / "reduced"))
+    if (!c && fs::exists(entry.path() / "case.json"))
+      c = corpus::LoadCaseFile(entry.path() / "case.json");
+  ASSERT_TRUE(c.has_value());
+  const std::string script = fuzzer::worker::EmitPythonScript(*c);
+  std::size_t after = 0;
+  for (const auto &module : modules) {
+    const auto at = script.find(source(module), after);
+    ASSERT_NE(at, std::string::npos) << module;
+    after = at + 1;
+  }
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <vector>
 
 namespace fuzzer::worker {
@@ -15,12 +16,47 @@ namespace {
 
 using nlohmann::json;
 
-// The worker modules the script carries, in the order they must run. None needs its package
-// (oracles' imports of compat and comparisons fall back to the pasted text), so they are pasted
-// one after the other.
-constexpr std::string_view kOracleModules[] = {
-    "compat",     "exceptions",  "comparisons", "rounding_rules", "value_judge",
-    "case_calls", "block_masks", "allocations", "oracles",        "plants"};
+// The module whose names the script calls (Api, build_namespace, call_count, AOTI,
+// classify_exception, plant_difference...). ReproScriptModules pastes what it imports first.
+constexpr std::string_view kScriptRoot = "oracles";
+
+// The modules of the package `source` imports: the NAME of each line `from .NAME import ...`
+// (none of the package's modules imports in another way), in the order of the lines.
+std::vector<std::string> ImportedModules(std::string_view source) {
+  std::vector<std::string> modules;
+  while (!source.empty()) {
+    const auto end = source.find('\n');
+    std::string_view line = source.substr(0, end);
+    source = end == std::string_view::npos ? std::string_view() : source.substr(end + 1);
+    line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+    constexpr std::string_view kFrom = "from .";
+    if (!line.starts_with(kFrom))
+      continue;
+    line.remove_prefix(kFrom.size());
+    const auto name_end = line.find(' ');
+    if (name_end != 0 && name_end != std::string_view::npos &&
+        line.substr(name_end).starts_with(" import"))
+      modules.emplace_back(line.substr(0, name_end));
+  }
+  return modules;
+}
+
+// Depth first from `module`: what it imports (in its order), then the module itself.
+void AppendAfterItsImports(const std::string &module, std::vector<std::string> &order,
+                           std::vector<std::string> &visiting) {
+  if (std::find(order.begin(), order.end(), module) != order.end())
+    return;
+  if (std::find(visiting.begin(), visiting.end(), module) != visiting.end())
+    throw std::logic_error(fmt::format("the worker's modules {} and {} import each other: the "
+                                       "repro script cannot paste one before the other",
+                                       visiting.back(), module));
+  visiting.push_back(module);
+  for (const auto &imported :
+       ImportedModules(WorkerModuleSource(fmt::format("{}.{}", kWorkerPackage, module))))
+    AppendAfterItsImports(imported, order, visiting);
+  visiting.pop_back();
+  order.push_back(module);
+}
 
 constexpr std::size_t kLineWidth = 100;
 
@@ -133,6 +169,12 @@ private:
 
 } // namespace
 
+std::vector<std::string> ReproScriptModules() {
+  std::vector<std::string> order, visiting;
+  AppendAfterItsImports(std::string(kScriptRoot), order, visiting);
+  return order;
+}
+
 std::string EmitPythonScript(const corpus::Case &c) {
   json case_json = corpus::CaseToJson(c);
   // The settings are INDUCTOR_CONFIG and DYNAMIC, printed and applied as they are; the
@@ -151,7 +193,7 @@ std::string EmitPythonScript(const corpus::Case &c) {
   }
 
   std::string oracle_code;
-  for (const auto module : kOracleModules) {
+  for (const auto &module : ReproScriptModules()) {
     oracle_code += fmt::format("\n# ---- {}/{}.py ----\n\n", kWorkerPackage, module);
     oracle_code += WorkerModuleSource(fmt::format("{}.{}", kWorkerPackage, module));
   }

@@ -3,6 +3,7 @@
 #include "corpus/case.h"
 
 #include <string>
+#include <vector>
 
 namespace fuzzer::worker {
 
@@ -13,5 +14,12 @@ namespace fuzzer::worker {
 // variable INDUCTOR_FUZZ_TEST_PLANT plants a difference, for tests. This is the repro format
 // for issues.
 std::string EmitPythonScript(const corpus::Case &c);
+
+// The worker modules the script carries (names in the package, "oracles"), in the order it
+// pastes them: oracles and, before each module, the modules it imports (its `from .NAME import`
+// lines), depth first in the order of those lines. Derived from the modules' sources, so that
+// a new module an API imports is carried with no list to edit; std::logic_error when two
+// import each other.
+std::vector<std::string> ReproScriptModules();
 
 } // namespace fuzzer::worker

@@ -1,28 +1,40 @@
 """The package as the worker and the repro script use it: every module imports, and the
-modules the repro script pastes in (compat, exceptions, comparisons, oracles) can be pasted
-together."""
+modules the repro script pastes in (oracles and what it imports) can be pasted together."""
 
 import ast
 import importlib
 import pathlib
+import re
 import unittest
 
 import inductor_fuzz_worker
 
 PACKAGE = pathlib.Path(inductor_fuzz_worker.__file__).parent
-# The repro script pastes these after its own code, in this order (repro_script.cpp).
-EMBEDDED_IN_SCRIPT = (
-    "compat",
-    "exceptions",
-    "comparisons",
-    "rounding_rules",
-    "value_judge",
-    "case_calls",
-    "block_masks",
-    "allocations",
-    "oracles",
-    "plants",
-)
+# The repro script pastes oracles.py after what it imports, and each of those after what it
+# imports, depth first in the order of the `from .NAME import` lines (ReproScriptModules in
+# repro_script.cpp, which this follows).
+IMPORT_LINE = re.compile(r"^[ \t]*from \.(\w+) import", re.MULTILINE)
+
+
+def pasted_in_order(root):
+    order, visiting = [], []
+
+    def visit(stem):
+        if stem in order:
+            return
+        if stem in visiting:
+            raise AssertionError(f"{visiting[-1]} and {stem} import each other")
+        visiting.append(stem)
+        for imported in IMPORT_LINE.findall((PACKAGE / f"{stem}.py").read_text()):
+            visit(imported)
+        visiting.pop()
+        order.append(stem)
+
+    visit(root)
+    return tuple(order)
+
+
+EMBEDDED_IN_SCRIPT = pasted_in_order("oracles")
 # Names the repro script itself defines at top level.
 SCRIPT_NAMES = {"CASE", "INDUCTOR_CONFIG", "DYNAMIC", "MASK_MOD_SOURCE", "SCORE_MOD_SOURCE", "main"}
 
@@ -80,6 +92,12 @@ class PackageTest(unittest.TestCase):
             self.assertEqual(names & seen, set(), stem)
             seen |= names
 
+    def test_every_api_of_the_registry_is_pasted(self):
+        from inductor_fuzz_worker import apis
+
+        for name, api in apis.APIS.items():
+            self.assertIn(api.__module__.rsplit(".", 1)[-1], EMBEDDED_IN_SCRIPT, name)
+
     def test_script_modules_pasted_together_work(self):
         namespace = {"__name__": "repro"}
         exec(
@@ -95,6 +113,13 @@ class PackageTest(unittest.TestCase):
             "TEST_PLANT_VARIABLE",
         ):
             self.assertIn(name, namespace)
+        self.assertEqual(list(namespace["APIS"]), list(apis_registry().APIS))
+
+
+def apis_registry():
+    from inductor_fuzz_worker import apis
+
+    return apis
 
 
 if __name__ == "__main__":

@@ -3,9 +3,10 @@
 The C++ worker (fuzzer/worker/worker_main.cpp) embeds CPython, carries this package's sources
 inside its binary and imports them from there, so that the worker never depends on files beside
 it. serve.serve() is its entry point. The repro script (fuzzer/worker/repro_script.cpp) embeds
-compat.py, exceptions.py, comparisons.py and oracles.py verbatim, in that order: each imports
-from this package only modules pasted before it, and only under `except ImportError`, so that
-a standalone script and the worker compare results with one and the same code. Four modules
+oracles.py verbatim, after the modules it imports (the registry of APIs apis.py, each API's
+api_*.py, comparisons.py, compat.py, exceptions.py, plants.py...), each after those it imports:
+each imports from this package only under `except ImportError`, so that a standalone script and
+the worker compare results with one and the same code. Four modules
 are programs the C++ side runs with a venv's python (`python -c SOURCE`, the source from the
 binary): environment.py and first_call.py (workflows/), mask_ast.py (the case reducer) and
 mutate_source.py (the campaign's mutator). The package is the only Python the tool ships, and
