@@ -48,6 +48,12 @@ def fresh_inductor_state(cache_dir):
                 os.environ[key] = value
 
 
+# The finding kinds a case's result may name (docs/signature.md): what the worker finds.
+EXCEPTION = "exception"
+COMPILE_ERROR = "compile-error"
+WRONG_RESULT = "wrong-result"
+
+
 def run_case(
     session,
     case,
@@ -69,105 +75,156 @@ def run_case(
     Each call's eager reference runs on its own, after torch._dynamo.reset(): eager
     flex_attention compiles internally, and its reference must not depend on the calls before.
     """
-    import torch
-
-    result = {"status": "pass", "kind": None, "phases": {}, "builds": [], "wrappers": []}
-    expected = (case.get("expect") or {}).get("raises")
-    started = time.monotonic()
-    calls = call_count(case)
-    if calls > 1:
-        result["calls"] = calls
+    run = CaseRun(session, case, cache_dir, inductor_config, dynamic, plant, record_dir)
     with fresh_inductor_state(cache_dir):
-        apis, eagers = [], []
-        for index in range(calls):
+        if not run.run_eagerly(eager_only) or eager_only:
+            return run.result
+        run.start_compiling(build_cache)
+        for index, (api, eager) in enumerate(zip(run.apis, run.eagers, strict=False)):
+            compiled = run.compile_call(index, api, defaulted_knobs)
+            if compiled is CaseRun.FAILED:
+                return run.result
+            if eager is not None:
+                run.compare_call(index, api, eager, compiled)
+        run.collect()
+    return run.verdict()
+
+
+class CaseRun:
+    """One case's run, step by step (run_case calls them in order): every call defined and run
+    eagerly, the capture installed, each call compiled and compared, what the capture saw
+    collected, the verdict. `result` is the result so far, its keys in the order they are met."""
+
+    FAILED = object()  # compile_call's answer when torch.compile failed (result says how)
+
+    def __init__(self, session, case, cache_dir, inductor_config, dynamic, plant, record_dir):
+        self.session, self.case, self.cache_dir = session, case, cache_dir
+        self.inductor_config, self.dynamic = inductor_config, dynamic
+        self.plant, self.record_dir = plant, record_dir
+        self.result = {"status": "pass", "kind": None, "phases": {}, "builds": [], "wrappers": []}
+        self.expected = (case.get("expect") or {}).get("raises")
+        self.started = time.monotonic()
+        self.calls = call_count(case)
+        if self.calls > 1:
+            self.result["calls"] = self.calls
+        self.apis, self.eagers, self.mismatches = [], [], []
+
+    def run_eagerly(self, eager_only):
+        """Defines every call, makes its inputs, checks its contracts and runs it eagerly; False
+        when the case failed before compiling (result says how)."""
+        import torch
+
+        for index in range(self.calls):
             torch._dynamo.reset()
             phase = "define"
             eager = None
             try:
-                apis.append(
-                    Api(case, build_namespace(case)) if not apis else apis[0].next_call(index)
+                self.apis.append(
+                    Api(self.case, build_namespace(self.case))
+                    if not self.apis
+                    else self.apis[0].next_call(index)
                 )
                 phase = "inputs"
-                apis[-1].make_inputs()
+                self.apis[-1].make_inputs()
                 phase = "contract"
-                apis[-1].check_contracts()
+                self.apis[-1].check_contracts()
                 phase = "eager"
-                eager = apis[-1].run_eager()
+                eager = self.apis[-1].run_eager()
             except BaseException as error:
-                if not expected or eager_only or phase != "eager":
-                    return _broken(session, result, phase, error, expected, index)
+                if not self.expected or eager_only or phase != "eager":
+                    _broken(self.session, self.result, phase, error, self.expected, index)
+                    return False
                 # Meant to raise: eager's exception is kept, and the compile still runs, since
                 # what torch.compile raises for it is what the case is about.
-                result["eager_exception"] = describe_exception(error, session.torch_root)
-            eagers.append(eager)
-        result["phases"]["eager_seconds"] = round(time.monotonic() - started, 3)
-        if eager_only:
-            return result
-        torch._dynamo.reset()
-        absent = split_config(inductor_config)[1]
-        if absent:  # keys this torch release does not have: left out of the patch
-            result["config_absent"] = absent
+                self.result["eager_exception"] = describe_exception(error, self.session.torch_root)
+            self.eagers.append(eager)
+        self.result["phases"]["eager_seconds"] = round(time.monotonic() - self.started, 3)
+        return True
 
-        capture = Capture(
-            session.cpp_builder,
-            session.versions,
+    def start_compiling(self, build_cache):
+        """Inductor's state reset, and the capture of builds, kernels and surface made."""
+        import torch
+
+        torch._dynamo.reset()
+        absent = split_config(self.inductor_config)[1]
+        if absent:  # keys this torch release does not have: left out of the patch
+            self.result["config_absent"] = absent
+        record_dir = self.record_dir
+        self.capture = Capture(
+            self.session.cpp_builder,
+            self.session.versions,
             journal=os.path.join(record_dir, BUILD_JOURNAL) if record_dir else None,
-            build_cache=BuildCache(build_cache, cache_dir) if build_cache else None,
+            build_cache=BuildCache(build_cache, self.cache_dir) if build_cache else None,
             prefixes=_prefixes_beside(build_cache),
         )
-        recorder = KernelRecorder(record_dir)
-        surface = SurfaceRecorder()
-        mismatches = []
-        for index, (api, eager) in enumerate(zip(apis, eagers, strict=False)):
-            started = time.monotonic()
-            api.compiled = apis[0].compiled
-            try:
-                with capture.installed(), recorder.installed(), surface.installed():
-                    compiled = api.run_compiled(inductor_config, dynamic)
-                    if index == 0:
-                        result["knobs_in_force"] = knobs_in_force(defaulted_knobs, dynamic)
-            except BaseException as error:
-                result["builds"] = capture.builds
-                result["wrappers"] = collect_wrapper_code(cache_dir)
-                result["surface"] = surface.cells()
-                kind = "exception"
-                if any(b["exit_code"] != 0 for b in capture.builds):
-                    kind = "compile-error"
-                if index:
-                    result["call"] = index
-                return _failed(session, result, kind, "compile", error, expected)
-            key = "compiled_seconds" if index == 0 else f"call{index}_compiled_seconds"
-            result["phases"][key] = round(time.monotonic() - started, 3)
-            if calls > 1:  # whether a call recompiled: Dynamo's graph count after each call
-                graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
-                result.setdefault("graphs_after_call", []).append(graphs)
-            if eager is None:
-                continue
-            if plant:
-                compiled = plant_difference(case["api"], compiled, plant)
-            started = time.monotonic()
-            found, details = api.compare(eager, compiled)
-            if record_dir and index == 0 and not plant:
-                save_references(record_dir, api.reference_entries(eager, compiled))
-            key = "compare_seconds" if index == 0 else f"call{index}_compare_seconds"
-            result["phases"][key] = round(time.monotonic() - started, 3)
-            for mismatch in found:
-                if index:
-                    mismatch["field"] = f"call{index}.{mismatch['field']}"
-                    mismatch["call"] = index
-            mismatches += found
-            if details:
-                result.update(details if index == 0 else {f"call{index}": details})
-        result["surface"] = surface.cells()
-        result["recordings"] = recorder.save()
-        result["recording_skipped"] = sorted(set(recorder.skipped))
-        result["builds"] = capture.builds
-        result["wrappers"] = collect_wrapper_code(cache_dir)
-    if expected:
-        result["expected_exception_missing"] = expected
-    if mismatches:
-        result.update(status="finding", kind="wrong-result", mismatches=mismatches)
-    return result
+        self.recorder = KernelRecorder(record_dir)
+        self.surface = SurfaceRecorder()
+
+    def compile_call(self, index, api, defaulted_knobs):
+        """Call `index` compiled (the first call's compiled function, for every call) and run:
+        its result, or FAILED when torch.compile raised (result says how)."""
+        import torch
+
+        started = time.monotonic()
+        api.compiled = self.apis[0].compiled
+        try:
+            with self.capture.installed(), self.recorder.installed(), self.surface.installed():
+                compiled = api.run_compiled(self.inductor_config, self.dynamic)
+                if index == 0:
+                    self.result["knobs_in_force"] = knobs_in_force(defaulted_knobs, self.dynamic)
+        except BaseException as error:
+            self.result["builds"] = self.capture.builds
+            self.result["wrappers"] = collect_wrapper_code(self.cache_dir)
+            self.result["surface"] = self.surface.cells()
+            kind = EXCEPTION
+            if any(b["exit_code"] != 0 for b in self.capture.builds):
+                kind = COMPILE_ERROR
+            if index:
+                self.result["call"] = index
+            _failed(self.session, self.result, kind, "compile", error, self.expected)
+            return CaseRun.FAILED
+        key = "compiled_seconds" if index == 0 else f"call{index}_compiled_seconds"
+        self.result["phases"][key] = round(time.monotonic() - started, 3)
+        if self.calls > 1:  # whether a call recompiled: Dynamo's graph count after each call
+            graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+            self.result.setdefault("graphs_after_call", []).append(graphs)
+        return compiled
+
+    def compare_call(self, index, api, eager, compiled):
+        """Call `index`'s compiled result against eager's (planted first, for a test plant);
+        the first call's references saved for replays."""
+        if self.plant:
+            compiled = plant_difference(self.case["api"], compiled, self.plant)
+        started = time.monotonic()
+        found, details = api.compare(eager, compiled)
+        if self.record_dir and index == 0 and not self.plant:
+            save_references(self.record_dir, api.reference_entries(eager, compiled))
+        key = "compare_seconds" if index == 0 else f"call{index}_compare_seconds"
+        self.result["phases"][key] = round(time.monotonic() - started, 3)
+        for mismatch in found:
+            if index:
+                mismatch["field"] = f"call{index}.{mismatch['field']}"
+                mismatch["call"] = index
+        self.mismatches += found
+        if details:
+            self.result.update(details if index == 0 else {f"call{index}": details})
+
+    def collect(self):
+        """What the capture saw: the surface, the kernels recorded, the builds, the wrappers."""
+        self.result["surface"] = self.surface.cells()
+        self.result["recordings"] = self.recorder.save()
+        self.result["recording_skipped"] = sorted(set(self.recorder.skipped))
+        self.result["builds"] = self.capture.builds
+        self.result["wrappers"] = collect_wrapper_code(self.cache_dir)
+
+    def verdict(self):
+        """The result: a wrong result when a call mismatched, and the exception the case
+        expected but torch.compile did not raise named."""
+        if self.expected:
+            self.result["expected_exception_missing"] = self.expected
+        if self.mismatches:
+            self.result.update(status="finding", kind=WRONG_RESULT, mismatches=self.mismatches)
+        return self.result
 
 
 def _prefixes_beside(build_cache):
