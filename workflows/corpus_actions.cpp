@@ -206,13 +206,12 @@ int ReportCorpus(const std::vector<corpus::StoredFinding> &findings,
     fresh += input.new_signatures.contains(bug.members.front().id);
   for (const auto &finding : findings) {
     fuzzer::campaign::FindingEvent event{.id = finding.id,
-                                         .kind =
-                                             std::string(corpus::KindName(finding.finding.kind)),
+                                         .kind = finding.finding.kind,
                                          .signature = finding.signature,
                                          .is_new = input.new_signatures.contains(finding.id)};
     if (const auto *known = input.known_issues.Match(finding.signature, finding.key))
       event.known_issue = known->id;
-    ++(event.Reportable() ? input.stats.new_by_kind : input.stats.known_by_kind)[event.kind];
+    ++(event.Reportable() ? input.stats.new_by_kind : input.stats.known_by_kind)[std::string(corpus::KindName(event.kind))];
     input.stats.signatures.emplace(finding.id, event);
   }
   fuzzer::campaign::WriteReports(options.report_dir, input);

@@ -60,16 +60,16 @@ std::vector<fuzzer::matrix::Compiler> CampaignCompilers(const std::vector<std::s
 }
 
 std::string MatrixDescription(const fuzzer::campaign::CampaignOptions &options) {
-  if (options.matrix_every == 0)
+  if (options.matrix.every == 0)
     return "no compiler matrix";
-  if (options.compilers.empty())
+  if (options.matrix.compilers.empty())
     return fmt::format("no compiler matrix (none of {} is installed; see --compilers)",
                        fmt::join(kCampaignCompilers, ", "));
   std::vector<std::string> names;
-  for (const auto &compiler : options.compilers)
+  for (const auto &compiler : options.matrix.compilers)
     names.push_back(compiler.name);
   return fmt::format("compiler matrix {} on every {} case(s)", fmt::join(names, ","),
-                     options.matrix_every);
+                     options.matrix.every);
 }
 
 // "{shard}" in a folder's name becomes the shard's name (2of8): with --shard auto every shard of
@@ -133,35 +133,35 @@ CampaignPlan PlanCampaign(const FuzzOptions &options, const support::ToolPaths &
   if (options.report_dir)
     support::CheckOutputFolder(plan.report_dir, "--report");
   if (options.policy_file)
-    campaign_options.policy = fuzzer::generate::LoadPolicyFile(*options.policy_file);
+    campaign_options.generate.policy = fuzzer::generate::LoadPolicyFile(*options.policy_file);
   const auto known_issues_file =
       options.known_issues.value_or(paths.project_root / "corpus" / "known-issues.json");
   campaign_options.known_issues = corpus::ReadKnownIssues(known_issues_file);
   campaign_options.resume = options.resume;
-  campaign_options.static_analysis = options.static_analysis;
+  campaign_options.analysis.static_analysis = options.static_analysis;
   if (options.share_builds)
-    campaign_options.shared_builds = support::UserCacheDir("builds");
-  campaign_options.feedback = options.feedback;
-  campaign_options.matrix_every = options.matrix_every;
+    campaign_options.run.shared_builds = support::UserCacheDir("builds");
+  campaign_options.generate.feedback = options.feedback;
+  campaign_options.matrix.every = options.matrix_every;
   if (options.matrix_every > 0)
-    campaign_options.compilers = CampaignCompilers(options.compilers);
-  campaign_options.case_timeout = std::chrono::seconds(options.case_timeout_seconds);
-  campaign_options.recycle_after_cases = std::max(1u, options.recycle_after);
-  campaign_options.worker_memory_limit = options.worker_memory_mib << 20;
+    campaign_options.matrix.compilers = CampaignCompilers(options.compilers);
+  campaign_options.run.case_timeout = std::chrono::seconds(options.case_timeout_seconds);
+  campaign_options.run.recycle_after_cases = std::max(1u, options.recycle_after);
+  campaign_options.run.worker_memory_limit = options.worker_memory_mib << 20;
   campaign_options.command_line = options.command_line;
-  campaign_options.fault_injection = ParseFaults(options.inject_fault);
+  campaign_options.generate.fault_injection = ParseFaults(options.inject_fault);
   plan.reduce_which = workflows::ParseReduceWhich(options.reduce);
   if (plan.reduce_which != workflows::ReduceWhich::kNone)
     campaign_options.reserve_per_new_bug = std::chrono::seconds(options.reduce_timeout_seconds);
   if (!options.sanitize.empty())
-    campaign_options.sanitize =
+    campaign_options.sanitizers.every_case =
         fuzzer::worker::ParseSanitizerOptions(options.sanitize, options.sanitize_compiler);
   if (!options.sanitize_crashes.empty())
-    campaign_options.sanitize_crashes =
+    campaign_options.sanitizers.crashes =
         fuzzer::worker::ParseSanitizerOptions(options.sanitize_crashes, options.sanitize_compiler);
   campaign_options.probe = {.max_runs = options.probe_runs,
                             .budget = std::chrono::seconds(options.probe_seconds),
-                            .run_timeout = campaign_options.case_timeout};
+                            .run_timeout = campaign_options.run.case_timeout};
   plan.terminal = ::isatty(STDERR_FILENO);
   campaign_options.progress_interval =
       plan.terminal ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(30000);
@@ -217,7 +217,7 @@ DeliverCampaignBugs(const FuzzOptions &options, const CampaignPlan &plan,
          .tool_executable = std::filesystem::read_symlink("/proc/self/exe"),
          .jobs = campaign_options.jobs,
          .per_bug = std::chrono::seconds(options.reduce_timeout_seconds),
-         .case_timeout = std::min(campaign_options.case_timeout, std::chrono::seconds(300)),
+         .case_timeout = std::min(campaign_options.run.case_timeout, std::chrono::seconds(300)),
          .command_line = options.command_line},
         bugs, paths, deadline, stop_requested,
         [&](const std::string &line) { progress(line, true); });
@@ -262,7 +262,7 @@ std::filesystem::path WriteCampaignReports(const FuzzOptions &options, const Cam
                      {"seed", options.seed},
                      {"shard", campaign_options.shard.Name()},
                      {"generator_version", fuzzer::generate::kGeneratorVersion},
-                     {"policy_sha256", campaign_options.policy.Sha256()}},
+                     {"policy_sha256", campaign_options.generate.policy.Sha256()}},
       .since = fuzzer::campaign::SinceCorpusBefore(stats)};
   for (const auto &finding : input.findings)
     for (const auto &hit : finding.hits)
@@ -290,7 +290,7 @@ std::uint64_t PrintBugs(const std::vector<fuzzer::campaign::CampaignBug> &bugs,
           labelled += " [" + labels.at(id) + "]";
       }
     out << fmt::format(
-        "  {:<5} {} {} ({}){}{}\n", bug.is_new ? "NEW" : "known", bug.id, bug.kind, here,
+        "  {:<5} {} {} ({}){}{}\n", bug.is_new ? "NEW" : "known", bug.id, corpus::KindName(bug.kind), here,
         bug.known_issue.empty() ? "" : " (known issue " + bug.known_issue + ")", labelled);
     for (const auto &delivery : delivered.deliveries)
       if (std::find(bug.signatures.begin(), bug.signatures.end(), delivery.finding_id) !=
@@ -389,7 +389,7 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
 
   const corpus::FindingStore store(campaign_options.corpus);
   const auto labels = baseline ? LabelFindingsAgainstBaseline(store, stats, *baseline, paths,
-                                                              campaign_options.case_timeout, out)
+                                                              campaign_options.run.case_timeout, out)
                                : std::map<std::string, std::string>{};
   ended_at.emplace_back("baseline labels", since_start());
   const auto report_dir = WriteCampaignReports(options, plan, stats, store);

@@ -1,4 +1,4 @@
-#include "fuzzer/campaign/campaign.h"
+#include "fuzzer/campaign/campaign_stats.h"
 
 #include "corpus/bug_key.h"
 #include "corpus/bugs.h"
@@ -83,8 +83,7 @@ std::vector<CampaignBug> CampaignStats::Bugs() const {
         if (!hit_here)
           bug.kind = event->second.kind;
         hit_here = true;
-        bug.detectors.insert(std::string(corpus::DetectorOf(
-            corpus::KindFromName(event->second.kind).value_or(corpus::FindingKind::kException))));
+        bug.detectors.insert(std::string(corpus::DetectorOf(event->second.kind)));
       }
       if (const auto hits = hits_of.find(member); hits != hits_of.end())
         bug.hits.insert(bug.hits.end(), hits->second.begin(), hits->second.end());
@@ -138,7 +137,7 @@ json StatsToJson(const CampaignStats &stats) {
   json signatures = json::array();
   for (const auto &[id, event] : stats.signatures)
     signatures.push_back({{"id", id},
-                          {"kind", event.kind},
+                          {"kind", corpus::KindName(event.kind)},
                           {"signature", event.signature},
                           {"key", event.key},
                           {"new", event.Reportable()},
@@ -149,7 +148,7 @@ json StatsToJson(const CampaignStats &stats) {
     bugs.push_back({{"id", bug.id},
                     {"key", bug.key},
                     {"key_version", corpus::kBugKeyVersion},
-                    {"kind", bug.kind},
+                    {"kind", corpus::KindName(bug.kind)},
                     {"new", bug.is_new},
                     {"known_issue", bug.known_issue},
                     {"signatures", bug.signatures},
@@ -200,7 +199,7 @@ std::string CampaignStatusLine(const CampaignStats &stats, double elapsed,
   for (const auto &bug : stats.Bugs()) {
     ++bugs;
     if (bug.is_new)
-      ++new_kinds[bug.kind];
+      ++new_kinds[std::string(corpus::KindName(bug.kind))];
     else
       ++known;
   }

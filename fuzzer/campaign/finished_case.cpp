@@ -24,11 +24,11 @@ void WriteRecord(const fs::path &dir, const corpus::Case &c, const worker::CaseO
 
 } // namespace
 
-StoredCase StoreFinishedCase(const RanCase &ran, const std::vector<std::string> &new_features,
-                             const CampaignOptions &options, const std::string &torch_version,
-                             corpus::FindingStore &store) {
-  if (const auto fault = options.fault_injection.find(ran.index);
-      fault != options.fault_injection.end() && fault->second == "disk-full")
+StoredCase StoreFinishedCase(const CaseInFlight &ran, const CampaignOptions &options,
+                             const std::string &torch_version, corpus::FindingStore &store) {
+  const auto &faults = options.generate.fault_injection;
+  if (const auto fault = faults.find(ran.index);
+      fault != faults.end() && fault->second == "disk-full")
     throw fs::filesystem_error("cannot write the case's results", options.corpus,
                                std::make_error_code(std::errc::no_space_on_device));
   const worker::CaseOutcome &outcome = ran.outcome;
@@ -36,7 +36,7 @@ StoredCase StoreFinishedCase(const RanCase &ran, const std::vector<std::string> 
                      .status = std::string(outcome.Status()),
                      .findings = json::array(),
                      .seconds = ran.seconds,
-                     .new_features = new_features};
+                     .new_features = ran.new_features};
   if (ran.c.provenance.value("origin", "") == "mutation")
     for (const char *field : {"origin", "parent", "donor", "mutations"})
       if (ran.c.provenance.contains(field))
@@ -67,7 +67,7 @@ StoredCase StoreFinishedCase(const RanCase &ran, const std::vector<std::string> 
     for (const auto &build : run.result.value("builds", json::array()))
       compilers.push_back(build.value("compiler", json::object()).value("version", ""));
     if (with_matrix)
-      for (const auto &compiler : options.compilers)
+      for (const auto &compiler : options.matrix.compilers)
         compilers.push_back(compiler.version);
     json provenance = {{"tool_version", support::ToolVersion()},
                        {"torch_version", torch_version},
@@ -93,14 +93,18 @@ StoredCase StoreFinishedCase(const RanCase &ran, const std::vector<std::string> 
         corpus::WriteMatrixRecord(record_dir / "matrix.json", *ran.matrix);
     });
     FindingEvent event{.id = ids[i],
-                       .kind = std::string(corpus::KindName(finding.kind)),
+                       .kind = finding.kind,
                        .signature = corpus::Signature(finding),
                        .key = corpus::BugKey(finding),
                        .is_new = stored == corpus::StoreOutcome::kNew};
     if (const auto *known = options.known_issues.Match(event.signature, event.key))
       event.known_issue = known->id;
-    json line = {{"id", event.id},   {"kind", event.kind},  {"signature", event.signature},
-                 {"key", event.key}, {"new", event.is_new}, {"known_issue", event.known_issue}};
+    json line = {{"id", event.id},
+                 {"kind", corpus::KindName(event.kind)},
+                 {"signature", event.signature},
+                 {"key", event.key},
+                 {"new", event.is_new},
+                 {"known_issue", event.known_issue}};
     if (revealed)
       line["revealed_by"] = provenance["revealed_by"];
     entry.findings.push_back(std::move(line));
@@ -109,14 +113,25 @@ StoredCase StoreFinishedCase(const RanCase &ran, const std::vector<std::string> 
   return {.entry = std::move(entry), .events = std::move(events), .joined = std::move(joined)};
 }
 
-void CountStoredCase(const RanCase &ran, const StoredCase &stored, std::uint64_t seed,
+void CountStoredCase(const CaseInFlight &ran, const StoredCase &stored, std::uint64_t seed,
                      CampaignStats &stats) {
   const auto &[entry, events, joined] = stored;
   ++stats.cases;
+  stats.mutated_cases += ran.c.provenance.value("origin", "") == "mutation";
+  const StageCounts &counts = ran.counts;
+  stats.sanitized_reruns += counts.sanitized_reruns;
+  stats.probe_reruns += counts.probe_reruns;
+  stats.probe_reruns_spared += counts.probe_reruns_spared;
+  stats.revealed_by_probe += counts.revealed_by_probe;
+  stats.matrix_cases += counts.matrix_cases;
+  stats.matrix_builds += counts.matrix_builds;
+  stats.build_cache_hits += counts.build_cache_hits;
+  stats.runtime_replays += counts.runtime_replays;
   ++stats.by_status[entry.status];
   for (std::size_t i = 0; i < events.size(); ++i) {
     const FindingEvent &event = events[i];
-    ++(event.Reportable() ? stats.new_by_kind : stats.known_by_kind)[event.kind];
+    ++(event.Reportable() ? stats.new_by_kind
+                          : stats.known_by_kind)[std::string(corpus::KindName(event.kind))];
     auto [it, inserted] = stats.signatures.emplace(event.id, event);
     if (!inserted)
       it->second.is_new = it->second.is_new || event.is_new;
@@ -127,7 +142,7 @@ void CountStoredCase(const RanCase &ran, const StoredCase &stored, std::uint64_t
       stats.known_issue_of.emplace(event.id, event.known_issue);
     stats.hits_of[event.id].push_back({{"seed", seed}, {"index", ran.index}, {"case", ran.c.name}});
     for (const auto &seen : ran.evidence)
-      if (event.kind == "memory-error")
+      if (event.kind == corpus::FindingKind::kMemoryError)
         stats.evidence_of[event.id].insert(seen.value("detector", ""));
   }
 }

@@ -2,7 +2,7 @@
 
 #include "corpus/bugs.h"
 #include "corpus/finding_store.h"
-#include "fuzzer/campaign/campaign.h"
+#include "fuzzer/campaign/campaign_stats.h"
 
 #include <filesystem>
 #include <set>

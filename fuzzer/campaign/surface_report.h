@@ -1,7 +1,7 @@
 #pragma once
 
 #include "corpus/surface_table.h"
-#include "fuzzer/campaign/campaign.h"
+#include "fuzzer/campaign/campaign_stats.h"
 
 #include <string>
 
