@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 #include "workflows/reduce_case.h"
+#include "workflows/reduce_source.h"
 #include <CLI/CLI.hpp>
 
 #include <memory>

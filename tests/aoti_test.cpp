@@ -151,7 +151,8 @@ TEST(AotiFullTier, MinimalReproScriptsCompileWithAotInductorAndPass) {
   block.attention.reset();
   for (const auto &[name, c] : {std::pair{"flex", flex}, std::pair{"block", block}}) {
     const std::string script =
-        reducers::EmitMinimalRepro(c, "wrong-result|field=output", reducers::ReproConfig::kMinimal);
+        reducers::EmitMinimalRepro(c, corpus::FindingKind::kWrongResult,
+                                   "wrong-result|field=output", reducers::ReproConfig::kMinimal);
     EXPECT_NE(script.find(fmt::format("aoti({})", c.api)), std::string::npos) << script;
     EXPECT_EQ(script.find("torch.compile("), std::string::npos) << script;
     const auto path = out / (std::string(name) + ".py");

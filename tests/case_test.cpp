@@ -486,7 +486,9 @@ TEST(MinimalRepro, ACallSequenceIsUnrolledWithOnlyWhatChanges) {
       "corpus/findings/reduced/exception-softcap-symfloat-recompile";
   auto c = corpus::LoadCaseFile(finding / "case.json");
   const std::string signature = "exception|type=builtins.AssertionError|message=x|frame=y";
-  const auto script = reducers::EmitMinimalRepro(c, signature, reducers::ReproConfig::kMinimal);
+  constexpr auto kException = corpus::FindingKind::kException;
+  const auto script =
+      reducers::EmitMinimalRepro(c, kException, signature, reducers::ReproConfig::kMinimal);
   EXPECT_LE(std::count(script.begin(), script.end(), '\n'), 25) << script;
   EXPECT_EQ(script.find("CALLS"), std::string::npos) << script;
   EXPECT_EQ(script.find("def run"), std::string::npos) << script;
@@ -505,14 +507,17 @@ TEST(MinimalRepro, ACallSequenceIsUnrolledWithOnlyWhatChanges) {
       << script;
   // A table the functions do not read is left out; one a later call replaces is set again.
   c.tensors.push_back({.name = "unused_table", .dtype = "int64", .shape = {2}, .integers = {1, 2}});
-  EXPECT_EQ(reducers::EmitMinimalRepro(c, signature, reducers::ReproConfig::kMinimal)
+  EXPECT_EQ(reducers::EmitMinimalRepro(c, kException, signature, reducers::ReproConfig::kMinimal)
                 .find("unused_table"),
             std::string::npos);
   // A wrong result compares every call with eager, and a divergence between compilers runs the
   // case as it is: the general form.
-  for (const std::string other : {"wrong-result|field=output", "compiler-divergence|built=g++-12"})
-    EXPECT_NE(reducers::EmitMinimalRepro(c, other, reducers::ReproConfig::kMinimal).find("CALLS"),
-              std::string::npos)
+  for (const auto &[kind, other] :
+       {std::pair{corpus::FindingKind::kWrongResult, "wrong-result|field=output"},
+        std::pair{corpus::FindingKind::kCompilerDivergence, "compiler-divergence|built=g++-12"}})
+    EXPECT_NE(
+        reducers::EmitMinimalRepro(c, kind, other, reducers::ReproConfig::kMinimal).find("CALLS"),
+        std::string::npos)
         << other;
 }
 

@@ -139,41 +139,42 @@ TEST(KnownIssues, ReplayMarksFixedOnlyOnAnotherRelease) {
 // A repro that did not fail standalone, or a reducer that could not run, is delivered again;
 // a compiler divergence (its repro.py never fails) and a case that no longer fails are not.
 TEST(Delivery, OnlyADeliveryWhoseReproFailsOrCannotIsDone) {
+  constexpr auto kCrash = corpus::FindingKind::kCrash;
   corpus::Delivery delivery{.signature = "crash|api=flex_attention|signal=11",
                             .status = corpus::DeliveryStatus::kReduced,
                             .reproduces_standalone = true};
-  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery, kCrash));
   delivery.reproduces_standalone = false;
-  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery, kCrash));
   delivery.status = corpus::DeliveryStatus::kTimeout;
-  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery, kCrash));
   delivery.status = corpus::DeliveryStatus::kNotReproducible;
-  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery, kCrash));
   delivery.status = corpus::DeliveryStatus::kFailed;
-  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery, kCrash));
   delivery.status = corpus::DeliveryStatus::kPending;
   delivery.reproduces_standalone = true;
-  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery, kCrash));
   delivery = {.signature = "compiler-divergence|built=g++-11|failed=clang++-19",
               .status = corpus::DeliveryStatus::kReduced};
-  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery, corpus::FindingKind::kCompilerDivergence));
   // A reduction whose time ran out with a repro past a draft's length goes on the next night.
   delivery = {.signature = "crash|api=flex_attention|signal=memory",
               .status = corpus::DeliveryStatus::kTimeout,
               .repro_lines = corpus::kDraftReproLines,
               .reproduces_standalone = true};
-  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery, kCrash));
   delivery.repro_lines = corpus::kDraftReproLines + 1;
-  EXPECT_FALSE(workflows::DeliveryIsDone(delivery));
+  EXPECT_FALSE(workflows::DeliveryIsDone(delivery, kCrash));
   delivery.status = corpus::DeliveryStatus::kReduced; // finished: as short as it gets
-  EXPECT_TRUE(workflows::DeliveryIsDone(delivery));
+  EXPECT_TRUE(workflows::DeliveryIsDone(delivery, kCrash));
 }
 
 TEST(IssueDraft, ShowsTheFirstDifferingValuesOfAWrongResult) {
   const std::string draft = campaign::RenderIssueDraft(
       {.api = "create_mask",
        .failure = "compiled differs from eager",
-       .kind = "wrong-result",
+       .kind = corpus::FindingKind::kWrongResult,
        .repro = "import torch\nprint(1)\n",
        .output = "Traceback (most recent call last):\nAssertionError: Tensor-likes are not "
                  "equal!\n\nMismatched elements: 2873 / 65024 (4.4%)\nGreatest absolute "
@@ -200,7 +201,7 @@ TEST(IssueDraft, ACompileErrorShowsTheCompilersError) {
   const std::string draft = campaign::RenderIssueDraft(
       {.api = "flex_attention",
        .failure = "the generated C++ does not compile",
-       .kind = "compile-error",
+       .kind = corpus::FindingKind::kCompileError,
        .repro = "x\n",
        .output = "torch._inductor.exc.InductorError: CppCompileError: C++ compile error\n"
                  "/tmp/x.cpp:12:5: error: cannot convert 'accum_t*' to 'bool*'\nmore\n"});

@@ -51,7 +51,7 @@ TEST(DraftOutput, MachinePathsBecomePlaceholders) {
 TEST(DraftOutput, ACompileErrorIsItsFirstErrorAndNoteOnce) {
   const std::string output = Fixture("compile_error_output.txt");
   ASSERT_GT(LineCount(output), 100u);
-  const std::string shown = OutputThatShowsTheBug(output, "compile-error");
+  const std::string shown = OutputThatShowsTheBug(output, corpus::FindingKind::kCompileError);
   EXPECT_LE(LineCount(shown), 4u) << shown;
   EXPECT_NE(shown.find("error: cannot convert ‘accum_t*’ {aka ‘float*’} to ‘bool*’"),
             std::string::npos)
@@ -67,7 +67,8 @@ TEST(DraftOutput, ACompileErrorIsItsFirstErrorAndNoteOnce) {
 }
 
 TEST(DraftOutput, AnExceptionIsItsRaisingTorchFrameAndItsMessage) {
-  const std::string shown = OutputThatShowsTheBug(Fixture("exception_output.txt"), "exception");
+  const std::string shown =
+      OutputThatShowsTheBug(Fixture("exception_output.txt"), corpus::FindingKind::kException);
   EXPECT_LE(LineCount(shown), 12u) << shown;
   EXPECT_NE(shown.find("File \"<site-packages>/torch/_dynamo/utils.py\""), std::string::npos)
       << shown;
@@ -90,7 +91,7 @@ TEST(DraftOutput, AnAssertionOfAHandWrittenReproWithoutTorchsWarnings) {
       "  File \"/work/main/corpus/findings/reduced/x/repro.py\", line 22, in <module>\n"
       "    assert compiled_error <= 10 * eager_error\n"
       "AssertionError: compiled is 7.21e-01 off the float64 reference\n",
-      "wrong-result");
+      corpus::FindingKind::kWrongResult);
   EXPECT_EQ(shown, "AssertionError: compiled is 7.21e-01 off the float64 reference\n");
   EXPECT_EQ(WithPlaceholders("  File \"/work/main/corpus/x/repro.py\", line 22"),
             "  File \"repro.py\", line 22");
@@ -102,7 +103,7 @@ TEST(DraftOutput, AWrongResultIsWhatDiffersAndHowFar) {
       "AssertionError: Tensor-likes are not close!\n\nMismatched elements: 7 / 64 (10.9%)\n"
       "Greatest absolute difference: 0.5 at index (0, 0, 3, 1) (up to 0.0001 allowed)\n"
       "Greatest relative difference: 2.0 at index (0, 0, 3, 1) (up to 0 allowed)\n",
-      "wrong-result");
+      corpus::FindingKind::kWrongResult);
   EXPECT_EQ(shown, "AssertionError: Tensor-likes are not close!\nMismatched elements: 7 / 64 "
                    "(10.9%)\nGreatest absolute difference: 0.5 at index (0, 0, 3, 1) (up to "
                    "0.0001 allowed)\nGreatest relative difference: 2.0 at index (0, 0, 3, 1) (up "
@@ -218,7 +219,7 @@ IssueDraftParts CompileErrorParts() {
       .failure = FailureFromKey(
           "compile-error|family=gcc|message=cannot convert 'accum_t*' {aka 'float*'} to "
           "'bool*'|option=*"),
-      .kind = "compile-error",
+      .kind = corpus::FindingKind::kCompileError,
       .repro = "import torch\nprint(torch.__version__)\n",
       .output = Fixture("compile_error_output.txt"),
       .releases = {{.torch = "2.6.0", .result = "passes"}, {.torch = "2.15.0", .result = "fails"}},
@@ -234,7 +235,7 @@ IssueDraftParts CompileErrorParts() {
 TEST(IssueDraft, ParsesAsMarkdownWithTheTemplatesSections) {
   const support::ScratchDir scratch("issue-draft-markdown");
   auto wrong = CompileErrorParts();
-  wrong.kind = "wrong-result";
+  wrong.kind = corpus::FindingKind::kWrongResult;
   wrong.failure = "compiled result differs from eager in some heads";
   wrong.repro = "torch.testing.assert_close(actual, expected, atol=0.0001, rtol=0)\n";
   wrong.output = "AssertionError: Tensor-likes are not close!\nMismatched elements: 1 / 4\n";

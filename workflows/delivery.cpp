@@ -223,7 +223,7 @@ ReduceWhich ParseReduceWhich(const std::string &text) {
       fmt::format("--reduce {} is not one of new (the default), all, none", text));
 }
 
-bool DeliveryIsDone(const corpus::Delivery &delivery) {
+bool DeliveryIsDone(const corpus::Delivery &delivery, corpus::FindingKind kind) {
   if (delivery.status == corpus::DeliveryStatus::kPending ||
       delivery.status == corpus::DeliveryStatus::kFailed)
     return false;
@@ -231,8 +231,8 @@ bool DeliveryIsDone(const corpus::Delivery &delivery) {
     return true;
   if (corpus::ReductionUnfinished(delivery))
     return false;
-  const auto *row = corpus::RowOfSignature(delivery.signature);
-  return delivery.reproduces_standalone || (row && row->detector == corpus::Detector::kMatrix);
+  return delivery.reproduces_standalone ||
+         corpus::RowOf(kind).detector == corpus::Detector::kMatrix;
 }
 
 std::vector<BugToDeliver> ChooseDeliveries(const fuzzer::campaign::CampaignStats &stats,
@@ -256,7 +256,8 @@ std::vector<BugToDeliver> ChooseDeliveries(const fuzzer::campaign::CampaignStats
       if (found == by_id.end())
         continue;
       const auto &finding = *found->second;
-      delivered = delivered || (finding.delivery && DeliveryIsDone(*finding.delivery));
+      delivered = delivered ||
+                  (finding.delivery && DeliveryIsDone(*finding.delivery, finding.finding.kind));
       if (finding.smallest.empty())
         continue;
       const auto rank = [](const corpus::StoredFinding &f) {
@@ -266,13 +267,14 @@ std::vector<BugToDeliver> ChooseDeliveries(const fuzzer::campaign::CampaignStats
         best = &finding;
     }
     if (best && !delivered && taken.insert(best->id).second)
-      chosen.push_back({bug.id, best->id, best->signature});
+      chosen.push_back({bug.id, best->id, best->signature, best->finding.kind});
   }
   if (resume)
     for (const auto &finding : stored)
       if (finding.delivery && finding.delivery->status == corpus::DeliveryStatus::kPending &&
           taken.insert(finding.id).second)
-        chosen.push_back({finding.delivery->bug, finding.id, finding.signature});
+        chosen.push_back(
+            {finding.delivery->bug, finding.id, finding.signature, finding.finding.kind});
   return chosen;
 }
 
@@ -301,7 +303,7 @@ DeliveryReport DeliverBugs(const DeliveryOptions &options, const std::vector<Bug
     const fs::path folder = options.corpus / "findings" / bugs[i].finding_id;
     try {
       // A draft only for a repro that fails on its own: a stale one goes, and the report says why.
-      if (const auto why = fuzzer::campaign::WhyNoDraft(delivery)) {
+      if (const auto why = fuzzer::campaign::WhyNoDraft(delivery, bugs[i].kind)) {
         fs::remove(folder / "issue.md");
         progress(fmt::format("fuzz: no issue draft for {}: {}", bugs[i].bug_id, *why));
       } else {

@@ -38,13 +38,17 @@ struct BugToDeliver {
   std::string bug_id;
   std::string finding_id;
   std::string signature;
+  // The stored finding's kind. Its reduction may keep another kind's signature (a crash's
+  // memory error, seen sanitized), but a matrix finding's stays the matrix's and no other
+  // becomes one, which is all the delivery asks of the kind (WhyNoDraft, DeliveryIsDone).
+  corpus::FindingKind kind = corpus::FindingKind::kException;
 };
 
-// A delivery that needs no other try: its repro fails standalone, or no try can change that (a
-// compiler divergence's repro.py never fails, the untouched case no longer fails). A repro that
-// did not fail standalone, or a reduction that could not run, is tried again by the next
-// delivery (a later night, fuzz --resume, reduce).
-bool DeliveryIsDone(const corpus::Delivery &delivery);
+// A delivery of a finding of `kind` that needs no other try: its repro fails standalone, or no
+// try can change that (a compiler divergence's repro.py never fails, the untouched case no
+// longer fails). A repro that did not fail standalone, or a reduction that could not run, is
+// tried again by the next delivery (a later night, fuzz --resume, reduce).
+bool DeliveryIsDone(const corpus::Delivery &delivery, corpus::FindingKind kind);
 
 // The bugs of a campaign to deliver: its new bugs (or all it hit), and with `resume` every
 // stored delivery still pending (a campaign killed during its reductions). A bug already

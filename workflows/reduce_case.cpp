@@ -23,6 +23,7 @@
 #include "support/torch_environments.h"
 #include "support/version.h"
 #include "workflows/case_input.h"
+#include "workflows/reduce_source.h"
 #include "workflows/run_case.h"
 
 #include <fmt/format.h>
@@ -47,22 +48,10 @@ std::size_t Lines(const std::string &text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
-// A failure that lives in one TU (a compile error, a static finding): after the case, the
-// source is reduced too.
-bool IsSourceFailure(const std::string &signature) {
-  const auto *row = corpus::RowOfSignature(signature);
-  return row && row->in_one_tu;
-}
-
-bool IsKind(const std::string &signature, corpus::FindingKind kind) {
-  const auto *row = corpus::RowOfSignature(signature);
-  return row && row->kind == kind;
-}
-
 // The reduced case runs once more under capture; the TU it fails on goes to the source reducer
 // (its compile command's first error, or our analysis when it compiles).
 int ReduceFailingSource(const ReduceOptions &options, const fs::path &out_dir,
-                        const std::string &signature, const support::ToolPaths &paths,
+                        corpus::FindingKind kind, const support::ToolPaths &paths,
                         std::ostream &out) {
   const fs::path run_dir = out_dir / "reduced-run";
   fs::remove_all(run_dir);
@@ -72,7 +61,7 @@ int ReduceFailingSource(const ReduceOptions &options, const fs::path &out_dir,
            .command_line = options.command_line},
           paths, out);
   const auto commands = corpus::ReadCommandsFile(run_dir / "commands.json");
-  const bool compile_error = IsKind(signature, corpus::FindingKind::kCompileError);
+  const bool compile_error = kind == corpus::FindingKind::kCompileError;
   for (const auto &command : commands) {
     if (command.sources.size() != 1 || (compile_error && command.exit_code == 0))
       continue;
@@ -131,7 +120,11 @@ void SetUpSanitizer(const ReduceOptions &options, const CaseInput &input,
                     const support::ToolPaths &paths, ReductionSetup &setup, std::ostream &out) {
   auto &reduce = setup.reduce;
   const bool refused = options.sanitize == "none";
-  const auto form = corpus::ReduceFormOf(reduce.signature);
+  // A case file has no kind yet (nor a signature): it reduces as it was found.
+  const auto *row = input.kind ? &corpus::RowOf(*input.kind) : nullptr;
+  const auto form = row && row->reduce_form
+                        ? row->reduce_form(corpus::ExpectationOf(reduce.signature))
+                        : corpus::ReduceForm::kAsFound;
   const auto checks = [&] {
     return fuzzer::worker::ParseSanitizerOptions(
         options.sanitize.empty() || refused ? "address,undefined" : options.sanitize,
@@ -140,7 +133,7 @@ void SetUpSanitizer(const ReduceOptions &options, const CaseInput &input,
   if (form == corpus::ReduceForm::kSanitized && refused)
     throw support::InputError(fmt::format("--sanitize none: a {} is seen only sanitized; leave "
                                           "--sanitize out or name the checks",
-                                          input.signature.substr(0, input.signature.find('|'))));
+                                          corpus::KindName(*input.kind)));
   if (!refused && (!options.sanitize.empty() || form == corpus::ReduceForm::kSanitized))
     reduce.sanitizer = checks();
   if (!refused && !reduce.sanitizer && form == corpus::ReduceForm::kSanitizedWhenItReports) {
@@ -162,8 +155,8 @@ void SetUpSanitizer(const ReduceOptions &options, const CaseInput &input,
   setup.prelude = reduce.sanitizer ? fuzzer::worker::SanitizedReproPrelude(*reduce.sanitizer) : "";
   // A crash finding reduced sanitized: what the sanitizer reports of the untouched case is the
   // signature to keep, not the stored crash's (the heap corruption it caused).
-  setup.sanitizing_a_crash = reduce.sanitizer && !reduce.signature.empty() &&
-                             !IsKind(reduce.signature, corpus::FindingKind::kMemoryError);
+  setup.sanitizing_a_crash =
+      reduce.sanitizer && input.kind && *input.kind != corpus::FindingKind::kMemoryError;
   if (setup.sanitizing_a_crash)
     setup.found_signature = std::exchange(reduce.signature, "");
 }
@@ -278,8 +271,9 @@ WrittenRepro WriteRepro(const reducers::CaseReduction &reduction, const Reductio
   WrittenRepro repro;
   const fs::path script_path = out_dir / "repro.py";
   if (setup.matrix_finding) {
-    repro.script = reducers::EmitMinimalRepro(reduction.reduced, reduction.signature,
-                                              reducers::ReproConfig::kComplete, setup.prelude);
+    repro.script =
+        reducers::EmitMinimalRepro(reduction.reduced, reduction.kind, reduction.signature,
+                                   reducers::ReproConfig::kComplete, setup.prelude);
     support::WriteFileAtomically(script_path, repro.script);
     repro.standalone.how = "not run: the divergence is between compilers (see repro.sh)";
     return repro;
@@ -293,8 +287,8 @@ WrittenRepro WriteRepro(const reducers::CaseReduction &reduction, const Reductio
                         support::InstalledTorchVersion(paths.venv), paths.venv.filename().string())
           : "";
   for (const auto config : {reducers::ReproConfig::kMinimal, reducers::ReproConfig::kComplete}) {
-    repro.script =
-        reducers::EmitMinimalRepro(reduction.reduced, reduction.signature, config, setup.prelude);
+    repro.script = reducers::EmitMinimalRepro(reduction.reduced, reduction.kind,
+                                              reduction.signature, config, setup.prelude);
     repro.script.insert(repro.script.find('\n') + 1, releases_note);
     support::WriteFileAtomically(script_path, repro.script);
     repro.standalone =
@@ -431,10 +425,11 @@ int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, st
   int status = repro.standalone.reproduces && !repro.on_baseline.reproduces
                    ? support::kExitNothingFound
                    : support::kExitFindings;
-  if (IsSourceFailure(reduction.signature) && !reduction.interrupted) {
+  // A failure that lives in one TU (a compile error, a static finding): after the case, the
+  // source is reduced too.
+  if (corpus::RowOf(reduction.kind).in_one_tu && !reduction.interrupted) {
     out << "reduce: the failure lives in a TU: reducing its source\n";
-    status =
-        std::max(status, ReduceFailingSource(options, out_dir, reduction.signature, paths, out));
+    status = std::max(status, ReduceFailingSource(options, out_dir, reduction.kind, paths, out));
   }
   return status;
 }

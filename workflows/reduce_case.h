@@ -1,6 +1,5 @@
 #pragma once
 
-#include "corpus/matrix_record.h"
 #include "support/shared_options.h"
 #include "support/tool_paths.h"
 
@@ -44,16 +43,6 @@ struct ReduceOptions {
 // case and repro.py. Exit 0: reduced, and repro.py fails standalone the same way; 1: reduced,
 // but repro.py alone does not reproduce (case.json does, in the worker); 2: the tool failed.
 int ReduceCase(const ReduceOptions &options, const support::ToolPaths &paths, std::ostream &out);
-
-// `inductor-fuzz reduce --cpp | --from-log | --script`: a failing TU to reduced.cpp and
-// repro.sh. Exit 0: reduced, and repro.sh shows the same failure; 1: it does not; 2: the tool
-// failed or the source does not fail.
-int ReduceSource(const ReduceOptions &options, const support::ToolPaths &paths, std::ostream &out);
-
-// A build's command as the matrix ran it, without the matrix's own shared prefix (its
-// precompiled header lives in the matrix's work folder, which is gone); none for a sanitizer
-// column's build (never part of a divergence).
-std::optional<std::vector<std::string>> CommandOfBuild(const corpus::BuildRecord &build);
 
 // The command line that runs ReduceCase on `input` (a finding's folder, or a reduction's best
 // case) in a child process of `tool` (inductor-fuzz): delivery reduces each bug in a child so

@@ -23,6 +23,7 @@
 #include "support/torch_environments.h"
 #include "support/version.h"
 #include "workflows/case_input.h"
+#include "workflows/reduce_source.h"
 #include "workflows/run_case.h"
 #include <fmt/format.h>
 #include <iostream>

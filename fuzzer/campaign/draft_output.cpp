@@ -185,12 +185,11 @@ std::string WithPlaceholders(const std::string &text) {
   return result;
 }
 
-std::string OutputThatShowsTheBug(const std::string &output, const std::string &kind,
-                                  std::size_t max_lines) {
+std::string OutputThatShowsTheBug(const std::string &output,
+                                  std::optional<corpus::FindingKind> kind, std::size_t max_lines) {
   const auto lines = TextLines(output);
-  const auto *row = corpus::RowOfName(kind);
   std::string shown;
-  switch (row ? row->draft_excerpt : corpus::DraftExcerpt::kLastLines) {
+  switch (kind ? corpus::RowOf(*kind).draft_excerpt : corpus::DraftExcerpt::kLastLines) {
   case corpus::DraftExcerpt::kCompileError:
     // A build that fails inside Inductor prints no compiler error of its own: its traceback.
     shown = CompileError(lines, max_lines);

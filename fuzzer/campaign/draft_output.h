@@ -4,6 +4,9 @@
 // maintainer skips (header warnings, repeated lines, caret lines, Python's hints) and without
 // this machine's paths.
 
+#include "corpus/finding.h"
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,15 +20,16 @@ std::vector<std::string> TextLines(const std::string &text);
 // scratch folder), `~/...` (a home folder).
 std::string WithPlaceholders(const std::string &text);
 
-// The lines of a repro's output that show a bug of `kind` (a finding kind's name), at most
-// `max_lines`, each once, with placeholders for paths, as the kind's row says
-// (corpus::DraftExcerpt):
+// The lines of a repro's output that show a bug of `kind` (none: a known issue's match that
+// names no finding kind), at most `max_lines`, each once, with placeholders for paths, as the
+// kind's row says (corpus::DraftExcerpt):
 //  - kCompileError: the compiler's first error line and the note after it;
 //  - kException: the raising torch frame and the exception's line;
 //  - kComparison: torch.testing's lines of what differs and how far;
 //  - kLastLines (a crash, a timeout, ...), or none of the above found: the last lines that are
 //    not noise.
-std::string OutputThatShowsTheBug(const std::string &output, const std::string &kind,
+std::string OutputThatShowsTheBug(const std::string &output,
+                                  std::optional<corpus::FindingKind> kind,
                                   std::size_t max_lines = 12);
 
 } // namespace fuzzer::campaign

@@ -21,10 +21,14 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string Expected(const std::string &kind, const std::string &api) {
-  const auto *row = corpus::RowOfName(kind);
-  return corpus::ExpectedBehaviour(row ? *row : corpus::RowOf(corpus::FindingKind::kException),
+std::string Expected(std::optional<corpus::FindingKind> kind, const std::string &api) {
+  return corpus::ExpectedBehaviour(corpus::RowOf(kind.value_or(corpus::FindingKind::kException)),
                                    api);
+}
+
+// The row of a draft's kind; none for a known issue whose match names no finding kind.
+const corpus::FindingKindRow *RowOfDraft(const IssueDraftParts &parts) {
+  return parts.kind ? &corpus::RowOf(*parts.kind) : nullptr;
 }
 
 std::string Versions(const json &env) {
@@ -145,7 +149,7 @@ struct Checklist {
 // sides; each point filled in from what the repro does.
 Checklist FuzzerChecklist(const IssueDraftParts &parts) {
   Checklist list;
-  const auto *row = corpus::RowOfName(parts.kind);
+  const auto *row = RowOfDraft(parts);
   const bool compares = row && row->compares_values;
   const std::string tolerances = Tolerances(parts.repro);
   const bool default_tolerances = !compares || tolerances.empty();
@@ -194,7 +198,7 @@ std::string Labels(const IssueDraftParts &parts, bool fuzzer_topic) {
 // The line a reader checks first: for a process that dies, how it ended; else the first line
 // of what shows the bug.
 std::string Actual(const IssueDraftParts &parts, const std::string &shown) {
-  const auto *row = corpus::RowOfName(parts.kind);
+  const auto *row = RowOfDraft(parts);
   const bool dies = (row && row->ends_the_process) || parts.how.starts_with("killed by signal");
   // "killed by signal 11 (Segmentation fault): <its last line>": the last line is often a warning
   // the process printed before it died, not the failure.
@@ -217,14 +221,29 @@ std::string Actual(const IssueDraftParts &parts, const std::string &shown) {
   return lines.empty() ? "" : lines.back().substr(0, 300);
 }
 
+// Why a delivered repro gets no draft, whatever its kind: it is unfinished or does not fail.
+std::optional<std::string> WhyTheReproGetsNoDraft(const corpus::Delivery &delivery) {
+  if (corpus::ReductionUnfinished(delivery))
+    return fmt::format("its repro is {} lines, more than {}, when the reduction's time ran out: "
+                       "the next delivery goes on reducing it",
+                       delivery.repro_lines, corpus::kDraftReproLines);
+  if (!delivery.reproduces_standalone)
+    return "not reproduced standalone: its repro.py does not fail on its own (" +
+           (delivery.standalone_how.empty() ? std::string("not run") : delivery.standalone_how) +
+           "); the next delivery tries again";
+  return std::nullopt;
+}
+
 } // namespace
 
 // What fails, in a few words, from the bug's key (or a known issue's match): the kind's words
 // and the facts that tell this bug from another of its kind.
 std::string FailureFromKey(const std::string &key) {
+  // A key's first field is the key's kind, which need not be a finding kind ("missing-symbol"
+  // is an undefined symbol's, whoever saw it): read from the key, not from the finding.
   const auto facts = corpus::ParseKeyFacts(key);
-  const auto *row = corpus::RowOfSignature(key);
-  if (!facts || !row)
+  const auto *row = facts ? corpus::RowOfName(facts->kind) : nullptr;
+  if (!row)
     return "";
   std::map<std::string, std::string> words_of;
   for (const auto &[name, value] : facts->facts)
@@ -299,20 +318,17 @@ std::string RenderIssueDraft(const IssueDraftParts &parts) {
   return out;
 }
 
-std::optional<std::string> WhyNoDraft(const corpus::Delivery &delivery) {
-  const auto *row = corpus::RowOfSignature(delivery.signature);
-  if (row && row->detector == corpus::Detector::kMatrix)
+std::optional<std::string> WhyNoDraft(const corpus::Delivery &delivery, corpus::FindingKind kind) {
+  if (corpus::RowOf(kind).detector == corpus::Detector::kMatrix)
     return std::string("a compiler divergence: its repro is reduced/repro.sh, which builds the "
                        "kernel with each compiler; no PyTorch draft");
-  if (corpus::ReductionUnfinished(delivery))
-    return fmt::format("its repro is {} lines, more than {}, when the reduction's time ran out: "
-                       "the next delivery goes on reducing it",
-                       delivery.repro_lines, corpus::kDraftReproLines);
-  if (!delivery.reproduces_standalone)
-    return "not reproduced standalone: its repro.py does not fail on its own (" +
-           (delivery.standalone_how.empty() ? std::string("not run") : delivery.standalone_how) +
-           "); the next delivery tries again";
-  return std::nullopt;
+  return WhyTheReproGetsNoDraft(delivery);
+}
+
+std::optional<std::string> WhyNoDraft(const corpus::Delivery &delivery) {
+  if (const auto *row = corpus::RowOfSignature(delivery.signature))
+    return WhyNoDraft(delivery, row->kind);
+  return WhyTheReproGetsNoDraft(delivery);
 }
 
 std::string IssueDraft(const corpus::StoredFinding &finding, const corpus::Delivery &delivery,
@@ -339,7 +355,7 @@ std::string IssueDraft(const corpus::StoredFinding &finding, const corpus::Deliv
        .settings = SettingsOf(ReadIfThere(repro)),
        .failure = failure.empty() ? finding.finding.summary : failure,
        .how = delivery.standalone_how,
-       .kind = std::string(corpus::KindName(finding.finding.kind)),
+       .kind = finding.finding.kind,
        .repro = ReadIfThere(repro),
        .output = delivery.standalone_output,
        .reference =
@@ -385,7 +401,9 @@ std::string KnownIssueDraft(const corpus::KnownIssue &issue, const fs::path &roo
     if (failure.starts_with("torch ") && failure.find(": ") != std::string::npos)
       failure = failure.substr(failure.find(": ") + 2);
   }
-  const std::string kind = issue.match.substr(0, issue.match.find('|'));
+  // A known issue exists only as text: its kind is read once from its match.
+  const auto *row = corpus::RowOfSignature(issue.match);
+  const auto kind = row ? std::optional(row->kind) : std::nullopt;
   std::string notes = ReadIfThere(folder / "expected.md");
   if (!issue.link.empty())
     notes += fmt::format("\nRelated: {}\n", issue.link);

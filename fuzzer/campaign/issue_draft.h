@@ -20,11 +20,13 @@ inline constexpr std::size_t kTitleLength = 100;
 // the template's checklist for fuzzer-found issues filled in from what the repro does, suggested
 // labels, a line saying inductor-fuzz generated the draft, and the versions.
 struct IssueDraftParts {
-  std::string api;       // flex_attention, create_mask, ...
-  std::string settings;  // what the repro sets: "cpp.simdlen=256, bfloat16"
-  std::string failure;   // what fails, in a few words: the title's (FailureFromKey)
-  std::string how;       // how the repro's run ended, one line ("killed by signal 11 ...")
-  std::string kind;      // the finding's kind: how "expected" and "actual" are phrased
+  std::string api;      // flex_attention, create_mask, ...
+  std::string settings; // what the repro sets: "cpp.simdlen=256, bfloat16"
+  std::string failure;  // what fails, in a few words: the title's (FailureFromKey)
+  std::string how;      // how the repro's run ended, one line ("killed by signal 11 ...")
+  // The finding's kind: how "expected" and "actual" are phrased; none for a known issue whose
+  // match names no finding kind (its expected behaviour then worded as an exception's).
+  std::optional<corpus::FindingKind> kind;
   std::string repro;     // the script
   std::string output;    // what it printed when run; the draft shows the lines that show the bug
   std::string reference; // a wrong result against the float64 reference, as the oracle saw it
@@ -46,9 +48,11 @@ std::string FailureFromKey(const std::string &key);
 // "[inductor][cpu] API: failure", cut at a word to at most kTitleLength characters.
 std::string DraftTitle(const std::string &api, const std::string &failure);
 
-// Why a delivered bug has no draft: its repro does not fail on its own (a maintainer could do
-// nothing with it), or it is a compiler divergence, whose repro is reduced/repro.sh. Nothing
-// when the repro fails standalone.
+// Why a delivered bug of `kind` has no draft: its repro does not fail on its own (a maintainer
+// could do nothing with it), or it is a compiler divergence, whose repro is reduced/repro.sh.
+// Nothing when the repro fails standalone.
+std::optional<std::string> WhyNoDraft(const corpus::Delivery &delivery, corpus::FindingKind kind);
+// The same for a delivery read back from its record, its kind read once from its signature.
 std::optional<std::string> WhyNoDraft(const corpus::Delivery &delivery);
 
 // The draft of a stored finding's bug from its delivery: the reduced repro when there is one,

@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -26,6 +27,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
+
+// What a run failed with: the signature it is judged by, and the kind of the finding that gave
+// it (the row says how often a candidate must fail, the repro how it is written).
+struct RunFailure {
+  std::string signature;
+  corpus::FindingKind kind;
+};
+
+RunFailure FailureOf(const corpus::Finding &finding) {
+  return {corpus::Signature(finding), finding.kind};
+}
 
 // One thread per worker, for as long as the reduction: a worker process dies with the thread
 // that started it (kill_with_parent), so it must be started, restarted and used by one
@@ -189,8 +201,9 @@ public:
     if (options_.stage && !options_.final_run_dir.empty() && !stop_) {
       Report("the reduced case once more, kept in " + options_.final_run_dir.string());
       pool_.RunBatch({[&](fuzzer::worker::Worker &worker, std::size_t index) {
-        result_.final_run_signature =
+        const auto failure =
             RunFresh(result_.reduced, pool_, worker, index, nullptr, options_.final_run_dir);
+        result_.final_run_signature = failure ? failure->signature : "";
       }});
     }
     return Snapshot();
@@ -215,14 +228,15 @@ private:
         result_.tried, seconds, seconds > 0 ? result_.tried * 60 / seconds : 0.0, what));
   }
 
-  // The signature of one run of `c` on worker `index` of `pool`, in a fresh Inductor cache;
-  // empty when it passed (or raised what it expects). With sanitizers, the first memory error
-  // in a kernel is the signature, ahead of the crash it caused.
+  // The failure of one run of `c` on worker `index` of `pool`, in a fresh Inductor cache;
+  // none when it passed (or raised what it expects). With sanitizers, the first memory error
+  // in a kernel is the failure, ahead of the crash it caused.
   // With a stage, its files go to `stage_dir` (default: a folder of the worker's, removed
   // after the run).
-  std::string RunFresh(const corpus::Case &c, const WorkerPool &pool,
-                       fuzzer::worker::Worker &worker, std::size_t index,
-                       corpus::CaseStatus *status = nullptr, fs::path stage_dir = {}) {
+  std::optional<RunFailure> RunFresh(const corpus::Case &c, const WorkerPool &pool,
+                                     fuzzer::worker::Worker &worker, std::size_t index,
+                                     corpus::CaseStatus *status = nullptr,
+                                     fs::path stage_dir = {}) {
     const fs::path cache = pool.CacheDir(index);
     std::error_code ignored;
     fs::remove_all(cache, ignored);
@@ -248,16 +262,18 @@ private:
       *status = outcome.status;
     // An invalid case (eager failed, or the case breaks an API contract) has no finding, so no
     // signature: it is never kept, whatever its compiled run would have given.
-    std::string signature = outcome.finding ? corpus::Signature(*outcome.finding) : "";
+    std::optional<RunFailure> failure;
+    if (outcome.finding)
+      failure = FailureOf(*outcome.finding);
     if (options_.stage && outcome.status != corpus::CaseStatus::kInvalidCase) {
       // Read before the cache goes: the stage replays Inductor's own modules from it.
       const auto findings = options_.stage(worker, c, outcome, stage_dir);
       const std::string &keep = result_.signature.empty() ? options_.signature : result_.signature;
       if (!findings.empty())
-        signature = corpus::Signature(findings.front());
+        failure = FailureOf(findings.front());
       for (const auto &finding : findings)
         if (!keep.empty() && corpus::Signature(finding) == keep)
-          signature = keep;
+          failure = FailureOf(finding);
       if (!keep_stage_dir)
         fs::remove_all(stage_dir, ignored);
     }
@@ -266,56 +282,68 @@ private:
       const auto errors = fuzzer::worker::CollectMemoryErrors(pool.SanitizerDir(index), cache);
       fuzzer::worker::ClearSanitizerReports(pool.SanitizerDir(index));
       if (!errors.empty())
-        signature = corpus::Signature(errors.front());
+        failure = FailureOf(errors.front());
     }
     fs::remove_all(cache, ignored);
-    return signature;
+    return failure;
   }
 
-  std::string RunOnce(const corpus::Case &c, fuzzer::worker::Worker &worker, std::size_t index) {
+  std::optional<RunFailure> RunOnce(const corpus::Case &c, fuzzer::worker::Worker &worker,
+                                    std::size_t index) {
     corpus::CaseStatus status = corpus::CaseStatus::kPass;
-    std::string signature = RunFresh(c, pool_, worker, index, &status);
+    auto failure = RunFresh(c, pool_, worker, index, &status);
     if (status == corpus::CaseStatus::kInvalidCase)
       ++invalid_;
-    return signature;
+    return failure;
+  }
+
+  // Whether one run of `c` on worker `index` fails with the signature kept.
+  bool FailsAsKept(const corpus::Case &c, fuzzer::worker::Worker &worker, std::size_t index) {
+    const auto failure = RunOnce(c, worker, index);
+    return failure && failure->signature == result_.signature;
   }
 
   // Whether `c` passes (or raises what it expects) on the baseline release.
   bool PassesOnBaseline(const corpus::Case &c) {
     bool passes = false;
     baseline_pool_->RunBatch({[&](fuzzer::worker::Worker &worker, std::size_t index) {
-      passes = RunFresh(c, *baseline_pool_, worker, index).empty();
+      passes = !RunFresh(c, *baseline_pool_, worker, index);
     }});
     ++result_.baseline_runs;
     return passes;
   }
 
-  // The signature of one run of `c` on the first worker.
-  std::string RunOnFirst(const corpus::Case &c) {
-    std::string signature;
+  // The failure of one run of `c` on the first worker.
+  std::optional<RunFailure> RunOnFirst(const corpus::Case &c) {
+    std::optional<RunFailure> failure;
     pool_.RunBatch({[&](fuzzer::worker::Worker &worker, std::size_t index) {
-      signature = RunOnce(c, worker, index);
+      failure = RunOnce(c, worker, index);
     }});
-    return signature;
+    return failure;
   }
 
   void Confirm(const corpus::Case &c) {
-    std::string first = RunOnFirst(c);
-    if (first.empty() && invalid_ > 0)
+    const auto first = RunOnFirst(c);
+    if (!first && invalid_ > 0)
       throw support::InputError(
           "the case is invalid, not a finding: eager fails on it or it breaks an API contract "
           "(see docs/contracts.md); nothing to reduce (`inductor-fuzz run-case` on it says why)");
-    if (first.empty())
+    if (!first)
       throw support::InputError(
           "the case does not fail on this torch: nothing to reduce (try `inductor-fuzz "
           "run-case` on it)");
-    const auto *row = corpus::RowOfSignature(first);
-    result_.confirm_runs = options_.confirm ? options_.confirm : (row ? row->confirm_runs : 1);
+    result_.confirm_runs =
+        options_.confirm ? options_.confirm : corpus::RowOf(first->kind).confirm_runs;
     // A memory bug shows as a segfault one run and a glibc abort the next: without a signature
     // to keep, the one seen most often (the first among equals) is kept.
-    std::vector<std::string> seen = {first};
-    for (unsigned run = 1; run < result_.confirm_runs; ++run)
-      seen.push_back(RunOnFirst(c));
+    std::vector<std::string> seen = {first->signature};
+    std::map<std::string, corpus::FindingKind> kind_of = {{first->signature, first->kind}};
+    for (unsigned run = 1; run < result_.confirm_runs; ++run) {
+      const auto again = RunOnFirst(c);
+      seen.push_back(again ? again->signature : "");
+      if (again)
+        kind_of.emplace(again->signature, again->kind);
+    }
     result_.signature = options_.signature;
     if (result_.signature.empty())
       for (const auto &signature : seen)
@@ -328,7 +356,8 @@ private:
     if (result_.reproduced == 0)
       throw support::InputError(
           fmt::format("the case fails, but not with the signature to keep ({}); it gave {}",
-                      result_.signature, first));
+                      result_.signature, first->signature));
+    result_.kind = kind_of.at(result_.signature); // seen, so its kind is known
     if (baseline_pool_ && !PassesOnBaseline(c))
       throw support::InputError(fmt::format(
           "the case does not pass on the baseline torch ({}): it is no regression; reduce it "
@@ -362,7 +391,7 @@ private:
       for (std::size_t i = 0; i < count; ++i)
         jobs.push_back([&, i](fuzzer::worker::Worker &worker, std::size_t index) {
           for (unsigned attempt = 0; attempt < tries_ && !fails[i]; ++attempt)
-            fails[i] = RunOnce(candidates[start + i], worker, index) == result_.signature;
+            fails[i] = FailsAsKept(candidates[start + i], worker, index);
         });
       pool_.RunBatch(jobs);
       result_.tried += count;

@@ -59,6 +59,9 @@ struct CaseReduction {
   corpus::Case original;
   corpus::Case reduced;
   std::string signature;
+  // The kept signature's kind, from the run that showed it (a returned reduction always has
+  // one: the untouched case failed with it).
+  corpus::FindingKind kind = corpus::FindingKind::kException;
   unsigned confirm_runs = 0;
   unsigned reproduced = 0;    // of confirm_runs
   unsigned steps = 0;         // candidates accepted

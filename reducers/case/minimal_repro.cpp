@@ -20,12 +20,13 @@ bool NeedsGeneralForm(const corpus::Case &c) {
 
 } // namespace
 
-std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
-                             ReproConfig config, const std::string &prelude) {
+std::string EmitMinimalRepro(const corpus::Case &c, corpus::FindingKind kind,
+                             const std::string &signature, ReproConfig config,
+                             const std::string &prelude) {
   std::string script;
   if (!NeedsGeneralForm(c))
     script = repro::EmitShortRepro(c, signature, config);
-  else if (auto unrolled = repro::EmitUnrolledRepro(c, signature, config))
+  else if (auto unrolled = repro::EmitUnrolledRepro(c, kind, signature, config))
     script = std::move(*unrolled);
   else
     script = repro::EmitGeneralRepro(c, signature, config);

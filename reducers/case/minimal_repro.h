@@ -1,6 +1,7 @@
 #pragma once
 
 #include "corpus/case.h"
+#include "corpus/finding.h"
 #include "fuzzer/worker/standalone_run.h"
 
 #include <chrono>
@@ -19,9 +20,11 @@ enum class ReproConfig { kMinimal, kComplete };
 // It fails the way the case fails (a crash, an exception, an assertion on a wrong result) and
 // prints PASS otherwise.
 // A memory error's script starts with `prelude` (fuzzer::worker::SanitizedReproPrelude), which
-// runs it again sanitized.
-std::string EmitMinimalRepro(const corpus::Case &c, const std::string &signature,
-                             ReproConfig config, const std::string &prelude = "");
+// runs it again sanitized. `kind` is the failure's (the signature heads the script): a failure
+// of the compiled call itself may be written as its calls unrolled (corpus::FindingKindRow).
+std::string EmitMinimalRepro(const corpus::Case &c, corpus::FindingKind kind,
+                             const std::string &signature, ReproConfig config,
+                             const std::string &prelude = "");
 
 // Running a repro script standalone and judging it lives in the worker layer (the campaign
 // judges its delivered repros with it too); the reducers use it under their own names.

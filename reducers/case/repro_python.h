@@ -39,9 +39,9 @@ std::string Indented(const std::string &source);
 
 // The three forms, each a whole script without the prelude.
 std::string EmitShortRepro(const corpus::Case &c, const std::string &signature, ReproConfig config);
-// Nothing where the case needs the general form.
-std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::string &signature,
-                                             ReproConfig config);
+// Nothing where the case needs the general form, or its failure's kind needs a reference.
+std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, corpus::FindingKind kind,
+                                             const std::string &signature, ReproConfig config);
 std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature,
                              ReproConfig config);
 

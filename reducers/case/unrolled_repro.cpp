@@ -38,10 +38,9 @@ std::string UnrolledInput(const std::string &layout, const std::string &dtype) {
 // eager reference needed): the calls unrolled in order, each saying only what changes from the call
 // before it; the tables the functions read and nothing else. Nothing: the case needs the general
 // form (a wrong result compares every call with eager, AOTInductor, custom inputs).
-std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, const std::string &signature,
-                                             ReproConfig config) {
-  const auto *row = corpus::RowOfSignature(signature);
-  if (!row || !row->unrolls || c.compile_with == corpus::kAoti ||
+std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, corpus::FindingKind kind,
+                                             const std::string &signature, ReproConfig config) {
+  if (!corpus::RowOf(kind).unrolls || c.compile_with == corpus::kAoti ||
       c.compile_scope != corpus::kCompileApi)
     return std::nullopt;
   if (c.api == "flex_attention") {
