@@ -15,18 +15,7 @@ signature.
 """
 
 try:
-    from .api_base import (  # noqa: F401 (oracles.X is what callers and tests use)
-        AOTI,
-        TORCH_COMPILE,
-        AotiProgram,
-        ApiBase,
-        ApiContractError,
-    )
-    from .api_flex_attention import (  # noqa: F401
-        check_block_cover,
-        check_broadcast_contract,
-        check_skip_mask_score,
-    )
+    from .api_base import AOTI, TORCH_COMPILE, ApiContractError  # noqa: F401 (oracles.X)
     from .apis import api_class
     from .case_calls import (  # noqa: F401 (oracles.X is what callers and tests use)
         CAPTURED_DTYPES,
