@@ -217,7 +217,9 @@ DeliverCampaignBugs(const FuzzOptions &options, const CampaignPlan &plan,
          .tool_executable = std::filesystem::read_symlink("/proc/self/exe"),
          .jobs = campaign_options.jobs,
          .per_bug = std::chrono::seconds(options.reduce_timeout_seconds),
-         .case_timeout = std::min(campaign_options.run.case_timeout, std::chrono::seconds(300)),
+         .case_timeout =
+             std::min(campaign_options.run.case_timeout,
+                      std::chrono::seconds(support::options::ReductionCaseTimeout::Default())),
          .command_line = options.command_line},
         bugs, paths, deadline, stop_requested,
         [&](const std::string &line) { progress(line, true); });
@@ -289,9 +291,10 @@ std::uint64_t PrintBugs(const std::vector<fuzzer::campaign::CampaignBug> &bugs,
         if (labels.contains(id))
           labelled += " [" + labels.at(id) + "]";
       }
-    out << fmt::format(
-        "  {:<5} {} {} ({}){}{}\n", bug.is_new ? "NEW" : "known", bug.id, corpus::KindName(bug.kind), here,
-        bug.known_issue.empty() ? "" : " (known issue " + bug.known_issue + ")", labelled);
+    out << fmt::format("  {:<5} {} {} ({}){}{}\n", bug.is_new ? "NEW" : "known", bug.id,
+                       corpus::KindName(bug.kind), here,
+                       bug.known_issue.empty() ? "" : " (known issue " + bug.known_issue + ")",
+                       labelled);
     for (const auto &delivery : delivered.deliveries)
       if (std::find(bug.signatures.begin(), bug.signatures.end(), delivery.finding_id) !=
           bug.signatures.end())
@@ -388,9 +391,10 @@ int Fuzz(const FuzzOptions &options, const support::ToolPaths &paths, std::ostre
   interrupt.reset(); // from here a Ctrl-C ends the process, as before the campaign
 
   const corpus::FindingStore store(campaign_options.corpus);
-  const auto labels = baseline ? LabelFindingsAgainstBaseline(store, stats, *baseline, paths,
-                                                              campaign_options.run.case_timeout, out)
-                               : std::map<std::string, std::string>{};
+  const auto labels = baseline
+                          ? LabelFindingsAgainstBaseline(store, stats, *baseline, paths,
+                                                         campaign_options.run.case_timeout, out)
+                          : std::map<std::string, std::string>{};
   ended_at.emplace_back("baseline labels", since_start());
   const auto report_dir = WriteCampaignReports(options, plan, stats, store);
   ended_at.emplace_back("reports", since_start());

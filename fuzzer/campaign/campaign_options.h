@@ -6,6 +6,7 @@
 #include "fuzzer/generate/policy.h"
 #include "fuzzer/matrix/compilers.h"
 #include "fuzzer/worker/sanitizer_worker.h"
+#include "support/shared_options.h"
 
 #include <chrono>
 #include <cstddef>
@@ -34,7 +35,7 @@ struct GenerateOptions {
 
 // The run stage, and the worker processes every stage runs on.
 struct RunOptions {
-  std::chrono::seconds case_timeout{600};
+  std::chrono::seconds case_timeout{support::options::CaseTimeout::Default()};
   // Compiler outputs by content (capture.py's BuildCache): a build whose compiler, command and
   // inputs an earlier one had gets that output instead of a compile; every build is still
   // captured. Empty: every build runs its compiler.

@@ -2,6 +2,7 @@
 
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/generate/mutator.h"
+#include "fuzzer/generate/random.h"
 #include "fuzzer/worker/worker_python.h"
 #include "support/errors.h"
 
@@ -43,7 +44,8 @@ corpus::Case CaseSource::Generated(std::uint64_t index) const {
 
 corpus::Case CaseSource::Chosen(std::uint64_t index) const {
   const auto &policy = options_.generate.policy;
-  generate::Random choice(generate::CaseSeed(options_.seed, index) ^ 0x706f6f6cULL);
+  generate::Random choice =
+      generate::StreamOf(options_.seed, index, generate::RandomStream::kPoolChoice);
   if (!options_.generate.feedback || !options_.analysis.static_analysis ||
       !choice.Chance(mutation_share_.Share()))
     return Generated(index);

@@ -3,6 +3,7 @@
 #include "corpus/case.h"
 #include "corpus/finding.h"
 #include "fuzzer/worker/case_runner.h"
+#include "support/shared_options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,9 +24,10 @@
 namespace fuzzer::campaign {
 
 struct ProbeOptions {
-  unsigned max_runs = 8;            // reruns at most; 0: no probe
-  std::chrono::seconds budget{120}; // no rerun starts after this long
-  std::chrono::seconds run_timeout{600};
+  unsigned max_runs = support::options::ProbeRuns::Default(); // reruns at most; 0: no probe
+  // No rerun starts after this long.
+  std::chrono::seconds budget{support::options::ProbeTime::Default()};
+  std::chrono::seconds run_timeout{support::options::CaseTimeout::Default()};
   // Only what the failure hid is wanted (a crash its sanitizer rerun explains, keyed by the
   // memory error): stop at the first rerun that does not fail the same.
   bool until_revealed = false;
