@@ -90,6 +90,10 @@ TEST_F(CliTest, ReproJudgesAScriptAgainstASignature) {
   ExpectOneLineError({"repro", kSeed.string(), "--signature", signature}, "is not a .py file");
   ExpectOneLineError({"repro", (folder_ / "raises.py").string(), "--signature", "boom"},
                      "is not a signature");
+  // The kind is read once, here, and a signature of no kind is refused, not judged.
+  ExpectOneLineError(
+      {"repro", (folder_ / "raises.py").string(), "--signature", "no-such-kind|type=ValueError"},
+      "names no finding kind");
 }
 
 TEST_F(CliTest, CheckSaysACommandsFileGoesWithCommands) {

@@ -49,10 +49,11 @@ std::string LastLine(const std::string &text) {
 
 // What the repro gives on one release.
 corpus::ReleaseRun RunOnRelease(const fs::path &repro, const support::TorchEnvironment &env,
-                                const std::string &signature, std::chrono::seconds timeout,
+                                corpus::FindingKind kind, const std::string &signature,
+                                std::chrono::seconds timeout,
                                 fuzzer::worker::StandaloneRun *run_out = nullptr) {
   const auto run =
-      fuzzer::worker::RunStandalone(repro, env.venv / "bin" / "python", signature, timeout);
+      fuzzer::worker::RunStandalone(repro, env.venv / "bin" / "python", kind, signature, timeout);
   if (run_out)
     *run_out = run;
   return {.torch = env.torch_version,
@@ -335,6 +336,14 @@ void RunReproOnReleases(const fs::path &given_repro, const support::ToolPaths &p
   // The script runs from a scratch folder of its own: a path relative to ours (a relative
   // --corpus) would name another file there.
   const fs::path repro = fs::absolute(given_repro);
+  // The reduced signature's kind (a crash's reduction may keep its memory error's signature),
+  // read once from the delivery's record, which holds it as text.
+  const auto *row = corpus::RowOfSignature(delivery.signature);
+  if (!row)
+    throw support::InputError(fmt::format(
+        "the delivery of {} keeps a signature of no finding kind ({}): reduce the finding again "
+        "(`inductor-fuzz reduce` on its folder)",
+        delivery.finding_id, delivery.signature));
   std::vector<support::TorchEnvironment> environments = {
       {paths.venv, support::InstalledTorchVersion(paths.venv)}};
   if (over_releases)
@@ -349,7 +358,7 @@ void RunReproOnReleases(const fs::path &given_repro, const support::ToolPaths &p
     if (stop.load())
       break;
     fuzzer::worker::StandaloneRun run;
-    auto result = RunOnRelease(repro, env, delivery.signature, timeout, &run);
+    auto result = RunOnRelease(repro, env, row->kind, delivery.signature, timeout, &run);
     if (env.venv == paths.venv) {
       delivery.reproduces_standalone = run.reproduces;
       delivery.standalone_how = run.how.substr(0, 300);

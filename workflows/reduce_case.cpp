@@ -291,15 +291,16 @@ WrittenRepro WriteRepro(const reducers::CaseReduction &reduction, const Reductio
                                               reduction.signature, config, setup.prelude);
     repro.script.insert(repro.script.find('\n') + 1, releases_note);
     support::WriteFileAtomically(script_path, repro.script);
-    repro.standalone =
-        reducers::RunStandalone(script_path, paths.venv / "bin" / "python", reduction.signature,
-                                setup.reduce.case_timeout, reduction.confirm_runs);
+    repro.standalone = reducers::RunStandalone(script_path, paths.venv / "bin" / "python",
+                                               reduction.kind, reduction.signature,
+                                               setup.reduce.case_timeout, reduction.confirm_runs);
     if (repro.standalone.reproduces)
       break;
   }
   if (baseline)
-    repro.on_baseline = reducers::RunStandalone(script_path, baseline->venv / "bin" / "python",
-                                                reduction.signature, setup.reduce.case_timeout);
+    repro.on_baseline =
+        reducers::RunStandalone(script_path, baseline->venv / "bin" / "python", reduction.kind,
+                                reduction.signature, setup.reduce.case_timeout);
   return repro;
 }
 

@@ -1,6 +1,7 @@
 #include "workflows/repro.h"
 
 #include "corpus/case.h"
+#include "corpus/finding_kinds.h"
 #include "fuzzer/worker/repro_script.h"
 #include "fuzzer/worker/standalone_run.h"
 #include "support/child_process.h"
@@ -55,8 +56,16 @@ int JudgeScript(const ReproOptions &options, const support::ToolPaths &paths, st
         "--signature {} is not a signature (KIND|fact=value|...): copy it from the finding's "
         "record or the draft's Signature line",
         *options.signature));
-  const auto judged = fuzzer::worker::RunStandalone(
-      fs::absolute(script), paths.venv / "bin" / "python", *options.signature, options.timeout);
+  // The one place the kind is read from text: the signature given on the command line.
+  const auto *row = corpus::RowOfSignature(*options.signature);
+  if (!row)
+    throw support::InputError(fmt::format(
+        "--signature {} names no finding kind before its first '|' (`inductor-fuzz corpus "
+        "kinds` lists them): copy it from the finding's record or the draft's Signature line",
+        *options.signature));
+  const auto judged =
+      fuzzer::worker::RunStandalone(fs::absolute(script), paths.venv / "bin" / "python", row->kind,
+                                    *options.signature, options.timeout);
   const std::string_view verdict = judged.reproduces ? "reproduces"
                                    : judged.passed   ? "passes"
                                                      : "fails-differently";

@@ -47,16 +47,16 @@ std::string OutputTail(const std::string &output) {
 }
 
 // The kind's own judge (its row in corpus/kinds/), the one every repro is judged by.
-bool Shows(const corpus::ReproRun &run, const std::string &signature) {
-  const auto *row = corpus::RowOfSignature(signature);
-  return row && row->shows_in_repro && row->shows_in_repro(run, corpus::ExpectationOf(signature));
+bool Shows(const corpus::ReproRun &run, corpus::FindingKind kind, const std::string &signature) {
+  const auto &row = corpus::RowOf(kind);
+  return row.shows_in_repro && row.shows_in_repro(run, corpus::ExpectationOf(signature));
 }
 
 // A memory error's run: the prelude keeps the log path and cache given here, so the reports are
 // read as the worker's are.
 StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
-                               const std::filesystem::path &python, const std::string &signature,
-                               std::chrono::seconds timeout) {
+                               const std::filesystem::path &python, corpus::FindingKind kind,
+                               const std::string &signature, std::chrono::seconds timeout) {
   support::ScratchDir scratch("standalone-sanitized");
   const std::string log_path = "log_path=" + (scratch / "reports" / "report").string();
   std::filesystem::create_directories(scratch / "reports");
@@ -76,7 +76,7 @@ StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
                           .output = run.output};
   for (const auto &error : errors)
     judged.sanitizer_signatures.push_back(corpus::Signature(error));
-  result.reproduces = Shows(judged, signature);
+  result.reproduces = Shows(judged, kind, signature);
   result.how = run.timed_out ? "no end within the time limit"
                : errors.empty()
                    ? fmt::format("{}: no sanitizer report in a kernel", run.status.Describe())
@@ -85,11 +85,10 @@ StandaloneRun RunSanitizedOnce(const std::filesystem::path &script,
 }
 
 StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
-                                const std::filesystem::path &python, const std::string &signature,
-                                std::chrono::seconds timeout) {
-  const auto *row = corpus::RowOfSignature(signature);
-  if (row && row->repro_form == corpus::ReproForm::kSanitized)
-    return RunSanitizedOnce(script, python, signature, timeout);
+                                const std::filesystem::path &python, corpus::FindingKind kind,
+                                const std::string &signature, std::chrono::seconds timeout) {
+  if (corpus::RowOf(kind).repro_form == corpus::ReproForm::kSanitized)
+    return RunSanitizedOnce(script, python, kind, signature, timeout);
   const auto run = support::RunCommand({python.string(), script.string()},
                                        {.working_directory = script.parent_path()}, timeout);
   std::string last_line = run.output;
@@ -106,18 +105,19 @@ StandaloneRun RunStandaloneOnce(const std::filesystem::path &script,
                              .signal = run.status.signal,
                              .output = run.output,
                              .last_line = last_line},
-                            signature);
+                            kind, signature);
   return result;
 }
 
 } // namespace
 
 StandaloneRun RunStandalone(const std::filesystem::path &script,
-                            const std::filesystem::path &python, const std::string &signature,
-                            std::chrono::seconds timeout, unsigned attempts) {
+                            const std::filesystem::path &python, corpus::FindingKind kind,
+                            const std::string &signature, std::chrono::seconds timeout,
+                            unsigned attempts) {
   StandaloneRun result;
   for (unsigned run = 1; run <= std::max(1u, attempts); ++run) {
-    result = RunStandaloneOnce(script, python, signature, timeout);
+    result = RunStandaloneOnce(script, python, kind, signature, timeout);
     result.runs = run;
     if (result.reproduces)
       break;
