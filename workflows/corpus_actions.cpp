@@ -211,7 +211,8 @@ int ReportCorpus(const std::vector<corpus::StoredFinding> &findings,
                                          .is_new = input.new_signatures.contains(finding.id)};
     if (const auto *known = input.known_issues.Match(finding.signature, finding.key))
       event.known_issue = known->id;
-    ++(event.Reportable() ? input.stats.new_by_kind : input.stats.known_by_kind)[std::string(corpus::KindName(event.kind))];
+    ++(event.Reportable() ? input.stats.new_by_kind
+                          : input.stats.known_by_kind)[std::string(corpus::KindName(event.kind))];
     input.stats.signatures.emplace(finding.id, event);
   }
   fuzzer::campaign::WriteReports(options.report_dir, input);
