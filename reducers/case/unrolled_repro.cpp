@@ -31,6 +31,19 @@ std::string UnrolledInput(const std::string &layout, const std::string &dtype) {
   return "torch.randn(s, generator=g)" + to;
 }
 
+// The case's functions as it defines them; with constants, made by one function of them (the
+// functions close over its parameters), which a later call that changes one calls again.
+std::string ClosedFunctions(const corpus::Case &c, const std::vector<std::string> &names,
+                            const std::vector<std::string> &parameters) {
+  if (parameters.empty())
+    return FunctionSources(c);
+  std::string functions = fmt::format("\n\ndef functions({}):\n", fmt::join(parameters, ", "));
+  for (const auto *function : {&c.mask_mod, &c.score_mod})
+    if (*function)
+      functions += Indented((*function)->source);
+  return functions + fmt::format("    return {}\n\n\n", fmt::join(names, ", "));
+}
+
 } // namespace
 
 // A call sequence (or one call) as a person writes it (templates/unrolled_repro.py.tmpl), for a
@@ -81,14 +94,7 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, corpus::Find
   std::vector<std::string> parameters;
   for (const auto &[name, value] : c.constants.items())
     parameters.push_back(name);
-  std::string functions = FunctionSources(c);
-  if (!parameters.empty()) {
-    functions = fmt::format("\n\ndef functions({}):\n", fmt::join(parameters, ", "));
-    for (const auto *function : {&c.mask_mod, &c.score_mod})
-      if (*function)
-        functions += Indented((*function)->source);
-    functions += fmt::format("    return {}\n\n\n", fmt::join(names, ", "));
-  }
+  const std::string functions = ClosedFunctions(c, names, parameters);
   const std::string block_size = BlockSizeLiteral(mask);
   std::string script;
   json constants = c.constants;
