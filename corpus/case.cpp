@@ -34,6 +34,8 @@ int FormatVersionOf(const Case &c) {
                         attention_options || c.compile_with != kTorchCompile ||
                         c.compile_scope != kCompileApi ||
                         !c.create_block_mask.separate_full_blocks || c.api == kIndexProgram;
+  if (c.api == kTensorProgram)
+    return 3;
   return version2 ? 2 : 1;
 }
 

@@ -18,7 +18,8 @@ namespace corpus {
 // Version 1 cases still load; a case is written as version 1 when it uses nothing of version 2
 // (other dtypes, knobs left to Inductor, closure constants, call sequences, flex_attention's
 // options), so that the cases and corpora written before keep their bytes and their ids.
-inline constexpr int kCaseFormatVersion = 2;
+// Version 3 adds api "tensor_program"; a case that is no tensor program is written as before.
+inline constexpr int kCaseFormatVersion = 3;
 
 // A case the worker can run: everything that decides what Inductor generates is in here,
 // so that a case replays to the same generated C++.
@@ -106,8 +107,28 @@ struct CallChange {
 // index_program: mask_mod evaluated on broadcast aranges of create_block_mask's shape, compiled on
 // its own (no vmap, no flex_attention): Inductor's generic loop code over index expressions.
 inline const std::vector<std::string> kApis = {"create_block_mask", "create_mask", "flex_attention",
-                                               "index_program"};
+                                               "index_program", "tensor_program"};
 inline const std::string kIndexProgram = "index_program";
+
+// tensor_program: the case's function (its "mask_mod" field, the program) called on views of
+// the case's tensors, compiled on its own: a typed graph of torch operations over real inputs
+// (reductions on any axis, indexing, matmul, normalisations, views, in-place updates), each
+// input a strided view (torch.as_strided) of one captured tensor's flat storage, so that
+// transposed, permuted, channels-last, sliced and expanded inputs are all one form.
+inline const std::string kTensorProgram = "tensor_program";
+struct ProgramInput {
+  std::string tensor;               // the captured tensor whose values are the storage
+  std::vector<std::int64_t> size;   // the view's sizes (0 allowed)
+  std::vector<std::int64_t> stride; // in elements, one per size; 0 repeats (an expanded input)
+  std::int64_t offset = 0;          // the view's storage offset, in elements
+  bool operator==(const ProgramInput &) const = default;
+};
+struct TensorProgram {
+  std::vector<ProgramInput> inputs; // the program's arguments, in order
+  // (input, dimension) pairs marked dynamic (torch._dynamo.mark_dynamic) before the call.
+  std::vector<std::vector<std::int64_t>> dynamic;
+  bool operator==(const TensorProgram &) const = default;
+};
 // What an index program returns: the values, or their reduction over the last (KV) dimension.
 // sum and amax convert to int64 first; the others keep the values' dtype (case_calls.py).
 inline const std::vector<std::string> kIndexReductions = {
@@ -145,6 +166,7 @@ struct Case {
   BlockMaskArguments create_block_mask;
   std::optional<AttentionArguments> attention; // flex_attention only
   std::string index_reduction = "none";        // index_program only: one of kIndexReductions
+  std::optional<TensorProgram> tensor_program; // tensor_program only
   InductorKnobs inductor;
   std::string expect_raises; // empty, or the class of exception the case is meant to raise
   std::string compile_with = kTorchCompile;             // one of kCompilePaths

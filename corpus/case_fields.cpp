@@ -259,7 +259,9 @@ void ReadFormatVersion(FieldReader &reader, const std::string &key, Case &, Case
 // The functions are read before: whether the API takes them is checked first.
 void ReadCaseTensors(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
   if (!c.mask_mod && c.api != "flex_attention")
-    throw CaseError(fmt::format("field 'mask_mod' is needed by {}", c.api));
+    throw CaseError(
+        fmt::format("field 'mask_mod' is needed by {}{}", c.api,
+                    c.api == kTensorProgram ? " (the program: its name and source)" : ""));
   if (c.score_mod && c.api != "flex_attention")
     throw CaseError("field 'score_mod' is only used by flex_attention; remove it or change 'api'");
   c.tensors = ReadTensors(reader, key, reading.sidecar_dir);
@@ -409,12 +411,27 @@ RecordFields<Case> CaseFields(CaseReading &reading) {
                   c.api = reader.String(key);
                 CheckOneOf(reader, key, c.api, kApis);
               }),
-          FunctionField("mask_mod", &Case::mask_mod),
-          FunctionField("score_mod", &Case::score_mod),
+          FunctionField("mask_mod", &Case::mask_mod), FunctionField("score_mod", &Case::score_mod),
           ReadingField(
               "tensors", [](const Case &c) { return TensorsJson(c.tensors); }, &ReadCaseTensors,
               reading),
-          ObjectField("create_block_mask", &Case::create_block_mask, &BlockMaskFields),
+          // Every API's but a tensor program's, which has no block mask.
+          CustomField<Case>("create_block_mask",
+                            unless([](const Case &c) { return c.api == kTensorProgram; },
+                                   [](const Case &c) {
+                                     return WriteFields<FieldJson>(BlockMaskFields(),
+                                                                   c.create_block_mask);
+                                   }),
+                            [](FieldReader &reader, const std::string &key, Case &c) {
+                              const json *value = reader.Optional(key);
+                              if (c.api == kTensorProgram && !value)
+                                return;
+                              if (c.api == kTensorProgram)
+                                throw CaseError("field 'create_block_mask' is not used by api "
+                                                "\"tensor_program\"; remove it");
+                              FieldReader fields = reader.Nested(reader.Required(key), key);
+                              ReadFields(BlockMaskFields(), fields, c.create_block_mask);
+                            }),
           ReadingField("attention", with_reading(&WriteAttention), &ReadAttention, reading),
           CustomField<Case>("constants",
                             unless([](const Case &c) { return c.constants.empty(); },
@@ -444,6 +461,12 @@ RecordFields<Case> CaseFields(CaseReading &reading) {
               unless([](const Case &c) { return c.api != kIndexProgram; },
                      [](const Case &c) { return WriteFields<FieldJson>(IndexProgramFields(), c); }),
               &ReadIndexProgram, reading),
+          ReadingField(
+              "tensor_program", [](const Case &c) { return WriteTensorProgram(c); },
+              [](FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
+                ReadTensorProgram(reader, key, c, reading);
+              },
+              reading),
           ReadingField(
               "provenance", [](const Case &c) { return FieldJson(c.provenance); }, &ReadProvenance,
               reading)};

@@ -440,6 +440,56 @@ TEST(CaseFamilies, IndexProgramsRoundTripAndRejectWhatTheyDoNotUse) {
   EXPECT_NE(ErrorFor(document).find("only used by api \"index_program\""), std::string::npos);
 }
 
+// A tensor program's case: its inputs (strided views of its tensors) round-trip, it is
+// format version 3 and has no block mask; a view reaching past its storage, a tensor it does
+// not hold, a stride missing, a dynamic mark of no dimension and what a program does not use
+// are one-line errors naming the field.
+TEST(CaseFamilies, TensorProgramsRoundTripAndRefuseViewsOutsideTheirStorage) {
+  const std::filesystem::path path = std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /
+                                     "tests/cases/tensor-program-transposed-mm.json";
+  const corpus::Case c = corpus::LoadCaseFile(path);
+  EXPECT_EQ(c.api, corpus::kTensorProgram);
+  ASSERT_TRUE(c.tensor_program);
+  ASSERT_EQ(c.tensor_program->inputs.size(), 2u);
+  EXPECT_EQ(c.tensor_program->inputs[0].stride, (std::vector<std::int64_t>{1, 9}));
+  EXPECT_EQ(c.tensor_program->inputs[0].offset, 3);
+  EXPECT_EQ(corpus::FormatVersionOf(c), 3);
+  EXPECT_EQ(corpus::CaseFromJson(corpus::CaseToJson(c)), c);
+  EXPECT_FALSE(corpus::CaseToJson(c).contains("create_block_mask"));
+  EXPECT_FALSE(corpus::CaseToJson(c)["tensor_program"]["inputs"][1].contains("offset"));
+
+  json document = corpus::CaseToJson(c);
+  document["tensor_program"]["inputs"][0]["offset"] = 4;
+  EXPECT_EQ(ErrorFor(document), "field 'tensor_program.inputs[0]' reaches element 156 of tensor "
+                                "'t0', which holds 156; fix its 'size', 'stride' or 'offset'");
+  document = corpus::CaseToJson(c);
+  document["tensor_program"]["inputs"][1]["tensor"] = "t9";
+  EXPECT_NE(ErrorFor(document).find("'t9', which the case's 'tensors' does not hold"),
+            std::string::npos);
+  document = corpus::CaseToJson(c);
+  document["tensor_program"]["inputs"][1]["stride"] = json::array({8});
+  EXPECT_NE(ErrorFor(document).find("has 2 sizes and 1 strides"), std::string::npos);
+  document = corpus::CaseToJson(c);
+  document["tensor_program"]["inputs"][1]["stride"] = json::array({-8, 1});
+  EXPECT_NE(ErrorFor(document).find("tensor_program.inputs[1].stride"), std::string::npos);
+  document = corpus::CaseToJson(c);
+  document["tensor_program"]["dynamic"] = json::array({json::array({1, 2})});
+  EXPECT_NE(ErrorFor(document).find("marks dimension 2 of input 1"), std::string::npos);
+  document = corpus::CaseToJson(c);
+  document["format_version"] = 2;
+  EXPECT_NE(ErrorFor(document).find("needs format_version 3"), std::string::npos);
+  document = corpus::CaseToJson(c);
+  document["compile_with"] = "aoti";
+  EXPECT_NE(ErrorFor(document).find("one torch.compile call of the program itself"),
+            std::string::npos);
+  document = corpus::CaseToJson(c);
+  document.erase("tensor_program");
+  EXPECT_NE(ErrorFor(document).find("field 'tensor_program'"), std::string::npos);
+  document = SeedJson();
+  document["tensor_program"] = corpus::CaseToJson(c)["tensor_program"];
+  EXPECT_NE(ErrorFor(document).find("only used by api \"tensor_program\""), std::string::npos);
+}
+
 // A ready-made block mask lists KV blocks that exist: an index past the last block is refused.
 TEST(CaseFamilies, BlockIndicesOutOfRangeAreOneLineErrors) {
   json document = json::parse(std::ifstream(std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) /

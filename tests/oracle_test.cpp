@@ -196,6 +196,20 @@ TEST_F(OracleTest, AttentionPlantIsCaughtByTheWorkerAndTheScript) {
                          {{"attention-value", "output"}});
 }
 
+// A tensor program's outputs and its inputs after the call (an in-place update) are both
+// compared, by the worker and by the emitted script.
+TEST_F(OracleTest, TensorProgramOutputPlantIsCaughtByTheWorkerAndTheScript) {
+  ExpectEveryPlantCaught(
+      corpus::LoadCaseFile(kSourceDir / "tests/cases/tensor-program-transposed-mm.json"),
+      {{"program-output", "output0"}});
+}
+
+TEST_F(OracleFullTier, TensorProgramInputPlantIsCaughtByTheWorkerAndTheScript) {
+  ExpectEveryPlantCaught(
+      corpus::LoadCaseFile(kSourceDir / "tests/cases/tensor-program-transposed-mm.json"),
+      {{"program-input", "input0"}});
+}
+
 TEST_F(OracleFullTier, AttentionNanPlantIsCaughtByTheWorkerAndTheScript) {
   ExpectEveryPlantCaught(SmallCase("plant-attention", "flex_attention"),
                          {{"attention-nan", "output_nan"}});

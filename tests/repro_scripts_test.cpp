@@ -91,7 +91,7 @@ TEST(ReproScripts, CarryEachWorkerModuleAfterWhatItImports) {
   EXPECT_EQ(modules.back(), "oracles");
   for (const char *expected :
        {"apis", "api_base", "api_mask", "api_block_mask", "api_flex_attention", "api_index_program",
-        "exceptions", "plants", "compat", "comparisons", "value_judge"})
+        "api_tensor_program", "exceptions", "plants", "compat", "comparisons", "value_judge"})
     EXPECT_NE(std::find(modules.begin(), modules.end(), expected), modules.end()) << expected;
   const auto source = [](const std::string &module) {
     return std::string(fuzzer::worker::WorkerModuleSource("inductor_fuzz_worker." + module));

@@ -35,6 +35,8 @@ public:
 
   // The change made, or "" when this mutation has nothing to change in this case.
   std::string Apply(const std::string &mutation) {
+    if (c_.api == corpus::kTensorProgram && !AppliesToProgram(mutation))
+      return "";
     if (mutation == "knob")
       return Knob();
     if (mutation == "length")
@@ -64,6 +66,16 @@ public:
   }
 
 private:
+  // A tensor program has no block mask, attention, calls or constants, and its source is a
+  // program: only its knobs, its tables' dtypes and its source change, the source spliced
+  // only with another program's.
+  bool AppliesToProgram(const std::string &mutation) const {
+    if (mutation == "subexpression" || mutation == "splice")
+      return donor_.api == corpus::kTensorProgram;
+    return mutation == "knob" || mutation == "table_dtype" || mutation == "operator" ||
+           mutation == "constant" || mutation == "wrap" || mutation == "detour";
+  }
+
   std::string Knob() {
     const auto &table = corpus::InductorKnobTable();
     const corpus::KnobSpec &knob = table[random_.Below(table.size())];

@@ -246,6 +246,50 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(details, {"values_excused": 0})
 
 
+class AccumulationTest(unittest.TestCase):
+    """Ops that sum many terms (matrix products, softmax, normalisations): another summation
+    order is rounding, a changed element is not."""
+
+    @staticmethod
+    def operands():
+        generator = torch.Generator().manual_seed(3)
+        a = torch.randn(9, 65, generator=generator)
+        b = torch.randn(65, 8, generator=generator)
+        return a, b
+
+    def test_a_matrix_product_summed_in_another_order_is_excused(self):
+        a, b = self.operands()
+        eager = torch.mm(a, b)
+        reversed_order = torch.zeros(9, 8)
+        for k in reversed(range(65)):  # float32 all along, the other way round
+            reversed_order += a[:, k : k + 1] * b[k : k + 1, :]
+        self.assertFalse(torch.equal(eager, reversed_order))
+        mismatches, details = value_judge.judge_values(
+            eager, reversed_order, lambda: torch.mm(a, b)
+        )
+        self.assertEqual(mismatches, [])
+        self.assertGreater(details["values_excused"], 0)
+
+    def test_a_changed_element_of_a_product_is_wrong(self):
+        a, b = self.operands()
+        eager = torch.mm(a, b)
+        compiled = eager.clone()
+        compiled[2, 3] += 1e-3 * max(1.0, float(compiled[2, 3].abs()))
+        mismatches, _ = value_judge.judge_values(eager, compiled, lambda: torch.mm(a, b))
+        self.assertEqual(len(mismatches), 1)
+        self.assertEqual(mismatches[0]["first_index"], [2, 3])
+
+    def test_softmax_of_a_rounded_row_is_excused_and_a_swapped_row_is_not(self):
+        a, _ = self.operands()
+        eager = torch.softmax(a, dim=1)
+        rounded = torch.softmax(a.double(), dim=1).float()
+        mismatches, _ = value_judge.judge_values(eager, rounded, lambda: torch.softmax(a, dim=1))
+        self.assertEqual(mismatches, [])
+        swapped = eager.flip(1)
+        mismatches, _ = value_judge.judge_values(eager, swapped, lambda: torch.softmax(a, dim=1))
+        self.assertEqual(len(mismatches), 1)
+
+
 class ReductionTest(unittest.TestCase):
     NEW = ("prod", "amin", "all", "argmax", "value_sum", "value_amax")
 

@@ -12,6 +12,7 @@ try:
     from .api_flex_attention import FlexAttention
     from .api_index_program import IndexProgram
     from .api_mask import CreateMask
+    from .api_tensor_program import TensorProgram
 except ImportError:  # pasted into a repro script, after the text of the modules above
     pass
 
@@ -21,6 +22,7 @@ APIS = {
     "create_mask": CreateMask,
     "flex_attention": FlexAttention,
     "index_program": IndexProgram,
+    "tensor_program": TensorProgram,
 }
 
 

@@ -41,6 +41,14 @@ def _plant_flip_one_block(result):
     _bump_first(result if not hasattr(result, "kv_num_blocks") else result.kv_num_blocks)
 
 
+def _plant_program_output(result):
+    _bump_first(result[0][0])  # (outputs, inputs after the call): the first output
+
+
+def _plant_program_input(result):
+    _bump_first(result[1][0])  # the first input as the call left it
+
+
 # name: (the API whose result it corrupts, or None for any, what it does in place)
 TEST_PLANTS = {
     "flip-one-block": (None, _plant_flip_one_block),
@@ -50,6 +58,8 @@ TEST_PLANTS = {
     "create-mask": ("create_mask", _bump_first),
     "attention-value": ("flex_attention", _bump_first),
     "attention-nan": ("flex_attention", _plant_nan),
+    "program-output": ("tensor_program", _plant_program_output),
+    "program-input": ("tensor_program", _plant_program_input),
 }
 
 

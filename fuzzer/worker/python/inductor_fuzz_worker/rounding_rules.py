@@ -443,3 +443,105 @@ def _count(x, dims):
     for d in dims:
         count *= x.shape[d]
     return count
+
+
+# Ops that sum many terms (matrix products, convolutions, normalisations, softmax, scans,
+# scatters that accumulate): Inductor sums them in another order and blocking than eager, so
+# their results differ by more than one rounding even on exact inputs. Each is judged by
+# accumulated_bound: its inputs widened by the rounding of a sum of that many terms.
+ACCUMULATING_OPS = frozenset(
+    {
+        "mm",
+        "bmm",
+        "addmm",
+        "baddbmm",
+        "addmv",
+        "mv",
+        "dot",
+        "matmul",
+        "linear",
+        "einsum",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "convolution",
+        "softmax",
+        "log_softmax",
+        "layer_norm",
+        "group_norm",
+        "batch_norm",
+        "instance_norm",
+        "rms_norm",
+        "var",
+        "std",
+        "var_mean",
+        "std_mean",
+        "logsumexp",
+        "cumsum",
+        "cumprod",
+        "logcumsumexp",
+        "avg_pool1d",
+        "avg_pool2d",
+        "adaptive_avg_pool1d",
+        "adaptive_avg_pool2d",
+        "interpolate",
+        "upsample_bilinear2d",
+        "scatter_add",
+        "scatter_reduce",
+        "index_add",
+        "index_put",
+        "norm",
+        "cosine_similarity",
+    }
+)
+# How many corners of the widened inputs accumulated_bound evaluates: all up, all down, and
+# this many of random signs (a fixed generator, so that the judge is deterministic).
+ACCUMULATED_RANDOM_CORNERS = 2
+
+
+def _terms(inputs):
+    """How many terms one result element of an accumulating op may sum: at most its inputs'
+    largest extent (a matrix product's inner size, a normalised row's length), at least 1."""
+    return max([1] + [max(t.shape, default=1) for t in inputs])
+
+
+def accumulated_bound(func, args, kwargs, inputs, errors):
+    """(outputs' float64 bases, their corners) of an accumulating op: its floating inputs
+    widened by `errors` (id -> their own error bound, or absent) plus the rounding of a sum of
+    `_terms` terms in float32 (float64 for a float64 input), at a few corners of the widened
+    boxes. How far an output moves between its base and the corners is its error bound, and
+    an integer output that moves there (cummax's indices) is unstable."""
+    import torch
+    from torch.utils._pytree import tree_map
+
+    terms = _terms(inputs)
+    widened = {}
+    for t in inputs:
+        if not t.is_floating_point():
+            continue
+        value = t.detach().double()
+        step = torch.finfo(torch.float64 if t.dtype == torch.float64 else torch.float32).eps
+        spread = (terms + 2) * ROUNDING_ULPS * step * value.abs()
+        spread = torch.where(spread.isfinite(), spread, torch.zeros_like(spread))
+        own = errors.get(id(t))
+        widened[id(t)] = (value, spread if own is None else spread + own)
+
+    def evaluate(signs):
+        def wider(leaf):
+            if not isinstance(leaf, torch.Tensor) or id(leaf) not in widened:
+                return leaf
+            value, spread = widened[id(leaf)]
+            sign = signs(id(leaf), value)
+            return value if sign is None else value + sign * spread
+
+        return _outputs(func(*tree_map(wider, args), **tree_map(wider, kwargs)))
+
+    generator = torch.Generator().manual_seed(0)
+
+    def random_signs(_, value):
+        return torch.randint(0, 2, value.shape, generator=generator).double() * 2 - 1
+
+    base = evaluate(lambda *_: None)
+    corners = [evaluate(lambda *_: 1.0), evaluate(lambda *_: -1.0)]
+    corners += [evaluate(random_signs) for _ in range(ACCUMULATED_RANDOM_CORNERS)]
+    return base, corners

@@ -47,12 +47,14 @@ rounding_rules.py), so it imports nothing from its package but those two, with a
 try:
     from .comparisons import compare_tensors, exact_how, exact_where
     from .rounding_rules import (
+        ACCUMULATING_OPS,
         CAST_OPS,
         DTYPE_DEFINED_OPS,
         INDEXING_OPS,
         MAX_PROBED_INPUTS,
         MOVEMENT_OPS,
         REDUCTION_OPS,
+        ROUNDING_ULPS,
         SHAPE_ONLY_OPS,
         _any,
         _approximation,
@@ -73,6 +75,7 @@ try:
         _tensor_leaves,
         _unit,
         _unspecified_marks,
+        accumulated_bound,
     )
 except ImportError:  # pasted into a repro script, after the text of the modules above
     pass
@@ -123,11 +126,15 @@ class RoundingRules:
             self.known[id(tensor)] = (tensor, error, marks)
 
     def track(self, func, args, kwargs, result):
+        import torch
+
         name = _op_name(func)
         inputs = _tensor_leaves((args, kwargs))
         outputs = _outputs(result)
         if _in_place(func):
             self.unknown(args, kwargs, args[0] if args else None)
+            if name in ACCUMULATING_OPS and isinstance(args[0], torch.Tensor):
+                self.accumulated_in_place(args[0], inputs)
             return
         if not outputs or not inputs or name in SHAPE_ONLY_OPS:
             return
@@ -139,6 +146,8 @@ class RoundingRules:
             self.compute(func, name, args, kwargs, inputs, outputs)
         elif name in REDUCTION_OPS:
             self.reduce(name, args, kwargs, outputs)
+        elif name in ACCUMULATING_OPS and any(t.is_floating_point() for t in inputs):
+            self.accumulate(func, args, kwargs, inputs, outputs)
         else:
             self.unknown(args, kwargs, result)
 
@@ -436,6 +445,38 @@ class RoundingRules:
         rivals = near.sum(dim=dims, keepdim=keepdim) > 1
         inexact = (error > 0).any(dim=dims, keepdim=keepdim)
         return rivals & inexact
+
+    def accumulate(self, func, args, kwargs, inputs, outputs):
+        """An op that sums many terms (rounding_rules.ACCUMULATING_OPS): bounds from its
+        widened inputs' corners (accumulated_bound), marks from its inputs' and from an
+        integer output that moves."""
+        errors = {id(t): self.of(t)[0] for t in inputs if _any(self.of(t)[0])}
+        base, corners = accumulated_bound(func, args, kwargs, inputs, errors)
+        marked = any(_any(self.of(t)[1]) for t in inputs)
+        for index, out in enumerate(outputs):
+            error, unstable = self.moved_by(out, base[index], [c[index] for c in corners])
+            if marked:
+                unstable |= True
+            if out.is_floating_point():
+                relative, absolute = _unit(out.dtype)
+                error = 2 * error + relative * out.detach().double().abs() + absolute
+            self.keep(out, error if out.is_floating_point() else None, unstable)
+
+    def accumulated_in_place(self, out, inputs):
+        """An accumulating op that updated its input (index_add_, scatter_add_, index_put_
+        with accumulate): summed in another order, each element may differ by the rounding of
+        as many terms as the op's inputs are long, at the result's magnitude."""
+        import torch
+
+        if not out.is_floating_point():
+            return
+        error, marks = self.of(out)
+        value = out.detach().double().abs()
+        step = torch.finfo(torch.float64 if out.dtype == torch.float64 else torch.float32).eps
+        terms = sum(t.numel() for t in inputs)
+        bound = (terms + 2) * ROUNDING_ULPS * step * value.amax() if value.numel() else value
+        bound = _full(error, out, torch.float64) + bound
+        self.keep(out, torch.where(bound.isfinite(), bound, torch.zeros_like(bound)), marks)
 
     def unknown(self, args, kwargs, result):
         """An op the rules do not cover: every result element gets its inputs' largest bound,
