@@ -1,5 +1,7 @@
 #include "reducers/case/case_passes.h"
 
+#include "reducers/case/program_passes.h"
+
 #include "corpus/field_reader.h"
 #include "support/child_process.h"
 #include "support/errors.h"
@@ -19,12 +21,15 @@ using corpus::Case;
 using nlohmann::json;
 
 // The syntax-tree script's answer for one source: {"nodes": N, "candidates": [...]}.
+// A tensor program's leaves are its arguments and values, not a mask's indices.
 json AskMaskAst(const std::string &source, const std::string &function, std::string_view pass,
-                const PassContext &context) {
+                const PassContext &context, bool program = false) {
   const support::ScratchDir scratch("mask-ast");
   const auto request = scratch / "request.json";
-  support::WriteFileAtomically(
-      request, json{{"source", source}, {"function", function}, {"pass", pass}}.dump());
+  json asked = {{"source", source}, {"function", function}, {"pass", pass}};
+  if (program)
+    asked["program"] = true;
+  support::WriteFileAtomically(request, asked.dump());
   const auto result =
       support::RunCommand({"sh", "-c", "exec \"$0\" -c \"$1\" < \"$2\"", context.python.string(),
                            context.mask_ast_source, request.string()},
@@ -45,7 +50,8 @@ std::vector<Case> SyntaxTreePass(const Case &c, const PassContext &context) {
   for (auto member : {&Case::mask_mod, &Case::score_mod}) {
     if (!(c.*member))
       continue;
-    const auto answer = AskMaskAst((c.*member)->source, (c.*member)->name, kPass, context);
+    const auto answer = AskMaskAst((c.*member)->source, (c.*member)->name, kPass, context,
+                                   c.api == corpus::kTensorProgram);
     for (const auto &source : answer["candidates"]) {
       Case candidate = c;
       (candidate.*member)->source = static_cast<std::string>(source);
@@ -56,6 +62,8 @@ std::vector<Case> SyntaxTreePass(const Case &c, const PassContext &context) {
 }
 
 constexpr char kDropMaskArm[] = "drop-mask-arm";
+constexpr char kDropOutput[] = "drop-output";
+constexpr char kDropUnused[] = "drop-unused";
 constexpr char kInlineHelpers[] = "inline-helpers";
 constexpr char kReplaceByChild[] = "replace-by-child";
 constexpr char kReplaceByLeaf[] = "replace-by-leaf";
@@ -89,7 +97,8 @@ std::vector<Case> UseTorchCompile(const Case &c, const PassContext &) {
 // flex_attention to create_block_mask or create_mask; create_block_mask to create_mask.
 std::vector<Case> DemoteApi(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
-  if (!c.mask_mod || c.api == "create_mask" || c.api == corpus::kIndexProgram)
+  if (!c.mask_mod || c.api == "create_mask" || c.api == corpus::kIndexProgram ||
+      c.api == corpus::kTensorProgram)
     return candidates;
   for (const std::string api : {"create_block_mask", "create_mask"}) {
     if (api == c.api)
@@ -126,6 +135,8 @@ std::vector<std::int64_t> SmallerSizes(std::int64_t value, std::int64_t block) {
 // sizes and the attention inputs' in step.
 std::vector<Case> ShrinkShapes(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
+  if (c.api == corpus::kTensorProgram) // its shapes are its inputs': shrink-inputs
+    return candidates;
   const std::int64_t block = c.create_block_mask.block_size.front();
   auto &mask = c.create_block_mask;
   for (const auto size : SmallerSizes(mask.q_len, block)) {
@@ -263,28 +274,33 @@ std::vector<Case> SimplifyAttention(const Case &c, const PassContext &) {
 }
 
 // Captured tensors dropped, shortened (one-dimensional ones, to half) or filled with one value.
+// A tensor program's tensors are its inputs' storages, which its views reach: only filled here
+// (contiguous-inputs, shrink-inputs and simplify-dtypes cut and convert them).
 std::vector<Case> ShrinkTensors(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
+  const bool program = c.api == corpus::kTensorProgram;
   for (std::size_t i = 0; i < c.tensors.size(); ++i) {
     const auto &tensor = c.tensors[i];
-    Case without = c;
-    without.tensors.erase(without.tensors.begin() + static_cast<std::ptrdiff_t>(i));
-    candidates.push_back(std::move(without)); // a tensor no function reads any more
-    if (tensor.shape.size() == 1 && tensor.size() > 1) {
-      Case candidate = c;
-      auto &shorter = candidate.tensors[i];
-      const std::size_t half = tensor.size() / 2;
-      shorter.shape = {static_cast<std::int64_t>(half)};
-      if (tensor.IsFloating())
-        shorter.reals.resize(half);
-      else
-        shorter.integers.resize(half);
-      candidates.push_back(std::move(candidate));
-    }
-    if (tensor.IsFloating() && tensor.dtype != "float32") { // its values, as float32
-      Case candidate = c;
-      candidate.tensors[i].dtype = "float32";
-      candidates.push_back(std::move(candidate));
+    if (!program) {
+      Case without = c;
+      without.tensors.erase(without.tensors.begin() + static_cast<std::ptrdiff_t>(i));
+      candidates.push_back(std::move(without)); // a tensor no function reads any more
+      if (tensor.shape.size() == 1 && tensor.size() > 1) {
+        Case candidate = c;
+        auto &shorter = candidate.tensors[i];
+        const std::size_t half = tensor.size() / 2;
+        shorter.shape = {static_cast<std::int64_t>(half)};
+        if (tensor.IsFloating())
+          shorter.reals.resize(half);
+        else
+          shorter.integers.resize(half);
+        candidates.push_back(std::move(candidate));
+      }
+      if (tensor.IsFloating() && tensor.dtype != "float32") { // its values, as float32
+        Case candidate = c;
+        candidate.tensors[i].dtype = "float32";
+        candidates.push_back(std::move(candidate));
+      }
     }
     const bool uniform =
         tensor.IsFloating()
@@ -353,6 +369,12 @@ std::vector<Case> InlineConstants(const Case &c, const PassContext &) {
   return {candidate};
 }
 
+// The passes of a tensor program's inputs (program_passes.cpp), as case passes.
+template <std::vector<Case> (*kPass)(const Case &)>
+std::vector<Case> ProgramPass(const Case &c, const PassContext &) {
+  return c.api == corpus::kTensorProgram ? kPass(c) : std::vector<Case>{};
+}
+
 } // namespace
 
 const std::vector<CasePass> &CasePasses() {
@@ -362,6 +384,9 @@ const std::vector<CasePass> &CasePasses() {
       {"demote-api", "flex_attention to create_block_mask or create_mask", DemoteApi},
       {"drop-score-mod", "flex_attention without its score_mod", DropScoreMod},
       {"drop-mask-arm", "one argument of and_masks/or_masks less", SyntaxTreePass<kDropMaskArm>},
+      {"drop-output", "one output less in the tuple a tensor program returns",
+       SyntaxTreePass<kDropOutput>},
+      {"drop-unused", "statements whose value nothing uses dropped", SyntaxTreePass<kDropUnused>},
       {"inline-helpers", "`mask = helper` inlined, unused helpers dropped",
        SyntaxTreePass<kInlineHelpers>},
       {"replace-by-child", "a subexpression replaced by one of its operands",
@@ -375,6 +400,17 @@ const std::vector<CasePass> &CasePasses() {
        "GQA off, float32, input seed 0, contiguous inputs, kernel_options dropped",
        SimplifyAttention},
       {"shrink-tensors", "captured tensors dropped, shorter, constant or float32", ShrinkTensors},
+      {"drop-dynamic", "a tensor program's dynamic marks dropped (all, then each)",
+       ProgramPass<program::DropDynamic>},
+      {"contiguous-inputs",
+       "a tensor program's input contiguous at offset 0 over exactly the values it read",
+       ProgramPass<program::ContiguousInputs>},
+      {"shrink-inputs",
+       "a tensor program's input smaller in one dimension (1, then half), storages cut to what "
+       "the views reach",
+       ProgramPass<program::ShrinkInputs>},
+      {"simplify-dtypes", "a tensor program's float16, bfloat16 and float64 storages as float32",
+       ProgramPass<program::SimplifyDtypes>},
       {"use-torch-compile",
        "torch.compile of the API alone, with full blocks kept apart, instead of AOTInductor, a "
        "compiled function or separate_full_blocks=False",
@@ -424,6 +460,11 @@ std::int64_t CaseVolume(const Case &c) {
   std::int64_t volume = 0;
   for (const auto &tensor : c.tensors)
     volume += static_cast<std::int64_t>(tensor.size());
+  if (c.tensor_program) { // the storages and the views the program reads; no block mask
+    for (const auto &input : c.tensor_program->inputs)
+      volume += program::ViewElements(input);
+    return volume;
+  }
   const auto &mask = c.create_block_mask;
   volume += mask.batch.value_or(1) * mask.heads.value_or(1) * mask.q_len * mask.kv_len;
   if (c.attention) {

@@ -214,6 +214,8 @@ std::string GeneralRunBody(const corpus::Case &c) {
 // reference on its own, then the calls of one compiled function in order.
 std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature,
                              ReproConfig config) {
+  if (c.api == corpus::kTensorProgram) // one call, no constants: its short form is its general one
+    return EmitShortRepro(c, signature, config);
   std::vector<std::string> parameters;
   for (const auto &[name, value] : c.constants.items())
     parameters.push_back(name);

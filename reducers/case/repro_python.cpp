@@ -70,12 +70,14 @@ std::string TensorLine(const corpus::CapturedTensor &tensor) {
 std::string CompiledApi(const corpus::Case &c) {
   if (c.compile_with == corpus::kAoti)
     return fmt::format("aoti({})", c.compile_scope != corpus::kCompileApi ? "program" : c.api);
-  return fmt::format(
-      "torch.compile({}, dynamic={})",
-      c.compile_scope != corpus::kCompileApi || c.api == corpus::kIndexProgram ? "program" : c.api,
-      corpus::DynamicArgument(c).is_null() ? "None"
-      : c.inductor.dynamic                 ? "True"
-                                           : "False");
+  const std::string function =
+      c.api == corpus::kTensorProgram && c.mask_mod                              ? c.mask_mod->name
+      : c.compile_scope != corpus::kCompileApi || c.api == corpus::kIndexProgram ? "program"
+                                                                                 : c.api;
+  return fmt::format("torch.compile({}, dynamic={})", function,
+                     corpus::DynamicArgument(c).is_null() ? "None"
+                     : c.inductor.dynamic                 ? "True"
+                                                          : "False");
 }
 
 // An aoti case's compiled API (templates/aoti_helper.py.tmpl): each call exported in an

@@ -13,6 +13,43 @@ using nlohmann::json;
 
 namespace {
 
+// The ISA Inductor targets, where the case sets it: after eager, before the compiled call.
+std::string CapabilityLine(const corpus::Case &c, const std::string &indent) {
+  const auto capability = c.inductor.optional.find("ATEN_CPU_CAPABILITY");
+  if (capability == c.inductor.optional.end())
+    return "";
+  return fmt::format("{}os.environ[\"ATEN_CPU_CAPABILITY\"] = \"{}\"  # the ISA Inductor targets\n",
+                     indent, capability->second.get<std::string>());
+}
+
+// A tensor program (api "tensor_program", api_tensor_program.py) as its own script
+// (templates/program_repro.py.tmpl): the storages, the program, its inputs as strided views of
+// copies of them, eager against compiled, every output and every input after the call compared
+// with assert_close's defaults (exact for integers and bools).
+std::string TensorProgramRepro(const corpus::Case &c, const std::string &signature,
+                               ReproConfig config) {
+  std::vector<std::string> inputs;
+  for (const auto &input : c.tensor_program->inputs)
+    inputs.push_back(fmt::format("torch.as_strided({}.clone(), {}, {}{})", input.tensor,
+                                 PyLiteral(json(input.size)), PyLiteral(json(input.stride)),
+                                 input.offset ? fmt::format(", {}", input.offset) : ""));
+  std::string before_call;
+  for (const auto &mark : c.tensor_program->dynamic)
+    before_call += fmt::format("torch._dynamo.mark_dynamic(args[{}], {})\n", mark[0], mark[1]);
+  if (const std::string capability = CapabilityLine(c, ""); !capability.empty())
+    before_call += "import os\n" + capability;
+  return support::FillTemplate(Template("program_repro.py.tmpl"),
+                               {{"SIGNATURE", signature.substr(0, 200)},
+                                {"CASE", c.name},
+                                {"CONFIG", ConfigLiteral(c, config)},
+                                {"TENSORS", TensorLines(c)},
+                                {"FUNCTIONS", FunctionSources(c)},
+                                {"INPUTS", fmt::format("{}", fmt::join(inputs, ", "))},
+                                {"PROGRAM", c.mask_mod->name},
+                                {"BEFORE_CALL", before_call},
+                                {"COMPILED", CompiledApi(c)}});
+}
+
 // An index program (api "index_program", case_calls.index_program): mask_mod on broadcast
 // aranges, reduced as the case says, eager against compiled.
 std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled) {
@@ -54,11 +91,7 @@ std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled)
     body += fmt::format("        return torch.broadcast_to({}(b, h, q_idx, kv_idx), {}){}\n",
                         c.mask_mod->name, shape, reduced);
   body += "    expected = program()\n";
-  if (const auto capability = c.inductor.optional.find("ATEN_CPU_CAPABILITY");
-      capability != c.inductor.optional.end())
-    body += fmt::format("    os.environ[\"ATEN_CPU_CAPABILITY\"] = \"{}\"  # the ISA Inductor "
-                        "targets\n",
-                        capability->second.get<std::string>());
+  body += CapabilityLine(c, "    ");
   body += fmt::format("    actual = {}()\n", compiled);
   body += "    torch.testing.assert_close(actual, expected, equal_nan=True)\n";
   return body;
@@ -69,6 +102,8 @@ std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled)
 // The short form (templates/short_repro.py.tmpl): one call, eager against compiled.
 std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
                            ReproConfig config) {
+  if (c.api == corpus::kTensorProgram && c.tensor_program && c.mask_mod)
+    return TensorProgramRepro(c, signature, config);
   const auto &mask = c.create_block_mask;
   const std::string block_size = BlockSizeLiteral(mask);
   const std::string mask_args =

@@ -34,12 +34,22 @@ mask_mod = or_masks(mask_part0, mask_part1, mask_part2)
 """
 
 
-def ask(source, function, pass_name):
+PROGRAM = """\
+def program(x0, x1):
+    v0 = torch.mm(x0, x1)
+    v1 = torch.relu(v0)
+    v2 = torch.softmax(v0, dim=1)
+    x0.mul_(2)
+    return (v1, v2)
+"""
+
+
+def ask(source, function, pass_name, program=False):
+    request = {"source": source, "function": function, "pass": pass_name}
+    if program:
+        request["program"] = True
     run = subprocess.run(
-        [sys.executable, SCRIPT],
-        capture_output=True,
-        text=True,
-        input=json.dumps({"source": source, "function": function, "pass": pass_name}),
+        [sys.executable, SCRIPT], capture_output=True, text=True, input=json.dumps(request)
     )
     return run.returncode, json.loads(run.stdout)
 
@@ -100,6 +110,8 @@ class MaskAstTest(unittest.TestCase):
     def test_every_candidate_of_every_pass_parses_and_defines_the_function(self):
         for pass_name in (
             "drop-mask-arm",
+            "drop-output",
+            "drop-unused",
             "inline-helpers",
             "replace-by-child",
             "replace-by-leaf",
@@ -114,6 +126,25 @@ class MaskAstTest(unittest.TestCase):
                 self.assertNotEqual(
                     ast.unparse(ast.parse(candidate)), ast.unparse(ast.parse(THREE_ARMS))
                 )
+
+    def test_a_program_drops_outputs_then_dead_statements(self):
+        _, answer = ask(PROGRAM, "program", "drop-output", program=True)
+        self.assertEqual(
+            [c.splitlines()[-1].strip() for c in answer["candidates"]],
+            ["return (v2,)", "return (v1,)"],
+        )
+        _, dead = ask(answer["candidates"][1], "program", "drop-unused", program=True)
+        self.assertNotIn("softmax", dead["candidates"][0])
+        self.assertIn("x0.mul_(2)", dead["candidates"][0])
+        self.assertTrue(any("mul_" not in c for c in dead["candidates"]))
+
+    def test_a_programs_leaves_are_its_arguments_and_values(self):
+        _, children = ask(PROGRAM, "program", "replace-by-child", program=True)
+        self.assertTrue(any("    v1 = v0\n" in c for c in children["candidates"]))
+        _, leaves = ask(PROGRAM, "program", "replace-by-leaf", program=True)
+        self.assertTrue(leaves["candidates"])
+        for candidate in leaves["candidates"]:
+            self.assertNotIn("q_idx", candidate)
 
     def test_shrink_constants_moves_toward_zero_and_one(self):
         _, answer = ask(

@@ -2,7 +2,9 @@
 """Candidates for reducing a case's mask_mod or score_mod source, through Python's syntax tree.
 
 Reads one JSON request on stdin: {"source": ..., "function": the name the case calls, "pass":
-a pass name or "count"}. Writes {"candidates": [source, ...], "nodes": N}: every candidate is the
+a pass name or "count", "program": true for a tensor program (api tensor_program, a function of
+its inputs x0, x1, ...: its arguments and the values it assigns are its leaves, not q_idx and
+kv_idx)}. Writes {"candidates": [source, ...], "nodes": N}: every candidate is the
 source with one change, smallest change first, each still defining `function`. Deterministic: the
 same request gives the same candidates in the same order. Needs only the standard library (no
 torch), so it runs with any python3 >= 3.9. A module of the worker's package so that it ships
@@ -16,6 +18,34 @@ import sys
 
 COMBINATORS = ("and_masks", "or_masks")
 LEAVES = ("q_idx", "kv_idx", "b", "h")
+# What replace-by-leaf puts in a mask's place, smallest first.
+MASK_REPLACEMENTS = ("q_idx", "kv_idx", "0", "True", "q_idx >= kv_idx")
+
+
+class Scope:
+    """The names an expression may become (`leaves`) and what replace-by-leaf tries
+    (`replacements`): a mask's indices, or a tensor program's arguments and assigned values."""
+
+    def __init__(self, tree, function, program):
+        self.leaves, self.replacements = LEAVES, MASK_REPLACEMENTS
+        if program:
+            arguments, assigned = program_names(tree, function)
+            self.leaves = tuple(arguments + assigned)
+            self.replacements = tuple(arguments)
+
+
+def program_names(tree, function):
+    """A tensor program's argument names and the names its body assigns, in order."""
+    arguments, assigned = [], []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            arguments = [argument.arg for argument in node.args.args]
+            for statement in ast.walk(node):
+                for target in getattr(statement, "targets", []):
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name) and name.id not in arguments + assigned:
+                            assigned.append(name.id)
+    return arguments, assigned
 
 
 def count_nodes(tree):
@@ -44,7 +74,7 @@ def replace_node(tree, target, replacement):
     return CopyReplacer().visit(copied_tree)
 
 
-def in_body(tree):
+def in_body(tree, leaves=LEAVES):
     """Expressions that compute something: inside function bodies, not the call to a combinator."""
     result = []
     for function in tree.body:
@@ -54,7 +84,7 @@ def in_body(tree):
                     if (
                         isinstance(node, ast.expr)
                         and not isinstance(node, ast.Name)
-                        or (isinstance(node, ast.Name) and node.id not in LEAVES)
+                        or (isinstance(node, ast.Name) and node.id not in leaves)
                     ):
                         if isinstance(
                             node,
@@ -72,26 +102,26 @@ def in_body(tree):
     return result
 
 
-def pass_replace_by_child(tree, function):
-    for node in in_body(tree):
+def pass_replace_by_child(tree, function, scope):
+    for node in in_body(tree, scope.leaves):
         for child in ast.iter_child_nodes(node):
             if (
                 isinstance(child, ast.expr)
                 and not isinstance(child, ast.Attribute)
-                and not (isinstance(child, ast.Name) and child.id not in LEAVES)
+                and not (isinstance(child, ast.Name) and child.id not in scope.leaves)
             ):
                 yield replace_node(tree, node, child)
 
 
-def pass_replace_by_leaf(tree, function):
-    for node in in_body(tree):
+def pass_replace_by_leaf(tree, function, scope):
+    for node in in_body(tree, scope.leaves):
         # Smallest first: the first that keeps the failure is taken, so a bigger leaf would
         # hide a smaller one (`q_idx >= kv_idx` where `q_idx` alone keeps the failure too).
-        for replacement in ("q_idx", "kv_idx", "0", "True", "q_idx >= kv_idx"):
+        for replacement in scope.replacements:
             yield replace_node(tree, node, ast.parse(replacement, mode="eval").body)
 
 
-def pass_drop_mask_arm(tree, function):
+def pass_drop_mask_arm(tree, function, scope):
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
@@ -126,7 +156,7 @@ def without_unused_functions(tree, function):
     return tree
 
 
-def pass_inline_helpers(tree, function):
+def pass_inline_helpers(tree, function, scope):
     """`function = helper` becomes `def function` with helper's body; unused defs are dropped."""
     functions = defined_functions(tree)
     for index, statement in enumerate(tree.body):
@@ -155,7 +185,7 @@ def pass_inline_helpers(tree, function):
             yield new_tree
 
 
-def pass_shrink_constants(tree, function):
+def pass_shrink_constants(tree, function, scope):
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Constant)
@@ -168,8 +198,70 @@ def pass_shrink_constants(tree, function):
                     yield replace_node(tree, node, ast.Constant(value))
 
 
+def used_names(statements):
+    return {
+        node.id
+        for statement in statements
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def dead_statements(body):
+    """Indices of body's statements whose value nothing after them uses: an assignment to names
+    no later statement reads, or a bare expression (its value dropped, as an in-place update's)."""
+    dead = []
+    for index, statement in enumerate(body):
+        if isinstance(statement, ast.Expr) and not isinstance(statement.value, ast.Constant):
+            dead.append(index)
+        elif isinstance(statement, ast.Assign):
+            targets = {
+                n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+            }
+            if targets and not targets & used_names(body[index + 1 :]):
+                dead.append(index)
+    return dead
+
+
+def pass_drop_unused(tree, function, scope):
+    """Statements of the function whose value nothing uses dropped (what replace-by-child leaves
+    behind): every dead assignment at once, repeated until none is left, then each one alone."""
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == function):
+            continue
+        index = tree.body.index(node)
+        new_tree = copy.deepcopy(tree)
+        body = new_tree.body[index].body
+        while True:
+            assignments = [i for i in dead_statements(body) if isinstance(body[i], ast.Assign)]
+            if not assignments or len(assignments) == len(body):
+                break
+            body[:] = [s for i, s in enumerate(body) if i not in assignments]
+        yield new_tree
+        for dead in dead_statements(node.body):
+            if len(node.body) > 1:
+                new_tree = copy.deepcopy(tree)
+                del new_tree.body[index].body[dead]
+                yield new_tree
+
+
+def pass_drop_output(tree, function, scope):
+    """One element less in the tuple the function returns (a tensor program's outputs)."""
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == function):
+            continue
+        for statement in ast.walk(node):
+            if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Tuple):
+                elements = statement.value.elts
+                for index in range(len(elements) if len(elements) > 1 else 0):
+                    kept = ast.Tuple([e for i, e in enumerate(elements) if i != index], ast.Load())
+                    yield replace_node(tree, statement.value, kept)
+
+
 PASSES = {
     "drop-mask-arm": pass_drop_mask_arm,
+    "drop-output": pass_drop_output,
+    "drop-unused": pass_drop_unused,
     "inline-helpers": pass_inline_helpers,
     "replace-by-child": pass_replace_by_child,
     "replace-by-leaf": pass_replace_by_leaf,
@@ -177,11 +269,11 @@ PASSES = {
 }
 
 
-def candidates(source, function, pass_name):
+def candidates(source, function, pass_name, program=False):
     tree = ast.parse(source)
     seen = {ast.unparse(tree)}
     results = []
-    for candidate in PASSES[pass_name](tree, function):
+    for candidate in PASSES[pass_name](tree, function, Scope(tree, function, program)):
         ast.fix_missing_locations(candidate)
         text = ast.unparse(candidate) + "\n"
         if text.strip() in seen:
@@ -213,7 +305,9 @@ def main():
         return 2
     result = {"nodes": count_nodes(tree), "candidates": []}
     if name != "count":
-        result["candidates"] = candidates(request["source"], request["function"], name)
+        result["candidates"] = candidates(
+            request["source"], request["function"], name, bool(request.get("program"))
+        )
     print(json.dumps(result))
     return 0
 
