@@ -278,5 +278,36 @@ TEST(IssueDraft, ParsesAsMarkdownWithTheTemplatesSections) {
       << RenderIssueDraft(wrong);
 }
 
+// A tensor program's draft names a function of tensors and what it calls, not an attention API;
+// one that draws random numbers does not pass the fuzzer checklist.
+TEST(IssueDraft, ATensorProgramIsNamedByWhatItCalls) {
+  auto parts = CompileErrorParts();
+  parts.api = "tensor_program";
+  parts.kind = corpus::FindingKind::kWrongResult;
+  parts.failure = "compiled result differs from eager";
+  parts.repro = "import torch\n\ndef program(x0, x1):\n    v0 = torch.mm(x0, x1)\n"
+                "    v1 = torch.relu(v0).sum(dim=0)\n    x0.mul_(2)\n"
+                "    return (v1, torch.mm(v0, x1))\n\n\ndef inputs():\n    return "
+                "[torch.as_strided(t0.clone(), [2], [1])]\n";
+  const std::string draft = RenderIssueDraft(parts);
+  EXPECT_TRUE(draft.starts_with("# [inductor][cpu] program of torch.mm, torch.relu, "
+                                "...: compiled result differs from eager\n"))
+      << draft;
+  EXPECT_NE(draft.find("`torch.compile` of a function of tensors (it calls `torch.mm`, "
+                       "`torch.relu`, `.sum`, `.mul_`) on CPU"),
+            std::string::npos)
+      << draft;
+  EXPECT_NE(draft.find("`torch.compile(program)` gives the result eager `program` gives"),
+            std::string::npos)
+      << draft;
+  EXPECT_EQ(draft.find("flex"), std::string::npos) << draft;
+  EXPECT_EQ(draft.find(".as_strided"), draft.find("torch.as_strided") + 5); // not a call listed
+  EXPECT_NE(draft.find("- [x] Random numbers: the program draws none"), std::string::npos);
+  parts.repro = "def program(x0):\n    return (torch.rand_like(x0),)\n";
+  EXPECT_NE(RenderIssueDraft(parts).find("- [ ] Random numbers: the program draws some"),
+            std::string::npos);
+  EXPECT_EQ(RenderIssueDraft(parts).find("`topic: fuzzer`"), std::string::npos);
+}
+
 } // namespace
 } // namespace fuzzer::campaign
