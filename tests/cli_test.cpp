@@ -224,6 +224,9 @@ TEST_F(CliTest, ConvertAndRunCaseRefuseWhatTheyCannotUse) {
       std::filesystem::path(INDUCTOR_FUZZ_SOURCE_DIR) / "tests/fixtures/convert/masks.py";
   ExpectOneLineError({"convert", masks.string(), "--out", (folder_ / "x.json").string()},
                      "name the function to run with --mask NAME");
+  ExpectOneLineError({"convert", masks.string(), "--mask", "causal", "--api", "tensor_program",
+                      "--out", (folder_ / "x.json").string()},
+                     "--api tensor_program: a tensor program is not converted from a mask module");
   ExpectOneLineError(
       {"run-case", kSeed.string(), "--mask", "causal", "--out", (folder_ / "out").string()},
       "--mask and --score name functions of a Python module");

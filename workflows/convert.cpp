@@ -35,10 +35,20 @@ std::vector<corpus::CapturedTensor> TensorsOf(const json &list) {
 
 std::string Stem(const fs::path &path) { return path.stem().string(); }
 
+// A tensor program is no mask module: its inputs and their views are the case's own fields.
+void RefuseTensorProgram(const MaskModuleOptions &options) {
+  if (options.api == corpus::kTensorProgram)
+    throw support::InputError(
+        "--api tensor_program: a tensor program is not converted from a mask module; the "
+        "generator writes them (inductor-fuzz gen), or write the case file by hand "
+        "(docs/case-format.md)");
+}
+
 } // namespace
 
 corpus::Case CaseFromMaskModule(fuzzer::worker::Worker &worker, const fs::path &module,
                                 const MaskModuleOptions &options, std::ostream &warnings) {
+  RefuseTensorProgram(options);
   if (options.mask.empty() && options.score.empty())
     throw support::InputError(fmt::format(
         "{} is a Python module: name the function to run with --mask NAME (and/or --score NAME)",
@@ -162,6 +172,7 @@ int Convert(const ConvertOptions &options, const support::ToolPaths &paths, std:
           fmt::format("{} is not valid JSON ({})", options.input.string(), error.what()));
     }
   } else {
+    RefuseTensorProgram(options.module); // before a worker starts
     support::ScratchDir scratch("inductor-fuzz-convert");
     fuzzer::worker::Worker worker(
         fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,
