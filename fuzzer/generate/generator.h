@@ -18,8 +18,9 @@ namespace fuzzer::generate {
 // score programs, return_lse, compiled functions, named constants), from their own stream.
 // 7: the KV-cache decode family, drawn last from the reach stream. 8: op programs, from their
 // own stream (op_program.h). 9: op programs twice as long, float32/float64 and the special
-// functions drawn more often (issue 63's reach of the op surface).
-inline constexpr int kGeneratorVersion = 9;
+// functions drawn more often (issue 63's reach of the op surface). 10: tensor programs, from
+// their own stream (tensor_program.h), about a third of the cases by default.
+inline constexpr int kGeneratorVersion = 10;
 
 struct GeneratedCase {
   corpus::Case c;

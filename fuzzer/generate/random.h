@@ -82,6 +82,7 @@ enum class RandomStream : std::uint64_t {
   kReach = 0x47a1c0de47a1c0deULL,        // issue 47's families (reach_draws.cpp)
   kOpProgram = 0x0b5e55ed0b5e55edULL,    // whether the case is an op program, and which
   kCompilePath = 0xa07100000000a071ULL,  // torch.compile or AOTInductor, drawn last
+  kTensorProgram = 0x7e5502c0deULL,      // whether the case is a tensor program, and which
   kMutation = 0x6d75746174696f6eULL,     // a mutation of a queue case ("mutation")
   kPoolChoice = 0x706f6f6cULL,           // the campaign's generate-or-mutate choice ("pool")
 };
