@@ -34,7 +34,9 @@ int FormatVersionOf(const Case &c) {
                         attention_options || c.compile_with != kTorchCompile ||
                         c.compile_scope != kCompileApi ||
                         !c.create_block_mask.separate_full_blocks || c.api == kIndexProgram;
-  if (c.api == kTensorProgram)
+  const bool uint8 = std::any_of(c.tensors.begin(), c.tensors.end(),
+                                 [](const CapturedTensor &t) { return t.dtype == "uint8"; });
+  if (c.api == kTensorProgram || uint8)
     return 3;
   return version2 ? 2 : 1;
 }

@@ -268,6 +268,10 @@ void ReadCaseTensors(FieldReader &reader, const std::string &key, Case &c, CaseR
   if (reading.version == 1 && UsesVersion2Dtypes(c.tensors))
     throw CaseError("a version 1 case holds int64, bool and float32 tensors only; set "
                     "format_version to 2 for other dtypes");
+  if (reading.version < 3 && std::any_of(
+                                 c.tensors.begin(), c.tensors.end(),
+                                 [](const CapturedTensor &t) { return t.dtype == "uint8"; }))
+    throw CaseError("uint8 tensors need format_version 3");
 }
 
 FieldJson WriteAttention(const Case &c, CaseReading &reading) {

@@ -64,6 +64,8 @@ const std::vector<TensorDtype> &TensorDtypes() {
       {"bfloat16", 2, true},
       {"float32", 4, true},
       {"float64", 8, true},
+      // Last, so that the messages and draws of the dtypes before keep their order.
+      {"uint8", 1, false, 0, UINT8_MAX},
   };
   return dtypes;
 }
@@ -159,7 +161,7 @@ void DecodeTensorBytes(std::string_view bytes, CapturedTensor &tensor, const std
     std::int64_t value = 0;
     switch (dtype.bytes) {
     case 1:
-      value = Get<std::int8_t>(at);
+      value = dtype.min == 0 ? std::int64_t{Get<std::uint8_t>(at)} : Get<std::int8_t>(at);
       break;
     case 2:
       value = Get<std::int16_t>(at);

@@ -78,8 +78,8 @@ TEST(Case, OutOfRangeValuesAndOtherVersionsAreRejected) {
   document["create_block_mask"]["KV_LEN"] = 0;
   EXPECT_EQ(ErrorFor(document), "field 'create_block_mask.KV_LEN' must be at least 1, got 0");
   document = SeedJson();
-  document["format_version"] = 3;
-  EXPECT_NE(ErrorFor(document).find("format_version 3 is not supported"), std::string::npos);
+  document["format_version"] = 4;
+  EXPECT_NE(ErrorFor(document).find("format_version 4 is not supported"), std::string::npos);
   document = SeedJson();
   document["create_block_mask"]["BLOCK_SIZE"] = json::array({1, 2, 3});
   EXPECT_NE(ErrorFor(document).find("list of two integers"), std::string::npos);
@@ -265,6 +265,8 @@ corpus::CapturedTensor Table(const std::string &name, const std::string &dtype,
       tensor.integers.push_back((i * 7919) % 65535 - 32767);
     else if (dtype == "int32")
       tensor.integers.push_back((i * 7919) % 2000003 - 1000001);
+    else if (dtype == "uint8")
+      tensor.integers.push_back((i * 37) % 256);
     else
       tensor.integers.push_back(9007199254740993LL - i);
   }

@@ -154,7 +154,9 @@ private:
       return "";
     std::vector<std::string> fitting;
     for (const corpus::TensorDtype &dtype : corpus::TensorDtypes()) {
-      if (dtype.name == "bool" || dtype.floating != table.IsFloating() || dtype.name == table.dtype)
+      // uint8 only for a program, so that the mutants of the other cases stay what they were.
+      if (dtype.name == "bool" || dtype.floating != table.IsFloating() ||
+          dtype.name == table.dtype || (dtype.name == "uint8" && c_.api != corpus::kTensorProgram))
         continue;
       const auto fits = [&](const corpus::CapturedTensor &t) {
         return dtype.floating || std::all_of(t.integers.begin(), t.integers.end(), [&](auto v) {

@@ -20,6 +20,7 @@ CAPTURED_DTYPES = (
     "bfloat16",
     "float32",
     "float64",
+    "uint8",
 )
 # The factory a case's sources run in when the case has closure constants.
 CLOSURE_FACTORY = "__inductor_fuzz_closure"

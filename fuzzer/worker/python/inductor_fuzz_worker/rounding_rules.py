@@ -28,6 +28,9 @@ MAX_PROBED_INPUTS = 3
 APPROXIMATED_FUNCTION_WORDS = ("gamma", "bessel", "polynomial", "airy", "zeta", "ndtr", "erfcx")
 APPROXIMATED_FUNCTIONS = frozenset(
     {
+        # 0.5 * x * (1 + erf(x / sqrt(2))) cancels in its left tail: eager's float32 value is
+        # 1e-6 to 1e-4 from float64 there, Inductor's erf another amount (measured, torch 2.15).
+        "gelu",
         "i0",
         "i0e",
         "i1",
@@ -497,6 +500,23 @@ ACCUMULATING_OPS = frozenset(
 # How many corners of the widened inputs accumulated_bound evaluates: all up, all down, and
 # this many of random signs (a fixed generator, so that the judge is deterministic).
 ACCUMULATED_RANDOM_CORNERS = 2
+
+
+def accumulation_overflows(inputs):
+    """Whether a sum of squares or products of these inputs may leave float32's range where
+    eager accumulates in float64 (CPU var, std and the norms do): the largest magnitude
+    squared, times the number of terms, beyond float32's largest value. Then eager's finite
+    result and Inductor's infinity or NaN are both what the dtypes give."""
+    import torch
+
+    largest = 0.0
+    for t in inputs:
+        if t.is_floating_point() and t.numel():
+            finite = t.detach().double().abs()
+            finite = finite[finite.isfinite()]
+            if finite.numel():
+                largest = max(largest, float(finite.max()))
+    return largest * largest * _terms(inputs) > torch.finfo(torch.float32).max
 
 
 def _terms(inputs):

@@ -76,6 +76,7 @@ try:
         _unit,
         _unspecified_marks,
         accumulated_bound,
+        accumulation_overflows,
     )
 except ImportError:  # pasted into a repro script, after the text of the modules above
     pass
@@ -452,7 +453,7 @@ class RoundingRules:
         integer output that moves."""
         errors = {id(t): self.of(t)[0] for t in inputs if _any(self.of(t)[0])}
         base, corners = accumulated_bound(func, args, kwargs, inputs, errors)
-        marked = any(_any(self.of(t)[1]) for t in inputs)
+        marked = any(_any(self.of(t)[1]) for t in inputs) or accumulation_overflows(inputs)
         for index, out in enumerate(outputs):
             error, unstable = self.moved_by(out, base[index], [c[index] for c in corners])
             if marked:
