@@ -143,12 +143,13 @@ class RoundingRules:
             self.bitcast(args[0], outputs[0])
         elif name in MOVEMENT_OPS:
             self.move(func, args, kwargs, outputs[0])
+        elif name in ACCUMULATING_OPS and any(t.is_floating_point() for t in inputs):
+            # Before the elementwise ops: softmax, the norms and the scans keep their shape.
+            self.accumulate(func, args, kwargs, inputs, outputs)
         elif self.elementwise(inputs, outputs):
             self.compute(func, name, args, kwargs, inputs, outputs)
         elif name in REDUCTION_OPS:
             self.reduce(name, args, kwargs, outputs)
-        elif name in ACCUMULATING_OPS and any(t.is_floating_point() for t in inputs):
-            self.accumulate(func, args, kwargs, inputs, outputs)
         else:
             self.unknown(args, kwargs, result)
 
