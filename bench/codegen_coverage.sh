@@ -38,7 +38,7 @@ for side in before after; do
   build/inductor-fuzz gen --seed "$seed" --count "$count" --requests "${extra[@]}" >"$work/$side.jsonl"
   echo "codegen_coverage: $side: $count cases from seed $seed${policy:+ ($policy)}" >&2
   PYTHONPATH=fuzzer/worker/python TORCHINDUCTOR_CACHE_DIR=$work/inductor-$side \
-    .venv/bin/python bench/codegen_coverage.py "$work/$side.jsonl" >"$work/$side.json"
+    .venv/bin/python bench/codegen_coverage.py "$work/$side.jsonl" "$work/$side.coverage" >"$work/$side.json"
 done
 .venv/bin/python - "$work/before.json" "$work/after.json" <<'PY'
 import json, sys
