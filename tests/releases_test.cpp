@@ -138,11 +138,15 @@ TEST_F(ReleasesFullTier, ARegressionReducesToAScriptThatNamesBothReleases) {
 // A campaign's findings, run again on a baseline release: the planted one is new since it.
 TEST_F(ReleasesTest, FuzzLabelsEachFindingAgainstTheBaselineRelease) {
   const support::ScratchDir scratch("releases-fuzz");
-  // Seed 1's first case is a create_mask whose mask takes a remainder: the plant fires on it.
-  const auto run = RunInductorFuzz(
-      {"fuzz", "--seed", "1", "--cases", "1", "--jobs", "1", "--reduce", "none", "--matrix-every",
-       "0", "--no-check", "--baseline-torch", older_, "--corpus", (scratch / "corpus").string()},
-      std::chrono::seconds(900), PlantOn(pinned_));
+  // Seed 1's first case without tensor programs is a create_mask whose mask takes a remainder:
+  // the plant fires on it.
+  const auto policy = scratch / "no-tensor-programs.json";
+  std::ofstream(policy) << R"({"numbers": {"p_tensor_program": 0}})";
+  const auto run =
+      RunInductorFuzz({"fuzz", "--seed", "1", "--cases", "1", "--jobs", "1", "--reduce", "none",
+                       "--matrix-every", "0", "--no-check", "--policy", policy.string(),
+                       "--baseline-torch", older_, "--corpus", (scratch / "corpus").string()},
+                      std::chrono::seconds(900), PlantOn(pinned_));
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_NE(run.out.find("[regression since " + older_ + "]"), std::string::npos) << run.out;
   const auto listed = RunInductorFuzz(
