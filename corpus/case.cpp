@@ -1,4 +1,5 @@
 #include "corpus/case.h"
+#include "corpus/api_row.h"
 #include "corpus/case_tensors.h"
 
 #include "corpus/field_reader.h"
@@ -32,13 +33,10 @@ int FormatVersionOf(const Case &c) {
   const bool version2 = !c.inductor.defaulted.empty() || !c.inductor.optional.empty() ||
                         !c.constants.empty() || !c.calls.empty() || UsesVersion2Dtypes(c.tensors) ||
                         attention_options || c.compile_with != kTorchCompile ||
-                        c.compile_scope != kCompileApi ||
-                        !c.create_block_mask.separate_full_blocks || c.api == kIndexProgram;
+                        c.compile_scope != kCompileApi || !c.create_block_mask.separate_full_blocks;
   const bool uint8 = std::any_of(c.tensors.begin(), c.tensors.end(),
                                  [](const CapturedTensor &t) { return t.dtype == "uint8"; });
-  if (c.api == kTensorProgram || uint8)
-    return 3;
-  return version2 ? 2 : 1;
+  return std::max({CorpusApiOf(c.api).format_version, uint8 ? 3 : 1, version2 ? 2 : 1});
 }
 
 json DynamicArgument(const Case &c) {

@@ -104,10 +104,9 @@ struct CallChange {
   bool operator==(const CallChange &) const = default;
 };
 
+// The APIs a case may call are rows (corpus/api_row.h: ApiNames(), made by apis/NAME.cpp).
 // index_program: mask_mod evaluated on broadcast aranges of create_block_mask's shape, compiled on
 // its own (no vmap, no flex_attention): Inductor's generic loop code over index expressions.
-inline const std::vector<std::string> kApis = {"create_block_mask", "create_mask", "flex_attention",
-                                               "index_program", "tensor_program"};
 inline const std::string kIndexProgram = "index_program";
 
 // tensor_program: the case's function (its "mask_mod" field, the program) called on views of
@@ -155,7 +154,7 @@ inline const std::vector<std::string> kCompileScopes = {kCompileApi, kCompileFun
 
 struct Case {
   std::string name;
-  std::string api = "create_block_mask"; // one of kApis
+  std::string api = "create_block_mask"; // one of ApiNames()
   std::optional<MaskFunction> mask_mod;  // required but for flex_attention without a mask
   std::optional<MaskFunction> score_mod; // flex_attention only
   std::vector<CapturedTensor> tensors;

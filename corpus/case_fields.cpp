@@ -3,6 +3,7 @@
 // corpus/case_attention_fields.cpp). The values' own checks are corpus/case_values.h's; the checks
 // across fields, corpus/case_checks.h's.
 #include "corpus/case_fields.h"
+#include "corpus/api_row.h"
 #include "corpus/case.h"
 #include "corpus/case_checks.h"
 #include "corpus/case_tensors.h"
@@ -259,9 +260,10 @@ void ReadFormatVersion(FieldReader &reader, const std::string &key, Case &, Case
 // The functions are read before: whether the API takes them is checked first.
 void ReadCaseTensors(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
   if (!c.mask_mod && c.api != "flex_attention")
-    throw CaseError(
-        fmt::format("field 'mask_mod' is needed by {}{}", c.api,
-                    c.api == kTensorProgram ? " (the program: its name and source)" : ""));
+    throw CaseError(fmt::format("field 'mask_mod' is needed by {}{}", c.api,
+                                CorpusApiOf(c.api).mask_mod_is.empty()
+                                    ? std::string()
+                                    : fmt::format(" ({})", CorpusApiOf(c.api).mask_mod_is)));
   if (c.score_mod && c.api != "flex_attention")
     throw CaseError("field 'score_mod' is only used by flex_attention; remove it or change 'api'");
   c.tensors = ReadTensors(reader, key, reading.sidecar_dir);
@@ -404,76 +406,82 @@ RecordFields<Case> CaseFields(CaseReading &reading) {
   const auto unless = [](auto empty, auto value) {
     return [empty, value](const Case &c) { return empty(c) ? AbsentField() : value(c); };
   };
-  return {ReadingField(
-              "format_version", [](const Case &c) { return FieldJson(FormatVersionOf(c)); },
-              &ReadFormatVersion, reading),
-          MemberField("name", &Case::name),
-          CustomField<Case>(
-              "api", [](const Case &c) { return FieldJson(c.api); },
-              [](FieldReader &reader, const std::string &key, Case &c) {
-                if (reader.Optional(key))
-                  c.api = reader.String(key);
-                CheckOneOf(reader, key, c.api, kApis);
-              }),
-          FunctionField("mask_mod", &Case::mask_mod), FunctionField("score_mod", &Case::score_mod),
-          ReadingField(
-              "tensors", [](const Case &c) { return TensorsJson(c.tensors); }, &ReadCaseTensors,
-              reading),
-          // Every API's but a tensor program's, which has no block mask.
-          CustomField<Case>("create_block_mask",
-                            unless([](const Case &c) { return c.api == kTensorProgram; },
-                                   [](const Case &c) {
-                                     return WriteFields<FieldJson>(BlockMaskFields(),
-                                                                   c.create_block_mask);
-                                   }),
-                            [](FieldReader &reader, const std::string &key, Case &c) {
-                              const json *value = reader.Optional(key);
-                              if (c.api == kTensorProgram && !value)
-                                return;
-                              if (c.api == kTensorProgram)
-                                throw CaseError("field 'create_block_mask' is not used by api "
-                                                "\"tensor_program\"; remove it");
-                              FieldReader fields = reader.Nested(reader.Required(key), key);
-                              ReadFields(BlockMaskFields(), fields, c.create_block_mask);
-                            }),
-          ReadingField("attention", with_reading(&WriteAttention), &ReadAttention, reading),
-          CustomField<Case>("constants",
-                            unless([](const Case &c) { return c.constants.empty(); },
-                                   [](const Case &c) { return FieldJson(c.constants); }),
-                            [](FieldReader &reader, const std::string &key, Case &c) {
-                              c.constants = ReadConstants(reader, key);
-                            }),
-          ReadingField("calls", with_reading(&WriteCalls), &ReadCalls, reading),
-          CustomField<Case>(
-              "inductor", [](const Case &c) { return FieldJson(KnobsToJson(c.inductor)); },
-              [&reading](FieldReader &reader, const std::string &key, Case &c) {
-                c.inductor = ReadKnobs(reader, key, reading.version);
-              }),
-          ReadingField(
-              "expect", [](const Case &c) { return WriteFields<FieldJson>(ExpectFields(), c); },
-              &ReadExpect, reading),
-          ReadingField("compile_with",
-                       unless([](const Case &c) { return c.compile_with == kTorchCompile; },
-                              [](const Case &c) { return FieldJson(c.compile_with); }),
-                       &ReadCompileWith, reading),
-          ReadingField("compile_scope",
-                       unless([](const Case &c) { return c.compile_scope == kCompileApi; },
-                              [](const Case &c) { return FieldJson(c.compile_scope); }),
-                       &ReadCompileScope, reading),
-          ReadingField(
-              "index_program",
-              unless([](const Case &c) { return c.api != kIndexProgram; },
-                     [](const Case &c) { return WriteFields<FieldJson>(IndexProgramFields(), c); }),
-              &ReadIndexProgram, reading),
-          ReadingField(
-              "tensor_program", [](const Case &c) { return WriteTensorProgram(c); },
-              [](FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
-                ReadTensorProgram(reader, key, c, reading);
-              },
-              reading),
-          ReadingField(
-              "provenance", [](const Case &c) { return FieldJson(c.provenance); }, &ReadProvenance,
-              reading)};
+  RecordFields<Case> fields = {
+      ReadingField(
+          "format_version", [](const Case &c) { return FieldJson(FormatVersionOf(c)); },
+          &ReadFormatVersion, reading),
+      MemberField("name", &Case::name),
+      CustomField<Case>(
+          "api", [](const Case &c) { return FieldJson(c.api); },
+          [](FieldReader &reader, const std::string &key, Case &c) {
+            if (reader.Optional(key))
+              c.api = reader.String(key);
+            CheckOneOf(reader, key, c.api, ApiNames());
+          }),
+      FunctionField("mask_mod", &Case::mask_mod), FunctionField("score_mod", &Case::score_mod),
+      ReadingField(
+          "tensors", [](const Case &c) { return TensorsJson(c.tensors); }, &ReadCaseTensors,
+          reading),
+      // Every API's whose row has a block mask (a tensor program's has none).
+      CustomField<Case>("create_block_mask",
+                        unless([](const Case &c) { return !CorpusApiOf(c.api).block_mask; },
+                               [](const Case &c) {
+                                 return WriteFields<FieldJson>(BlockMaskFields(),
+                                                               c.create_block_mask);
+                               }),
+                        [](FieldReader &reader, const std::string &key, Case &c) {
+                          const json *value = reader.Optional(key);
+                          const bool used = CorpusApiOf(c.api).block_mask;
+                          if (!used && !value)
+                            return;
+                          if (!used)
+                            throw CaseError(fmt::format("field 'create_block_mask' is not used "
+                                                        "by api \"{}\"; remove it",
+                                                        c.api));
+                          FieldReader fields = reader.Nested(reader.Required(key), key);
+                          ReadFields(BlockMaskFields(), fields, c.create_block_mask);
+                        }),
+      ReadingField("attention", with_reading(&WriteAttention), &ReadAttention, reading),
+      CustomField<Case>("constants",
+                        unless([](const Case &c) { return c.constants.empty(); },
+                               [](const Case &c) { return FieldJson(c.constants); }),
+                        [](FieldReader &reader, const std::string &key, Case &c) {
+                          c.constants = ReadConstants(reader, key);
+                        }),
+      ReadingField("calls", with_reading(&WriteCalls), &ReadCalls, reading),
+      CustomField<Case>(
+          "inductor", [](const Case &c) { return FieldJson(KnobsToJson(c.inductor)); },
+          [&reading](FieldReader &reader, const std::string &key, Case &c) {
+            c.inductor = ReadKnobs(reader, key, reading.version);
+          }),
+      ReadingField(
+          "expect", [](const Case &c) { return WriteFields<FieldJson>(ExpectFields(), c); },
+          &ReadExpect, reading),
+      ReadingField("compile_with",
+                   unless([](const Case &c) { return c.compile_with == kTorchCompile; },
+                          [](const Case &c) { return FieldJson(c.compile_with); }),
+                   &ReadCompileWith, reading),
+      ReadingField("compile_scope",
+                   unless([](const Case &c) { return c.compile_scope == kCompileApi; },
+                          [](const Case &c) { return FieldJson(c.compile_scope); }),
+                   &ReadCompileScope, reading),
+      ReadingField(
+          "index_program",
+          unless([](const Case &c) { return c.api != kIndexProgram; },
+                 [](const Case &c) { return WriteFields<FieldJson>(IndexProgramFields(), c); }),
+          &ReadIndexProgram, reading)};
+  // Each API's own fields (corpus/api_row.h), in the rows' order, then the provenance last.
+  for (const CorpusApi &api : CorpusApis())
+    for (const ApiField &field : api.fields)
+      fields.push_back(CustomField<Case>(
+          field.name, field.write,
+          [read = field.read, &reading](FieldReader &reader, const std::string &key, Case &c) {
+            read(reader, key, c, reading);
+          }));
+  fields.push_back(ReadingField(
+      "provenance", [](const Case &c) { return FieldJson(c.provenance); }, &ReadProvenance,
+      reading));
+  return fields;
 }
 
 } // namespace

@@ -31,11 +31,4 @@ void CheckInputDtype(const FieldReader &reader, const std::string &key, const st
 // and KV_LEN are left out where the case's block mask says them, and read from it.
 RecordFields<Case> AttentionFields(const CaseReading &reading);
 
-// api "tensor_program"'s field (corpus/case_program_fields.cpp): written only for a program;
-// read with its checks (every input a view inside a tensor the case holds). After the tensors,
-// the calls and the compile fields.
-FieldJson WriteTensorProgram(const Case &c);
-void ReadTensorProgram(FieldReader &reader, const std::string &key, Case &c,
-                       const CaseReading &reading);
-
 } // namespace corpus

@@ -1,6 +1,7 @@
 // api "tensor_program"'s own field: the program's inputs, each a strided view of one of the
 // case's tensors, and the dimensions marked dynamic; with the checks that make a stored program
 // one the worker can call (every view inside its storage, every name held).
+#include "corpus/case_program_fields.h"
 #include "corpus/case_fields.h"
 #include "corpus/record_fields.h"
 

@@ -1,3 +1,4 @@
+#include "apis/api.h"
 #include "binary_runner.h"
 #include "fuzzer/generate/generator.h"
 #include "fuzzer/worker/repro_script.h"
@@ -62,6 +63,33 @@ TEST(Generator, SameSeedSameCaseWhateverElseRan) {
     generate::GenerateCase({42, i, "x"}, kPolicy);
   EXPECT_EQ(corpus::CaseToJson(generate::GenerateCase({42, 3, "x"}, kPolicy).c).dump(), alone);
   EXPECT_NE(corpus::CaseToJson(generate::GenerateCase({43, 3, "x"}, kPolicy).c).dump(), alone);
+}
+
+// An API drawn on its own has a random stream of its own (fuzzer/generate/api_row.h): its salt
+// differs from every RandomStream's and every other row's, and every API is one row in each layer.
+TEST(Apis, EveryStreamIsItsOwn) {
+  using generate::RandomStream;
+  std::set<std::uint64_t> salts;
+  for (const RandomStream stream :
+       {RandomStream::kStructure, RandomStream::kCallSequence, RandomStream::kFamily,
+        RandomStream::kReach, RandomStream::kOpProgram, RandomStream::kCompilePath,
+        RandomStream::kMutation, RandomStream::kPoolChoice})
+    EXPECT_TRUE(salts.insert(static_cast<std::uint64_t>(stream)).second);
+  std::set<std::string_view> names;
+  for (const apis::Api &api : apis::Apis()) {
+    EXPECT_TRUE(names.insert(api.name).second) << api.name;
+    EXPECT_EQ(api.corpus.name, api.name);
+    EXPECT_EQ(api.generate.name, api.name);
+    EXPECT_EQ(api.reduce.name, api.name);
+    if (api.generate.draw) {
+      EXPECT_TRUE(salts.insert(static_cast<std::uint64_t>(api.generate.stream)).second)
+          << api.name << "'s stream is another's";
+      EXPECT_TRUE(
+          generate::GenerationPolicy::Default().numbers.contains(std::string(api.generate.chance)))
+          << api.name;
+    }
+  }
+  EXPECT_EQ(corpus::ApiNames().size(), apis::Apis().size());
 }
 
 // Pins generation: a change here means every stored seed now names a different case, so it

@@ -1,5 +1,6 @@
 #include "workflows/convert.h"
 
+#include "corpus/api_row.h"
 #include "corpus/knobs.h"
 #include "fuzzer/worker/worker_client.h"
 #include "support/errors.h"
@@ -35,20 +36,22 @@ std::vector<corpus::CapturedTensor> TensorsOf(const json &list) {
 
 std::string Stem(const fs::path &path) { return path.stem().string(); }
 
-// A tensor program is no mask module: its inputs and their views are the case's own fields.
-void RefuseTensorProgram(const MaskModuleOptions &options) {
-  if (options.api == corpus::kTensorProgram)
+// An API whose row says no (corpus/api_row.h: a tensor program) is no mask module: its inputs
+// and their views are the case's own fields.
+void RefuseNotFromMaskModule(const MaskModuleOptions &options) {
+  const corpus::CorpusApi &api = corpus::CorpusApiOf(options.api);
+  if (!api.from_mask_module)
     throw support::InputError(
-        "--api tensor_program: a tensor program is not converted from a mask module; the "
-        "generator writes them (inductor-fuzz gen), or write the case file by hand "
-        "(docs/case-format.md)");
+        fmt::format("--api {}: a {} is not converted from a mask module; the generator writes them "
+                    "(inductor-fuzz gen), or write the case file by hand (docs/case-format.md)",
+                    options.api, api.noun));
 }
 
 } // namespace
 
 corpus::Case CaseFromMaskModule(fuzzer::worker::Worker &worker, const fs::path &module,
                                 const MaskModuleOptions &options, std::ostream &warnings) {
-  RefuseTensorProgram(options);
+  RefuseNotFromMaskModule(options);
   if (options.mask.empty() && options.score.empty())
     throw support::InputError(fmt::format(
         "{} is a Python module: name the function to run with --mask NAME (and/or --score NAME)",
@@ -80,7 +83,8 @@ corpus::Case CaseFromMaskModule(fuzzer::worker::Worker &worker, const fs::path &
                                 : options.name;
   c.api = options.api.empty() ? (options.score.empty() ? "create_block_mask" : "flex_attention")
                               : options.api;
-  if (std::find(corpus::kApis.begin(), corpus::kApis.end(), c.api) == corpus::kApis.end())
+  if (const auto &names = corpus::ApiNames();
+      std::find(names.begin(), names.end(), c.api) == names.end())
     throw support::InputError(fmt::format("--api {} is not one of create_block_mask, create_mask, "
                                           "flex_attention",
                                           c.api));
@@ -172,7 +176,7 @@ int Convert(const ConvertOptions &options, const support::ToolPaths &paths, std:
           fmt::format("{} is not valid JSON ({})", options.input.string(), error.what()));
     }
   } else {
-    RefuseTensorProgram(options.module); // before a worker starts
+    RefuseNotFromMaskModule(options.module); // before a worker starts
     support::ScratchDir scratch("inductor-fuzz-convert");
     fuzzer::worker::Worker worker(
         fuzzer::worker::WorkerOptions{.worker_executable = paths.worker_executable,

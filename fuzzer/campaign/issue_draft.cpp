@@ -1,6 +1,7 @@
 #include "fuzzer/campaign/issue_draft.h"
 #include "fuzzer/campaign/draft_output.h"
 
+#include "corpus/api_row.h"
 #include "corpus/bug_key.h"
 #include "corpus/case.h"
 #include "corpus/finding_kinds.h"
@@ -84,9 +85,9 @@ std::vector<std::string> ProgramCalls(const std::string &repro) {
   return calls;
 }
 
-// How the draft names what is compiled: the API, or for a tensor program (api
-// "tensor_program", a function of tensors) what the program calls; `function` is the name the
-// expected behaviour gives it.
+// How the draft names what is compiled: the API, or for an API whose function is a program of
+// tensors (corpus/api_row.h: a tensor program) what the program calls; `function` is the name
+// the expected behaviour gives it.
 struct Subject {
   std::string title;
   std::string sentence;
@@ -94,7 +95,7 @@ struct Subject {
 };
 
 Subject SubjectOf(const IssueDraftParts &parts) {
-  if (parts.api != corpus::kTensorProgram)
+  if (!corpus::CorpusApiOf(parts.api).program)
     return {parts.api, fmt::format("`torch.compile` of `{}`", parts.api), parts.api};
   const auto calls = ProgramCalls(parts.repro);
   std::string title = "a function of tensors", listed;
@@ -109,9 +110,9 @@ Subject SubjectOf(const IssueDraftParts &parts) {
           "program"};
 }
 
-// Whether a tensor program draws random numbers, which Inductor draws differently from eager.
+// Whether a program draws random numbers, which Inductor draws differently from eager.
 bool DrawsRandomNumbers(const IssueDraftParts &parts) {
-  if (parts.api != corpus::kTensorProgram)
+  if (!corpus::CorpusApiOf(parts.api).program)
     return false;
   for (const auto &call : ProgramCalls(parts.repro))
     for (const char *random : {"rand", "dropout", "bernoulli", "multinomial", "normal_"})
@@ -229,7 +230,7 @@ Checklist FuzzerChecklist(const IssueDraftParts &parts) {
                         "inductor-fuzz's oracle compared it: " +
                             WithPlaceholders(parts.reference));
   const bool random = DrawsRandomNumbers(parts);
-  if (parts.api == corpus::kTensorProgram)
+  if (corpus::CorpusApiOf(parts.api).program)
     item(!random, random ? "Random numbers: the program draws some, which Inductor draws "
                            "differently from eager: rerun with "
                            "`torch._inductor.config.fallback_random = True` before filing."

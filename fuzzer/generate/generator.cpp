@@ -1,7 +1,7 @@
 #include "fuzzer/generate/generator.h"
 
+#include "fuzzer/generate/api_row.h"
 #include "fuzzer/generate/op_program.h"
-#include "fuzzer/generate/tensor_program.h"
 
 #include "fuzzer/generate/case_builder.h"
 #include "fuzzer/generate/expression.h"
@@ -374,8 +374,7 @@ bool AotiApplies(const corpus::Case &c) {
   // One call only: an exported program has fixed shapes and closure constants. A case meant to
   // raise stays with torch.compile, where its expectation was defined.
   return c.calls.empty() && c.expect_raises.empty() &&
-         c.compile_scope != corpus::kCompileFunction && c.api != corpus::kIndexProgram &&
-         c.api != corpus::kTensorProgram;
+         c.compile_scope != corpus::kCompileFunction && GenerateApiOf(c.api).aoti;
 }
 
 GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPolicy &policy) {
@@ -391,14 +390,23 @@ GeneratedCase GenerateCase(const GenerationRequest &request, const GenerationPol
   builder.DrawValues(structure, c);
   // Op programs, from their own stream: a case that is not one is the case version 7 gave.
   Random op_random = StreamOf(request.seed, request.index, RandomStream::kOpProgram);
-  // Tensor programs, from their own stream too, in place of an op program: a case that is
-  // neither is the case version 9 gave.
-  Random program_random = StreamOf(request.seed, request.index, RandomStream::kTensorProgram);
-  const bool tensor_program = policy.Chance(program_random, "p_tensor_program");
-  if (!tensor_program && policy.Chance(op_random, "p_op_program"))
+  // The APIs drawn on their own (api_row.h: tensor programs), each from its own stream too, in
+  // place of an op program: a case that is none is the case version 9 gave.
+  const GenerateApi *drawn = nullptr;
+  Random api_random(0);
+  for (const GenerateApi &api : GenerateApis()) {
+    if (!api.draw)
+      continue;
+    api_random = StreamOf(request.seed, request.index, api.stream);
+    if (policy.Chance(api_random, std::string(api.chance))) {
+      drawn = &api;
+      break;
+    }
+  }
+  if (!drawn && policy.Chance(op_random, "p_op_program"))
     DrawOpProgram(op_random, policy, c, builder.features_);
-  if (tensor_program)
-    DrawTensorProgram(program_random, policy, c, builder.features_);
+  if (drawn)
+    drawn->draw(api_random, policy, c, builder.features_);
   // The compile path, from its own stream, last: a case drawn with torch.compile is the case the
   // same seed gave before AOTInductor was drawn.
   Random compile_path_random = StreamOf(request.seed, request.index, RandomStream::kCompilePath);

@@ -1,6 +1,7 @@
 #include "fuzzer/generate/mutator.h"
 
 #include "corpus/knobs.h"
+#include "fuzzer/generate/api_row.h"
 #include "fuzzer/generate/generator.h"
 #include "support/child_process.h"
 #include "support/version.h"
@@ -35,7 +36,7 @@ public:
 
   // The change made, or "" when this mutation has nothing to change in this case.
   std::string Apply(const std::string &mutation) {
-    if (c_.api == corpus::kTensorProgram && !AppliesToProgram(mutation))
+    if (!AppliesTo(mutation))
       return "";
     if (mutation == "knob")
       return Knob();
@@ -66,14 +67,17 @@ public:
   }
 
 private:
-  // A tensor program has no block mask, attention, calls or constants, and its source is a
-  // program: only its knobs, its tables' dtypes and its source change, the source spliced
-  // only with another program's.
-  bool AppliesToProgram(const std::string &mutation) const {
-    if (mutation == "subexpression" || mutation == "splice")
-      return donor_.api == corpus::kTensorProgram;
-    return mutation == "knob" || mutation == "table_dtype" || mutation == "operator" ||
-           mutation == "constant" || mutation == "wrap" || mutation == "detour";
+  // Whether the case's API lets the mutation change it (api_row.h): a tensor program has no
+  // block mask, attention, calls or constants, and its source is a program, spliced only with
+  // another program's.
+  bool AppliesTo(const std::string &mutation) const {
+    const GenerateApi &api = GenerateApiOf(c_.api);
+    if (api.mutations.empty())
+      return true;
+    if (std::find(api.mutations.begin(), api.mutations.end(), mutation) == api.mutations.end())
+      return false;
+    return !api.splice_same_api || (mutation != "subexpression" && mutation != "splice") ||
+           donor_.api == c_.api;
   }
 
   std::string Knob() {
@@ -154,9 +158,11 @@ private:
       return "";
     std::vector<std::string> fitting;
     for (const corpus::TensorDtype &dtype : corpus::TensorDtypes()) {
-      // uint8 only for a program, so that the mutants of the other cases stay what they were.
+      // uint8 only where the API takes it (a program), so that the mutants of the other cases stay
+      // what they were.
       if (dtype.name == "bool" || dtype.floating != table.IsFloating() ||
-          dtype.name == table.dtype || (dtype.name == "uint8" && c_.api != corpus::kTensorProgram))
+          dtype.name == table.dtype ||
+          (dtype.name == "uint8" && !GenerateApiOf(c_.api).uint8_tables))
         continue;
       const auto fits = [&](const corpus::CapturedTensor &t) {
         return dtype.floating || std::all_of(t.integers.begin(), t.integers.end(), [&](auto v) {

@@ -74,7 +74,9 @@ inline std::uint64_t CaseSeed(std::uint64_t seed, std::uint64_t index) {
 // part of the case means that draws added to one part move no draw of another, so a case that
 // does not use the new part is the case the same seed gave before (generator.h's version says
 // when that is not so). Changing a salt changes what every seed generates
-// (tests/generator_test.cpp's golden hashes).
+// (tests/generator_test.cpp's golden hashes). An API drawn on its own has a stream of its own, its
+// row's salt (fuzzer/generate/api_row.h, apis/NAME.cpp); Apis.EveryStreamIsItsOwn checks that
+// every salt, these and the rows', differs from the others.
 enum class RandomStream : std::uint64_t {
   kStructure = 0,                        // the case's structure and values (CaseSeed itself)
   kCallSequence = 0x9e3779b97f4a7c15ULL, // the calls after the first: how many, what each changes
@@ -82,7 +84,6 @@ enum class RandomStream : std::uint64_t {
   kReach = 0x47a1c0de47a1c0deULL,        // issue 47's families (reach_draws.cpp)
   kOpProgram = 0x0b5e55ed0b5e55edULL,    // whether the case is an op program, and which
   kCompilePath = 0xa07100000000a071ULL,  // torch.compile or AOTInductor, drawn last
-  kTensorProgram = 0x7e5502c0deULL,      // whether the case is a tensor program, and which
   kMutation = 0x6d75746174696f6eULL,     // a mutation of a queue case ("mutation")
   kPoolChoice = 0x706f6f6cULL,           // the campaign's generate-or-mutate choice ("pool")
 };

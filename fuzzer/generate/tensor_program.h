@@ -26,6 +26,9 @@ namespace fuzzer::generate {
 void DrawTensorProgram(Random &random, const GenerationPolicy &policy, corpus::Case &c,
                        std::map<std::string, int> &features);
 
+// Its entries of the default policy (tensor_program_policy.cpp), which its row adds.
+void AddTensorProgramPolicy(GenerationPolicy &policy);
+
 // The layouts of a tensor program's inputs, as their feature "program_layout:<kind>" names them.
 const std::vector<std::string> &TensorProgramLayouts();
 

@@ -1,6 +1,8 @@
 #include "reducers/case/case_passes.h"
 
-#include "reducers/case/program_passes.h"
+#include "reducers/case/api_row.h"
+
+#include "corpus/api_row.h"
 
 #include "corpus/field_reader.h"
 #include "support/child_process.h"
@@ -51,7 +53,7 @@ std::vector<Case> SyntaxTreePass(const Case &c, const PassContext &context) {
     if (!(c.*member))
       continue;
     const auto answer = AskMaskAst((c.*member)->source, (c.*member)->name, kPass, context,
-                                   c.api == corpus::kTensorProgram);
+                                   corpus::CorpusApiOf(c.api).program);
     for (const auto &source : answer["candidates"]) {
       Case candidate = c;
       (candidate.*member)->source = static_cast<std::string>(source);
@@ -97,8 +99,7 @@ std::vector<Case> UseTorchCompile(const Case &c, const PassContext &) {
 // flex_attention to create_block_mask or create_mask; create_block_mask to create_mask.
 std::vector<Case> DemoteApi(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
-  if (!c.mask_mod || c.api == "create_mask" || c.api == corpus::kIndexProgram ||
-      c.api == corpus::kTensorProgram)
+  if (!c.mask_mod || !ReduceApiOf(c.api).demotes)
     return candidates;
   for (const std::string api : {"create_block_mask", "create_mask"}) {
     if (api == c.api)
@@ -135,7 +136,7 @@ std::vector<std::int64_t> SmallerSizes(std::int64_t value, std::int64_t block) {
 // sizes and the attention inputs' in step.
 std::vector<Case> ShrinkShapes(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
-  if (c.api == corpus::kTensorProgram) // its shapes are its inputs': shrink-inputs
+  if (!corpus::CorpusApiOf(c.api).block_mask) // its shapes are its inputs' (its own passes)
     return candidates;
   const std::int64_t block = c.create_block_mask.block_size.front();
   auto &mask = c.create_block_mask;
@@ -278,7 +279,7 @@ std::vector<Case> SimplifyAttention(const Case &c, const PassContext &) {
 // (contiguous-inputs, shrink-inputs and simplify-dtypes cut and convert them).
 std::vector<Case> ShrinkTensors(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
-  const bool program = c.api == corpus::kTensorProgram;
+  const bool program = ReduceApiOf(c.api).tensors_are_storages;
   for (std::size_t i = 0; i < c.tensors.size(); ++i) {
     const auto &tensor = c.tensors[i];
     if (!program) {
@@ -369,16 +370,9 @@ std::vector<Case> InlineConstants(const Case &c, const PassContext &) {
   return {candidate};
 }
 
-// The passes of a tensor program's inputs (program_passes.cpp), as case passes.
-template <std::vector<Case> (*kPass)(const Case &)>
-std::vector<Case> ProgramPass(const Case &c, const PassContext &) {
-  return c.api == corpus::kTensorProgram ? kPass(c) : std::vector<Case>{};
-}
-
-} // namespace
-
-const std::vector<CasePass> &CasePasses() {
-  static const std::vector<CasePass> passes = {
+// Every API's passes: the API's own are added to these (CasePasses).
+std::vector<CasePass> CommonPasses() {
+  return {
       {"shorten-calls", "a later call dropped, or one of its changes undone", ShortenCalls},
       {"inline-constants", "closure constants no call changes made plain globals", InlineConstants},
       {"demote-api", "flex_attention to create_block_mask or create_mask", DemoteApi},
@@ -400,22 +394,23 @@ const std::vector<CasePass> &CasePasses() {
        "GQA off, float32, input seed 0, contiguous inputs, kernel_options dropped",
        SimplifyAttention},
       {"shrink-tensors", "captured tensors dropped, shorter, constant or float32", ShrinkTensors},
-      {"drop-dynamic", "a tensor program's dynamic marks dropped (all, then each)",
-       ProgramPass<program::DropDynamic>},
-      {"contiguous-inputs",
-       "a tensor program's input contiguous at offset 0 over exactly the values it read",
-       ProgramPass<program::ContiguousInputs>},
-      {"shrink-inputs",
-       "a tensor program's input smaller in one dimension (1, then half), storages cut to what "
-       "the views reach",
-       ProgramPass<program::ShrinkInputs>},
-      {"simplify-dtypes", "a tensor program's float16, bfloat16 and float64 storages as float32",
-       ProgramPass<program::SimplifyDtypes>},
       {"use-torch-compile",
        "torch.compile of the API alone, with full blocks kept apart, instead of AOTInductor, a "
        "compiled function or separate_full_blocks=False",
        UseTorchCompile},
   };
+}
+
+} // namespace
+
+const std::vector<CasePass> &CasePasses() {
+  static const std::vector<CasePass> passes = [] {
+    std::vector<CasePass> all = CommonPasses();
+    // Each API's own passes (api_row.h), in the rows' order, before the last common pass.
+    for (const ReduceApi &api : ReduceApis())
+      all.insert(all.end() - 1, api.passes.begin(), api.passes.end());
+    return all;
+  }();
   return passes;
 }
 
@@ -460,11 +455,9 @@ std::int64_t CaseVolume(const Case &c) {
   std::int64_t volume = 0;
   for (const auto &tensor : c.tensors)
     volume += static_cast<std::int64_t>(tensor.size());
-  if (c.tensor_program) { // the storages and the views the program reads; no block mask
-    for (const auto &input : c.tensor_program->inputs)
-      volume += program::ViewElements(input);
-    return volume;
-  }
+  if (const auto inputs = ReduceApiOf(c.api).volume) // its own inputs; then no block mask
+    if (const auto elements = inputs(c))
+      return volume + *elements;
   const auto &mask = c.create_block_mask;
   volume += mask.batch.value_or(1) * mask.heads.value_or(1) * mask.q_len * mask.kv_len;
   if (c.attention) {

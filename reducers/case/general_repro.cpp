@@ -1,3 +1,4 @@
+#include "reducers/case/api_row.h"
 #include "reducers/case/repro_python.h"
 
 #include "reducers/templates.h"
@@ -214,7 +215,7 @@ std::string GeneralRunBody(const corpus::Case &c) {
 // reference on its own, then the calls of one compiled function in order.
 std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature,
                              ReproConfig config) {
-  if (c.api == corpus::kTensorProgram) // one call, no constants: its short form is its general one
+  if (ReduceApiOf(c.api).repro) // its own script (a program's one call): its short form
     return EmitShortRepro(c, signature, config);
   std::vector<std::string> parameters;
   for (const auto &[name, value] : c.constants.items())

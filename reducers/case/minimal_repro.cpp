@@ -1,5 +1,6 @@
 #include "reducers/case/minimal_repro.h"
 
+#include "reducers/case/api_row.h"
 #include "reducers/case/repro_python.h"
 
 namespace reducers {
@@ -8,7 +9,7 @@ namespace {
 // Whether the case needs the general form of the repro: a call sequence, closure constants,
 // or flex_attention inputs and options the short form does not spell.
 bool NeedsGeneralForm(const corpus::Case &c) {
-  if (c.api == corpus::kTensorProgram) // one call of the program: always the short form
+  if (ReduceApiOf(c.api).repro) // its own script (api_row.h): always the short form
     return false;
   if (!c.calls.empty() || !c.constants.empty() || c.compile_scope != corpus::kCompileApi ||
       !c.create_block_mask.separate_full_blocks)

@@ -1,4 +1,5 @@
 #include "reducers/case/repro_python.h"
+#include "reducers/case/api_row.h"
 
 #include "reducers/templates.h"
 #include "support/templates.h"
@@ -71,7 +72,7 @@ std::string CompiledApi(const corpus::Case &c) {
   if (c.compile_with == corpus::kAoti)
     return fmt::format("aoti({})", c.compile_scope != corpus::kCompileApi ? "program" : c.api);
   const std::string function =
-      c.api == corpus::kTensorProgram && c.mask_mod                              ? c.mask_mod->name
+      ReduceApiOf(c.api).compiles_mask_mod && c.mask_mod                         ? c.mask_mod->name
       : c.compile_scope != corpus::kCompileApi || c.api == corpus::kIndexProgram ? "program"
                                                                                  : c.api;
   return fmt::format("torch.compile({}, dynamic={})", function,

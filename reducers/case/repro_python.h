@@ -34,6 +34,8 @@ std::string WithoutLastNewline(std::string text);
 std::string AttentionOptions(const corpus::AttentionArguments &a);
 // create_block_mask's keyword arguments after the mask's sizes, as the script spells them.
 std::string CreateBlockMaskOptions(const corpus::Case &c);
+// The line that sets the ISA Inductor targets, where the case sets it, indented by `indent`.
+std::string CapabilityLine(const corpus::Case &c, const std::string &indent);
 // Every line indented by four spaces (empty lines stay empty).
 std::string Indented(const std::string &source);
 

@@ -1,3 +1,4 @@
+#include "reducers/case/api_row.h"
 #include "reducers/case/repro_python.h"
 
 #include "reducers/templates.h"
@@ -11,8 +12,6 @@ namespace reducers::repro {
 
 using nlohmann::json;
 
-namespace {
-
 // The ISA Inductor targets, where the case sets it: after eager, before the compiled call.
 std::string CapabilityLine(const corpus::Case &c, const std::string &indent) {
   const auto capability = c.inductor.optional.find("ATEN_CPU_CAPABILITY");
@@ -22,33 +21,7 @@ std::string CapabilityLine(const corpus::Case &c, const std::string &indent) {
                      indent, capability->second.get<std::string>());
 }
 
-// A tensor program (api "tensor_program", api_tensor_program.py) as its own script
-// (templates/program_repro.py.tmpl): the storages, the program, its inputs as strided views of
-// copies of them, eager against compiled, every output and every input after the call compared
-// with assert_close's defaults (exact for integers and bools).
-std::string TensorProgramRepro(const corpus::Case &c, const std::string &signature,
-                               ReproConfig config) {
-  std::vector<std::string> inputs;
-  for (const auto &input : c.tensor_program->inputs)
-    inputs.push_back(fmt::format("torch.as_strided({}.clone(), {}, {}{})", input.tensor,
-                                 PyLiteral(json(input.size)), PyLiteral(json(input.stride)),
-                                 input.offset ? fmt::format(", {}", input.offset) : ""));
-  std::string before_call;
-  for (const auto &mark : c.tensor_program->dynamic)
-    before_call += fmt::format("torch._dynamo.mark_dynamic(args[{}], {})\n", mark[0], mark[1]);
-  if (const std::string capability = CapabilityLine(c, ""); !capability.empty())
-    before_call += "import os\n" + capability;
-  return support::FillTemplate(Template("program_repro.py.tmpl"),
-                               {{"SIGNATURE", signature.substr(0, 200)},
-                                {"CASE", c.name},
-                                {"CONFIG", ConfigLiteral(c, config)},
-                                {"TENSORS", TensorLines(c)},
-                                {"FUNCTIONS", FunctionSources(c)},
-                                {"INPUTS", fmt::format("{}", fmt::join(inputs, ", "))},
-                                {"PROGRAM", c.mask_mod->name},
-                                {"BEFORE_CALL", before_call},
-                                {"COMPILED", CompiledApi(c)}});
-}
+namespace {
 
 // An index program (api "index_program", case_calls.index_program): mask_mod on broadcast
 // aranges, reduced as the case says, eager against compiled.
@@ -102,8 +75,9 @@ std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled)
 // The short form (templates/short_repro.py.tmpl): one call, eager against compiled.
 std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
                            ReproConfig config) {
-  if (c.api == corpus::kTensorProgram && c.tensor_program && c.mask_mod)
-    return TensorProgramRepro(c, signature, config);
+  if (const auto repro = ReduceApiOf(c.api).repro)
+    if (auto script = repro(c, signature, config))
+      return std::move(*script);
   const auto &mask = c.create_block_mask;
   const std::string block_size = BlockSizeLiteral(mask);
   const std::string mask_args =

@@ -1,3 +1,4 @@
+#include "reducers/case/api_row.h"
 #include "reducers/case/repro_python.h"
 
 #include "corpus/finding_kinds.h"
@@ -50,12 +51,12 @@ std::string ClosedFunctions(const corpus::Case &c, const std::vector<std::string
 // failure in the compiled calls themselves (a compile error, an exception, a crash or a hang: no
 // eager reference needed): the calls unrolled in order, each saying only what changes from the call
 // before it; the tables the functions read and nothing else. Nothing: the case needs the general
-// form (a wrong result compares every call with eager, AOTInductor, custom inputs), or is a
-// tensor program, one call, whose short form is already its calls unrolled.
+// form (a wrong result compares every call with eager, AOTInductor, custom inputs), or has its
+// own script (api_row.h: a tensor program, one call, whose short form is its calls unrolled).
 std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, corpus::FindingKind kind,
                                              const std::string &signature, ReproConfig config) {
   if (!corpus::RowOf(kind).unrolls || c.compile_with == corpus::kAoti ||
-      c.compile_scope != corpus::kCompileApi || c.api == corpus::kTensorProgram)
+      c.compile_scope != corpus::kCompileApi || ReduceApiOf(c.api).repro)
     return std::nullopt;
   if (c.api == "flex_attention") {
     if (!c.attention)

@@ -1,0 +1,14 @@
+// create_block_mask: the BlockMask of mask_mod over the case's shape, compared exactly. Most of
+// what it does is still the layers' own code, which the mask APIs share (docs/extending.md).
+#include "apis/api.h"
+
+namespace apis {
+
+Api CreateBlockMask() {
+  return {.name = "create_block_mask",
+          .corpus = {.noun = "block mask"},
+          .generate = {},
+          .reduce = {.demotes = true}}; // to create_mask
+}
+
+} // namespace apis

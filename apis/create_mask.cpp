@@ -1,0 +1,10 @@
+// create_mask: the dense mask of mask_mod over the case's shape, the simplest mask API.
+#include "apis/api.h"
+
+namespace apis {
+
+Api CreateMask() {
+  return {.name = "create_mask", .corpus = {.noun = "mask"}, .generate = {}, .reduce = {}};
+}
+
+} // namespace apis

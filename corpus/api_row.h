@@ -1,0 +1,54 @@
+#pragma once
+
+// What the corpus layer knows of each API a case may call (the case's "api", create_block_mask,
+// ...): a row of plain data and the API's own fields of the case. The rows are made by
+// apis/NAME.cpp, one file per API, and listed once in apis/registry.cpp, which defines
+// CorpusApis(): a lookup this layer declares and a higher layer defines at link time (every
+// executable and test links the apis object library), so that this layer never includes upward and
+// no row registers itself during static initialisation.
+
+#include "corpus/case.h"
+#include "corpus/field_reader.h"
+#include "corpus/record_fields.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace corpus {
+
+struct CaseReading; // corpus/case_fields.h: the sidecar folder and the version read so far
+
+// A field of the case that one API owns, written after the fields every case has (after
+// index_program's, before provenance), in the rows' order. Its reader runs for every case, so it
+// refuses the field in another API's case.
+struct ApiField {
+  std::string_view name;
+  FieldJson (*write)(const Case &c); // AbsentField() where the case has none
+  void (*read)(FieldReader &reader, const std::string &key, Case &c, const CaseReading &reading);
+};
+
+struct CorpusApi {
+  std::string_view name;        // the case's "api"
+  std::string_view noun;        // how a sentence names its cases: "tensor program"
+  int format_version = 1;       // the lowest case format version that holds a case of it
+  bool block_mask = true;       // the case has a create_block_mask field (the shape mask_mod sees)
+  std::string_view mask_mod_is; // what mask_mod holds, said when it is missing ("" for a mask)
+  // The case's function is a program over tensors (not a mask of indices): the syntax-tree
+  // passes parse it as one, and a draft names what it calls rather than the API.
+  bool program = false;
+  bool from_mask_module = true; // `convert --api NAME` may make one from a mask module
+  std::vector<ApiField> fields; // its own fields of the case
+};
+
+// Every API, in the order of its registration list (apis/registry.cpp).
+const std::vector<CorpusApi> &CorpusApis();
+
+// The row named `name`, or a row of defaults (a mask API's) for a name no row has: a case's "api"
+// is checked against ApiNames() where it is read.
+const CorpusApi &CorpusApiOf(std::string_view name);
+
+// The names of CorpusApis(), in order: the values a case's "api" may have.
+const std::vector<std::string> &ApiNames();
+
+} // namespace corpus
