@@ -17,7 +17,8 @@
 #include <nlohmann/json.hpp>
 
 namespace apis {
-namespace {
+// Its helpers, in a namespace of its own: the folder is compiled as one unity TU.
+namespace tensor_program {
 
 using nlohmann::json;
 namespace repro = reducers::repro;
@@ -64,13 +65,13 @@ std::optional<std::int64_t> Volume(const corpus::Case &c) {
   return volume;
 }
 
-} // namespace
+} // namespace tensor_program
 
 Api TensorProgram() {
   using reducers::OwnPass;
   namespace program = reducers::program;
   return {
-      .name = kName,
+      .name = tensor_program::kName,
       .corpus = {.noun = "tensor program",
                  .format_version = 3,
                  .block_mask = false,
@@ -94,19 +95,19 @@ Api TensorProgram() {
           .tensors_are_storages = true,
           .passes =
               {{"drop-dynamic", "a tensor program's dynamic marks dropped (all, then each)",
-                OwnPass<kName, program::DropDynamic>},
+                OwnPass<tensor_program::kName, program::DropDynamic>},
                {"contiguous-inputs",
                 "a tensor program's input contiguous at offset 0 over exactly the values it read",
-                OwnPass<kName, program::ContiguousInputs>},
+                OwnPass<tensor_program::kName, program::ContiguousInputs>},
                {"shrink-inputs",
                 "a tensor program's input smaller in one dimension (1, then half), storages cut "
                 "to what the views reach",
-                OwnPass<kName, program::ShrinkInputs>},
+                OwnPass<tensor_program::kName, program::ShrinkInputs>},
                {"simplify-dtypes",
                 "a tensor program's float16, bfloat16 and float64 storages as float32",
-                OwnPass<kName, program::SimplifyDtypes>}},
-          .volume = &Volume,
-          .repro = &Repro,
+                OwnPass<tensor_program::kName, program::SimplifyDtypes>}},
+          .volume = &tensor_program::Volume,
+          .repro = &tensor_program::Repro,
           .compiles_mask_mod = true}};
 }
 
