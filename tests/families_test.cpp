@@ -201,6 +201,33 @@ TEST(Families, IndexProgramsRunOnTheirOwnAndReachTheLoopSplitBug) {
   std::filesystem::remove_all(out);
 }
 
+// A tensor program whose wrong output comes from torch's int8 amax (pytorch#191499) behind a
+// statement that is right: the worker names the first statement wrong on its own, the key
+// carries it instead of the fields and where it shows, and the known issue matches by it.
+TEST(Families, ATensorProgramsWrongResultNamesItsFirstWrongStatement) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("inductor-fuzz-families-first-wrong-" + std::to_string(::getpid()));
+  const auto run = RunInductorFuzz(
+      {"run-case", (kSourceDir / "tests/cases/tensor-program-int8-amax-lanes.json").string(),
+       "--out", out.string()});
+  EXPECT_NE(run.out.find("result: finding (wrong-result)"), std::string::npos) << run.out;
+  const json result = ReadJson(out / "result.json");
+  ASSERT_TRUE(result.contains("first_wrong")) << result.dump();
+  EXPECT_EQ(result["first_wrong"]["index"], 1) << result.dump();
+  EXPECT_EQ(result["first_wrong"]["statement"], "v1 = torch.amax(x0, dim=1)");
+  const auto key_at = run.out.find("bug key: ");
+  ASSERT_NE(key_at, std::string::npos) << run.out;
+  const std::string key = run.out.substr(key_at, run.out.find('\n', key_at) - key_at);
+  EXPECT_TRUE(key.starts_with("bug key: wrong-result|api=tensor_program|first=amax(int8)->int8|"))
+      << key;
+  EXPECT_EQ(key.find("fields="), std::string::npos) << key;
+  EXPECT_EQ(key.find("where="), std::string::npos) << key;
+  EXPECT_NE(run.out.find("known issue: cpu-small-int-minmax-reduction-inactive-lanes"),
+            std::string::npos)
+      << run.out << run.err;
+  std::filesystem::remove_all(out);
+}
+
 // Three bugs people found by hand are cases of these dimensions, and come out as their known
 // issues: expanded partial-block tensors beside strided full ones
 // (flex-cpu-full-kv-num-blocks-strides), a compiled function's int argument named n0 under

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -60,12 +61,18 @@ std::string WhereOf(const Finding &finding, const FactValue &where) {
 }
 
 // The signature's facts with the fields of every call as one, then what the probe found. After a
-// probe the wrapper and the shapes leave the key, as for a crash (DeathPath).
+// probe the wrapper and the shapes leave the key, as for a crash (DeathPath). A program's first
+// wrong statement is its cause: which outputs and elements show it then depend on the program
+// around it, so the fields and where leave the key.
 std::string WrongResultKey(const Finding &finding) {
   const bool probed = Probed(finding);
+  const bool first = std::ranges::any_of(finding.essence.facts,
+                                         [](const auto &fact) { return fact.first == "first"; });
   std::string key(KindName(finding.kind));
   for (const auto &[name, value] : finding.essence.facts) {
     if (probed && (name == "wrapper" || name == "shapes"))
+      continue;
+    if (first && (name == "fields" || name == "where"))
       continue;
     key += fmt::format("|{}={}", name,
                        name == "fields"  ? FieldsOfEveryCall(value)
@@ -147,8 +154,8 @@ FindingKindRow Row() {
           .detector = Detector::kWorker,
           .meaning = "compiled differs from eager: BlockMask tensors exactly; attention output "
                      "beyond a dtype tolerance against a float64 reference",
-          .facts = {"api", "fields", "tables", "blocks", "problems", "how", "where", "template",
-                    "wrapper", "shapes", "needs"},
+          .facts = {"api", "first", "fields", "tables", "blocks", "problems", "how", "where",
+                    "template", "wrapper", "shapes", "needs"},
           .list_facts = {"fields", "problems", "how", "where"},
           .probed = true,
           .delivery_order = 0,

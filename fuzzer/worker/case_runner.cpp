@@ -63,8 +63,13 @@ corpus::Finding WrongResultFinding(const corpus::Case &c, const json &result) {
     if (mismatch.contains("where"))
       where.insert(mismatch.value("where", ""));
   }
-  finding.essence.Add("api", c.api)
-      .Add("fields", corpus::FactValue::ListOf(fields))
+  finding.essence.Add("api", c.api);
+  // A program's first statement wrong on its own (first_wrong.py): the cause, where the fields
+  // and where it shows are only its consequences.
+  if (const auto first = result.find("first_wrong");
+      first != result.end() && first->is_object() && (*first)["first"].is_string())
+    finding.essence.Add("first", (*first)["first"].get<std::string>());
+  finding.essence.Add("fields", corpus::FactValue::ListOf(fields))
       .Add("problems", corpus::FactValue::ListOf(problems))
       .Add("how", corpus::FactValue::ListOf(how))
       .Add("where", corpus::FactValue::ListOf(where));
@@ -72,6 +77,8 @@ corpus::Finding WrongResultFinding(const corpus::Case &c, const json &result) {
   finding.summary =
       fmt::format("{}: compiled differs from eager in {}", c.api, fmt::join(fields, ", "));
   finding.detail = {{"mismatches", result.value("mismatches", json::array())}};
+  if (result.contains("first_wrong"))
+    finding.detail["first_wrong"] = result["first_wrong"];
   if (result.contains("attention_errors"))
     finding.detail["attention_errors"] = result["attention_errors"];
   return finding;

@@ -67,6 +67,9 @@ class TensorProgram(ApiBase):
     """A program of the case's inputs; torch.compile only, of the program itself (the case
     reader refuses aoti, a call sequence and constants for it)."""
 
+    # A wrong result names the first statement wrong on its own (first_wrong.py).
+    LOCATES_FIRST_WRONG = True
+
     def eager_function(self):
         return self.mask_mod
 

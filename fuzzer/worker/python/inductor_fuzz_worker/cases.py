@@ -16,6 +16,7 @@ import time
 from .capture import BUILD_JOURNAL, BuildCache, Capture, collect_wrapper_code
 from .compat import clear_inductor_caches, split_config
 from .exceptions import classify_exception, describe_exception
+from .first_wrong import locate_first_wrong
 from .kernels import KernelRecorder
 from .oracles import Api, build_namespace, call_count
 from .plants import plant_difference
@@ -87,6 +88,7 @@ def run_case(
             if eager is not None:
                 run.compare_call(index, api, eager, compiled)
         run.collect()
+        run.locate_first_wrong()
     return run.verdict()
 
 
@@ -216,6 +218,23 @@ class CaseRun:
         self.result["recording_skipped"] = sorted(set(self.recorder.skipped))
         self.result["builds"] = self.capture.builds
         self.result["wrappers"] = collect_wrapper_code(self.cache_dir)
+
+    def locate_first_wrong(self):
+        """For a wrong program of one call (an API whose LOCATES_FIRST_WRONG is set), the first
+        statement whose value is wrong on its own (first_wrong.py), after the capture: the
+        prefixes' builds are not the case's."""
+        api = self.apis[0] if self.apis else None
+        if not self.mismatches or self.plant or self.calls != 1:
+            return
+        if not getattr(api, "LOCATES_FIRST_WRONG", False):
+            return
+        started = time.monotonic()
+        located = locate_first_wrong(
+            type(api), self.case, build_namespace, self.inductor_config, self.dynamic
+        )
+        self.result["phases"]["first_wrong_seconds"] = round(time.monotonic() - started, 3)
+        if located:
+            self.result["first_wrong"] = located
 
     def verdict(self):
         """The result: a wrong result when a call mismatched, and the exception the case
