@@ -35,11 +35,11 @@ class CampaignTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
     scratch_ = std::make_unique<support::ScratchDir>("campaign-test");
-    // create_block_mask cases only: they compile in seconds (no op programs, which would
+    // create_block_mask cases only: they compile in seconds (no op or tensor programs, which would
     // replace a third of them; tests/surface_test.cpp runs those).
     std::ofstream(*scratch_ / "policy.json")
         << R"({"weights": {"api": {"create_block_mask": 1, "create_mask": 0, "flex_attention": 0}},)"
-        << R"( "numbers": {"p_op_program": 0}})";
+        << R"( "numbers": {"p_op_program": 0, "p_tensor_program": 0}})";
   }
   static void TearDownTestSuite() { scratch_.reset(); }
 

@@ -13,7 +13,8 @@ using namespace campaign_testing;
 TEST_F(CampaignTest, FeedbackQueuesNewFeaturesAndMutatesQueuedCases) {
   std::ofstream(*scratch_ / "mutate.json")
       << R"({"weights": {"api": {"create_block_mask": 1, "create_mask": 1, "flex_attention": 0}},)"
-      << R"( "numbers": {"p_mutate": 1, "p_op_program": 0}})";
+      << R"( "numbers": {"p_mutate": 1, "p_op_program": 0,)"
+      << R"( "p_tensor_program": 0}})";
   const auto run = [&](const std::string &corpus, const std::string &cases, bool feedback) {
     std::vector<std::string> argv = {"fuzz",
                                      "--seed",
