@@ -300,8 +300,8 @@ TEST(ReproScriptTest, EmbedsTheWorkerOraclesVerbatimAndShowsTheCase) {
 
 TEST_F(OracleTest, DataDependentMaskIsAnExpectedExceptionOfItsClass) {
   generate::GenerationPolicy policy = generate::GenerationPolicy::Default();
-  policy.Override(nlohmann::json::parse(R"({"numbers": {"p_data_dependent": 1, "p_op_program": 0, "p_tensor_program": 0},
-      "weights": {"api": {"create_mask": 0, "flex_attention": 0}}})"));
+  policy.Override(nlohmann::json::parse(R"({"numbers": {"p_data_dependent": 1, "p_op_program": 0,
+      "p_tensor_program": 0}, "weights": {"api": {"create_mask": 0, "flex_attention": 0}}})"));
   const corpus::Case c = generate::GenerateCase({3, 0, ""}, policy).c;
   ASSERT_EQ(c.expect_raises, "data-dependent");
   const auto outcome = Run(c);
