@@ -57,6 +57,10 @@ std::vector<std::string> Bug::Signatures() const {
 }
 
 const KnownIssue *Bug::Known(const KnownIssues &known) const {
+  if (!known_issue.empty())
+    for (const auto &issue : known.issues)
+      if (issue.id == known_issue)
+        return &issue;
   for (const auto &member : members)
     if (const auto *issue = known.Match(member.signature, member.key))
       return issue;
@@ -157,6 +161,54 @@ std::vector<Bug> GroupIntoBugs(const std::vector<StoredFinding> &findings) {
   }
   std::sort(bugs.begin(), bugs.end(), [](const Bug &a, const Bug &b) { return a.id < b.id; });
   return bugs;
+}
+
+namespace {
+
+// `into` holds `bug` too: members, keys, detectors, cases and when seen.
+void AbsorbBug(Bug &into, Bug bug) {
+  for (auto &member : bug.members)
+    into.members.push_back(std::move(member));
+  std::stable_sort(
+      into.members.begin(), into.members.end(),
+      [](const StoredFinding &a, const StoredFinding &b) { return a.HitCount() > b.HitCount(); });
+  std::set<std::string> keys(into.keys.begin(), into.keys.end());
+  keys.insert(bug.keys.begin(), bug.keys.end());
+  into.keys.assign(keys.begin(), keys.end());
+  into.key = into.keys.front();
+  into.id = BugId(into.keys);
+  into.detectors.insert(bug.detectors.begin(), bug.detectors.end());
+  into.hit_ids.insert(bug.hit_ids.begin(), bug.hit_ids.end());
+  if (into.first_seen.empty() || (!bug.first_seen.empty() && bug.first_seen < into.first_seen))
+    into.first_seen = bug.first_seen;
+  into.last_seen = std::max(into.last_seen, bug.last_seen);
+  into.joined.insert(into.joined.end(), bug.joined.begin(), bug.joined.end());
+  std::sort(into.joined.begin(), into.joined.end());
+}
+
+} // namespace
+
+std::vector<Bug> JoinByKnownIssue(std::vector<Bug> bugs, const KnownIssues &known) {
+  std::vector<Bug> joined;
+  std::map<std::string, std::size_t> of_issue; // known issue id -> its bug in `joined`
+  for (auto &bug : bugs) {
+    if (bug.joined.empty())
+      bug.joined = {bug.id};
+    const KnownIssue *issue = bug.Known(known);
+    if (!issue) {
+      joined.push_back(std::move(bug));
+      continue;
+    }
+    const auto [at, first] = of_issue.emplace(issue->id, joined.size());
+    if (first) {
+      bug.known_issue = issue->id;
+      joined.push_back(std::move(bug));
+    } else {
+      AbsorbBug(joined[at->second], std::move(bug));
+    }
+  }
+  std::sort(joined.begin(), joined.end(), [](const Bug &a, const Bug &b) { return a.id < b.id; });
+  return joined;
 }
 
 } // namespace corpus

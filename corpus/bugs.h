@@ -43,8 +43,13 @@ struct Bug {
   std::set<std::string> detectors;    // worker, check, matrix, sanitizer
   std::set<std::string> hit_ids;      // cases that hit it, once each
   std::string first_seen, last_seen;
+  // Set by JoinByKnownIssue: the known issue that names it, and the ids of the corpus's bugs it
+  // holds (more than one when findings of one known issue were keyed apart).
+  std::string known_issue;
+  std::vector<std::string> joined;
   std::vector<std::string> Signatures() const;
-  // The known issue that names it: by any of its signatures or by any of its keys.
+  // The known issue that names it: `known_issue` when set, else by any of its signatures or by
+  // any of its keys.
   const KnownIssue *Known(const KnownIssues &known) const;
   nlohmann::json Summary() const; // for `corpus list --json`, `corpus show` and summary.json
 };
@@ -57,5 +62,11 @@ nlohmann::json FoldExplainedCrash(std::vector<Finding> &findings, std::vector<Fi
 
 // The corpus's findings grouped into bugs, sorted by id.
 std::vector<Bug> GroupIntoBugs(const std::vector<StoredFinding> &findings);
+
+// The bugs of a campaign's report: those a known issue names (Bug::Known) joined into one bug
+// per known issue, with every key and signature of them, its id that of its smallest key; the
+// others as they are. One cause keyed apart (a key that misses what its forms share) is one row
+// of the report; the stored findings and their keys are unchanged. Sorted by id.
+std::vector<Bug> JoinByKnownIssue(std::vector<Bug> bugs, const KnownIssues &known);
 
 } // namespace corpus

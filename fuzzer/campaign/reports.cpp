@@ -11,6 +11,7 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -34,9 +35,10 @@ bool IsNew(const ReportInput &input, const corpus::Bug &bug) {
                      [&](const auto &member) { return input.new_signatures.contains(member.id); });
 }
 
-// The bugs the report shows: new first, then by hits.
+// The bugs the report shows, one per known issue (JoinByKnownIssue): new first, then by hits.
 std::vector<corpus::Bug> Ordered(const ReportInput &input) {
-  std::vector<corpus::Bug> ordered = corpus::GroupIntoBugs(input.findings);
+  std::vector<corpus::Bug> ordered =
+      corpus::JoinByKnownIssue(corpus::GroupIntoBugs(input.findings), input.known_issues);
   std::stable_sort(ordered.begin(), ordered.end(), [&](const auto &a, const auto &b) {
     const bool new_a = IsNew(input, a), new_b = IsNew(input, b);
     if (new_a != new_b)
@@ -145,7 +147,8 @@ std::string JunitReport(const ReportInput &input, const std::vector<corpus::Bug>
     auto &testcase = suite.cases.emplace_back(
         corpus::JunitCase{.classname = "inductor-fuzz." + kind, .name = bug.id});
     if (!IsNew(input, bug)) {
-      known_lines += fmt::format("{}: {}: {}\n", bug.id, StatusOf(input, bug), bug.key);
+      known_lines +=
+          fmt::format("{}: {}: {}\n", bug.id, StatusOf(input, bug), fmt::join(bug.keys, "; "));
       continue;
     }
     std::string signatures;
@@ -281,6 +284,19 @@ std::string SinceLine(const json &since) {
 
 } // namespace
 
+// A bug's key; a bug joined from the corpus's bugs of one known issue has their keys and ids.
+std::string KeysHtml(const corpus::Bug &bug) {
+  if (bug.joined.size() < 2)
+    return fmt::format("<p><b>key</b> <code>{}</code></p>", Escape(bug.key));
+  std::string keys;
+  for (const auto &key : bug.keys)
+    keys += fmt::format("<li><code>{}</code></li>", Escape(key));
+  return fmt::format("<p class=\"joined\"><b>keys</b> of the {} bugs of known issue {} ({}), one "
+                     "bug here</p><ul>{}</ul>",
+                     bug.joined.size(), Escape(bug.known_issue),
+                     Escape(fmt::format("{}", fmt::join(bug.joined, ", "))), keys);
+}
+
 std::string HtmlReport(const ReportInput &input, const std::vector<corpus::Bug> &bugs) {
   const auto &stats = input.stats;
   std::string rows, details;
@@ -326,11 +342,11 @@ std::string HtmlReport(const ReportInput &input, const std::vector<corpus::Bug> 
     }
     const std::string repro = ReadOrEmpty(lead.smallest / "repro.py");
     details += fmt::format(
-        "<section class=\"bug\" id=\"{0}\"><h3>{0}</h3>{9}<p><b>key</b> <code>{1}</code></p>"
+        "<section class=\"bug\" id=\"{0}\"><h3>{0}</h3>{9}{1}"
         "<p><b>signatures</b></p><ul>{2}</ul><p><b>diagnostic</b> <code>{3}</code></p>"
         "<pre class=\"message\">{4}</pre>{5}<details{6}><summary>repro script ({7})</summary>"
         "<pre class=\"repro\">{8}</pre></details></section>\n",
-        Escape(bug.id), Escape(bug.key), signatures, Escape(lead.finding.diagnostic),
+        Escape(bug.id), KeysHtml(bug), signatures, Escape(lead.finding.diagnostic),
         Escape(lead.finding.message.substr(0, 4000)),
         lines.empty() ? "" : "<div class=\"source\">" + lines + "</div>", is_new ? " open" : "",
         Escape((lead.smallest / "repro.py").string()), Escape(repro), draft);
@@ -418,6 +434,7 @@ void WriteReports(const fs::path &dir, const ReportInput &input) {
     summary["known_issue"] =
         known ? json{{"id", known->id}, {"status", known->status}, {"link", known->link}} : json();
     summary["campaign_hits"] = campaign_hits;
+    summary["joined_bugs"] = bug.joined; // the corpus's bugs this one holds (one known issue)
     if (const auto *delivered = Delivered(bug)) {
       summary["delivery"] = corpus::DeliveryToJson(*delivered->delivery);
       const auto why = WhyNoDraft(*delivered->delivery);
