@@ -3,6 +3,7 @@
 #include "corpus/bug_key.h"
 #include "corpus/field_reader.h"
 #include "corpus/finding.h"
+#include "corpus/knobs.h"
 #include "corpus/record_fields.h"
 #include "support/text_file.h"
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <set>
 
 namespace corpus {
 const std::vector<std::string> &KnownIssueStatuses() {
@@ -127,7 +129,95 @@ const KnownIssue *KnownIssues::Match(const std::string &signature, const std::st
   return nullptr;
 }
 
-void ValidateKnownIssueMatch(const std::string &match) { ParseMatch(match); }
+const std::vector<std::string> &ProgramOperations() {
+  static const std::vector<std::string> operations = [] {
+    std::vector<std::string> names = {
+        // What the generator's statements end in (first_wrong.py's operation_of).
+        "abs", "adaptive_avg_pool2d", "add", "add_", "addmm", "all", "amax", "amin", "any",
+        "argmax", "argmin", "atan2", "avg_pool2d", "batch_norm", "bitwise_and", "bitwise_not",
+        "bitwise_or", "bitwise_xor", "bmm", "cat", "clamp", "clamp_", "clone", "contiguous",
+        "conv1d", "conv2d", "cummax", "cumprod", "cumsum", "diagonal", "div", "embedding", "eq",
+        "erf", "exp", "expand", "flatten", "flip", "gather", "ge", "gelu", "getitem", "group_norm",
+        "gt", "index_add", "index_add_", "index_put", "index_put_", "index_select", "interpolate",
+        "layer_norm", "le", "linear", "log", "log1p", "log_softmax", "logcumsumexp", "logical_and",
+        "logical_not", "logsumexp", "lt", "masked_fill", "matmul", "max_pool2d", "maximum", "mean",
+        "minimum", "mm", "mul", "mul_", "nan_to_num", "narrow", "ne", "neg", "pad", "permute",
+        "pow", "prod", "reciprocal", "relu", "repeat", "reshape", "rms_norm", "roll", "scatter_add",
+        "scatter_add_", "scatter_reduce", "setitem", "sigmoid", "silu", "sin", "softmax", "sqrt",
+        "square", "stack", "std", "sub", "sum", "t", "take_along_dim", "tanh", "to", "transpose",
+        "tril", "triu", "unflatten", "unsqueeze", "var", "where",
+        // Written by hand: torch.max(x, dim).values and torch.min(x, dim).values.
+        "max", "min"};
+    std::sort(names.begin(), names.end());
+    return names;
+  }();
+  return operations;
+}
+
+const std::vector<std::string> &ProbeNames() {
+  static const std::vector<std::string> probes = [] {
+    // The case's own settings (ProbeSettings), then the knobs.
+    std::set<std::string> names = {
+        "block_mask", "compile_scope", "compile_with",         "cpp_wrapper", "dtype",
+        "dynamic",    "layout",        "separate_full_blocks", "shape"};
+    for (const auto &knob : InductorKnobTable())
+      names.insert(std::string(knob.name));
+    return std::vector<std::string>(names.begin(), names.end());
+  }();
+  return probes;
+}
+
+namespace {
+
+// Whether `pattern` names something of `names`: itself, or with a `*`, a name it matches.
+bool NamesOneOf(const std::string &pattern, const std::vector<std::string> &names) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string &name) { return support::GlobMatches(pattern, name); });
+}
+
+// FormatError when `first`'s OP (the text before its "(") names no operation of a program.
+void CheckFirst(const std::string &pattern) {
+  const auto open = pattern.find('(');
+  if (open == std::string::npos && pattern.find('*') != std::string::npos)
+    return; // `amax*`, `*int8*`: where the operation ends is not said
+  const std::string op = pattern.substr(0, open);
+  if (op.empty() || op == "*" || NamesOneOf(op, ProgramOperations()))
+    return;
+  throw FormatError(fmt::format("has first={}, whose operation '{}' no tensor program has (first "
+                                "is OP(DTYPES)->DTYPE; the operations: {})",
+                                pattern, op, fmt::join(ProgramOperations(), ", ")));
+}
+
+// FormatError when a setting of `needs` (SETTING=VALUE or SETTING>1, comma-separated) names
+// no probe.
+void CheckNeeds(const std::string &pattern) {
+  std::size_t start = 0;
+  while (start <= pattern.size()) {
+    const auto comma = std::min(pattern.find(',', start), pattern.size());
+    const std::string setting = pattern.substr(start, comma - start);
+    start = comma + 1;
+    const auto end = setting.find_first_of("=>");
+    if (setting.empty() || (end == std::string::npos && setting.find('*') != std::string::npos))
+      continue;
+    const std::string probe = setting.substr(0, end);
+    if (probe == "*" || (!probe.empty() && NamesOneOf(probe, ProbeNames())))
+      continue;
+    throw FormatError(fmt::format("has needs={}, whose probe '{}' does not exist (needs lists "
+                                  "PROBE=VALUE,...; the probes: {})",
+                                  pattern, probe, fmt::join(ProbeNames(), ", ")));
+  }
+}
+
+} // namespace
+
+void ValidateKnownIssueMatch(const std::string &match) {
+  for (const auto &[fact, pattern] : ParseMatch(match).facts) {
+    if (fact == "first")
+      CheckFirst(pattern);
+    else if (fact == "needs")
+      CheckNeeds(pattern);
+  }
+}
 
 namespace {
 

@@ -43,8 +43,22 @@ bool IsKnownIssueStatus(const std::string &status);
 // The torch release a status names as fixed ("fixed-in 2.16.0" -> "2.16.0"), or "".
 std::string FixedInRelease(const std::string &status);
 
+// The operations a tensor program's statement may end in, sorted, as the wrong-result fact
+// `first` (OP(DTYPES)->DTYPE) names them: first_wrong.py's names of the statements the
+// generator writes (fuzzer/generate/tensor_program*.cpp; tests/known_issue_vocabulary_test.cpp
+// keeps the two in step), and torch.max and torch.min with a dim, which programs written by
+// hand use for the same reductions as amax and amin.
+const std::vector<std::string> &ProgramOperations();
+
+// The probes' settings by name, sorted, as the fact `needs` lists them before their "=VALUE" or
+// ">1" (fuzzer/campaign/probe.cpp: dtype=16-bit, cpp.threads>1): the case's own settings and
+// every Inductor knob (corpus/knobs.h).
+const std::vector<std::string> &ProbeNames();
+
 // FormatError saying what is wrong with a match: no kind, no FACT=PATTERN, a fact its kind
-// has not.
+// has not, a `first` naming an operation no program has, a `needs` naming a probe that does
+// not exist. A pattern with `*` is checked where its name is: `first=am*(*int8)->*` needs some
+// operation that `am*` matches; `first=*` and `needs=*` are not checked.
 void ValidateKnownIssueMatch(const std::string &match);
 
 // Reads and validates known-issues.json; FormatError names the entry and field.
