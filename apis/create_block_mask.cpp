@@ -7,8 +7,8 @@ namespace apis {
 Api CreateBlockMask() {
   return {.name = "create_block_mask",
           .corpus = {.noun = "block mask"},
-          .generate = {},
-          .reduce = {.demotes = true}}; // to create_mask
+          .generate = {.weight = 4, .swaps_to = "create_mask"},
+          .reduce = {.demotes_to = {"create_mask"}}};
 }
 
 } // namespace apis

@@ -4,7 +4,10 @@
 namespace apis {
 
 Api CreateMask() {
-  return {.name = "create_mask", .corpus = {.noun = "mask"}, .generate = {}, .reduce = {}};
+  return {.name = "create_mask",
+          .corpus = {.noun = "mask"},
+          .generate = {.weight = 2, .swaps_to = "create_block_mask"},
+          .reduce = {}};
 }
 
 } // namespace apis

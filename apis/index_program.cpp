@@ -1,12 +1,18 @@
-// index_program: mask_mod on broadcast aranges of create_block_mask's shape, compiled on its own
-// (its "index_program" field is still corpus/case_fields.cpp's, its repro short_repro.cpp's).
+// index_program: mask_mod on broadcast aranges of create_block_mask's shape, compiled on its own.
+// Its reduction is its own field of the case, "index_program" (corpus/case_index_fields.cpp); its
+// repro is still short_repro.cpp's.
 #include "apis/api.h"
+
+#include "corpus/case_api_fields.h"
 
 namespace apis {
 
 Api IndexProgram() {
   return {.name = "index_program",
-          .corpus = {.noun = "index program", .format_version = 2},
+          .corpus = {.noun = "index program",
+                     .format_version = 2,
+                     .fields = {{"index_program", &corpus::WriteIndexProgram,
+                                 &corpus::ReadIndexProgram}}},
           .generate = {.aoti = false},
           .reduce = {}};
 }

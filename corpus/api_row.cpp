@@ -10,6 +10,13 @@ const CorpusApi &CorpusApiOf(std::string_view name) {
   return defaults;
 }
 
+bool OwnsField(const Case &c, std::string_view field) {
+  for (const ApiField &own : CorpusApiOf(c.api).fields)
+    if (own.name == field)
+      return true;
+  return false;
+}
+
 const std::vector<std::string> &ApiNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all;

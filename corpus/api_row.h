@@ -19,13 +19,15 @@ namespace corpus {
 
 struct CaseReading; // corpus/case_fields.h: the sidecar folder and the version read so far
 
-// A field of the case that one API owns, written after the fields every case has (after
-// index_program's, before provenance), in the rows' order. Its reader runs for every case, so it
-// refuses the field in another API's case.
+// A field of the case that one API owns, written after the common field `after` names, or after
+// the fields every case has (before provenance) where it names none, in the rows' order. Its
+// reader runs for every case, so it refuses the field in another API's case (OwnsField below).
 struct ApiField {
   std::string_view name;
-  FieldJson (*write)(const Case &c); // AbsentField() where the case has none
+  // AbsentField() (or null) where the case has none; the reading gives the sidecar folder.
+  FieldJson (*write)(const Case &c, const CaseReading &reading);
   void (*read)(FieldReader &reader, const std::string &key, Case &c, const CaseReading &reading);
+  std::string_view after; // the common field it follows ("": after all of them)
 };
 
 struct CorpusApi {
@@ -37,8 +39,11 @@ struct CorpusApi {
   // The case's function is a program over tensors (not a mask of indices): the syntax-tree
   // passes parse it as one, and a draft names what it calls rather than the API.
   bool program = false;
-  bool from_mask_module = true; // `convert --api NAME` may make one from a mask module
-  std::vector<ApiField> fields; // its own fields of the case
+  bool from_mask_module = true;   // `convert --api NAME` may make one from a mask module
+  bool mask_mod_optional = false; // a case may leave mask_mod out (attention without a mask)
+  bool score_mod = false;         // a case may have a score_mod
+  bool call_dtype = false;        // a later call may change the inputs' dtype
+  std::vector<ApiField> fields;   // its own fields of the case
 };
 
 // Every API, in the order of its registration list (apis/registry.cpp).
@@ -47,6 +52,9 @@ const std::vector<CorpusApi> &CorpusApis();
 // The row named `name`, or a row of defaults (a mask API's) for a name no row has: a case's "api"
 // is checked against ApiNames() where it is read.
 const CorpusApi &CorpusApiOf(std::string_view name);
+
+// Whether the row of the case's API lists its own field `field`.
+bool OwnsField(const Case &c, std::string_view field);
 
 // The names of CorpusApis(), in order: the values a case's "api" may have.
 const std::vector<std::string> &ApiNames();

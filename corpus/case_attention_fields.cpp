@@ -1,4 +1,7 @@
-// flex_attention's arguments on one field list (corpus/case_fields.h).
+// flex_attention's arguments on one field list (corpus/case_fields.h), and the case's field that
+// holds them (corpus/case_api_fields.h).
+#include "corpus/case_api_fields.h"
+#include "corpus/case_checks.h"
 #include "corpus/case_fields.h"
 #include "corpus/case_values.h"
 
@@ -183,6 +186,30 @@ RecordFields<Case> AttentionFields(const CaseReading &reading) {
                                   "create_block_mask makes: it needs 'use_block_mask' true and no "
                                   "'block_mask_tensors'");
               })};
+}
+
+FieldJson WriteAttention(const Case &c, const CaseReading &reading) {
+  return c.attention ? WriteFields<FieldJson>(AttentionFields(reading), c) : FieldJson(nullptr);
+}
+
+void ReadAttention(FieldReader &reader, const std::string &key, Case &c,
+                   const CaseReading &reading) {
+  if (const json *attention = reader.Optional(key); attention && !attention->is_null()) {
+    FieldReader fields = reader.Nested(*attention, key);
+    c.attention.emplace();
+    ReadFields(AttentionFields(reading), fields, c);
+    if (!c.attention->qkv.empty() && c.attention->layout != kContiguousLayout)
+      throw CaseError("field 'attention.layout' applies to the inputs the worker makes, not to "
+                      "'attention.qkv' tensors; remove one of the two");
+  }
+  const bool owned = OwnsField(c, key);
+  if (owned && !c.attention)
+    throw CaseError(
+        "field 'attention' (query/key/value shapes and dtype) is needed by flex_attention");
+  if (c.attention && !owned)
+    throw CaseError("field 'attention' is only used by flex_attention; set it to null");
+  if (c.attention)
+    CheckAttentionAgrees(c);
 }
 
 } // namespace corpus

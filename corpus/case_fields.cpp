@@ -217,22 +217,12 @@ void CheckCallAgrees(const Case &c, const CallChange &call, std::size_t i) {
       throw CaseError(fmt::format("field 'calls[{}].tensors' replaces '{}', which the case's "
                                   "'tensors' does not hold",
                                   i, tensor.name));
-  if (!call.dtype.empty() && c.api != "flex_attention")
+  if (!call.dtype.empty() && !CorpusApiOf(c.api).call_dtype)
     throw CaseError(fmt::format("field 'calls[{}].dtype' is only used by flex_attention", i));
 }
 
 // ---------------------------------------------------------------------------------------------
 // The case. Its fields are read in this order: a field's checks may use those before it.
-
-const RecordFields<Case> &IndexProgramFields() {
-  static const RecordFields<Case> fields = {CustomField<Case>(
-      "reduction", [](const Case &c) { return FieldJson(c.index_reduction); },
-      [](FieldReader &reader, const std::string &key, Case &c) {
-        c.index_reduction = reader.String(key);
-        CheckOneOf(reader, key, c.index_reduction, kIndexReductions);
-      })};
-  return fields;
-}
 
 const RecordFields<Case> &ExpectFields() {
   static const RecordFields<Case> fields = {CustomField<Case>(
@@ -259,12 +249,12 @@ void ReadFormatVersion(FieldReader &reader, const std::string &key, Case &, Case
 
 // The functions are read before: whether the API takes them is checked first.
 void ReadCaseTensors(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
-  if (!c.mask_mod && c.api != "flex_attention")
+  if (!c.mask_mod && !CorpusApiOf(c.api).mask_mod_optional)
     throw CaseError(fmt::format("field 'mask_mod' is needed by {}{}", c.api,
                                 CorpusApiOf(c.api).mask_mod_is.empty()
                                     ? std::string()
                                     : fmt::format(" ({})", CorpusApiOf(c.api).mask_mod_is)));
-  if (c.score_mod && c.api != "flex_attention")
+  if (c.score_mod && !CorpusApiOf(c.api).score_mod)
     throw CaseError("field 'score_mod' is only used by flex_attention; remove it or change 'api'");
   c.tensors = ReadTensors(reader, key, reading.sidecar_dir);
   if (reading.version == 1 && UsesVersion2Dtypes(c.tensors))
@@ -274,28 +264,6 @@ void ReadCaseTensors(FieldReader &reader, const std::string &key, Case &c, CaseR
                                  c.tensors.begin(), c.tensors.end(),
                                  [](const CapturedTensor &t) { return t.dtype == "uint8"; }))
     throw CaseError("uint8 tensors need format_version 3");
-}
-
-FieldJson WriteAttention(const Case &c, CaseReading &reading) {
-  return c.attention ? WriteFields<FieldJson>(AttentionFields(reading), c) : FieldJson(nullptr);
-}
-
-void ReadAttention(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
-  if (const json *attention = reader.Optional(key); attention && !attention->is_null()) {
-    FieldReader fields = reader.Nested(*attention, key);
-    c.attention.emplace();
-    ReadFields(AttentionFields(reading), fields, c);
-    if (!c.attention->qkv.empty() && c.attention->layout != kContiguousLayout)
-      throw CaseError("field 'attention.layout' applies to the inputs the worker makes, not to "
-                      "'attention.qkv' tensors; remove one of the two");
-  }
-  if (c.api == "flex_attention" && !c.attention)
-    throw CaseError(
-        "field 'attention' (query/key/value shapes and dtype) is needed by flex_attention");
-  if (c.attention && c.api != "flex_attention")
-    throw CaseError("field 'attention' is only used by flex_attention; set it to null");
-  if (c.attention)
-    CheckAttentionAgrees(c);
 }
 
 FieldJson WriteCalls(const Case &c, CaseReading &reading) {
@@ -347,27 +315,6 @@ void ReadCompileScope(FieldReader &reader, const std::string &key, Case &c, Case
                       "API in a module; remove one of the two");
   }
   CheckConstantNames(c);
-}
-
-// api "index_program": its reduction, and nothing an index program does not use.
-void ReadIndexProgram(FieldReader &reader, const std::string &key, Case &c, CaseReading &reading) {
-  const json *program = reader.Optional(key);
-  if (c.api != kIndexProgram) {
-    if (program && !program->is_null())
-      throw CaseError("field 'index_program' is only used by api \"index_program\"; remove it");
-    return;
-  }
-  if (reading.version == 1)
-    throw CaseError("api \"index_program\" needs format_version 2");
-  if (!program || program->is_null())
-    throw CaseError("field 'index_program' ({\"reduction\": \"none\"}) is needed by api "
-                    "\"index_program\"");
-  FieldReader fields = reader.Nested(*program, key);
-  ReadFields(IndexProgramFields(), fields, c);
-  if (!c.calls.empty() || !c.constants.empty() || c.compile_with != kTorchCompile ||
-      c.compile_scope != kCompileApi)
-    throw CaseError("an index_program case is one torch.compile call of the program itself: "
-                    "remove 'calls', 'constants', 'compile_with' and 'compile_scope'");
 }
 
 void ReadExpect(FieldReader &reader, const std::string &key, Case &c, CaseReading &) {
@@ -441,7 +388,6 @@ RecordFields<Case> CaseFields(CaseReading &reading) {
                           FieldReader fields = reader.Nested(reader.Required(key), key);
                           ReadFields(BlockMaskFields(), fields, c.create_block_mask);
                         }),
-      ReadingField("attention", with_reading(&WriteAttention), &ReadAttention, reading),
       CustomField<Case>("constants",
                         unless([](const Case &c) { return c.constants.empty(); },
                                [](const Case &c) { return FieldJson(c.constants); }),
@@ -464,20 +410,34 @@ RecordFields<Case> CaseFields(CaseReading &reading) {
       ReadingField("compile_scope",
                    unless([](const Case &c) { return c.compile_scope == kCompileApi; },
                           [](const Case &c) { return FieldJson(c.compile_scope); }),
-                   &ReadCompileScope, reading),
-      ReadingField(
-          "index_program",
-          unless([](const Case &c) { return c.api != kIndexProgram; },
-                 [](const Case &c) { return WriteFields<FieldJson>(IndexProgramFields(), c); }),
-          &ReadIndexProgram, reading)};
-  // Each API's own fields (corpus/api_row.h), in the rows' order, then the provenance last.
-  for (const CorpusApi &api : CorpusApis())
-    for (const ApiField &field : api.fields)
-      fields.push_back(CustomField<Case>(
-          field.name, field.write,
-          [read = field.read, &reading](FieldReader &reader, const std::string &key, Case &c) {
-            read(reader, key, c, reading);
-          }));
+                   &ReadCompileScope, reading)};
+  // Each API's own fields (corpus/api_row.h), in the rows' order, each after the common field it
+  // names or after all of them, then the provenance last.
+  const auto api_field = [&reading](const ApiField &field) {
+    return CustomField<Case>(
+        field.name, [write = field.write, &reading](const Case &c) { return write(c, reading); },
+        [read = field.read, &reading](FieldReader &reader, const std::string &key, Case &c) {
+          read(reader, key, c, reading);
+        });
+  };
+  const auto following = [&](std::string_view after) {
+    RecordFields<Case> own;
+    for (const CorpusApi &api : CorpusApis())
+      for (const ApiField &field : api.fields)
+        if (field.after == after)
+          own.push_back(api_field(field));
+    return own;
+  };
+  RecordFields<Case> all;
+  for (RecordField<Case> &field : fields) {
+    const std::string_view name = field.name;
+    all.push_back(std::move(field));
+    for (RecordField<Case> &own : following(name))
+      all.push_back(std::move(own));
+  }
+  for (RecordField<Case> &own : following(""))
+    all.push_back(std::move(own));
+  fields = std::move(all);
   fields.push_back(ReadingField(
       "provenance", [](const Case &c) { return FieldJson(c.provenance); }, &ReadProvenance,
       reading));

@@ -135,7 +135,7 @@ const RecordFields<TensorProgram> &ProgramFields() {
 
 } // namespace
 
-FieldJson WriteTensorProgram(const Case &c) {
+FieldJson WriteTensorProgram(const Case &c, const CaseReading &) {
   return c.tensor_program ? WriteFields<FieldJson>(ProgramFields(), *c.tensor_program)
                           : AbsentField();
 }

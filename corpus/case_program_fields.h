@@ -8,7 +8,7 @@
 
 namespace corpus {
 
-FieldJson WriteTensorProgram(const Case &c);
+FieldJson WriteTensorProgram(const Case &c, const CaseReading &reading);
 void ReadTensorProgram(FieldReader &reader, const std::string &key, Case &c,
                        const CaseReading &reading);
 

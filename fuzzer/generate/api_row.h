@@ -19,6 +19,9 @@ namespace fuzzer::generate {
 
 struct GenerateApi {
   std::string_view name;
+  // Its weight in the default policy's "api" choice (the structure's draw, generator.cpp); 0: not
+  // one of its options (drawn on its own below, or in place of another API's case).
+  double weight = 0;
   // Drawn on its own, in place of an op program: from its own random stream (`stream`, a salt
   // distinct from RandomStream's and every other row's), with the chance the policy number
   // `chance` gives, then made by `draw` from the case the rest of the generator drew (its knobs
@@ -35,6 +38,7 @@ struct GenerateApi {
   std::vector<std::string_view> mutations;
   bool splice_same_api = false; // "subexpression" and "splice" only with a donor of the same API
   bool uint8_tables = false;    // "table_dtype" may make a table uint8
+  std::string_view swaps_to;    // the API the "api" mutation makes a case of it ("": none)
 };
 
 // Every API, in the order of its registration list (apis/registry.cpp).

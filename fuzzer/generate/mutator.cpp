@@ -190,12 +190,10 @@ private:
   }
 
   std::string Api() {
-    if (c_.api == "create_block_mask")
-      c_.api = "create_mask";
-    else if (c_.api == "create_mask")
-      c_.api = "create_block_mask";
-    else
+    const std::string_view to = GenerateApiOf(c_.api).swaps_to;
+    if (to.empty())
       return "";
+    c_.api = std::string(to);
     return "api " + c_.api;
   }
 

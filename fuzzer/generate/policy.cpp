@@ -13,7 +13,6 @@ namespace fuzzer::generate {
 GenerationPolicy GenerationPolicy::Default() {
   GenerationPolicy policy;
   policy.weights = {
-      {"api", {{"create_block_mask", 4}, {"create_mask", 2}, {"flex_attention", 3}}},
       {"mask_form", {{"pattern", 5}, {"composed", 3}, {"random_expression", 3}, {"none", 1}}},
       {"mask_pattern",
        {{"causal", 3},
@@ -341,10 +340,14 @@ GenerationPolicy GenerationPolicy::Default() {
       {"p_op_edge_source", 0.5},
       {"p_op_padded_source", 0.25},
   };
-  // The APIs' own entries (fuzzer/generate/api_row.h), each added by its row.
-  for (const GenerateApi &api : GenerateApis())
+  // The APIs' own entries (fuzzer/generate/api_row.h), each added by its row: its weight in the
+  // structure's "api" choice, and the numbers its draws read.
+  for (const GenerateApi &api : GenerateApis()) {
+    if (api.weight > 0)
+      policy.weights["api"][std::string(api.name)] = api.weight;
     if (api.add_policy)
       api.add_policy(policy);
+  }
   // The knobs' own defaults come from the one knob table.
   for (const auto &knob : corpus::InductorKnobTable()) {
     if (!knob.policy_weights.empty()) {

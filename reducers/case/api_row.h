@@ -20,7 +20,9 @@ namespace reducers {
 
 struct ReduceApi {
   std::string_view name;
-  bool demotes = false; // demote-api may make it a simpler mask API (flex_attention, ...)
+  // The simpler APIs demote-api may make a case of it, the first tried first (none: it keeps its
+  // API); the case loses its score_mod and attention.
+  std::vector<std::string_view> demotes_to;
   // Its tensors are the storages of its inputs' views: shrink-tensors only fills them.
   bool tensors_are_storages = false;
   // Its own passes (OwnPass below), after shrink-tensors and before use-torch-compile, in order.

@@ -96,21 +96,19 @@ std::vector<Case> UseTorchCompile(const Case &c, const PassContext &) {
   return candidates;
 }
 
-// flex_attention to create_block_mask or create_mask; create_block_mask to create_mask.
+// A case of a simpler API, as its row names them (flex_attention to create_mask or
+// create_block_mask; create_block_mask to create_mask).
 std::vector<Case> DemoteApi(const Case &c, const PassContext &) {
   std::vector<Case> candidates;
-  if (!c.mask_mod || !ReduceApiOf(c.api).demotes)
+  if (!c.mask_mod)
     return candidates;
-  for (const std::string api : {"create_block_mask", "create_mask"}) {
-    if (api == c.api)
-      continue;
+  for (const std::string_view api : ReduceApiOf(c.api).demotes_to) {
     Case candidate = c;
-    candidate.api = api;
+    candidate.api = std::string(api);
     candidate.score_mod.reset();
     candidate.attention.reset();
     candidates.push_back(std::move(candidate));
   }
-  std::reverse(candidates.begin(), candidates.end()); // create_mask, the simplest, first
   return candidates;
 }
 
