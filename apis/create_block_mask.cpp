@@ -7,7 +7,7 @@ namespace apis {
 Api CreateBlockMask() {
   return {.name = "create_block_mask",
           .corpus = {.noun = "block mask"},
-          .generate = {.weight = 4, .swaps_to = "create_mask"},
+          .generate = {.weight = 4, .swaps_to = "create_mask", .makes_block_mask = true},
           .reduce = {.demotes_to = {"create_mask"}}};
 }
 

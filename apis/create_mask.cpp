@@ -6,7 +6,7 @@ namespace apis {
 Api CreateMask() {
   return {.name = "create_mask",
           .corpus = {.noun = "mask"},
-          .generate = {.weight = 2, .swaps_to = "create_block_mask"},
+          .generate = {.weight = 2, .swaps_to = "create_block_mask", .becomes = "index_program"},
           .reduce = {}};
 }
 

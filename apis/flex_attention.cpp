@@ -15,7 +15,7 @@ Api FlexAttention() {
                      .call_dtype = true,
                      .fields = {{"attention", &corpus::WriteAttention, &corpus::ReadAttention,
                                  "create_block_mask"}}},
-          .generate = {.weight = 3},
+          .generate = {.weight = 3, .attention = true, .makes_block_mask = true},
           .reduce = {.demotes_to = {"create_mask", "create_block_mask"}}};
 }
 

@@ -39,6 +39,13 @@ struct GenerateApi {
   bool splice_same_api = false; // "subexpression" and "splice" only with a donor of the same API
   bool uint8_tables = false;    // "table_dtype" may make a table uint8
   std::string_view swaps_to;    // the API the "api" mutation makes a case of it ("": none)
+  // The structure's own draws (generator.cpp, reach_draws.cpp): drawn with attention's arguments
+  // (inputs' dtype and head dims, the families, a score program, decode shapes); its call makes a
+  // BlockMask (an attention API's only where it has a mask); a case of it with one call and no
+  // .item() may become a case of API `becomes` (an index program), with the chance "p_BECOMES".
+  bool attention = false;
+  bool makes_block_mask = false;
+  std::string_view becomes;
 };
 
 // Every API, in the order of its registration list (apis/registry.cpp).

@@ -6,6 +6,8 @@
 #include "fuzzer/generate/case_builder.h"
 #include "fuzzer/generate/expression.h"
 #include "fuzzer/generate/random.h"
+
+#include "corpus/api_row.h"
 #include "support/sha256.h"
 #include "support/version.h"
 
@@ -45,7 +47,7 @@ Structure CaseBuilder::DrawStructure() {
   Structure s;
   s.api = Draw("api");
   s.mask_form = Draw("mask_form");
-  if (s.mask_form == "none" && s.api != "flex_attention")
+  if (s.mask_form == "none" && !corpus::CorpusApiOf(s.api).mask_mod_optional)
     s.mask_form = "pattern";
   if (s.mask_form == "pattern") {
     s.mask_parts = {Draw("mask_pattern")};
@@ -59,7 +61,7 @@ Structure CaseBuilder::DrawStructure() {
   } else if (s.mask_form == "random_expression") {
     s.mask_parts = {"random_expression"};
   }
-  if (s.api == "flex_attention" && (s.mask_form == "none" || Chance("p_score_mod")))
+  if (corpus::CorpusApiOf(s.api).score_mod && (s.mask_form == "none" || Chance("p_score_mod")))
     s.score_pattern = Draw("score_pattern");
   s.q_length_class = Draw("length");
   s.kv_length_class =
@@ -82,7 +84,7 @@ Structure CaseBuilder::DrawStructure() {
           excluded.insert(pattern);
       part = DrawExcept("mask_pattern", excluded);
     }
-  if (s.api == "flex_attention") {
+  if (GenerateApiOf(s.api).attention) {
     s.dtype = Draw("dtype");
     s.head_dim_class = Draw("head_dim");
     s.value_dim_class =
@@ -122,7 +124,7 @@ Structure CaseBuilder::DrawStructure() {
     const int extra = std::stoi(DrawFrom(sequence_random_, "extra_calls"));
     for (int i = 0; i < extra; ++i) {
       std::string change = DrawFrom(sequence_random_, "call_change");
-      if (change == "dtype" && s.api != "flex_attention")
+      if (change == "dtype" && !corpus::CorpusApiOf(s.api).call_dtype)
         change = "constants";
       s.call_changes.push_back(change);
     }
@@ -146,7 +148,7 @@ void CaseBuilder::DrawFamilies(Structure &s) {
         ChanceFrom(random, std::string(knob.policy_probability), "knob:optional"))
       s.knobs.optional[std::string(knob.name)] =
           corpus::OptionalKnobValue(knob, DrawFrom(random, std::string(knob.name)));
-  if (s.api != "flex_attention")
+  if (!GenerateApiOf(s.api).attention)
     return;
   s.decode = ChanceFrom(random, "p_decode_shape", "shape:decode");
   if (ChanceFrom(random, "p_kernel_options", "kernel_options")) {
@@ -214,7 +216,7 @@ void CaseBuilder::DrawValues(const Structure &s, corpus::Case &c) {
   else
     mask_args.block_size = {std::stoll(s.block_size_class)};
 
-  if (s.api == "flex_attention") {
+  if (GenerateApiOf(s.api).attention) {
     corpus::AttentionArguments a;
     a.batch = batch_;
     a.kv_heads = s.grouped_query ? random_.Between(1, 2) : heads_;

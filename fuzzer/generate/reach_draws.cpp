@@ -1,3 +1,4 @@
+#include "fuzzer/generate/api_row.h"
 #include "fuzzer/generate/case_builder.h"
 
 #include <fmt/format.h>
@@ -34,14 +35,16 @@ std::string ReadableSparsePattern(const Structure &s, std::string pattern) {
 
 void CaseBuilder::DrawReach(Structure &s) {
   Random &random = reach_random_;
-  // A create_mask case's mask as an index program compiled on its own: one call, no constants,
-  // and no .item() (which an index program, without vmap, may take).
-  if (s.api == "create_mask" && s.call_changes.empty() && !s.data_dependent &&
-      ChanceFrom(random, "p_index_program", "api:index_program")) {
-    s.api = corpus::kIndexProgram;
+  // A create_mask case's mask as an index program compiled on its own (its row's `becomes`): one
+  // call, no constants, and no .item() (which an index program, without vmap, may take).
+  if (const std::string becomes(GenerateApiOf(s.api).becomes);
+      !becomes.empty() && s.call_changes.empty() && !s.data_dependent &&
+      ChanceFrom(random, "p_" + becomes, "api:" + becomes)) {
+    s.api = becomes;
     s.index_reduction = DrawFrom(random, "index_reduction");
   }
-  const bool flex = s.api == "flex_attention";
+  const GenerateApi &api = GenerateApiOf(s.api);
+  const bool flex = api.attention;
   const bool skip_mask_score =
       s.kernel_options.is_object() && s.kernel_options.contains("SKIP_MASK_SCORE");
   if (!s.mask_parts.empty() && !skip_mask_score &&
@@ -55,7 +58,7 @@ void CaseBuilder::DrawReach(Structure &s) {
     for (std::int64_t i = 0; i < ops; ++i)
       s.score_program.push_back(DrawFrom(random, "score_program"));
   }
-  const bool block_mask = s.api == "create_block_mask" || (flex && !s.mask_parts.empty());
+  const bool block_mask = api.makes_block_mask && (!flex || !s.mask_parts.empty());
   if (block_mask && ChanceFrom(random, "p_merged_blocks", "reach:separate_full_blocks=False"))
     s.separate_full_blocks = false;
   if (flex && !s.mask_parts.empty() &&
@@ -101,7 +104,7 @@ void CaseBuilder::DrawKvCacheDecode(Structure &s) {
   Random &random = reach_random_;
   const bool skip_mask_score =
       s.kernel_options.is_object() && s.kernel_options.contains("SKIP_MASK_SCORE");
-  if (s.api != "flex_attention" || skip_mask_score ||
+  if (!GenerateApiOf(s.api).attention || skip_mask_score ||
       !ChanceFrom(random, "p_kv_cache_decode", "reach:kv_cache_decode"))
     return;
   s.decode = true;
