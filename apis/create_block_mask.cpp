@@ -8,7 +8,7 @@ Api CreateBlockMask() {
   return {.name = "create_block_mask",
           .corpus = {.noun = "block mask"},
           .generate = {.weight = 4, .swaps_to = "create_mask", .makes_block_mask = true},
-          .reduce = {.demotes_to = {"create_mask"}}};
+          .reduce = {.demotes_to = {"create_mask"}, .block_mask = true}};
 }
 
 } // namespace apis

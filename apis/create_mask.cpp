@@ -7,7 +7,7 @@ Api CreateMask() {
   return {.name = "create_mask",
           .corpus = {.noun = "mask"},
           .generate = {.weight = 2, .swaps_to = "create_block_mask", .becomes = "index_program"},
-          .reduce = {}};
+          .reduce = {.dense_mask = true}};
 }
 
 } // namespace apis

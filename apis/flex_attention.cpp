@@ -16,7 +16,7 @@ Api FlexAttention() {
                      .fields = {{"attention", &corpus::WriteAttention, &corpus::ReadAttention,
                                  "create_block_mask"}}},
           .generate = {.weight = 3, .attention = true, .makes_block_mask = true},
-          .reduce = {.demotes_to = {"create_mask", "create_block_mask"}}};
+          .reduce = {.demotes_to = {"create_mask", "create_block_mask"}, .attention = true}};
 }
 
 } // namespace apis

@@ -37,6 +37,16 @@ struct ReduceApi {
   // What torch.compile is given in a repro: the case's mask_mod (its program) by name, rather
   // than the API or a `program` wrapper.
   bool compiles_mask_mod = false;
+  // What the common short, unrolled and general forms write for it: attention on q, k and v with
+  // mask_mod's block mask and score_mod (its inputs, its call, a tolerance by dtype); a BlockMask,
+  // made with create_block_mask's options and compared dense; create_mask's dense mask. None of
+  // the three: mask_mod called on the sizes with device="cpu", compared with a tolerance.
+  bool attention = false;
+  bool block_mask = false;
+  bool dense_mask = false;
+  // The short form's body in place of the mask API's call (an index program's), given the
+  // compiled function's text; nothing: the mask API's own.
+  std::string (*short_body)(const corpus::Case &c, const std::string &compiled) = nullptr;
 };
 
 // Every API, in the order of its registration list (apis/registry.cpp).

@@ -22,7 +22,7 @@ namespace {
 std::string ProgramDefinition(const corpus::Case &c) {
   if (c.compile_scope == corpus::kCompileApi)
     return "";
-  std::vector<std::string> parameters = c.api == "flex_attention"
+  std::vector<std::string> parameters = ReduceApiOf(c.api).attention
                                             ? std::vector<std::string>{"q", "k", "v", "block_mask"}
                                             : std::vector<std::string>{"sizes"};
   std::vector<std::string> constants;
@@ -31,14 +31,15 @@ std::string ProgramDefinition(const corpus::Case &c) {
     constants.push_back(fmt::format("{}={}", name, name));
   }
   std::string call;
-  if (c.api == "flex_attention") {
+  if (ReduceApiOf(c.api).attention) {
     const auto &a = *c.attention;
     call = fmt::format("flex_attention(q, k, v, score_mod=score_mod, block_mask=block_mask, "
                        "enable_gqa={}{})",
                        a.enable_gqa ? "True" : "False", AttentionOptions(a));
   } else {
-    call = fmt::format("{}(mask_mod, *sizes, {})", c.api,
-                       c.api == "create_block_mask" ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
+    call =
+        fmt::format("{}(mask_mod, *sizes, {})", c.api,
+                    ReduceApiOf(c.api).block_mask ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
   }
   if (c.compile_scope == corpus::kCompileFunction)
     return fmt::format("\n\ndef program({}):  # compiled whole: the constants are its arguments\n"
@@ -152,7 +153,7 @@ json CallSettings(const corpus::Case &c, std::size_t index) {
 std::string GeneralRunBody(const corpus::Case &c) {
   std::string script;
   const std::string block_size = BlockSizeLiteral(c.create_block_mask);
-  if (c.api == "flex_attention" && c.attention) {
+  if (ReduceApiOf(c.api).attention && c.attention) {
     const auto &a = *c.attention;
     script += "    dtype = getattr(torch, call[\"dtype\"])\n";
     if (!a.qkv.empty()) {
@@ -204,7 +205,7 @@ std::string GeneralRunBody(const corpus::Case &c) {
   } else {
     script +=
         fmt::format("    return api(mask_mod, *call[\"mask\"], {})\n",
-                    c.api == "create_block_mask" ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
+                    ReduceApiOf(c.api).block_mask ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
   }
   return script;
 }
@@ -228,9 +229,9 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
   for (std::size_t i = 0; i <= c.calls.size(); ++i)
     calls.push_back("    " + PyLiteral(CallSettings(c, i)) + ",");
   std::string assertion;
-  if (c.api == "create_block_mask")
+  if (ReduceApiOf(c.api).block_mask)
     assertion = "        torch.testing.assert_close(got.to_dense(), want.to_dense())";
-  else if (c.api == "create_mask")
+  else if (ReduceApiOf(c.api).dense_mask)
     assertion = "        torch.testing.assert_close(got, want)";
   else
     assertion =

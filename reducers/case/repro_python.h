@@ -34,6 +34,9 @@ std::string WithoutLastNewline(std::string text);
 std::string AttentionOptions(const corpus::AttentionArguments &a);
 // create_block_mask's keyword arguments after the mask's sizes, as the script spells them.
 std::string CreateBlockMaskOptions(const corpus::Case &c);
+// An index program's short form body (apis/index_program.cpp's row): mask_mod on broadcast
+// aranges, reduced as the case says, eager against `compiled`.
+std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled);
 // The line that sets the ISA Inductor targets, where the case sets it, indented by `indent`.
 std::string CapabilityLine(const corpus::Case &c, const std::string &indent);
 // Every line indented by four spaces (empty lines stay empty).

@@ -21,8 +21,6 @@ std::string CapabilityLine(const corpus::Case &c, const std::string &indent) {
                      indent, capability->second.get<std::string>());
 }
 
-namespace {
-
 // An index program (api "index_program", case_calls.index_program): mask_mod on broadcast
 // aranges, reduced as the case says, eager against compiled.
 std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled) {
@@ -70,8 +68,6 @@ std::string IndexProgramBody(const corpus::Case &c, const std::string &compiled)
   return body;
 }
 
-} // namespace
-
 // The short form (templates/short_repro.py.tmpl): one call, eager against compiled.
 std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
                            ReproConfig config) {
@@ -86,9 +82,9 @@ std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
                  : "";
   const std::string compiled = CompiledApi(c);
   std::string script;
-  if (c.api == corpus::kIndexProgram) {
-    script += IndexProgramBody(c, compiled);
-  } else if (c.api == "flex_attention" && c.attention) {
+  if (const auto body = ReduceApiOf(c.api).short_body) {
+    script += body(c, compiled);
+  } else if (ReduceApiOf(c.api).attention && c.attention) {
     const auto &a = *c.attention;
     script += fmt::format("    g = torch.Generator().manual_seed({})\n", a.input_seed);
     for (const auto &[name, heads, length, dim] :
@@ -112,7 +108,7 @@ std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
         "    torch.testing.assert_close(actual, expected, atol={}, rtol=0, equal_nan=True)\n",
         tolerance);
   } else {
-    const bool block = c.api == "create_block_mask";
+    const bool block = ReduceApiOf(c.api).block_mask;
     const std::string kwargs =
         block ? fmt::format("device=\"cpu\", BLOCK_SIZE={}", block_size) : "device=\"cpu\"";
     script += fmt::format("    expected = {}({}, {})\n", c.api, mask_args, kwargs);

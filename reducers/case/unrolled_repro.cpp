@@ -58,7 +58,8 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, corpus::Find
   if (!corpus::RowOf(kind).unrolls || c.compile_with == corpus::kAoti ||
       c.compile_scope != corpus::kCompileApi || ReduceApiOf(c.api).repro)
     return std::nullopt;
-  if (c.api == "flex_attention") {
+  const ReduceApi &api = ReduceApiOf(c.api);
+  if (api.attention) {
     if (!c.attention)
       return std::nullopt;
     const auto &a = *c.attention;
@@ -72,11 +73,11 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, corpus::Find
     return false;
   };
   const auto &mask = c.create_block_mask;
-  const bool attention = c.api == "flex_attention";
+  const bool attention = api.attention;
   const bool block_mask = attention ? c.attention->use_block_mask && c.mask_mod : true;
   std::vector<std::string> imports;
   if (!attention || block_mask)
-    imports.push_back(c.api == "create_mask" ? "create_mask" : "create_block_mask");
+    imports.push_back(api.dense_mask ? "create_mask" : "create_block_mask");
   if (attention)
     imports.push_back("flex_attention");
   for (const std::string name : {"and_masks", "or_masks"})
@@ -140,9 +141,8 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, corpus::Find
         fmt::format("{}, {}, {}, {}, {}", mask_name,
                     attention || mask.batch ? std::to_string(batch) : "None", heads, q_len, kv_len);
     if (!attention) {
-      script +=
-          fmt::format("    compiled({}, {})\n", mask_args,
-                      c.api == "create_block_mask" ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
+      script += fmt::format("    compiled({}, {})\n", mask_args,
+                            api.block_mask ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
       continue;
     }
     const auto &a = *c.attention;
