@@ -6,9 +6,11 @@ namespace apis {
 
 Api CreateBlockMask() {
   return {.name = "create_block_mask",
-          .corpus = {.noun = "block mask"},
+          .corpus = {.noun = "block mask",
+                     .returns_block_mask = true,
+                     .issue_label = "module: flex attention"},
           .generate = {.weight = 4, .swaps_to = "create_mask", .makes_block_mask = true},
-          .reduce = {.demotes_to = {"create_mask"}, .block_mask = true}};
+          .reduce = {.demotes_to = {"create_mask"}}};
 }
 
 } // namespace apis

@@ -5,7 +5,7 @@ namespace apis {
 
 Api CreateMask() {
   return {.name = "create_mask",
-          .corpus = {.noun = "mask"},
+          .corpus = {.noun = "mask", .issue_label = "module: flex attention"},
           .generate = {.weight = 2, .swaps_to = "create_block_mask", .becomes = "index_program"},
           .reduce = {.dense_mask = true}};
 }

@@ -13,6 +13,7 @@ Api FlexAttention() {
                      .mask_mod_optional = true,
                      .score_mod = true,
                      .call_dtype = true,
+                     .issue_label = "module: flex attention",
                      .fields = {{"attention", &corpus::WriteAttention, &corpus::ReadAttention,
                                  "create_block_mask"}}},
           .generate = {.weight = 3, .attention = true, .makes_block_mask = true},

@@ -43,7 +43,11 @@ struct CorpusApi {
   bool mask_mod_optional = false; // a case may leave mask_mod out (attention without a mask)
   bool score_mod = false;         // a case may have a score_mod
   bool call_dtype = false;        // a later call may change the inputs' dtype
-  std::vector<ApiField> fields;   // its own fields of the case
+  // Its result is a BlockMask: a wrong result is keyed by the tables it differs in, and a repro
+  // makes it with create_block_mask's options and compares it dense.
+  bool returns_block_mask = false;
+  std::string_view issue_label; // the label an issue draft gives its bugs ("": none)
+  std::vector<ApiField> fields; // its own fields of the case
 };
 
 // Every API, in the order of its registration list (apis/registry.cpp).

@@ -99,7 +99,7 @@ corpus::Case CaseFromMaskModule(fuzzer::worker::Worker &worker, const fs::path &
                          .q_len = options.shape[2],
                          .kv_len = options.shape[3],
                          .block_size = {options.block_size}};
-  if (c.api == "flex_attention")
+  if (corpus::OwnsField(c, "attention"))
     c.attention = corpus::AttentionArguments{.batch = options.shape[0],
                                              .q_heads = options.shape[1],
                                              .kv_heads = options.shape[1],
@@ -129,7 +129,8 @@ corpus::Case CaseFromMaskModule(fuzzer::worker::Worker &worker, const fs::path &
   // The case the reader would make of it: a case we cannot read back is never written. The
   // options below go through the reader too, which checks them as it checks a case file's.
   json document = corpus::CaseToJson(c);
-  if ((!options.kernel_options.empty() || !options.layout.empty()) && c.api != "flex_attention")
+  if ((!options.kernel_options.empty() || !options.layout.empty()) &&
+      !corpus::OwnsField(c, "attention"))
     throw support::InputError("--kernel-options and --layout need --api flex_attention");
   if (!options.kernel_options.empty()) {
     json kernel_options = json::parse(options.kernel_options, nullptr, false);

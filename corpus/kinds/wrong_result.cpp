@@ -1,5 +1,6 @@
 #include "corpus/kinds/kinds.h"
 
+#include "corpus/api_row.h"
 #include "corpus/field_reader.h"
 #include "corpus/kinds/key_parts.h"
 
@@ -92,7 +93,7 @@ std::optional<std::string> BlockMaskTablesKey(const Finding &finding) {
   static const std::set<std::string> tables = {
       "kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices",
       "q_num_blocks",  "q_indices",  "full_q_num_blocks",  "full_q_indices"};
-  if (Fact(finding, "api") != "create_block_mask" || !finding.detail.is_object())
+  if (!CorpusApiOf(Fact(finding, "api")).returns_block_mask || !finding.detail.is_object())
     return std::nullopt;
   const auto &mismatches = finding.detail.value("mismatches", nlohmann::json::array());
   if (!mismatches.is_array() || mismatches.empty())

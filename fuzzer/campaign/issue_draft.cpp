@@ -247,9 +247,8 @@ Checklist FuzzerChecklist(const IssueDraftParts &parts) {
 
 std::string Labels(const IssueDraftParts &parts, bool fuzzer_topic) {
   std::vector<std::string> labels = {"oncall: pt2", "module: inductor", "oncall: cpu inductor"};
-  if (parts.api == "flex_attention" || parts.api == "create_block_mask" ||
-      parts.api == "create_mask")
-    labels.push_back("module: flex attention");
+  if (const std::string_view label = corpus::CorpusApiOf(parts.api).issue_label; !label.empty())
+    labels.emplace_back(label);
   if (parts.repro.find("aoti_compile_and_package") != std::string::npos)
     labels.push_back("module: aotinductor");
   if (parts.release_label.starts_with("regression"))

@@ -38,11 +38,10 @@ struct ReduceApi {
   // than the API or a `program` wrapper.
   bool compiles_mask_mod = false;
   // What the common short, unrolled and general forms write for it: attention on q, k and v with
-  // mask_mod's block mask and score_mod (its inputs, its call, a tolerance by dtype); a BlockMask,
-  // made with create_block_mask's options and compared dense; create_mask's dense mask. None of
-  // the three: mask_mod called on the sizes with device="cpu", compared with a tolerance.
+  // mask_mod's block mask and score_mod (its inputs, its call, a tolerance by dtype); create_mask's
+  // dense mask. A BlockMask is its corpus row's (returns_block_mask). None of them: mask_mod
+  // called on the sizes with device="cpu", compared with a tolerance.
   bool attention = false;
-  bool block_mask = false;
   bool dense_mask = false;
   // The short form's body in place of the mask API's call (an index program's), given the
   // compiled function's text; nothing: the mask API's own.

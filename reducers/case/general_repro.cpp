@@ -1,4 +1,6 @@
 #include "reducers/case/api_row.h"
+
+#include "corpus/api_row.h"
 #include "reducers/case/repro_python.h"
 
 #include "reducers/templates.h"
@@ -37,9 +39,9 @@ std::string ProgramDefinition(const corpus::Case &c) {
                        "enable_gqa={}{})",
                        a.enable_gqa ? "True" : "False", AttentionOptions(a));
   } else {
-    call =
-        fmt::format("{}(mask_mod, *sizes, {})", c.api,
-                    ReduceApiOf(c.api).block_mask ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
+    call = fmt::format("{}(mask_mod, *sizes, {})", c.api,
+                       corpus::CorpusApiOf(c.api).returns_block_mask ? CreateBlockMaskOptions(c)
+                                                                     : "device=\"cpu\"");
   }
   if (c.compile_scope == corpus::kCompileFunction)
     return fmt::format("\n\ndef program({}):  # compiled whole: the constants are its arguments\n"
@@ -203,9 +205,9 @@ std::string GeneralRunBody(const corpus::Case &c) {
   } else if (c.compile_scope != corpus::kCompileApi) {
     script += "    return api(call[\"mask\"], **call[\"constants\"])\n";
   } else {
-    script +=
-        fmt::format("    return api(mask_mod, *call[\"mask\"], {})\n",
-                    ReduceApiOf(c.api).block_mask ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
+    script += fmt::format("    return api(mask_mod, *call[\"mask\"], {})\n",
+                          corpus::CorpusApiOf(c.api).returns_block_mask ? CreateBlockMaskOptions(c)
+                                                                        : "device=\"cpu\"");
   }
   return script;
 }
@@ -229,7 +231,7 @@ std::string EmitGeneralRepro(const corpus::Case &c, const std::string &signature
   for (std::size_t i = 0; i <= c.calls.size(); ++i)
     calls.push_back("    " + PyLiteral(CallSettings(c, i)) + ",");
   std::string assertion;
-  if (ReduceApiOf(c.api).block_mask)
+  if (corpus::CorpusApiOf(c.api).returns_block_mask)
     assertion = "        torch.testing.assert_close(got.to_dense(), want.to_dense())";
   else if (ReduceApiOf(c.api).dense_mask)
     assertion = "        torch.testing.assert_close(got, want)";

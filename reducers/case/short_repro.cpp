@@ -1,4 +1,6 @@
 #include "reducers/case/api_row.h"
+
+#include "corpus/api_row.h"
 #include "reducers/case/repro_python.h"
 
 #include "reducers/templates.h"
@@ -108,7 +110,7 @@ std::string EmitShortRepro(const corpus::Case &c, const std::string &signature,
         "    torch.testing.assert_close(actual, expected, atol={}, rtol=0, equal_nan=True)\n",
         tolerance);
   } else {
-    const bool block = ReduceApiOf(c.api).block_mask;
+    const bool block = corpus::CorpusApiOf(c.api).returns_block_mask;
     const std::string kwargs =
         block ? fmt::format("device=\"cpu\", BLOCK_SIZE={}", block_size) : "device=\"cpu\"";
     script += fmt::format("    expected = {}({}, {})\n", c.api, mask_args, kwargs);

@@ -1,4 +1,6 @@
 #include "reducers/case/api_row.h"
+
+#include "corpus/api_row.h"
 #include "reducers/case/repro_python.h"
 
 #include "corpus/finding_kinds.h"
@@ -141,8 +143,10 @@ std::optional<std::string> EmitUnrolledRepro(const corpus::Case &c, corpus::Find
         fmt::format("{}, {}, {}, {}, {}", mask_name,
                     attention || mask.batch ? std::to_string(batch) : "None", heads, q_len, kv_len);
     if (!attention) {
-      script += fmt::format("    compiled({}, {})\n", mask_args,
-                            api.block_mask ? CreateBlockMaskOptions(c) : "device=\"cpu\"");
+      script +=
+          fmt::format("    compiled({}, {})\n", mask_args,
+                      corpus::CorpusApiOf(c.api).returns_block_mask ? CreateBlockMaskOptions(c)
+                                                                    : "device=\"cpu\"");
       continue;
     }
     const auto &a = *c.attention;
