@@ -12,6 +12,7 @@ Api IndexProgram() {
   return {.name = "index_program",
           .corpus = {.noun = "index program",
                      .format_version = 2,
+                     .one_call = true,
                      .fields = {{"index_program", &corpus::WriteIndexProgram,
                                  &corpus::ReadIndexProgram}}},
           .generate = {.aoti = false},

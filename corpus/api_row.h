@@ -47,6 +47,9 @@ struct CorpusApi {
   // makes it with create_block_mask's options and compares it dense.
   bool returns_block_mask = false;
   std::string_view issue_label; // the label an issue draft gives its bugs ("": none)
+  // A case of it is one torch.compile call of its function: no later calls, no constants, no
+  // other compile path or scope (its reader refuses them; a mutation never adds them).
+  bool one_call = false;
   std::vector<ApiField> fields; // its own fields of the case
 };
 

@@ -302,15 +302,28 @@ std::vector<std::filesystem::path> FindRunRecords(const std::vector<std::filesys
     if (std::filesystem::exists(root / "commands.json"))
       folders.push_back(std::filesystem::absolute(root));
     else if (std::filesystem::is_directory(root)) {
-      // A folder another process is changing (a campaign's scratch) loses entries under the
-      // walk: what vanished is skipped, not an error.
-      std::error_code error;
-      std::filesystem::recursive_directory_iterator walk(
-          root, std::filesystem::directory_options::skip_permission_denied, error);
-      for (; !error && walk != std::filesystem::recursive_directory_iterator();
-           walk.increment(error))
-        if (walk->path().filename() == "commands.json")
-          folders.push_back(std::filesystem::absolute(walk->path().parent_path()));
+      // A folder another process is changing (a campaign's scratch, a shared /tmp) loses
+      // entries under the walk: what vanished or cannot be read is skipped, and the walk goes
+      // on with its siblings (a recursive iterator stops at its first error).
+      std::vector<std::filesystem::path> pending{root};
+      while (!pending.empty()) {
+        const std::filesystem::path folder = std::move(pending.back());
+        pending.pop_back();
+        std::error_code error;
+        std::filesystem::directory_iterator entries(
+            folder, std::filesystem::directory_options::skip_permission_denied, error);
+        for (; !error && entries != std::filesystem::directory_iterator();
+             entries.increment(error)) {
+          std::error_code status_error;
+          const auto status = entries->symlink_status(status_error);
+          if (status_error)
+            continue;
+          if (std::filesystem::is_directory(status))
+            pending.push_back(entries->path());
+          else if (entries->path().filename() == "commands.json")
+            folders.push_back(std::filesystem::absolute(folder));
+        }
+      }
     }
   }
   std::sort(folders.begin(), folders.end());

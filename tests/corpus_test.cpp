@@ -225,8 +225,10 @@ TEST_F(RunRecordTest, WrittenRecordReadsBackWithItsFindingAndCommands) {
   RunResult run{.status = CaseStatus::kFinding,
                 .finding = Exception("RuntimeError", "boom", "torch/x.py:f"),
                 .worker_result = worker_result};
-  WriteRunRecord(scratch_.path(), c, run, {{"tool_version", "test"}});
-  const RunRecord record = ReadRunRecord(scratch_.path());
+  const std::filesystem::path folder = scratch_ / "records" / "one";
+  std::filesystem::create_directories(folder);
+  WriteRunRecord(folder, c, run, {{"tool_version", "test"}});
+  const RunRecord record = ReadRunRecord(folder);
   EXPECT_EQ(record.status, CaseStatus::kFinding);
   ASSERT_TRUE(record.finding);
   EXPECT_EQ(Signature(*record.finding), Signature(*run.finding));
@@ -235,7 +237,12 @@ TEST_F(RunRecordTest, WrittenRecordReadsBackWithItsFindingAndCommands) {
   EXPECT_EQ(record.commands[0].Output(), "/tmp/x/k.so");
   ASSERT_EQ(record.commands[0].sources.size(), 1u);
   EXPECT_TRUE(std::filesystem::exists(record.commands[0].sources[0].stored));
-  EXPECT_EQ(FindRunRecords({scratch_.path().parent_path()}).size() >= 1, true);
+  // Found under a folder above it, and an unreadable sibling folder does not end the walk.
+  std::filesystem::create_directories(scratch_ / "records" / "closed");
+  std::filesystem::permissions(scratch_ / "records" / "closed", std::filesystem::perms::none);
+  EXPECT_EQ(FindRunRecords({scratch_.path()}),
+            std::vector<std::filesystem::path>{std::filesystem::absolute(folder)});
+  std::filesystem::permissions(scratch_ / "records" / "closed", std::filesystem::perms::owner_all);
 }
 
 TEST_F(RunRecordTest, OldRecordsAreRefusedWithAMessageToReRun) {

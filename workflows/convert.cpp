@@ -10,6 +10,7 @@
 #include "support/version.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fstream>
 #include <ostream>
@@ -81,13 +82,20 @@ corpus::Case CaseFromMaskModule(fuzzer::worker::Worker &worker, const fs::path &
   c.name = options.name.empty() ? fmt::format("{}-{}", Stem(module),
                                               options.mask.empty() ? options.score : options.mask)
                                 : options.name;
-  c.api = options.api.empty() ? (options.score.empty() ? "create_block_mask" : "flex_attention")
-                              : options.api;
+  // No --api: a case's default API, or with a score the first whose cases have a score_mod.
+  c.api = options.api;
+  if (c.api.empty()) {
+    c.api = corpus::Case{}.api;
+    for (const corpus::CorpusApi &api : corpus::CorpusApis())
+      if (!options.score.empty() && api.score_mod) {
+        c.api = std::string(api.name);
+        break;
+      }
+  }
   if (const auto &names = corpus::ApiNames();
       std::find(names.begin(), names.end(), c.api) == names.end())
-    throw support::InputError(fmt::format("--api {} is not one of create_block_mask, create_mask, "
-                                          "flex_attention",
-                                          c.api));
+    throw support::InputError(
+        fmt::format("--api {} is not one of {}", c.api, fmt::join(names, ", ")));
   for (const auto &[key, target] :
        {std::pair{"mask_mod", &c.mask_mod}, {"score_mod", &c.score_mod}})
     if (converted.contains(key) && !converted[key].is_null())

@@ -201,8 +201,8 @@ private:
   std::string CompilePath() {
     if (c_.compile_with == corpus::kAoti)
       c_.compile_with = corpus::kTorchCompile;
-    else if (c_.calls.empty() && c_.expect_raises.empty() && c_.api != corpus::kIndexProgram &&
-             c_.compile_scope != corpus::kCompileFunction)
+    else if (c_.calls.empty() && c_.expect_raises.empty() &&
+             !corpus::CorpusApiOf(c_.api).one_call && c_.compile_scope != corpus::kCompileFunction)
       c_.compile_with = corpus::kAoti;
     else
       return "";
@@ -260,7 +260,7 @@ private:
 
   std::string AddCall() {
     if (c_.calls.size() >= 3 || c_.compile_with == corpus::kAoti || // an exported program: one
-        c_.api == corpus::kIndexProgram)                            // call; a program: one call
+        corpus::CorpusApiOf(c_.api).one_call)                       // call; a program: one call
       return "";
     corpus::CallChange call;
     std::vector<std::string> ints;
@@ -335,7 +335,7 @@ private:
     if (donor_.constants.contains(name)) {
       // An index program is one call of the program itself, with no closure constants
       // (corpus/case_reader.cpp): a mutant holding one would run and then never load again.
-      if (c_.api == corpus::kIndexProgram)
+      if (corpus::CorpusApiOf(c_.api).one_call)
         return false;
       if (c_.constants.contains(name))
         return c_.constants[name] == donor_.constants[name];
