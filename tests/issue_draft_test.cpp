@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -78,6 +79,24 @@ TEST(DraftOutput, AnExceptionIsItsRaisingTorchFrameAndItsMessage) {
       << shown;
   for (const char *noise : {"TORCHDYNAMO_VERBOSE", "/work/", "^^^^", "Traceback"})
     EXPECT_EQ(shown.find(noise), std::string::npos) << noise << " in\n" << shown;
+}
+
+// Inductor wraps an assertion of its C++ templates in a LoweringException and dumps the
+// lowering's arguments after it (150 lines), then Dynamo prints the user frame: the excerpt is
+// the raising frame and the exception, not the dump's tail.
+TEST(DraftOutput, ALoweringExceptionEndsWithItsMessageNotTheArgumentDump) {
+  const std::string output = Fixture("lowering_exception_output.txt");
+  ASSERT_GT(LineCount(output), 300u);
+  const std::string shown = OutputThatShowsTheBug(output, corpus::FindingKind::kException);
+  EXPECT_LE(LineCount(shown), 4u) << shown;
+  EXPECT_NE(shown.find("File \"<site-packages>/torch/_inductor/codegen/cpp_micro_gemm.py\""),
+            std::string::npos)
+      << shown;
+  EXPECT_TRUE(shown.ends_with("LoweringException: AssertionError: trans_b requires AVX512 or AVX2 "
+                              "vec ISA, got <class 'torch._inductor.cpu_vec_isa.InvalidVecISA'>\n"))
+      << shown;
+  for (const char *dump : {"target:", "args[", "flex_attention_hop(", "Found from"})
+    EXPECT_EQ(shown.find(dump), std::string::npos) << dump << " in\n" << shown;
 }
 
 // A hand-written repro that compares with a float64 reference and asserts: its assertion, not
@@ -276,6 +295,66 @@ TEST(IssueDraft, ParsesAsMarkdownWithTheTemplatesSections) {
   EXPECT_NE(RenderIssueDraft(wrong).find("- [ ] Tolerances: the repro passes atol=0.0001, rtol=0"),
             std::string::npos)
       << RenderIssueDraft(wrong);
+}
+
+// The "Actual" line of each kind's draft is the one a maintainer would quote: an exception's
+// type and message, a compiler's error, what differs and how far, how a process died.
+TEST(IssueDraft, EachKindsActualIsTheLineAMaintainerQuotes) {
+  struct Expectation {
+    std::string output, how, actual;
+  };
+  const std::string lowering =
+      "torch._inductor.exc.InductorError: LoweringException: AssertionError: trans_b requires "
+      "AVX512 or AVX2 vec ISA, got <class 'torch._inductor.cpu_vec_isa.InvalidVecISA'>";
+  const std::string asan = "==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1";
+  const std::string conflicting = "k.cpp:3:7: error: conflicting declaration 'int tmp0'";
+  const std::map<corpus::FindingKind, Expectation> expected = {
+      {corpus::FindingKind::kException, {Fixture("lowering_exception_output.txt"), "", lowering}},
+      {corpus::FindingKind::kCompileError,
+       {Fixture("compile_error_output.txt"), "",
+        "<inductor-cache>/tmp86tvn648/eg/"
+        "cegcnscxqesqqtf453ia7o5pehflpmfahxd6kcb2ywn44xqd7327.main.cpp:1117:53: "
+        "error: cannot convert ‘accum_t*’ {aka ‘float*’} to ‘bool*’"}},
+      {corpus::FindingKind::kWrongResult,
+       {"AssertionError: Tensor-likes are not close!\n\nMismatched elements: 1 / 4 (25.0%)\n"
+        "Greatest absolute difference: 0.5 at index (1,) (up to 1e-05 allowed)\n",
+        "",
+        "Mismatched elements: 1 / 4 (25.0%); Greatest absolute difference: 0.5 at index (1,) "
+        "(up to 1e-05 allowed)"}},
+      {corpus::FindingKind::kCrash,
+       {"W1126 18:38:04.601000 1370 torch/utils/cpp_extension.py:183] No CUDA runtime\n",
+        "killed by signal 11 (Segmentation fault): W1126 No CUDA runtime",
+        "killed by signal 11 (Segmentation fault)"}},
+      {corpus::FindingKind::kTimeout,
+       {"compiling\n", "timed out after 600 s", "timed out after 600 s"}},
+      {corpus::FindingKind::kMemoryError, {"x\n" + asan + "\nREAD of size 4\n", "", asan}},
+      {corpus::FindingKind::kConflictingDeclaration, {conflicting + "\n", "", conflicting}},
+      {corpus::FindingKind::kShadowing, {conflicting + "\n", "", conflicting}},
+      {corpus::FindingKind::kAnalysisError, {conflicting + "\n", "", conflicting}},
+      {corpus::FindingKind::kCompilerDivergence, {conflicting + "\n", "", conflicting}},
+      {corpus::FindingKind::kLoadError,
+       {"OSError: /tmp/x/k.so: undefined symbol: _Z3foov\n", "",
+        "OSError: <tmp>/k.so: undefined symbol: _Z3foov"}},
+      {corpus::FindingKind::kRuntimeDivergence,
+       {"AssertionError: Tensor-likes are not equal!\n", "",
+        "AssertionError: Tensor-likes are not equal!"}},
+  };
+  for (const corpus::FindingKind kind : corpus::AllFindingKinds()) {
+    const auto found = expected.find(kind);
+    if (found == expected.end()) {
+      ADD_FAILURE() << "no stated Actual for kind " << corpus::KindName(kind);
+      continue;
+    }
+    auto parts = CompileErrorParts();
+    parts.kind = kind;
+    parts.output = found->second.output;
+    parts.how = found->second.how;
+    const std::string draft = RenderIssueDraft(parts);
+    const auto start = draft.find("**Actual:** ");
+    ASSERT_NE(start, std::string::npos) << draft;
+    const std::string line = draft.substr(start + 12, draft.find('\n', start) - start - 12);
+    EXPECT_EQ(line, "`" + found->second.actual + "`") << corpus::KindName(kind);
+  }
 }
 
 // A tensor program's draft names a function of tensors and what it calls, not an attention API;

@@ -53,6 +53,14 @@ bool IsExceptionLine(const std::string &line) {
   return std::regex_match(line, exception);
 }
 
+// Where a LoweringException's message ends and its dump of the lowering's target and
+// arguments begins, or Dynamo's "Found from"/"from user code" frames.
+bool IsArgumentDump(const std::string &line) {
+  static const std::regex dump(
+      R"(^\s+(target|args\[\d+\]|kwargs): .*|^(Found from|from user code)\s*:.*)");
+  return std::regex_match(line, dump);
+}
+
 class Picked {
 public:
   explicit Picked(std::size_t max_lines) : max_lines_(max_lines) {}
@@ -123,10 +131,14 @@ std::string Exception(const std::vector<std::string> &lines, std::size_t max_lin
       break;
     }
   }
-  // The exception's message may run over several lines (until a blank one).
-  for (std::size_t i = exception; i < lines.size() && !Trimmed(lines[i]).empty(); ++i)
+  // The exception's message may run over several lines (until a blank one), but Inductor's
+  // dump of the lowering's arguments after it is no part of what went wrong.
+  for (std::size_t i = exception; i < lines.size() && !Trimmed(lines[i]).empty(); ++i) {
+    if (i > exception && IsArgumentDump(lines[i]))
+      break;
     if (!IsNoise(lines[i]))
       picked.Add(lines[i]);
+  }
   return picked.Text();
 }
 
@@ -183,6 +195,14 @@ std::string WithPlaceholders(const std::string &text) {
   for (const auto &[pattern, replacement] : rules)
     result = std::regex_replace(result, pattern, replacement);
   return result;
+}
+
+std::string ExceptionLine(const std::string &output) {
+  const auto lines = TextLines(output);
+  for (auto line = lines.rbegin(); line != lines.rend(); ++line)
+    if (IsExceptionLine(*line))
+      return WithPlaceholders(line->substr(0, 300));
+  return "";
 }
 
 std::string OutputThatShowsTheBug(const std::string &output,

@@ -20,6 +20,11 @@ std::vector<std::string> TextLines(const std::string &text);
 // scratch folder), `~/...` (a home folder).
 std::string WithPlaceholders(const std::string &text);
 
+// The last exception a repro's output ends with, as Python printed it: its type and message,
+// with the causes Inductor chains into it ("torch._inductor.exc.InductorError:
+// LoweringException: AssertionError: ..."); "" when it raised none.
+std::string ExceptionLine(const std::string &output);
+
 // The lines of a repro's output that show a bug of `kind` (none: a known issue's match that
 // names no finding kind), at most `max_lines`, each once, with placeholders for paths, as the
 // kind's row says (corpus::DraftExcerpt):

@@ -261,8 +261,8 @@ std::string Labels(const IssueDraftParts &parts, bool fuzzer_topic) {
   return text;
 }
 
-// The line a reader checks first: for a process that dies, how it ended; else the first line
-// of what shows the bug.
+// The line a reader checks first: for a process that dies, how it ended; for an exception its
+// type and message; else the first line of what shows the bug.
 std::string Actual(const IssueDraftParts &parts, const std::string &shown) {
   const auto *row = RowOfDraft(parts);
   const bool dies = (row && row->ends_the_process) || parts.how.starts_with("killed by signal");
@@ -271,6 +271,13 @@ std::string Actual(const IssueDraftParts &parts, const std::string &shown) {
   if (dies && !parts.how.empty())
     return parts.how.substr(0, parts.how.starts_with("killed by signal") ? parts.how.find("): ") + 1
                                                                          : std::string::npos);
+  // An exception is quoted by its type and message, never by a frame of its traceback; a
+  // build that fails inside Inductor too, when no compiler's error line shows it.
+  if (row && (row->draft_excerpt == corpus::DraftExcerpt::kException ||
+              (row->draft_excerpt == corpus::DraftExcerpt::kCompileError &&
+               shown.find(" error: ") == std::string::npos)))
+    if (std::string line = ExceptionLine(parts.output); !line.empty())
+      return line;
   if (row && row->compares_values) {
     std::string joined;
     for (const auto &line : TextLines(shown))
@@ -281,7 +288,8 @@ std::string Actual(const IssueDraftParts &parts, const std::string &shown) {
       return joined;
   }
   for (const auto &line : TextLines(shown))
-    if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos)
+    if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos ||
+        line.find("ERROR") != std::string::npos) // a sanitizer's "==7==ERROR: AddressSanitizer"
       return line.substr(0, 300);
   const auto lines = TextLines(shown);
   return lines.empty() ? "" : lines.back().substr(0, 300);

@@ -72,6 +72,45 @@ class GraphReferenceTest(unittest.TestCase):
         self.assertEqual(len(references.skipped), 1)
         self.assertIn("random numbers", references.skipped[0])
 
+    def test_a_model_in_eval_mode_keeps_its_reference_through_its_dropouts(self):
+        # Every transformer has dropout layers; under eval() they are the identity, no draw.
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(16, 32),
+            torch.nn.Dropout(0.1),
+            torch.nn.GELU(),
+            torch.nn.Linear(32, 8),
+            torch.nn.Dropout(0.1),
+        ).eval()
+        references = fresh()
+        x = torch.randn(4, 16)
+        with references.installed(), torch.no_grad():
+            compiled = torch.compile(model)(x)
+        self.assertEqual(references.skipped, [])
+        self.assertEqual(len(references.entries), 1)
+        self.assertTrue(torch.equal(references.entries[0]["compiled"], compiled))
+
+    def test_a_dropout_that_trains_still_draws_and_says_so(self):
+        def function(x):
+            return torch.nn.functional.dropout(x, 0.5, training=True) + 1
+
+        references = fresh()
+        with references.installed():
+            torch.compile(function)(torch.randn(8))
+        self.assertEqual(references.entries, [])
+        self.assertEqual(len(references.skipped), 1)
+        self.assertIn("dropout", references.skipped[0])
+
+    def test_a_dropout_of_p_zero_is_the_identity(self):
+        def function(x):
+            return torch.nn.functional.dropout(x, 0.0, training=True) * 2
+
+        references = fresh()
+        with references.installed():
+            torch.compile(function)(torch.randn(8))
+        self.assertEqual(references.skipped, [])
+        self.assertEqual(len(references.entries), 1)
+
     def test_the_hook_is_gone_after_the_capture(self):
         import torch._inductor.compile_fx as compile_fx_module
 

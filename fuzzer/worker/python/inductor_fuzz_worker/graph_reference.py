@@ -48,15 +48,44 @@ def _copy_inputs(args, to_float64):
     return [one(arg) for arg in args]
 
 
-def _targets(graph_module):
-    """Every call target's name in the graph and its submodules (score_mod and mask_mod graphs)."""
-    names = []
+def _calls(graph_module):
+    """Every call node in the graph and its submodules (score_mod and mask_mod graphs)."""
     for module in graph_module.modules():
         graph = getattr(module, "graph", None)
         for node in getattr(graph, "nodes", ()):
             if node.op in ("call_function", "call_method"):
-                names.append(str(getattr(node.target, "__name__", node.target)))
-    return names
+                yield node
+
+
+def _target_name(node):
+    return str(getattr(node.target, "__name__", node.target))
+
+
+def _is_identity_dropout(node, name):
+    """A dropout that draws nothing: in eval mode (training/train False) or with p == 0, as
+    every transformer's dropout is under model.eval(). torch.nn.functional.dropout(input, p,
+    training, inplace), torch.dropout and aten.native_dropout(input, p, train) alike."""
+    if "dropout" not in name:
+        return False
+    if node.op == "call_method":  # Tensor.dropout does not exist; a method call is not ours
+        return False
+    args, kwargs = list(node.args), dict(node.kwargs)
+    p = kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+    training = kwargs.get("training", kwargs.get("train", args[2] if len(args) > 2 else True))
+    # Only constants in the graph count: a p or a training flag that is a node is not known.
+    if isinstance(p, (int, float)) and not isinstance(p, bool) and p == 0:
+        return True
+    return training is False
+
+
+def _random_draws(graph_module):
+    """The call targets that draw random numbers; a dropout that is the identity is none."""
+    drawn = set()
+    for node in _calls(graph_module):
+        name = _target_name(node)
+        if any(op in name.lower() for op in RANDOM_OPS) and not _is_identity_dropout(node, name):
+            drawn.add(name)
+    return sorted(drawn)
 
 
 def _limit(dtype, eager_error, reference, attention):
@@ -117,8 +146,7 @@ class GraphReferences:
 
         if not isinstance(model, torch.fx.GraphModule):
             return None
-        targets = _targets(model)
-        drawn = sorted({t for t in targets if any(op in t.lower() for op in RANDOM_OPS)})
+        drawn = _random_draws(model)
         if drawn:
             self.skipped.append(f"a graph draws random numbers ({', '.join(drawn)})")
             return None
@@ -127,7 +155,9 @@ class GraphReferences:
         except Exception as error:  # noqa: BLE001 - a graph we cannot copy just has no reference
             self.skipped.append(f"a graph could not be copied: {type(error).__name__}: {error}")
             return None
-        graph.inductor_fuzz_attention = any("flex_attention" in t for t in targets)
+        graph.inductor_fuzz_attention = any(
+            "flex_attention" in _target_name(node) for node in _calls(model)
+        )
         graph.inductor_fuzz_number = self._graphs
         self._graphs += 1
         return graph
