@@ -54,11 +54,6 @@ public:
       slots.push_back(MakeSlot(job));
     // Start the first worker here, so that a broken torch is one clear error, not N findings.
     torch_version_ = slots.front()->worker->Ready().value("torch_version", "");
-    std::string no_universe;
-    stats().surface_universe =
-        AskSurfaceUniverse(*slots.front()->worker, options_.corpus, no_universe);
-    if (!no_universe.empty())
-      progress_("fuzz: " + no_universe, false);
     services_.emplace(CampaignServices{.paths = paths_,
                                        .cases = cases_,
                                        .probe_memo = probe_memo_,
@@ -98,8 +93,11 @@ public:
     wake_.notify_all();
     monitor.join();
     for (auto &slot : slots)
-      slot->worker->Shutdown();
+      if (slot != slots.front())
+        slot->worker->Shutdown();
     failure_.RethrowIfAny(options_.corpus);
+    AskUniverseForTheReport(*slots.front()->worker);
+    slots.front()->worker->Shutdown();
     std::lock_guard lock(tally_.Mutex());
     stats().seconds = tally_.Elapsed();
     stats().interrupted = stop_.load();
@@ -108,6 +106,27 @@ public:
   }
 
 private:
+  // The op-surface table's universe, asked after the cases: it is for the report only, and
+  // its first derivation on a machine (half a minute, then cached) would delay the first case.
+  void AskUniverseForTheReport(worker::Worker &worker) {
+    std::string no_universe = "the op-surface table lists reached cells only (interrupted)";
+    nlohmann::json universe;
+    if (!stop_.load()) {
+      no_universe.clear();
+      try { // a worker that cannot start again costs the table its universe, not the report
+        universe = AskSurfaceUniverse(worker, options_.corpus, no_universe);
+      } catch (const std::exception &error) {
+        no_universe = fmt::format("no op-surface universe ({}); the table lists reached cells "
+                                  "only",
+                                  error.what());
+      }
+    }
+    std::lock_guard lock(tally_.Mutex());
+    stats().surface_universe = std::move(universe);
+    if (!no_universe.empty())
+      progress_("fuzz: " + no_universe, false);
+  }
+
   // The campaign's counts; under tally_.Mutex() once the threads run.
   CampaignStats &stats() { return tally_.Stats(); }
   const CampaignStats &stats() const { return tally_.Stats(); }

@@ -60,9 +60,11 @@ std::vector<std::filesystem::path> Worker::WriteRoots() const {
   if (temporary_)
     roots.push_back(temporary_->path());
   // Shared compiler outputs (capture.py's BuildCache), the precompiled prefixes beside them
-  // (prefix_headers.py) and /dev/null, /dev/shm.
+  // (prefix_headers.py), the op surface's universe (surface.py: half a minute to derive, asked
+  // by every campaign; confined without it, it was derived again every time) and /dev/null,
+  // /dev/shm.
   std::error_code ignored;
-  for (const char *shared : {"builds", "gcc-prefixes"}) {
+  for (const char *shared : {"builds", "gcc-prefixes", "surface-universe"}) {
     const auto folder = support::UserCacheDir(shared);
     std::filesystem::create_directories(folder, ignored);
     roots.push_back(folder);
