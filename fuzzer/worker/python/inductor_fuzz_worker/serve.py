@@ -15,6 +15,7 @@ import sys
 import tempfile
 import traceback
 
+from . import isa_checks
 from .capture import BuildCache, Capture, CompilerVersions, compile_command
 from .cases import fresh_inductor_state, run_case
 from .compat import prefix_header_include
@@ -231,16 +232,23 @@ def json_safe(value):
 def warm_up(scratch, session, shared_builds=None):
     """Runs the one-time ISA probes Inductor caches per process, so that no case captures them.
     Their ten builds (15 s or more) are the same in every worker process: with shared_builds
-    they come from the shared builds after the first process on this machine built them.
+    their verdicts are remembered there (isa_checks.py) after the first process on this
+    machine made them.
     Returns the builds, as Capture records them (none without shared_builds)."""
     from torch._inductor.cpu_vec_isa import pick_vec_isa, valid_vec_isa_list
 
     folder = os.path.join(scratch, "warm-up")
     capture = None
+    remembered = contextlib.nullcontext()
     if shared_builds:
         cache = BuildCache(shared_builds, folder)
         capture = Capture(session.cpp_builder, session.versions, build_cache=cache)
-    with fresh_inductor_state(folder), capture.installed() if capture else contextlib.nullcontext():
+        remembered = isa_checks.remembered(shared_builds)
+    with (
+        fresh_inductor_state(folder),
+        capture.installed() if capture else contextlib.nullcontext(),
+        remembered,
+    ):
         valid_vec_isa_list()
         pick_vec_isa()
     return capture.builds if capture else []
