@@ -1,11 +1,12 @@
 """The rules of the rounding judge (value_judge.py): what each op may add to its result's error
 bound or unstable marks, by name, and the helpers that compute one op's share.
 
-The tables say which ops are exact, correctly rounded, approximated, casts, movements,
-reductions or ties; the helpers turn an op's result (with its float64 base and, for a 16-bit
-result, its float32 one) into its own rounding, the elements where it is exact, and the marks
-of an overflow, an undefined cast or a value IEEE 754 leaves open. RoundingTracker in
-value_judge.py applies them op by op (value_judge's docstring says how it all fits together).
+The tables say which ops are exact, correctly rounded, approximated, casts, movements or
+reductions; the helpers turn an op's result (with its float64 base and, for a 16-bit result,
+its float32 one) into its own rounding, the elements where it is exact, and the marks of an
+overflow or an undefined cast. What IEEE 754, C or an op's documentation leaves open is
+unspecified_rules.py's table. RoundingTracker in value_judge.py applies them op by op
+(value_judge's docstring says how it all fits together).
 
 Like comparisons.py, the repro script embeds this file verbatim (before value_judge.py); it
 imports nothing from its package, only torch, lazily.
@@ -196,13 +197,6 @@ IN_PLACE_DUNDERS = frozenset(
 INDEXING_OPS = frozenset({"getitem", "index_select", "gather", "take", "take_along_dim"})
 
 
-# Ops that return one of two equal inputs: which zero (+0.0 or -0.0) when they tie is left to
-# the implementation, and a later signbit, copysign, bitcast or 1 / x tells them apart.
-TIE_OPS = frozenset(
-    {"maximum", "minimum", "fmax", "fmin", "max", "min", "clamp", "clip", "clamp_min", "clamp_max"}
-)
-
-
 def _op_name(func):
     """A function's name without dunders: torch.Tensor.__lt__ and torch.lt are both "lt"."""
     return getattr(func, "__name__", "").strip("_")
@@ -380,36 +374,6 @@ def _cast_range_marks(x, error, dtype):
     # As floats: int64's bounds do not fit an op with a tensor.
     low, high = float(info.min) - 1, float(info.max) + 1
     return ~x.isfinite() | (x - error <= low) | (x + error >= high)
-
-
-def _unspecified_marks(name, args, kwargs, out, index):
-    """Where an elementwise op's result `out` (its output number `index`) is left open by IEEE
-    754 or C, so that eager and Inductor may each choose: a sign read from a NaN (signbit,
-    copysign), frexp's exponent of a NaN or an infinity, and the zero a TIE_OPS op returns when
-    +0.0 ties with -0.0. A bool tensor that broadcasts to `out`."""
-    import torch
-
-    def nan(value):
-        if isinstance(value, torch.Tensor) and value.is_floating_point():
-            return value.detach().isnan()
-        return torch.zeros((), dtype=torch.bool, device=out.device)
-
-    if name == "signbit":
-        return nan(args[0])
-    if name == "copysign" and len(args) > 1:
-        return nan(args[1])
-    if name == "frexp" and index == 1 and args[0].is_floating_point():
-        return ~args[0].detach().isfinite()
-    open_zero = torch.zeros((), dtype=torch.bool, device=out.device)
-    if name in TIE_OPS and out.is_floating_point():
-        sign = out.detach().signbit()
-        for value in list(args) + list(kwargs.values()):
-            if isinstance(value, float) and value == 0:
-                value = torch.tensor(value, dtype=out.dtype, device=out.device)
-            if isinstance(value, torch.Tensor) and value.is_floating_point():
-                value = value.detach()
-                open_zero = open_zero | ((out == 0) & (value == 0) & (value.signbit() != sign))
-    return open_zero
 
 
 def _reduced_dims(x, args, kwargs):

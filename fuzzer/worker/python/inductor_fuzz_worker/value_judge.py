@@ -27,10 +27,10 @@ exact in float32), not a guess. Also unstable: a 16-bit infinity where float32 i
 counts as infinite, so this replaces a "beyond half the range" rule, which marked every edge
 value); a cast of a float outside the integer dtype's range (undefined in C++); a bitcast
 (view(dtype)) of a float whose rounding to 16 bits may go either way (a computed float32 or
-float64 one: any error), or of a NaN; what IEEE 754 leaves open (the sign of a NaN that signbit
-or copysign reads, the zero maximum() returns of +0.0 and -0.0); an argmax whose maximum has a
-rival within the error bound. Integer ops are exact: their marks are only their inputs' marks,
-so a flip there is a bug.
+float64 one: any error); what unspecified_rules.py's table leaves open (a NaN's sign and bits,
+the zero maximum() or fmin() returns of +0.0 and -0.0...), whose rule the record names; an
+argmax whose maximum has a rival within the error bound. Integer ops are exact: their marks are
+only their inputs' marks, so a flip there is a bug.
 
 Marks and bounds follow the data: indexing and views move them as they move the values, where()
 takes them from the branch it takes, reductions reduce them (a reduced element is unstable when
@@ -74,15 +74,15 @@ try:
         _status,
         _tensor_leaves,
         _unit,
-        _unspecified_marks,
         accumulated_bound,
         accumulation_overflows,
     )
+    from .unspecified_rules import UnspecifiedRules, unspecified_reasons
 except ImportError:  # pasted into a repro script, after the text of the modules above
     pass
 
 
-class RoundingRules:
+class RoundingRules(UnspecifiedRules):
     """RoundingTracker's rules (it is this class as a TorchFunctionMode, see _tracker_class):
     follows every tensor an eager program makes with its error bound and unstable marks (the
     module's docstring says how). allowance(result) reads them for the result."""
@@ -214,14 +214,14 @@ class RoundingRules:
         error, marks = self.of(x)
         if x.is_floating_point():
             value = x.detach()
-            open_bits = value.isnan()
+            open_bits = self.nan_bits_marks(value)
             widened = self.widened.get(id(x))
             if widened is not None and widened[0] is x:
                 # Inductor rounds its float32 value to 16 bits here, as eager did: the bits
                 # are eager's unless that rounding may go the other way.
                 _, wide, spread = widened
                 for end in (wide - spread, wide + spread):
-                    open_bits |= end.to(value.dtype) != value
+                    open_bits |= (end.to(value.dtype) != value) & ~value.isnan()
             elif _any(error):
                 open_bits |= error > 0
             marks = open_bits if marks is None else marks | open_bits
@@ -345,7 +345,7 @@ class RoundingRules:
                 unstable |= _overflow_marks(name, out, base[index], args, wide)
             elif name in CAST_OPS and out.dtype != torch.bool and args[0].is_floating_point():
                 unstable |= _cast_range_marks(args[0], self.of(args[0])[0], out.dtype).expand(shape)
-            unstable |= _unspecified_marks(name, args, kwargs, out, index).expand(shape)
+            unstable |= self.unspecified_marks(name, args, kwargs, out, index).expand(shape)
             own = unstable if marks is None else unstable | marks
             self.keep(out, error if out.is_floating_point() else None, own)
 
@@ -397,11 +397,9 @@ class RoundingRules:
         reduced_marks = _reduce_any(marks, dims, keepdim)
         for out in outputs:
             if out.is_floating_point():
-                self.keep(
-                    out,
-                    self.reduced_error(name, x, error, dims, keepdim, out),
-                    reduced_marks,
-                )
+                zero = self.reduction_zero_marks(name, x, dims, keepdim, out).expand(out.shape)
+                own = zero if reduced_marks is None else reduced_marks | zero
+                self.keep(out, self.reduced_error(name, x, error, dims, keepdim, out), own)
                 continue
             out_marks = reduced_marks
             if name in ("argmax", "argmin", "max", "min") and error is not None:
@@ -512,13 +510,19 @@ def _tracker_class():
     return RoundingTracker
 
 
-def rounding_allowance(program):
+def rounding_allowance(program, open_rules=None, fired=None):
     """Runs `program` (a function of no arguments, eager) under RoundingTracker: (its result,
-    the result's error bound (None for an integer or bool result), its unstable marks)."""
+    the result's error bound (None for an integer or bool result), its unstable marks). Only
+    `open_rules` of unspecified_rules' table (all by default); those that marked something
+    are added to the set `fired`."""
     tracker = _tracker_class()()
+    if open_rules is not None:
+        tracker.open_rules = open_rules
     with tracker:
         result = program()
     error, marks = tracker.allowance(result)
+    if fired is not None:
+        fired |= tracker.fired
     return result, error, marks
 
 
@@ -533,7 +537,8 @@ def excused_elements(eager, compiled, error, marks):
         limit = relative * left.abs() + absolute
         if error is not None:
             limit = limit + error
-        excused |= (left - right).abs() <= limit
+        # An infinity is excused only by a mark: its distance and its limit are both infinite.
+        excused |= ((left - right).abs() <= limit) & left.isfinite() & right.isfinite()
     return excused
 
 
@@ -558,16 +563,22 @@ def judge_values(eager, compiled, program, field="values"):
         return found, {}  # equal, or a shape, a dtype or a presence that differs: no rounding
     eager, compiled = eager.detach().cpu(), compiled.detach().cpu()
     differs = differing_elements(eager, compiled)
-    try:
-        rerun, error, marks = rounding_allowance(program)
+    fired = set()
+
+    def excused_with(open_rules=None):
+        rerun, error, marks = rounding_allowance(program, open_rules, fired)
         if tuple(rerun.shape) != tuple(eager.shape) or rerun.dtype != eager.dtype:
             raise ValueError("eager's second run has another shape or dtype")
-        excused = differs & excused_elements(eager, compiled, error, marks)
+        return differs & excused_elements(eager, compiled, error, marks)
+
+    try:
+        excused = excused_with()
+        details = {f"{field}_excused": int(excused.sum())}
+        details.update(unspecified_reasons(field, excused, fired, excused_with))
     except Exception as judge_error:  # judged exactly, and the reason said
         found[0]["excused"] = 0
         return found, {f"{field}_excused": 0, f"{field}_judge_error": repr(judge_error)}
     wrong = differs & ~excused
-    details = {f"{field}_excused": int(excused.sum())}
     if not bool(wrong.any()):
         return [], details
     first = torch.nonzero(wrong)[0].tolist()
