@@ -6,8 +6,8 @@
 # original), side by side. The interestingness script for C-Vise is written next to the TU
 # (interesting.sh): it runs the command as Inductor ran it (its own precompiled header included)
 # with -fsyntax-only, as our reducer does when that keeps the error.
-# Goal: ours reaches a reduced.cpp of at most 30 lines whose repro.sh shows the same first error,
-# in at most 300 s wall with --jobs 2.
+# Goal (issue 87): ours reaches a reduced.cpp of at most 10 lines whose repro.sh shows the same
+# first error, in at most 120 s wall with --jobs 2 on 2 cores.
 # Usage: bench/ci_log_to_repro.sh [--jobs J] [--timeout SECONDS] [--cvise-timeout SECONDS]
 #   (defaults: 2 jobs, 600 s for ours, 900 s for C-Vise; a tool stopped by its timeout counts
 #   with its best file so far). OUT: results folder (default /tmp/ci-log-to-repro);
@@ -21,6 +21,9 @@
 # with a test run): ours 180.6 s wall to 5 lines (152 bytes, 51 tokens, 571 candidates at 0.5 s),
 # repro.sh with the same first error; C-Vise stopped at 600 s at 188 lines (35,269 bytes); time
 # ours / C-Vise 0.30. Goal met.
+# Measured 2026-12-03 (2 cores shared with two helpers' builds and tests; no C-Vise installed),
+# --jobs 2 --timeout 600: ours stopped at 603.9 s at 7 lines (148 bytes) of 1,625, repro.sh with
+# the same first error. The 120 s goal of issue 87 is not met.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +43,9 @@ while (($#)); do
   esac
 done
 binary=$(realpath "${INDUCTOR_FUZZ:-build/inductor-fuzz}")
-cvise=$(command -v "${CVISE:-cvise}") || { echo "ci_log_to_repro: C-Vise is missing" >&2; exit 2; }
+# C-Vise is the arm beside ours where it is installed (apt-get install cvise); without it ours
+# runs alone and its goal is still checked.
+cvise=$(command -v "${CVISE:-cvise}" || true)
 python=$PWD/.venv/bin/python
 out=${OUT:-/tmp/ci-log-to-repro}
 [[ -x $binary ]] || { echo "ci_log_to_repro: $binary is missing (build it first)" >&2; exit 2; }
@@ -78,6 +83,8 @@ ours_lines=$(grep -c '' "$out/ours/reduced.cpp")
 
 # 3. C-Vise on the same TU with the same test.
 tu=$(grep -m1 -o '/[^ ]*\.cpp' <(sed -n '/^E *Command:/,/^E *Output:/p' "$out/pytest.log"))
+original_lines=$(grep -c '' "$tu")
+if [[ -n $cvise ]]; then
 mkdir -p "$out/cvise"
 cp "$tu" "$out/cvise/kernel.cpp"
 command_line=$(sed -n '/^E *Command:/{n;p;q}' "$out/pytest.log" | sed 's/^E *//')
@@ -99,19 +106,23 @@ code=0
 cvise_seconds=$(since "$start")
 cvise_status=$([[ $code == 124 || $code == 137 ]] && echo "stopped at ${cvise_timeout} s" || echo "exit $code")
 cvise_lines=$(grep -c '' "$out/cvise/kernel.cpp")
-original_lines=$(grep -c '' "$tu")
+fi
 
 printf 'pytest run (the red CI job): %s s\n' "$pytest_seconds"
 # Lines alone flatter C-Vise, whose line pass joins lines: bytes beside them.
 printf '%-8s %8s %8s %8s  %s\n' tool seconds lines bytes "first error"
 printf '%-8s %8s %8s %8s  %s\n' original - "$original_lines" "$(wc -c <"$tu")" "$original_error"
 printf '%-8s %8s %8s %8s  %s\n' ours "$ours_seconds" "$ours_lines" "$(wc -c <"$out/ours/reduced.cpp")" "$ours_error"
-printf '%-8s %8s %8s %8s  %s\n' C-Vise "$cvise_seconds" "$cvise_lines" "$(wc -c <"$out/cvise/kernel.cpp")" "($cvise_status)"
-awk -v a="$ours_seconds" -v b="$cvise_seconds" 'BEGIN { printf "time ours / C-Vise: %.2f\n", a / b }'
-if [[ $ours_lines -le 30 && $ours_error == "$original_error" ]] &&
-  awk -v s="$ours_seconds" 'BEGIN { exit !(s <= 300) }'; then
-  echo "goal met: <= 30 lines, the same first error, <= 300 s"
+if [[ -n $cvise ]]; then
+  printf '%-8s %8s %8s %8s  %s\n' C-Vise "$cvise_seconds" "$cvise_lines" "$(wc -c <"$out/cvise/kernel.cpp")" "($cvise_status)"
+  awk -v a="$ours_seconds" -v b="$cvise_seconds" 'BEGIN { printf "time ours / C-Vise: %.2f\n", a / b }'
+else
+  echo "C-Vise: not installed (apt-get install cvise): ours alone"
+fi
+if [[ $ours_lines -le 10 && $ours_error == "$original_error" ]] &&
+  awk -v s="$ours_seconds" 'BEGIN { exit !(s <= 120) }'; then
+  echo "goal met: <= 10 lines, the same first error, <= 120 s"
   exit 0
 fi
-echo "goal NOT met (<= 30 lines, the same first error, <= 300 s)"
+echo "goal NOT met (<= 10 lines, the same first error, <= 120 s)"
 exit 1
