@@ -166,6 +166,34 @@ class Excused(unittest.TestCase):
         )
         self.assertEqual(len(self.judge(program, flipped(program(), 1))[0]), 1)
 
+    def test_the_indices_of_equal_values_are_excused_and_of_distinct_ones_not(self):
+        t = torch.tensor([[3.0, 1.0, 3.0], [2.0, 0.0, 1.0], [float("nan"), 5.0, float("nan")]])
+
+        def program():
+            return torch.argsort(t, dim=1)
+
+        compiled = program().clone()
+        compiled[0] = torch.tensor([1, 2, 0])  # 3.0 ties with 3.0
+        compiled[2] = torch.tensor([1, 2, 0])  # so do the NaNs
+        self.assertExcusedBy(self.judge(program, compiled), "tie-indices", 4)
+        compiled[1] = torch.tensor([2, 1, 0])  # 2, 0, 1 are distinct: wrong
+        mismatches, details = self.judge(program, compiled)
+        self.assertEqual(mismatches[0]["first_index"], [1, 0])
+        self.assertEqual(details["values_unspecified"][0]["rule"], "tie-indices")
+
+        def stable():
+            return torch.sort(t, dim=1, stable=True).indices
+
+        self.assertEqual(len(self.judge(stable, flipped(stable(), (0, 0)))[0]), 1)
+
+        def median():
+            return torch.median(torch.tensor([[1.0, 2.0, 2.0], [1.0, 2.0, 3.0]]), dim=1).indices
+
+        compiled = median().clone()
+        compiled[0] = 2 if int(compiled[0]) == 1 else 1
+        self.assertExcusedBy(self.judge(median, compiled), "tie-indices", 1)
+        self.assertEqual(len(self.judge(median, flipped(compiled, 1))[0]), 1)
+
 
 if __name__ == "__main__":
     unittest.main()

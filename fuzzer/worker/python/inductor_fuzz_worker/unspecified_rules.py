@@ -19,6 +19,8 @@ imports nothing from its package, only torch, lazily.
 TIE_OPS = ("maximum", "minimum", "max", "min", "clamp", "clip", "clamp_min", "clamp_max")
 FMIN_FMAX_OPS = ("fmax", "fmin")
 ZERO_REDUCTION_OPS = ("amax", "amin", "max", "min")
+# Ops that return the indices of values they choose, sort or rank: which of equal values.
+TIE_INDEX_OPS = ("sort", "argsort", "topk", "median", "nanmedian", "mode", "kthvalue")
 
 UNSPECIFIED_RULES = (
     {
@@ -52,6 +54,18 @@ UNSPECIFIED_RULES = (
         "between equal values' (+0.0 and -0.0 are equal values), nothing of which is returned; "
         "torch.max(dim) names only which index; the reduction's order is Inductor's (its "
         "vector lanes, then a tail), each step the min-max-zero-sign choice",
+    },
+    {
+        "name": "tie-indices",
+        "ops": TIE_INDEX_OPS,
+        "open": "which index of equal values (NaNs count as equal) sort (not stable), argsort, "
+        "topk, median, nanmedian, mode or kthvalue returns: every index of a slice that holds "
+        "equal values",
+        "source": "torch.median/torch.nanmedian documentation: 'indices does not necessarily "
+        "contain the first occurrence of each median value found, unless it is unique. The "
+        "exact implementation details are device-specific.'; torch.sort/torch.argsort: "
+        "'stable ... guarantees that the order of equivalent elements is preserved' (only "
+        "then); torch.topk, torch.kthvalue, torch.mode: nothing of which index a tie gives",
     },
     {
         "name": "nan-sign",
@@ -139,6 +153,32 @@ class UnspecifiedRules:
         if out.is_floating_point() and name in TIE_OPS:
             return self.opened("min-max-zero-sign", _zero_ties(out, args, kwargs))
         return torch.zeros((), dtype=torch.bool, device=out.device)
+
+    def tie_index_marks(self, name, args, kwargs, outputs):
+        """A TIE_INDEX_OPS op: its integer outputs (the indices) marked in every slice of its
+        input that holds equal values, added to what the tracker knows of them."""
+        import torch
+
+        x = args[0] if args else None
+        if name not in TIE_INDEX_OPS or not isinstance(x, torch.Tensor) or not x.numel():
+            return
+        indices = outputs[0 if name == "argsort" else 1 :][:1]
+        if kwargs.get("stable") or not indices or x.dim() == 0:
+            return
+        at = 2 if name in ("topk", "kthvalue") else 1
+        dim = kwargs.get("dim", args[at] if len(args) > at and isinstance(args[at], int) else -1)
+        dim %= x.dim()
+        ordered = x.detach().sort(dim=dim).values
+        equal = ordered.diff(dim=dim) == 0
+        if ordered.is_floating_point():
+            nan, size = ordered.isnan(), ordered.shape[dim] - 1
+            equal |= nan.narrow(dim, 1, size) & nan.narrow(dim, 0, size)
+        tied = equal.any(dim=dim, keepdim=True)
+        for out in indices:
+            marks = tied if out.dim() == x.dim() else tied.squeeze(dim)
+            marks = self.opened("tie-indices", marks.expand(out.shape))
+            error, known = self.of(out)
+            self.keep(out, error, marks if known is None else known | marks)
 
     def nan_bits_marks(self, value):
         """A bitcast of floats `value`: where it reads a NaN's bits."""

@@ -152,6 +152,7 @@ class RoundingRules(UnspecifiedRules):
             self.reduce(name, args, kwargs, outputs)
         else:
             self.unknown(args, kwargs, result)
+        self.tie_index_marks(name, args, kwargs, outputs)
 
     @staticmethod
     def bitcast_dtype(args, kwargs):
